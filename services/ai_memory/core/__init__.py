@@ -1,0 +1,1 @@
+"""The pure domain core: records, events, decisions, projections. No I/O here."""

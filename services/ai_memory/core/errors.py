@@ -1,0 +1,67 @@
+"""The exception tree every layer speaks.
+
+    AiMemoryError
+    ├── PermanentError                 retrying the same request will fail again
+    │   ├── InvalidInput      (400/422) field + rule named
+    │   ├── NotFound          (404)     never existed
+    │   ├── Gone              (410)     existed, was forgotten
+    │   └── Conflict          (409)     valid but contradicts stored state
+    └── RetryableError                 try again later (honour retry_after)
+        ├── Unavailable       (503)     a dependency is down
+        └── Timeout           (503)     waited for a projection and gave up
+
+Adapters translate driver errors into these (``raise Unavailable(...) from e``);
+the HTTP/MCP/CLI edges translate these into problem+json / tool errors / exit codes.
+Each error carries a stable machine-readable ``code``.
+"""
+
+from __future__ import annotations
+
+
+class AiMemoryError(Exception):
+    code: str = "internal_error"
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+
+class PermanentError(AiMemoryError):
+    pass
+
+
+class InvalidInput(PermanentError):
+    code = "invalid_input"
+
+    def __init__(self, field: str, rule: str, message: str, *, code: str | None = None) -> None:
+        super().__init__(message, code=code)
+        self.field = field
+        self.rule = rule
+
+
+class NotFound(PermanentError):
+    code = "not_found"
+
+
+class Gone(PermanentError):
+    code = "gone"
+
+
+class Conflict(PermanentError):
+    code = "conflict"
+
+
+class RetryableError(AiMemoryError):
+    def __init__(self, message: str, *, retry_after: float = 1.0, code: str | None = None) -> None:
+        super().__init__(message, code=code)
+        self.retry_after = retry_after
+
+
+class Unavailable(RetryableError):
+    code = "unavailable"
+
+
+class Timeout(RetryableError):
+    code = "timeout"

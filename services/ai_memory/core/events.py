@@ -1,0 +1,140 @@
+"""Domain events: past-tense facts appended to the log.
+
+Every event carries the same header (``EventHeader``): a unique id (used to deduplicate
+re-delivered appends), the tenant, when it happened (from the injected clock) and the actor
+that caused it. Events are encoded with Avro (see ``ai_memory.serialization``); the schema
+of each event type is versioned in ``schemas/``.
+
+The partition key of an event is ``tenant/scope``: all events of one scope stay ordered on
+every log, and a record never changes scope (see ``decide``), so all events of one record
+are ordered too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from .record import MemoryRecord, MemoryState
+
+
+@dataclass(frozen=True)
+class EventHeader:
+    event_id: str
+    tenant: str
+    occurred_at: datetime
+    actor: str
+
+
+@dataclass(frozen=True)
+class EncryptionEnvelope:
+    """Where content is encrypted (crypto-shredding), the ciphertext lives here and
+    ``MemoryRecord.content`` in the event is empty. Destroying ``key_id`` forgets it."""
+
+    key_id: str
+    algorithm: str
+    nonce: bytes
+    ciphertext: bytes
+
+
+@dataclass(frozen=True)
+class MemoryWritten:
+    header: EventHeader
+    record: MemoryRecord
+    version: int
+    content_sha256: str
+    state: MemoryState = MemoryState.ACTIVE
+    cause: str = "api"  # api | import | extractor | ...
+    import_batch_id: str | None = None
+    encryption: EncryptionEnvelope | None = None
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.header.tenant}/{self.record.scope}"
+
+    @property
+    def memory_id(self) -> str:
+        return self.record.id
+
+
+@dataclass(frozen=True)
+class MemoryDeleted:
+    header: EventHeader
+    memory_id: str
+    scope: str
+    reason: str
+    version: int  # the last version that existed; 0 for a tombstone-only delete
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.header.tenant}/{self.scope}"
+
+
+@dataclass(frozen=True)
+class MemoryStateChanged:
+    header: EventHeader
+    memory_id: str
+    scope: str
+    from_state: MemoryState
+    to_state: MemoryState
+    cause: str  # the rule, e.g. "conflict.theta.archive", "ttl.expired", "score.below_forget"
+    decision_json: str | None = None  # a recorded non-deterministic decision (model, inputs, output)
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.header.tenant}/{self.scope}"
+
+
+@dataclass(frozen=True)
+class MemoriesRecalled:
+    """A batch of recalls (search results returned, reads) for read-count reinforcement."""
+
+    header: EventHeader
+    scope: str
+    memory_ids: tuple[str, ...]
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.header.tenant}/{self.scope}"
+
+
+@dataclass(frozen=True)
+class MemoriesImported:
+    """Provenance and statistics of one import batch."""
+
+    header: EventHeader
+    batch_id: str
+    source: str
+    received: int
+    written: int
+    unchanged: int
+    skipped_tombstoned: int
+    rejected: int
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.header.tenant}/_imports"
+
+
+DomainEvent = MemoryWritten | MemoryDeleted | MemoryStateChanged | MemoriesRecalled | MemoriesImported
+
+
+@dataclass(frozen=True)
+class LoggedEvent:
+    """An event as read back from a log, with the position the log gave it."""
+
+    position: int
+    event: DomainEvent
+
+
+@dataclass(frozen=True)
+class Head:
+    """The latest known fact about one memory id, kept by the log for decisions."""
+
+    memory_id: str
+    scope: str
+    version: int
+    content_sha256: str
+    deleted: bool
+    position: int
+    created_at: datetime | None

@@ -1,0 +1,164 @@
+"""Ports: the narrow interfaces the core needs from the outside world.
+
+Each port has an embedded adapter (the default, shipped production code) and a
+distributed adapter, and one contract test suite in ``tests/contract`` that both pass.
+Adapters raise only ``ai_memory.core.errors`` exceptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from .events import DomainEvent, Head, LoggedEvent
+from .projection import IndexMutation, RecordMutation
+from .record import MemoryRecord, MemoryState, MemoryType, StoredRecord, Tombstone
+
+Vector = npt.NDArray[np.float32]
+
+
+class EventLog(Protocol):
+    """The log of record. Positions are positive, strictly increasing, gap-tolerant."""
+
+    def append(self, events: Sequence[DomainEvent]) -> list[int]:
+        """Append atomically, in order; return each event's position.
+
+        Appending an event whose ``event_id`` is already on the log is a no-op that
+        returns the original position (a retried append never duplicates)."""
+        ...
+
+    def read(self, *, after: int, limit: int) -> list[LoggedEvent]:
+        """Events with position > ``after``, ascending, at most ``limit``."""
+        ...
+
+    def last_position(self) -> int:
+        """Position of the newest event, 0 for an empty log."""
+        ...
+
+    def wait_for_events(self, *, after: int, timeout: float) -> bool:
+        """Block until an event with position > ``after`` exists or ``timeout`` passes."""
+        ...
+
+    def heads(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, Head]:
+        """The latest write/delete fact for each id that has one (the write model)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class RecordStore(Protocol):
+    """Records, tombstones, states and read counts: the ``records`` projection."""
+
+    def apply(self, mutations: Sequence[RecordMutation], *, checkpoint: int) -> None:
+        """Apply mutations and advance the checkpoint atomically. Order-safe and
+        idempotent: a mutation older than what is stored for its id is ignored."""
+        ...
+
+    def checkpoint(self) -> int: ...
+
+    def get(self, tenant: str, memory_id: str) -> StoredRecord | Tombstone | None: ...
+
+    def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, StoredRecord]: ...
+
+    def tombstoned(self, tenant: str, memory_ids: Sequence[str]) -> set[str]: ...
+
+    def scan_records(
+        self, tenant: str, *, scopes: Sequence[str] | None = None, batch: int = 1000
+    ) -> Iterator[StoredRecord]:
+        """Every live record of the tenant (optionally of some scopes), ordered by id."""
+        ...
+
+    def scan_tombstones(
+        self, tenant: str, *, scopes: Sequence[str] | None = None, batch: int = 1000
+    ) -> Iterator[Tombstone]: ...
+
+    def count(self, tenant: str) -> int: ...
+
+    def reset(self) -> None:
+        """Drop everything (before a rebuild from position 0)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class SparseVector:
+    indices: tuple[int, ...]
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class IndexQuery:
+    tenant: str
+    dense: Vector | None
+    sparse: SparseVector | None
+    now: datetime  # memories whose TTL has passed by ``now`` are excluded
+    limit: int = 10
+    scopes: Sequence[str] | None = None
+    types: Sequence[MemoryType] | None = None
+    tags: Sequence[str] | None = None  # any of
+    states: Sequence[MemoryState] = (MemoryState.ACTIVE,)
+    mode: Literal["hybrid", "semantic", "keyword"] = "hybrid"
+
+
+@dataclass(frozen=True)
+class IndexHit:
+    memory_id: str
+    score: float
+    components: dict[str, float] = field(default_factory=dict)
+
+
+class VectorIndex(Protocol):
+    """Dense + sparse vectors per live memory: the ``index`` projection."""
+
+    def apply(
+        self,
+        mutations: Sequence[IndexMutation],
+        vectors: dict[int, tuple[Vector, SparseVector]],
+        *,
+        checkpoint: int,
+    ) -> None:
+        """Apply mutations; ``vectors`` maps a mutation's position to the vectors of its
+        record (for ``IndexPut``). Order-safe, idempotent, checkpoint persisted with it."""
+        ...
+
+    def checkpoint(self) -> int: ...
+
+    def search(self, query: IndexQuery) -> list[IndexHit]: ...
+
+    def count(self, tenant: str) -> int: ...
+
+    def reset(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Embedder(Protocol):
+    """Text → L2-normalised float32 vectors. ``name`` identifies the model and its
+    weights exactly; an index built with one name is never queried with another."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Vector:
+        """Shape (len(texts), dim), float32, unit length rows."""
+        ...
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
+def index_text(record: MemoryRecord) -> str:
+    """What the index embeds: the content plus tags (tags are retrieval aids, seed 000 §2.1)."""
+    if record.tags:
+        return f"{record.content}\n{' '.join(record.tags)}"
+    return record.content
