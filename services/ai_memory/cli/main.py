@@ -1,0 +1,181 @@
+"""The ``ai-memory`` command line.
+
+``serve`` and ``replay`` work on a data directory (replay needs the server stopped: the
+embedded index is single-process). Every other command is a client of a running server
+(``--url`` / ``AIMEM_URL``), so the CLI and agents see exactly the same API.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ai_memory.cli.transfer_cmds import export_cmd, import_cmd
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="ai-memory: event-sourced memory for AI agents.")
+app.command("export")(export_cmd)
+app.command("import")(import_cmd)
+err = Console(stderr=True)
+
+Url = Annotated[str, typer.Option(envvar="AIMEM_URL", help="Server base URL.")]
+DEFAULT_URL = "http://127.0.0.1:8080"
+
+
+def client(url: str) -> httpx.Client:
+    return httpx.Client(base_url=url, timeout=60.0)
+
+
+def emit(response: httpx.Response) -> None:
+    """Print the JSON body; exit non-zero with the problem detail on an error status."""
+    try:
+        body: Any = response.json()
+    except ValueError:
+        body = response.text
+    if response.is_error:
+        detail = body.get("detail") if isinstance(body, dict) else body
+        code = body.get("code") if isinstance(body, dict) else response.status_code
+        err.print(f"[red]error {response.status_code} {code}[/red]: {detail}")
+        raise typer.Exit(1)
+    typer.echo(json.dumps(body, ensure_ascii=False, indent=2))
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(envvar="AIMEM_HOST")] = None,
+    port: Annotated[int | None, typer.Option(envvar="AIMEM_PORT")] = None,
+    data_dir: Annotated[Path | None, typer.Option(envvar="AIMEM_DATA_DIR")] = None,
+) -> None:
+    """Run the HTTP server with the embedded log, record store and index."""
+    import uvicorn
+
+    from ai_memory.bootstrap import build
+    from ai_memory.gateway.http_app import create_app
+    from ai_memory.settings import Settings
+
+    overrides: dict[str, object] = {}
+    if data_dir is not None:
+        overrides["data_dir"] = data_dir
+    settings = Settings.from_env(**overrides)
+    container = build(settings)
+    container.start()
+    try:
+        uvicorn.run(create_app(container), host=host or settings.host, port=port or settings.port,
+                    log_level="info")
+    finally:
+        container.close()
+
+
+@app.command()
+def write(
+    content: Annotated[str, typer.Argument(help="Self-contained text of the memory.")],
+    scope: Annotated[str, typer.Option(help="e.g. user:alice")],
+    type_: Annotated[str, typer.Option("--type", help="fact|task|preference|skill|interaction")],
+    source_agent: Annotated[str, typer.Option(envvar="AIMEM_AGENT")] = "cli",
+    memory_id: Annotated[str | None, typer.Option("--id")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
+    ttl: Annotated[int | None, typer.Option()] = None,
+    created_at: Annotated[str | None, typer.Option()] = None,
+    url: Url = DEFAULT_URL,
+) -> None:
+    """Write (or upsert with --id) one memory."""
+    body: dict[str, Any] = {"type": type_, "content": content, "scope": scope,
+                            "source_agent": source_agent, "tags": tag or []}
+    if ttl is not None:
+        body["ttl"] = ttl
+    if created_at is not None:
+        body["created_at"] = created_at
+    with client(url) as c:
+        if memory_id:
+            emit(c.put(f"/v1/memories/{memory_id}", json=body, params={"wait": True}))
+        else:
+            emit(c.post("/v1/memories", json=body, params={"wait": True}))
+
+
+@app.command()
+def get(memory_id: str, url: Url = DEFAULT_URL) -> None:
+    """Read one memory (exit 1 with 'gone' if it was forgotten)."""
+    with client(url) as c:
+        emit(c.get(f"/v1/memories/{memory_id}"))
+
+
+@app.command()
+def search(
+    query: str,
+    scope: Annotated[str | None, typer.Option()] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
+    type_: Annotated[list[str] | None, typer.Option("--type")] = None,
+    top_k: Annotated[int, typer.Option()] = 10,
+    mode: Annotated[str, typer.Option(help="hybrid|semantic|keyword")] = "hybrid",
+    url: Url = DEFAULT_URL,
+) -> None:
+    """Hybrid (semantic + keyword) search."""
+    body: dict[str, Any] = {"query": query, "top_k": top_k, "mode": mode}
+    if scope:
+        body["scope"] = scope
+    if tag:
+        body["tags"] = tag
+    if type_:
+        body["types"] = type_
+    with client(url) as c:
+        emit(c.post("/v1/memories/search", json=body))
+
+
+@app.command()
+def delete(
+    memory_id: str,
+    reason: Annotated[str, typer.Option()] = "user_request",
+    url: Url = DEFAULT_URL,
+) -> None:
+    """Forget one memory everywhere (log event, tombstone, every projection)."""
+    with client(url) as c:
+        emit(c.delete(f"/v1/memories/{memory_id}", params={"wait": True, "reason": reason}))
+
+
+@app.command()
+def replay(
+    projection: Annotated[str, typer.Option(help="records|index|all")] = "all",
+    data_dir: Annotated[Path | None, typer.Option(envvar="AIMEM_DATA_DIR")] = None,
+) -> None:
+    """Rebuild projections from log position 0 (stop the server first)."""
+    from ai_memory.bootstrap import build
+    from ai_memory.settings import Settings
+
+    overrides: dict[str, object] = {} if data_dir is None else {"data_dir": data_dir}
+    container = build(Settings.from_env(**overrides))
+    try:
+        chosen = [t for t in container.projections.tailers if projection in ("all", t.name)]
+        if not chosen:
+            err.print(f"[red]unknown projection {projection!r}[/red] (records|index|all)")
+            raise typer.Exit(2)
+        total = container.log.last_position()
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[rate]} events/s"), TimeElapsedColumn())
+        with Progress(*columns, console=err) as bar:
+            for tailer in chosen:
+                task = bar.add_task(f"replay {tailer.name}", total=total, rate="-")
+                start = time.perf_counter()
+
+                def progress(pos: int, target: int, task: Any = task, start: float = start) -> None:
+                    rate = pos / max(time.perf_counter() - start, 1e-9)
+                    bar.update(task, completed=pos, total=target, rate=f"{rate:,.0f}")
+
+                applied = tailer.rebuild(progress)
+                elapsed = time.perf_counter() - start
+                bar.update(task, completed=total)
+                err.print(f"{tailer.name}: {applied} events in {elapsed:.2f}s "
+                          f"({applied / max(elapsed, 1e-9):,.0f} events/s)")
+    finally:
+        container.close()
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    sys.exit(app())

@@ -1,0 +1,124 @@
+"""The NDJSON export bundle, format ``ai-memory.bundle`` version 1 (pure encode/decode).
+
+Line kinds, one JSON object per line:
+
+* ``header``    — first line: format, format_version, producer, exported_at, filters
+* ``record``    — ``{"kind": "record", "record": {portable record fields}, "state": ...,
+  "version": ...}``; ``record`` holds exactly the protocol fields (seed 000 §2.1)
+* ``tombstone`` — ``{"kind": "tombstone", "id", "scope", "deleted_at", "reason"}`` (no content)
+* ``trailer``   — last line: counts and the SHA-256 of every line before it
+
+Readers accept a missing header/trailer (hand-written NDJSON) and ignore unknown keys at
+the line level from newer format versions; record fields themselves are validated
+strictly. No vectors are ever exported: text is the source of truth.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .errors import InvalidInput
+from .record import StoredRecord, Tombstone
+from .timeparse import format_timestamp
+
+FORMAT_NAME = "ai-memory.bundle"
+FORMAT_VERSION = 1
+LINE_KINDS = ("header", "record", "tombstone", "trailer")
+_LINE_KEYS = {
+    "record": {"kind", "record", "state", "version", "updated_at", "read_count"},
+    "tombstone": {"kind", "id", "scope", "deleted_at", "reason"},
+}
+
+
+def dumps(obj: Mapping[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+
+
+def header_line(*, producer: str, exported_at: datetime, filters: Mapping[str, Any]) -> str:
+    return dumps(
+        {
+            "kind": "header",
+            "format": FORMAT_NAME,
+            "format_version": FORMAT_VERSION,
+            "producer": producer,
+            "exported_at": format_timestamp(exported_at),
+            "filters": dict(filters),
+        }
+    )
+
+
+def record_line(stored: StoredRecord) -> str:
+    return dumps(
+        {
+            "kind": "record",
+            "record": stored.record.to_json(),
+            "state": stored.state.value,
+            "version": stored.version,
+            "updated_at": format_timestamp(stored.updated_at),
+            "read_count": stored.read_count,
+        }
+    )
+
+
+def tombstone_line(tombstone: Tombstone) -> str:
+    return dumps({"kind": "tombstone", **tombstone.to_json()})
+
+
+def trailer_line(*, records: int, tombstones: int, sha256: str) -> str:
+    return dumps(
+        {"kind": "trailer", "counts": {"records": records, "tombstones": tombstones},
+         "sha256": sha256}
+    )
+
+
+@dataclass(frozen=True)
+class BundleLine:
+    kind: str
+    body: dict[str, Any]
+
+
+def parse_line(text: str) -> BundleLine:
+    """Parse one NDJSON line; raise InvalidInput naming what is wrong."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InvalidInput("line", "json", f"not valid JSON: {e.msg} at column {e.colno}",
+                           code="malformed_json") from e
+    if not isinstance(obj, dict):
+        raise InvalidInput("line", "json_object", "each line must be a JSON object",
+                           code="malformed_json")
+    kind = obj.get("kind")
+    if kind is None and "content" in obj:
+        # A bare record (hand-written NDJSON): the whole line is the record.
+        return BundleLine("record", {"kind": "record", "record": obj})
+    if kind not in LINE_KINDS:
+        raise InvalidInput("kind", "enum", f"kind must be one of {', '.join(LINE_KINDS)}",
+                           code="unknown_line_kind")
+    if kind == "header":
+        if obj.get("format") != FORMAT_NAME:
+            raise InvalidInput("format", "bundle_format",
+                               f"header format must be {FORMAT_NAME!r}", code="unsupported_format")
+        version = obj.get("format_version")
+        if not isinstance(version, int) or version < 1:
+            raise InvalidInput("format_version", "positive_integer",
+                               "header format_version must be a positive integer",
+                               code="unsupported_format")
+    if kind == "record" and not isinstance(obj.get("record"), dict):
+        raise InvalidInput("record", "json_object", "a record line needs a 'record' object")
+    if kind == "tombstone":
+        for key in ("id", "scope"):
+            if not isinstance(obj.get(key), str) or not obj[key]:
+                raise InvalidInput(key, "required", f"a tombstone line needs {key!r}")
+    return BundleLine(str(kind), obj)
+
+
+def unknown_line_keys(line: BundleLine, format_version: int) -> list[str]:
+    """Keys this reader does not know; only an error for bundles of our own version."""
+    known = _LINE_KEYS.get(line.kind)
+    if known is None or format_version > FORMAT_VERSION:
+        return []
+    return sorted(set(line.body) - known)

@@ -1,0 +1,64 @@
+"""Prometheus metrics: request latency per route, and log/projection positions read
+at scrape time (so lag is always current, never a stale gauge)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Iterable
+
+from fastapi import FastAPI, Request, Response
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from ai_memory.bootstrap import Container
+
+
+class _ProjectionCollector(Collector):
+    def __init__(self, container: Container) -> None:
+        self.container = container
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        head = self.container.log.last_position()
+        yield GaugeMetricFamily("aimem_log_position", "Newest position on the event log", value=head)
+        position = GaugeMetricFamily("aimem_projection_position", "Last applied log position",
+                                     labels=["projection"])
+        lag = GaugeMetricFamily("aimem_projection_lag_events", "Events not yet applied",
+                                labels=["projection"])
+        failures = GaugeMetricFamily("aimem_projection_failures", "Failed batches (retried)",
+                                     labels=["projection"])
+        for tailer in self.container.projections.tailers:
+            position.add_metric([tailer.name], tailer.position)
+            lag.add_metric([tailer.name], max(0, head - tailer.position))
+            failures.add_metric([tailer.name], tailer.failures)
+        yield position
+        yield lag
+        yield failures
+
+
+def install(app: FastAPI, container: Container) -> None:
+    registry = CollectorRegistry()
+    requests = Counter("aimem_http_requests", "HTTP requests", ["method", "route", "status"],
+                       registry=registry)
+    latency = Histogram(
+        "aimem_http_request_seconds", "HTTP request latency", ["method", "route"],
+        buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10),
+        registry=registry,
+    )
+    registry.register(_ProjectionCollector(container))
+
+    @app.middleware("http")
+    async def _observe(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        start = time.perf_counter()
+        response = await call_next(request)
+        route = request.scope.get("route")
+        path = getattr(route, "path", "unmatched")
+        latency.labels(request.method, path).observe(time.perf_counter() - start)
+        requests.labels(request.method, path, str(response.status_code)).inc()
+        return response
+
+    @app.get("/metrics", include_in_schema=False)
+    def metrics() -> Response:
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)

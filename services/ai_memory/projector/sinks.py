@@ -1,0 +1,83 @@
+"""Projection sinks: where a batch of logged events becomes read-model state.
+
+A sink turns events into mutations with the pure projector and hands them, with the
+batch's last position as the new checkpoint, to its port in one call. The tailer and the
+stream-processor agents both drive these same sinks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from ai_memory.core.events import LoggedEvent
+from ai_memory.core.keywords import sparse_terms
+from ai_memory.core.ports import Embedder, RecordStore, SparseVector, Vector, VectorIndex, index_text
+from ai_memory.core.projection import (
+    IndexMutation,
+    IndexPut,
+    RecordMutation,
+    project_index,
+    project_records,
+)
+
+
+class ProjectionSink(Protocol):
+    name: str
+
+    def checkpoint(self) -> int: ...
+
+    def apply(self, events: Sequence[LoggedEvent]) -> None: ...
+
+    def reset(self) -> None: ...
+
+
+class RecordsSink:
+    name = "records"
+
+    def __init__(self, store: RecordStore) -> None:
+        self.store = store
+
+    def checkpoint(self) -> int:
+        return self.store.checkpoint()
+
+    def apply(self, events: Sequence[LoggedEvent]) -> None:
+        if not events:
+            return
+        mutations: list[RecordMutation] = []
+        for logged in events:
+            mutations.extend(project_records(logged))
+        self.store.apply(mutations, checkpoint=events[-1].position)
+
+    def reset(self) -> None:
+        self.store.reset()
+
+
+class IndexSink:
+    name = "index"
+
+    def __init__(self, index: VectorIndex, embedder: Embedder) -> None:
+        self.index = index
+        self.embedder = embedder
+
+    def checkpoint(self) -> int:
+        return self.index.checkpoint()
+
+    def apply(self, events: Sequence[LoggedEvent]) -> None:
+        if not events:
+            return
+        mutations: list[IndexMutation] = []
+        for logged in events:
+            mutations.extend(project_index(logged))
+        puts = [m for m in mutations if isinstance(m, IndexPut)]
+        vectors: dict[int, tuple[Vector, SparseVector]] = {}
+        if puts:
+            # One embedder call per batch: static embedders are fast, model ones batch well.
+            texts = [index_text(p.record) for p in puts]
+            dense = self.embedder.embed(texts)
+            for put, text, row in zip(puts, texts, dense, strict=True):
+                vectors[put.position] = (row, sparse_terms(text))
+        self.index.apply(mutations, vectors, checkpoint=events[-1].position)
+
+    def reset(self) -> None:
+        self.index.reset()

@@ -1,0 +1,115 @@
+"""ProjectionTailer: the embedded projection driver.
+
+One daemon thread per sink follows the log from the sink's own checkpoint (stored with the
+view, so a restart resumes where it stopped), applies batches, and wakes anyone waiting
+for a position (read-your-writes). Failures are retried with capped backoff; the sink's
+checkpoint only moves when a batch is applied, so nothing is skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from ai_memory.core.ports import EventLog
+
+from .sinks import ProjectionSink
+
+log = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[int, int], None]  # (applied position, target position)
+
+
+class ProjectionTailer:
+    def __init__(self, event_log: EventLog, sink: ProjectionSink, *, batch_size: int = 500) -> None:
+        self.log = event_log
+        self.sink = sink
+        self.batch_size = batch_size
+        self._position = sink.checkpoint()
+        self._cond = threading.Condition()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.last_error: str | None = None
+        self.failures = 0
+
+    @property
+    def name(self) -> str:
+        return self.sink.name
+
+    @property
+    def position(self) -> int:
+        return self._position
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name=f"projector-{self.name}", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def wait(self, position: int, timeout: float) -> bool:
+        """True once this projection has applied ``position``; False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._position < position:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._cond.wait(remaining)
+        return True
+
+    def step(self) -> int:
+        """Apply one batch; return how many events were applied."""
+        events = self.log.read(after=self._position, limit=self.batch_size)
+        if not events:
+            return 0
+        self.sink.apply(events)
+        self._advance(events[-1].position)
+        return len(events)
+
+    def catch_up(self, progress: ProgressCallback | None = None) -> int:
+        """Apply everything on the log now, synchronously (replay, tests, CLI)."""
+        target = self.log.last_position()
+        applied = 0
+        while self._position < target:
+            n = self.step()
+            if n == 0:
+                break
+            applied += n
+            if progress:
+                progress(self._position, target)
+        return applied
+
+    def rebuild(self, progress: ProgressCallback | None = None) -> int:
+        """Throw the view away and replay the whole log into it."""
+        self.sink.reset()
+        with self._cond:
+            self._position = 0
+        return self.catch_up(progress)
+
+    def _advance(self, position: int) -> None:
+        with self._cond:
+            self._position = position
+            self._cond.notify_all()
+
+    def _run(self) -> None:
+        backoff = 0.05
+        while not self._stop.is_set():
+            try:
+                if self.step() == 0:
+                    self.log.wait_for_events(after=self._position, timeout=0.5)
+                backoff = 0.05
+            except Exception as e:  # keep projecting; the checkpoint did not move
+                self.failures += 1
+                self.last_error = f"{type(e).__name__}: {e}"
+                log.exception("projection %s failed at position %s", self.name, self._position)
+                self._stop.wait(backoff)
+                backoff = min(backoff * 2, 5.0)

@@ -1,0 +1,95 @@
+"""Stage 2 of the pipeline: plain dict ↔ Avro single-object encoding.
+
+A frame is ``C3 01`` + the writer schema's 8-byte little-endian CRC-64-AVRO fingerprint +
+the schemaless Avro body. ``encode`` always writes the newest schema version of the event
+type. ``decode`` finds the writer schema by fingerprint and resolves the body into the
+newest version of the same event type, so old events stay readable (schema evolution).
+
+Every way a frame can be unreadable raises ``UndecodableEvent`` with a stable ``reason``.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from typing import Any
+
+from fastavro import schemaless_reader, schemaless_writer
+
+from .catalog import SchemaCatalog
+from .errors import UndecodableEvent, UnencodableEvent
+
+MAGIC = b"\xc3\x01"
+HEADER_SIZE = len(MAGIC) + 8
+
+
+class _StrictReader(io.BytesIO):
+    """A body reader that raises on a short read (fastavro would return fewer bytes)."""
+
+    def read(self, size: int | None = -1, /) -> bytes:
+        data = super().read(size)
+        if size is not None and size >= 0 and len(data) != size:
+            raise EOFError("the body ends early")
+        return data
+
+
+class AvroTranscoder:
+    """Encodes dicts with their event type's newest schema; decodes any catalogued version."""
+
+    def __init__(self, catalog: SchemaCatalog) -> None:
+        self._catalog = catalog
+
+    def encode(self, name: str, body: Mapping[str, Any]) -> bytes:
+        entry = self._catalog.latest(name)
+        out = io.BytesIO()
+        out.write(MAGIC)
+        out.write(entry.fingerprint)
+        try:
+            schemaless_writer(out, entry.parsed, body)
+        except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
+            raise UnencodableEvent(f"{name} does not fit {entry.file}: {e}") from e
+        return out.getvalue()
+
+    def decode(self, data: bytes) -> tuple[str, dict[str, Any]]:
+        """The event type name and the body, resolved to the newest schema of that type."""
+        if len(data) < HEADER_SIZE:
+            raise UndecodableEvent(
+                "truncated", f"{len(data)} bytes is shorter than the {HEADER_SIZE}-byte header"
+            )
+        if data[:2] != MAGIC:
+            raise UndecodableEvent(
+                "bad_magic", f"not Avro single-object encoding: starts with {data[:2].hex()}"
+            )
+        fingerprint = bytes(data[2:HEADER_SIZE])
+        writer = self._catalog.by_fingerprint(fingerprint)
+        if writer is None:
+            raise UndecodableEvent(
+                "unknown_fingerprint",
+                f"no catalogued schema has fingerprint {fingerprint.hex()}",
+                fingerprint=fingerprint,
+            )
+        reader = self._catalog.latest(writer.name)
+        body = _StrictReader(data[HEADER_SIZE:])
+        try:
+            record = schemaless_reader(
+                body, writer.parsed, None if reader is writer else reader.parsed
+            )
+        except EOFError as e:
+            raise UndecodableEvent(
+                "truncated", f"{writer.file}: the body ends early", fingerprint=fingerprint
+            ) from e
+        except Exception as e:  # fastavro raises many types for malformed input
+            raise UndecodableEvent(
+                "malformed_body",
+                f"{writer.file}: the body is not valid Avro: {type(e).__name__}: {e}",
+                fingerprint=fingerprint,
+            ) from e
+        if body.tell() != len(data) - HEADER_SIZE:
+            raise UndecodableEvent(
+                "trailing_bytes",
+                f"{writer.file}: {len(data) - HEADER_SIZE - body.tell()} bytes after the body",
+                fingerprint=fingerprint,
+            )
+        if not isinstance(record, dict):
+            raise UndecodableEvent("malformed_body", f"{writer.file}: not a record")
+        return writer.name, record

@@ -1,0 +1,1 @@
+"""The service layer: every entry point (HTTP, MCP, CLI) calls these use cases."""

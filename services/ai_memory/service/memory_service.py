@@ -1,0 +1,225 @@
+"""MemoryService: the six primitives as use cases over the ports.
+
+Writes: validate → decide against the log's write model (heads) → append events.
+Reads: served from projections, optionally after waiting for a log position
+(read-your-writes). Writes are serialised per process by a lock so that the
+decide-then-append step sees every earlier append.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from ai_memory.core.decide import decide_delete, decide_write, with_created_at_from
+from ai_memory.core.errors import Gone, InvalidInput, NotFound, Timeout
+from ai_memory.core.events import EventHeader
+from ai_memory.core.keywords import query_terms
+from ai_memory.core.ports import Clock, Embedder, EventLog, IndexQuery, RecordStore, VectorIndex
+from ai_memory.core.record import (
+    Limits,
+    MemoryRecord,
+    MemoryState,
+    MemoryType,
+    StoredRecord,
+    Tombstone,
+    parse_record,
+    validate_scope,
+    validate_tags,
+    validate_type,
+)
+
+SearchMode = Literal["hybrid", "semantic", "keyword"]
+MAX_TOP_K = 100
+
+
+class PositionWaiter(Protocol):
+    """Something that can wait until the projections reach a log position."""
+
+    def wait(self, position: int, timeout: float) -> bool: ...
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    record: MemoryRecord  # as decided (identical to what the projections will hold)
+    version: int
+    state: MemoryState
+    position: int
+    created: bool
+    changed: bool
+
+    def to_json(self) -> dict[str, Any]:
+        body = self.record.to_json()
+        body.update({"version": self.version, "state": self.state.value})
+        return {"record": body, "position": self.position, "created": self.created,
+                "changed": self.changed}
+
+
+@dataclass(frozen=True)
+class DeleteResult:
+    memory_id: str
+    position: int
+    already_forgotten: bool
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    stored: StoredRecord
+    score: float
+    components: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    query: str
+    scopes: Sequence[str] | None = None
+    tags: Sequence[str] | None = None
+    types: Sequence[MemoryType] | None = None
+    top_k: int = 10
+    mode: SearchMode = "hybrid"
+
+    @staticmethod
+    def parse(body: Mapping[str, Any], limits: Limits) -> SearchRequest:
+        query = body.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("query", "non_empty", "query must be a non-empty string")
+        scope = body.get("scope")
+        scopes = None if scope is None else [validate_scope(scope, limits)]
+        raw_types = body.get("types")
+        if raw_types is not None and not isinstance(raw_types, list):
+            raise InvalidInput("types", "string_list", "types must be a list of memory types")
+        types = None if raw_types is None else [validate_type(t) for t in raw_types]
+        tags = validate_tags(body.get("tags"), limits) or None
+        top_k = body.get("top_k", 10)
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+            raise InvalidInput("top_k", "range", f"top_k must be an integer in 1..{MAX_TOP_K}")
+        mode = body.get("mode", "hybrid")
+        if mode not in ("hybrid", "semantic", "keyword"):
+            raise InvalidInput("mode", "enum", "mode must be hybrid, semantic or keyword")
+        return SearchRequest(query.strip(), scopes, tags, types, top_k, mode)
+
+
+class MemoryService:
+    def __init__(
+        self,
+        *,
+        log: EventLog,
+        store: RecordStore,
+        index: VectorIndex,
+        embedder: Embedder,
+        clock: Clock,
+        waiter: PositionWaiter,
+        limits: Limits | None = None,
+        wait_timeout: float = 10.0,
+    ) -> None:
+        self.log = log
+        self.store = store
+        self.index = index
+        self.embedder = embedder
+        self.clock = clock
+        self.waiter = waiter
+        self.limits = limits or Limits()
+        self.wait_timeout = wait_timeout
+        self.write_lock = threading.Lock()
+
+    def header(self, tenant: str, actor: str) -> EventHeader:
+        return EventHeader(str(uuid.uuid4()), tenant, self.clock.now(), actor)
+
+    # --- write / upsert --------------------------------------------------------------------
+    def write(
+        self,
+        tenant: str,
+        body: Mapping[str, Any],
+        *,
+        memory_id: str | None = None,
+        wait: bool = False,
+    ) -> WriteResult:
+        now = self.clock.now()
+        record = parse_record(body, now=now, limits=self.limits, memory_id=memory_id)
+        with self.write_lock:
+            head = self.log.heads(tenant, [record.id]).get(record.id)
+            record = with_created_at_from(record, head, explicit=body.get("created_at") is not None)
+            outcome = decide_write(record, head, self.header(tenant, record.source_agent))
+            if outcome.event is None:
+                position = outcome.position or 0
+            else:
+                (position,) = self.log.append([outcome.event])
+        if wait:
+            self.wait_for(position)
+        return WriteResult(
+            record=record,
+            version=outcome.version,
+            state=MemoryState.ACTIVE,
+            position=position,
+            created=head is None,
+            changed=outcome.event is not None,
+        )
+
+    # --- read ------------------------------------------------------------------------------
+    def get(self, tenant: str, memory_id: str, *, min_position: int = 0) -> StoredRecord:
+        if min_position:
+            self.wait_for(min_position)
+        found = self.store.get(tenant, memory_id)
+        if isinstance(found, Tombstone):
+            raise Gone(f"memory {memory_id!r} was forgotten", code="memory_forgotten")
+        if found is None:
+            raise NotFound(f"memory {memory_id!r} does not exist", code="memory_not_found")
+        return found
+
+    # --- delete ----------------------------------------------------------------------------
+    def delete(
+        self, tenant: str, memory_id: str, *, actor: str, reason: str = "user_request",
+        wait: bool = False,
+    ) -> DeleteResult:
+        with self.write_lock:
+            head = self.log.heads(tenant, [memory_id]).get(memory_id)
+            event = decide_delete(memory_id, None, head, self.header(tenant, actor), reason=reason)
+            if event is None:
+                assert head is not None
+                return DeleteResult(memory_id, head.position, already_forgotten=True)
+            (position,) = self.log.append([event])
+        if wait:
+            self.wait_for(position)
+        return DeleteResult(memory_id, position, already_forgotten=False)
+
+    # --- search ----------------------------------------------------------------------------
+    def search(
+        self, tenant: str, request: SearchRequest, *, min_position: int = 0
+    ) -> list[SearchHit]:
+        if min_position:
+            self.wait_for(min_position)
+        now = self.clock.now()
+        dense = self.embedder.embed([request.query])[0] if request.mode != "keyword" else None
+        sparse = query_terms(request.query) if request.mode != "semantic" else None
+        # Ask for a few more than top_k: a hit can vanish between index and store.
+        hits = self.index.search(
+            IndexQuery(
+                tenant=tenant, dense=dense, sparse=sparse, now=now, limit=request.top_k + 5,
+                scopes=request.scopes, types=request.types, tags=request.tags,
+                states=(MemoryState.ACTIVE,), mode=request.mode,
+            )
+        )
+        records = self.store.get_many(tenant, [h.memory_id for h in hits])
+        results: list[SearchHit] = []
+        for hit in hits:
+            stored = records.get(hit.memory_id)
+            # The record store is the source of truth: drop what it no longer holds as live.
+            if stored is None or stored.state != MemoryState.ACTIVE or stored.record.is_expired(now):
+                continue
+            results.append(SearchHit(stored, hit.score, dict(hit.components)))
+            if len(results) == request.top_k:
+                break
+        return results
+
+    # --- read-your-writes ------------------------------------------------------------------
+    def wait_for(self, position: int, timeout: float | None = None) -> None:
+        limit = self.wait_timeout if timeout is None else timeout
+        if not self.waiter.wait(position, limit):
+            raise Timeout(
+                f"projections did not reach log position {position} within {limit:g}s",
+                retry_after=1.0,
+                code="projection_lag",
+            )

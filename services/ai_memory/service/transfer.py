@@ -1,0 +1,236 @@
+"""Export and import of NDJSON bundles (``ai_memory.core.bundle``) over the service.
+
+Export streams records then tombstones of a tenant (optionally some scopes) with a
+header and a checksummed trailer. Import is a session fed in batches of lines so a large
+upload streams through without being held in memory; every line is accounted for
+(written / unchanged / skipped because tombstoned / rejected with a reason), one bad line
+never aborts the rest, re-importing the same bundle writes nothing, and an id that was
+ever forgotten is never resurrected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ai_memory import __version__
+from ai_memory.core.bundle import (
+    BundleLine,
+    header_line,
+    parse_line,
+    record_line,
+    tombstone_line,
+    trailer_line,
+    unknown_line_keys,
+)
+from ai_memory.core.decide import decide_delete, decide_write, with_created_at_from
+from ai_memory.core.errors import Conflict, Gone, InvalidInput
+from ai_memory.core.events import DomainEvent, Head, MemoriesImported
+from ai_memory.core.record import MemoryState, parse_record, validate_id, validate_scope
+
+from .memory_service import MemoryService
+
+BATCH_LINES = 500
+MAX_REPORTED_ERRORS = 1000
+_ID_NAMESPACE = uuid.UUID("6f1c1a8e-4f55-4b43-9a43-6d656d6f7279")
+
+
+def export_lines(service: MemoryService, tenant: str, scopes: Sequence[str] | None) -> Iterator[str]:
+    """Yield the bundle line by line (no trailing newlines)."""
+    digest = hashlib.sha256()
+
+    def emit(line: str) -> str:
+        digest.update(line.encode("utf-8") + b"\n")
+        return line
+
+    filters: dict[str, Any] = {"scopes": list(scopes) if scopes else None, "tenant": tenant}
+    yield emit(header_line(producer=f"ai-memory/{__version__}", exported_at=service.clock.now(),
+                           filters=filters))
+    records = tombstones = 0
+    for stored in service.store.scan_records(tenant, scopes=scopes):
+        records += 1
+        yield emit(record_line(stored))
+    for tombstone in service.store.scan_tombstones(tenant, scopes=scopes):
+        tombstones += 1
+        yield emit(tombstone_line(tombstone))
+    yield trailer_line(records=records, tombstones=tombstones, sha256=digest.hexdigest())
+
+
+@dataclass
+class ImportReport:
+    received: int = 0
+    written: int = 0
+    unchanged: int = 0
+    skipped_tombstoned: int = 0
+    tombstones_applied: int = 0
+    rejected: int = 0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    position: int = 0
+    batch_id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "batch_id": self.batch_id,
+            "received": self.received,
+            "written": self.written,
+            "unchanged": self.unchanged,
+            "skipped_tombstoned": self.skipped_tombstoned,
+            "tombstones_applied": self.tombstones_applied,
+            "rejected": self.rejected,
+            "errors": self.errors,
+            "errors_truncated": self.rejected > len(self.errors),
+            "position": self.position,
+        }
+
+
+class ImportSession:
+    """Feed ``(line_number, text)`` batches, then ``finish()``.
+
+    Raises InvalidInput from ``feed`` only for a header of an unknown format, which can
+    only be the first line — so nothing has been written when the whole request fails.
+    """
+
+    def __init__(self, service: MemoryService, tenant: str, *, actor: str = "import",
+                 source: str = "ndjson") -> None:
+        self.service = service
+        self.tenant = tenant
+        self.actor = actor
+        self.source = source
+        self.format_version = 1
+        self.report = ImportReport(batch_id=str(uuid.uuid4()))
+        self._seen_content = False
+
+    def feed(self, lines: Sequence[tuple[int, str | bytes]]) -> None:
+        parsed: list[tuple[int, BundleLine]] = []
+        for number, text in lines:
+            if isinstance(text, bytes):
+                self.report.received += 1
+                self._reject(number, InvalidInput("line", "utf8", "the line is not UTF-8 text",
+                                                  code="invalid_utf8"))
+                continue
+            if not text.strip():
+                continue
+            try:
+                line = parse_line(text)
+            except InvalidInput as e:
+                if e.code == "unsupported_format" and not self._seen_content:
+                    raise
+                self.report.received += 1
+                self._reject(number, e)
+                continue
+            if line.kind == "header":
+                if self._seen_content:
+                    self.report.received += 1
+                    self._reject(number, InvalidInput("kind", "header_first",
+                                                      "a header may only be the first line"))
+                else:
+                    self.format_version = int(line.body["format_version"])
+                continue
+            self._seen_content = True
+            if line.kind == "trailer":
+                continue
+            self.report.received += 1
+            unknown = unknown_line_keys(line, self.format_version)
+            if unknown:
+                self._reject(number, InvalidInput(unknown[0], "unknown_field",
+                                                  f"unknown field(s): {', '.join(unknown)}"))
+                continue
+            parsed.append((number, line))
+        for start in range(0, len(parsed), BATCH_LINES):
+            self._apply(parsed[start : start + BATCH_LINES])
+
+    def finish(self, *, wait: bool = False) -> ImportReport:
+        r = self.report
+        event = MemoriesImported(
+            header=self.service.header(self.tenant, self.actor), batch_id=r.batch_id,
+            source=self.source, received=r.received, written=r.written, unchanged=r.unchanged,
+            skipped_tombstoned=r.skipped_tombstoned, rejected=r.rejected,
+        )
+        (position,) = self.service.log.append([event])
+        r.position = max(r.position, position)
+        if wait:
+            self.service.wait_for(r.position)
+        return r
+
+    # --- internals ---------------------------------------------------------------------
+    def _apply(self, batch: Sequence[tuple[int, BundleLine]]) -> None:
+        service, limits, now = self.service, self.service.limits, self.service.clock.now()
+        candidates: list[tuple[int, BundleLine, str]] = []
+        for number, line in batch:
+            try:
+                candidates.append((number, line, _line_id(line, limits)))
+            except InvalidInput as e:
+                self._reject(number, e)
+        events: list[DomainEvent] = []
+        with service.write_lock:
+            heads: dict[str, Head] = service.log.heads(self.tenant, [c[2] for c in candidates])
+            for number, line, memory_id in candidates:
+                head = heads.get(memory_id)
+                header = service.header(self.tenant, self.actor)
+                try:
+                    if line.kind == "tombstone":
+                        event = decide_delete(memory_id, validate_scope(line.body["scope"], limits),
+                                              head, header, reason="imported_tombstone")
+                        if event is None:
+                            self.report.unchanged += 1
+                            continue
+                        self.report.tombstones_applied += 1
+                        heads[memory_id] = Head(memory_id, event.scope, event.version, "", True, 0,
+                                                None)
+                        events.append(event)
+                        continue
+                    raw = line.body["record"]
+                    record = parse_record({**raw, "id": memory_id}, now=now, limits=limits)
+                    record = with_created_at_from(record, head,
+                                                  explicit=raw.get("created_at") is not None)
+                    outcome = decide_write(record, head, replace(header, actor=record.source_agent),
+                                           cause="import", import_batch_id=self.report.batch_id,
+                                           state=_line_state(line))
+                except Gone:
+                    self.report.skipped_tombstoned += 1
+                    continue
+                except (InvalidInput, Conflict) as e:
+                    self._reject(number, e)
+                    continue
+                if outcome.event is None:
+                    self.report.unchanged += 1
+                    continue
+                self.report.written += 1
+                events.append(outcome.event)
+                heads[memory_id] = Head(memory_id, record.scope, outcome.version,
+                                        outcome.event.content_sha256, False, 0, record.created_at)
+            if events:
+                positions = service.log.append(events)
+                self.report.position = max(self.report.position, positions[-1])
+
+    def _reject(self, number: int, error: InvalidInput | Conflict) -> None:
+        self.report.rejected += 1
+        if len(self.report.errors) < MAX_REPORTED_ERRORS:
+            entry: dict[str, Any] = {"line": number, "code": error.code, "message": error.message}
+            if isinstance(error, InvalidInput):
+                entry["field"] = error.field
+            self.report.errors.append(entry)
+
+
+def _line_id(line: BundleLine, limits: Any) -> str:
+    if line.kind == "tombstone":
+        return validate_id(line.body["id"], limits)
+    raw = line.body["record"]
+    if raw.get("id") is not None:
+        return validate_id(raw["id"], limits)
+    # No id in the source: derive one from what the memory says, so importing the same
+    # file twice still recognises it.
+    basis = f"{raw.get('scope')}\n{raw.get('type')}\n{raw.get('content')}"
+    return str(uuid.uuid5(_ID_NAMESPACE, basis))
+
+
+def _line_state(line: BundleLine) -> MemoryState:
+    value = line.body.get("state", MemoryState.ACTIVE.value)
+    try:
+        return MemoryState(value)
+    except ValueError as e:
+        raise InvalidInput("state", "enum", f"state must be one of "
+                           f"{', '.join(s.value for s in MemoryState)}") from e

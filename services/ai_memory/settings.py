@@ -1,0 +1,74 @@
+"""Settings from the environment (``AIMEM_*``), with embedded defaults.
+
+Adapters are chosen by URL in ``bootstrap``:
+
+* ``AIMEM_EVENT_LOG``     ``sqlite:///<path>`` (default ``<data>/events.db``)
+* ``AIMEM_RECORD_STORE``  ``sqlite:///<path>`` (default ``<data>/records.db``)
+* ``AIMEM_INDEX``         ``qdrant-edge:///<path>`` (default ``<data>/index``)
+* ``AIMEM_EMBEDDER``      ``static`` (default) | ``minilm``
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ai_memory.core.record import Limits
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return default if raw in (None, "") else int(raw)
+
+
+def _float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    return default if raw in (None, "") else float(raw)
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path = Path("data")
+    host: str = "127.0.0.1"
+    port: int = 8080
+    event_log_url: str = ""
+    record_store_url: str = ""
+    index_url: str = ""
+    embedder: str = "static"
+    limits: Limits = field(default_factory=Limits)
+    wait_timeout: float = 10.0
+    projector_batch: int = 500
+
+    @staticmethod
+    def from_env(**overrides: object) -> Settings:
+        data_dir = Path(os.environ.get("AIMEM_DATA_DIR", "data"))
+        values: dict[str, object] = {
+            "data_dir": data_dir,
+            "host": os.environ.get("AIMEM_HOST", "127.0.0.1"),
+            "port": _int("AIMEM_PORT", 8080),
+            "event_log_url": os.environ.get("AIMEM_EVENT_LOG", ""),
+            "record_store_url": os.environ.get("AIMEM_RECORD_STORE", ""),
+            "index_url": os.environ.get("AIMEM_INDEX", ""),
+            "embedder": os.environ.get("AIMEM_EMBEDDER", "static"),
+            "limits": Limits(max_content_bytes=_int("AIMEM_MAX_CONTENT_BYTES", 16_384)),
+            "wait_timeout": _float("AIMEM_WAIT_TIMEOUT", 10.0),
+        }
+        values.update(overrides)
+        return Settings(**values)  # type: ignore[arg-type]
+
+    def resolved(self) -> Settings:
+        """Fill embedded defaults under ``data_dir``."""
+        d = self.data_dir
+        return Settings(
+            data_dir=d,
+            host=self.host,
+            port=self.port,
+            event_log_url=self.event_log_url or f"sqlite:///{d / 'events.db'}",
+            record_store_url=self.record_store_url or f"sqlite:///{d / 'records.db'}",
+            index_url=self.index_url or f"qdrant-edge:///{d / 'index'}",
+            embedder=self.embedder,
+            limits=self.limits,
+            wait_timeout=self.wait_timeout,
+            projector_batch=self.projector_batch,
+        )
