@@ -154,7 +154,7 @@ prepare_data_dir() {
 }
 
 start_kafka() {
-    local dir="$RUN_DIR/kafka" java props cluster_id pid
+    local dir="$RUN_DIR/kafka" java props cluster_id pid p
     if pid="$(running_pid kafka)"; then
         log "kafka: already running (pid $pid)"
         return
@@ -202,7 +202,7 @@ start_kafka() {
 }
 
 start_cassandra() {
-    local dir="$RUN_DIR/cassandra" java pid opts=() line jamm
+    local dir="$RUN_DIR/cassandra" java pid opts=() line jamm p
     if pid="$(running_pid cassandra)"; then
         log "cassandra: already running (pid $pid)"
         return
@@ -389,21 +389,24 @@ usage() {
 }
 
 main() {
-    local cmd="${1:-}" svc rc=0
+    local cmd="${1:-}" svc svcs rc=0
     [[ $# -gt 0 ]] && shift
+    case "$cmd" in
+        start | wait | stop | status) svcs="$(services "$@")" || exit 2 ;;
+    esac
     case "$cmd" in
         fetch) cmd_fetch ;;
         start)
             mkdir -p "$RUN_DIR"
-            for svc in $(services "$@"); do "start_$svc"; done
+            for svc in $svcs; do "start_$svc"; done
             ;;
-        wait) for svc in $(services "$@"); do wait_one "$svc"; done ;;
+        wait) for svc in $svcs; do wait_one "$svc"; done ;;
         stop)
             # Stop in reverse start order.
-            for svc in $(services "$@" | tac); do stop_one "$svc"; done
+            for svc in $(tac <<<"$svcs"); do stop_one "$svc"; done
             ;;
         status)
-            for svc in $(services "$@"); do status_one "$svc" || rc=1; done
+            for svc in $svcs; do status_one "$svc" || rc=1; done
             return "$rc"
             ;;
         clean)
