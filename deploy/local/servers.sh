@@ -105,7 +105,7 @@ fetch_one() {
         dependency:copy-dependencies \
         -DincludeScope=runtime -DoutputDirectory="$tmp" >&2 ||
         die "$name: mvn dependency:copy-dependencies failed"
-    rm -rf "$dest/lib"
+    rm -rf "${dest:?}/lib"
     mv "$tmp" "$dest/lib"
     printf '%s\n' "$hash" >"$stamp"
 }
@@ -411,7 +411,7 @@ main() {
             ;;
         clean)
             for svc in cassandra kafka; do stop_one "$svc"; done
-            rm -rf "$RUN_DIR"
+            rm -rf "${RUN_DIR:?}"
             log "removed $RUN_DIR"
             ;;
         -h | --help | help | "") usage ;;

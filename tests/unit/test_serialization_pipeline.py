@@ -155,7 +155,8 @@ def test_malformed_body() -> None:
     recalled = MAGIC + CATALOG.latest("MemoriesRecalled").fingerprint
     assert _undecodable(recalled + b"\x02\xff").reason == "malformed_body"  # not UTF-8
     changed = MAGIC + CATALOG.latest("MemoryStateChanged").fingerprint
-    strings = b"\x02a" * 4 + b"\x02" + b"\x02e\x02f\x02g\x02h"  # header, ids, states, cause
+    # event_id, tenant, occurred_at, actor, memory_id, scope, from_state, to_state, cause
+    strings = b"\x02a\x02t\x02\x02r\x02m\x02s" + b"\x0cactive" * 2 + b"\x02c"
     assert SERIALIZER.decode(changed + strings + b"\x00")  # decision_json: null
     assert _undecodable(changed + strings + b"\x04").reason == "malformed_body"  # no branch 2
 

@@ -3,10 +3,6 @@ decoder turns any bytes into an event or ``UndecodableEvent``, never anything el
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,10 +10,7 @@ from hypothesis import strategies as st
 from ai_memory.core.events import DomainEvent
 from ai_memory.serialization import EVENT_TYPES, AvroEventSerializer, UndecodableEvent
 from ai_memory.serialization.golden import SAMPLES
-
-if "strategies" not in sys.modules:  # tests/ is not on sys.path unless pytest's pythonpath says so
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-strategies = importlib.import_module("strategies")
+from tests import strategies
 
 SERIALIZER = AvroEventSerializer()
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -55,9 +55,12 @@ def write_static_artefact(target: Path) -> None:
     started = time.perf_counter()
     source = model_dir()
     tokenizer = load_tokenizer(source / TOKENIZER_FILE)
-    ids = {tok: tokenizer.token_to_id(tok) for tok in ("[CLS]", "[SEP]", "[UNK]")}
-    if None in ids.values():
-        raise PermanentError(f"tokenizer lacks special tokens: {ids}", code="embedder_weights_bad")
+    ids: dict[str, int] = {}
+    for token in ("[CLS]", "[SEP]", "[UNK]"):
+        token_id = tokenizer.token_to_id(token)
+        if token_id is None:
+            raise PermanentError(f"tokenizer lacks {token}", code="embedder_weights_bad")
+        ids[token] = int(token_id)
     weights = load_bert(source)
     table, kept = distill(weights, ids["[CLS]"], ids["[SEP]"])
     np.save(target / EMBEDDINGS_FILE, table.astype(np.float16))

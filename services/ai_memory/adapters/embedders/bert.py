@@ -16,7 +16,9 @@ from .weights import F32, BertWeights, LayerWeights
 
 # Abramowitz & Stegun 7.1.26 coefficients.
 _P = np.float32(0.3275911)
-_A = tuple(np.float32(a) for a in (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429))
+_A = tuple(
+    np.float32(a) for a in (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+)
 _INV_SQRT2 = np.float32(1.0 / np.sqrt(2.0))
 _MASKED = np.float32(-1e30)  # added to attention logits of padding; exp() underflows to 0
 

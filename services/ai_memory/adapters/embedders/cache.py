@@ -60,6 +60,7 @@ def materialise(parent: Path, name: str, write: Callable[[Path], None]) -> Path:
         tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".tmp", dir=parent))
         try:
             write(tmp)
+            tmp.chmod(0o755)  # mkdtemp makes it private; the artefact is read by any user
             try:
                 os.rename(tmp, final)
             except OSError:

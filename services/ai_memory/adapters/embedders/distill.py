@@ -68,7 +68,9 @@ def pca(x: npt.NDArray[np.floating], dims: int) -> tuple[F32, float]:
     axes = eigvecs[:, order]
     pivots = np.argmax(np.abs(axes), axis=0)
     axes *= np.sign(axes[pivots, np.arange(dims)])
-    kept = float(np.clip(eigvals[order], 0, None).sum() / max(np.clip(eigvals, 0, None).sum(), 1e-300))
+    kept = float(
+        np.clip(eigvals[order], 0, None).sum() / max(np.clip(eigvals, 0, None).sum(), 1e-300)
+    )
     return np.asarray(centred @ axes, dtype=np.float32), kept
 
 

@@ -34,7 +34,9 @@ def check_texts(texts: Sequence[str]) -> list[str]:
     items = list(texts)
     for item in items:
         if not isinstance(item, str):
-            raise InvalidInput("texts", "sequence_of_str", f"expected str, got {type(item).__name__}")
+            raise InvalidInput(
+                "texts", "sequence_of_str", f"expected str, got {type(item).__name__}"
+            )
     return items
 
 

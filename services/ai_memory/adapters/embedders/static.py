@@ -33,7 +33,9 @@ def pool(table: F32, token_ids: Sequence[Sequence[int]], unk_id: int) -> Vector:
     sum) get the normalised ``unk_id`` row."""
     n = len(token_ids)
     lengths = np.fromiter((len(ids) for ids in token_ids), dtype=np.int64, count=n)
-    flat = np.fromiter(itertools.chain.from_iterable(token_ids), dtype=np.int64, count=int(lengths.sum()))
+    flat = np.fromiter(
+        itertools.chain.from_iterable(token_ids), dtype=np.int64, count=int(lengths.sum())
+    )
     owner = np.repeat(np.arange(n), lengths)
     keep = flat != unk_id
     flat, owner = flat[keep], owner[keep]

@@ -108,7 +108,9 @@ def load_bert(directory: Path) -> BertWeights:
         qkv_w = np.concatenate(
             [raw[f"{p}attention.self.{n}.weight"].T for n in ("query", "key", "value")], axis=1
         )
-        qkv_b = np.concatenate([raw[f"{p}attention.self.{n}.bias"] for n in ("query", "key", "value")])
+        qkv_b = np.concatenate(
+            [raw[f"{p}attention.self.{n}.bias"] for n in ("query", "key", "value")]
+        )
         layers.append(
             LayerWeights(
                 qkv_w=_f32(qkv_w),
