@@ -22,7 +22,8 @@ from ai_memory.serialization import (
     compute_fingerprint,
     schema_dir,
 )
-from ai_memory.serialization.catalog import SCHEMA_DIR_ENV, _main, lint
+from ai_memory.serialization.catalog import SCHEMA_DIR_ENV, lint
+from ai_memory.serialization.catalog_tool import main as catalog_main
 
 ROOT = Path(__file__).resolve().parents[2] / "schemas"
 HEADER = [
@@ -66,7 +67,7 @@ def test_fingerprint_is_crc64_avro_of_the_spec() -> None:
 
 def test_folder_follows_every_rule() -> None:
     assert lint(ROOT) == []
-    assert _main(["--dir", str(ROOT)]) == 0
+    assert catalog_main(["--dir", str(ROOT)]) == 0
 
 
 def test_every_event_type_has_a_schema_and_nothing_else() -> None:
@@ -108,7 +109,7 @@ def _add_version(root: Path, name: str, field: dict[str, Any]) -> None:
 
 def test_a_new_field_without_default_breaks_the_rule(schemas_copy: Path) -> None:
     _add_version(schemas_copy, "MemoryDeleted", {"name": "extra", "type": "string"})
-    assert _main(["--dir", str(schemas_copy), "--write"]) == 1
+    assert catalog_main(["--dir", str(schemas_copy), "--write"]) == 1
     assert lint(schemas_copy) == ["MemoryDeleted.v2: field extra was added without a default"]
 
 
@@ -134,7 +135,7 @@ def test_enums_are_not_allowed(schemas_copy: Path) -> None:
 def test_write_adds_new_versions_and_keeps_old_entries(schemas_copy: Path) -> None:
     before = _catalog_items()
     _add_version(schemas_copy, "MemoryDeleted", {"name": "extra", "type": "long", "default": 0})
-    assert _main(["--dir", str(schemas_copy), "--write"]) == 0
+    assert catalog_main(["--dir", str(schemas_copy), "--write"]) == 0
     after = json.loads((schemas_copy / "catalog.json").read_text())["schemas"]
     assert [item for item in after if item in before] == before
     catalog = SchemaCatalog.load(schemas_copy)

@@ -23,7 +23,7 @@ from ai_memory.serialization import (
     UndecodableEvent,
     UnencodableEvent,
 )
-from ai_memory.serialization.catalog import _main as catalog_main
+from ai_memory.serialization.catalog_tool import main as catalog_main
 from ai_memory.serialization.errors import UNDECODABLE_REASONS
 from ai_memory.serialization.golden import SAMPLES
 

@@ -8,19 +8,18 @@ schema edited in place, without a new version, refuses to load.
 Where the folder is found, first match wins:
 
 1. ``$AIMEM_SCHEMA_DIR``;
-2. ``ai_memory/_schemas`` inside the installed package (a wheel build);
-3. ``<repo>/schemas`` relative to this package (a source checkout / editable install).
+2. ``<repo>/schemas`` relative to this package (a source checkout / editable install);
+3. ``<prefix>/share/ai-memory/schemas`` (installed from a wheel, as setuptools data-files).
 
-``python -m ai_memory.serialization.catalog`` checks the folder; ``--write`` adds the
-entries of new ``.avsc`` files to ``catalog.json`` (it never changes an existing entry).
+``python -m ai_memory.serialization.catalog_tool`` checks the folder against the rules.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
+import sysconfig
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +33,7 @@ from .errors import SchemaCatalogError
 SCHEMA_DIR_ENV = "AIMEM_SCHEMA_DIR"
 CATALOG_FILE = "catalog.json"
 NAMESPACE = "ai.memory.events"
-_FILE_NAME = re.compile(r"^(?P<name>[A-Z][A-Za-z0-9]*)\.v(?P<version>[1-9][0-9]*)\.avsc$")
+SCHEMA_FILE_NAME = re.compile(r"^(?P<name>[A-Z][A-Za-z0-9]*)\.v(?P<version>[1-9][0-9]*)\.avsc$")
 
 
 def schema_dir() -> Path:
@@ -45,8 +44,9 @@ def schema_dir() -> Path:
         if not (path / CATALOG_FILE).is_file():
             raise SchemaCatalogError(f"{SCHEMA_DIR_ENV}={override} has no {CATALOG_FILE}")
         return path
-    package = Path(__file__).resolve().parents[1]
-    for candidate in (package / "_schemas", package.parents[1] / "schemas"):
+    source_tree = Path(__file__).resolve().parents[3] / "schemas"
+    installed = Path(sysconfig.get_path("data")) / "share" / "ai-memory" / "schemas"
+    for candidate in (source_tree, installed):
         if (candidate / CATALOG_FILE).is_file():
             return candidate
     raise SchemaCatalogError(
@@ -152,7 +152,7 @@ def lint(root: Path) -> list[str]:
     by_name: dict[str, dict[int, Mapping[str, Any]]] = {}
     for path in sorted((root / "events").glob("*.avsc")):
         rel = path.relative_to(root).as_posix()
-        match = _FILE_NAME.match(path.name)
+        match = SCHEMA_FILE_NAME.match(path.name)
         if match is None:
             problems.append(f"{rel}: file name must be <EventName>.v<N>.avsc")
             continue
@@ -223,38 +223,3 @@ def _added_without_default(old: Mapping[str, Any], new: Mapping[str, Any], path:
             if record.get("name") in old_records:
                 found.extend(_added_without_default(old_records[record["name"]], record, where))
     return found
-
-
-def _main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Check the event schema folder and catalog.")
-    parser.add_argument("--dir", type=Path, default=None, help="schema folder (default: found)")
-    parser.add_argument("--write", action="store_true", help="add entries for new .avsc files")
-    args = parser.parse_args(argv)
-    root: Path = args.dir or schema_dir()
-    if args.write:
-        data = json.loads((root / CATALOG_FILE).read_text(encoding="utf-8"))
-        listed = {item["file"] for item in data["schemas"]}
-        for path in sorted((root / "events").glob("*.avsc")):
-            rel = path.relative_to(root).as_posix()
-            if rel not in listed and (match := _FILE_NAME.match(path.name)):
-                schema = json.loads(path.read_text(encoding="utf-8"))
-                data["schemas"].append({
-                    "name": match["name"], "version": int(match["version"]), "file": rel,
-                    "fingerprint": compute_fingerprint(schema).hex(),
-                })
-                print(f"added {rel}")
-        data["schemas"].sort(key=lambda item: (item["name"], item["version"]))
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-        (root / CATALOG_FILE).write_text(text, encoding="utf-8")
-    problems = lint(root)
-    try:
-        SchemaCatalog.load(root)
-    except SchemaCatalogError as e:
-        problems.append(e.message)
-    for problem in problems:
-        print(problem)
-    return 1 if problems else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(_main())

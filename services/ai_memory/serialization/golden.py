@@ -175,7 +175,7 @@ def write_missing(
     return written
 
 
-def _main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Golden fixtures of the event schemas.")
     parser.add_argument("--write", action="store_true", help="write missing fixtures only")
     args = parser.parse_args(argv)
@@ -190,4 +190,4 @@ def _main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(_main())
+    raise SystemExit(main())

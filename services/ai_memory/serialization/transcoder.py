@@ -23,14 +23,9 @@ MAGIC = b"\xc3\x01"
 HEADER_SIZE = len(MAGIC) + 8
 
 
-class _StrictReader(io.BytesIO):
-    """A body reader that raises on a short read (fastavro would return fewer bytes)."""
-
-    def read(self, size: int | None = -1, /) -> bytes:
-        data = super().read(size)
-        if size is not None and size >= 0 and len(data) != size:
-            raise EOFError("the body ends early")
-        return data
+# fastavro accepts a short read at the end of the input (a cut string stays cut). The body is
+# read with one extra byte after it: a complete body never touches it, a cut one always does.
+_SENTINEL = b"\x00"
 
 
 class AvroTranscoder:
@@ -69,25 +64,28 @@ class AvroTranscoder:
                 fingerprint=fingerprint,
             )
         reader = self._catalog.latest(writer.name)
-        body = _StrictReader(data[HEADER_SIZE:])
+        size = len(data) - HEADER_SIZE
+        body = io.BytesIO(data[HEADER_SIZE:] + _SENTINEL)
         try:
             record = schemaless_reader(
                 body, writer.parsed, None if reader is writer else reader.parsed
             )
-        except EOFError as e:
+        except Exception as e:  # fastavro raises many types for malformed input
+            if body.tell() > size:
+                reason, problem = "truncated", "the body ends early"
+            else:
+                reason, problem = "malformed_body", f"not valid Avro: {type(e).__name__}: {e}"
+            raise UndecodableEvent(
+                reason, f"{writer.file}: {problem}", fingerprint=fingerprint
+            ) from e
+        if body.tell() > size:
             raise UndecodableEvent(
                 "truncated", f"{writer.file}: the body ends early", fingerprint=fingerprint
-            ) from e
-        except Exception as e:  # fastavro raises many types for malformed input
-            raise UndecodableEvent(
-                "malformed_body",
-                f"{writer.file}: the body is not valid Avro: {type(e).__name__}: {e}",
-                fingerprint=fingerprint,
-            ) from e
-        if body.tell() != len(data) - HEADER_SIZE:
+            )
+        if body.tell() < size:
             raise UndecodableEvent(
                 "trailing_bytes",
-                f"{writer.file}: {len(data) - HEADER_SIZE - body.tell()} bytes after the body",
+                f"{writer.file}: {size - body.tell()} bytes after the body",
                 fingerprint=fingerprint,
             )
         if not isinstance(record, dict):

@@ -1,0 +1,1 @@
+"""Benchmarks (not tests): run with ``make bench``; results go to RESULTS.md."""

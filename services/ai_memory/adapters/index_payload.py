@@ -1,0 +1,261 @@
+"""Engine-neutral rules of the ``index`` projection, shared by the Qdrant adapters.
+
+The embedded adapter (Qdrant Edge, in-process) and the server adapter (qdrant-client)
+must store the same points and make the same decisions, so everything that is not an
+engine call lives here:
+
+* point ids: ``uuid5(tenant/memory_id)`` under a fixed namespace, stable forever, so a
+  replay or a second writer addresses the same point without a lookup;
+* the payload schema and which fields carry payload indexes;
+* ``plan_batch``: the order-safe, idempotent reduction of a batch of mutations against
+  the positions already stored (the heart of exactly-once effect on at-least-once
+  delivery);
+* ``filter_terms``: what a query filters on, before translation into engine classes;
+* reciprocal-rank fusion, done here rather than in the engine so each hit can explain
+  which retriever found it and at what rank.
+
+Deleted memories leave a *tombstone point*: same point id, no vectors, payload
+``{tenant, memory_id, position, deleted: true}`` and no ``state``. It keeps the delete's
+position so an older ``IndexPut`` replayed later cannot resurrect the memory. Every
+search and count filters on ``state``, which tombstones lack, so they are invisible.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ai_memory.core.errors import InvalidInput
+from ai_memory.core.ports import IndexHit, IndexQuery, SparseVector, Vector
+from ai_memory.core.projection import IndexMutation, IndexPut, IndexRemove, IndexSetState
+from ai_memory.core.record import MemoryState
+
+DENSE = "dense"
+SPARSE = "keywords"
+# Never change: every stored point id is derived from it.
+POINT_NAMESPACE = uuid.UUID("5f1c0a52-3d0e-4c53-9a51-6d2b1e0f7a31")
+
+F_TENANT = "tenant"
+F_MEMORY_ID = "memory_id"
+F_SCOPE = "scope"
+F_TYPE = "type"
+F_STATE = "state"
+F_TAGS = "tags"
+F_CREATED_AT = "created_at"
+F_EXPIRES_AT = "expires_at"
+F_POSITION = "position"
+F_DELETED = "deleted"
+
+KEYWORD_INDEXES = (F_TENANT, F_SCOPE, F_TYPE, F_STATE, F_TAGS)
+FLOAT_INDEXES = (F_EXPIRES_AT,)
+ALL_STATES = tuple(s.value for s in MemoryState)
+
+RRF_K = 60  # the constant of the original RRF paper; damps the weight of top ranks
+PREFETCH_MIN = 50
+
+
+def point_id(tenant: str, memory_id: str) -> str:
+    """Stable point id. Memory ids never contain '/', so the key is unambiguous."""
+    return str(uuid.uuid5(POINT_NAMESPACE, f"{tenant}/{memory_id}"))
+
+
+def prefetch_limit(limit: int) -> int:
+    return max(limit * 4, PREFETCH_MIN)
+
+
+@dataclass(frozen=True)
+class StoredMark:
+    """What the engine already holds for a point: the position it reflects."""
+
+    position: int
+    live: bool
+
+
+def mark_from_payload(payload: Mapping[str, Any] | None) -> StoredMark | None:
+    if not payload or F_POSITION not in payload:
+        return None
+    return StoredMark(int(payload[F_POSITION]), not payload.get(F_DELETED, False))
+
+
+@dataclass(frozen=True)
+class PointWrite:
+    """Replace a whole point. ``dense is None`` means a tombstone (payload only)."""
+
+    point_id: str
+    payload: dict[str, Any]
+    dense: Vector | None = None
+    sparse: SparseVector | None = None
+
+
+@dataclass(frozen=True)
+class StateWrite:
+    """Change only the lifecycle state (and position) of a live point."""
+
+    point_id: str
+    state: MemoryState
+    position: int
+
+
+@dataclass(frozen=True)
+class IndexPlan:
+    writes: list[PointWrite]
+    state_writes: list[StateWrite]
+    skipped: int
+
+
+def _mutation_key(m: IndexMutation) -> str:
+    memory_id = m.record.id if isinstance(m, IndexPut) else m.memory_id
+    return point_id(m.tenant, memory_id)
+
+
+def point_ids_of(mutations: Sequence[IndexMutation]) -> list[str]:
+    return list(dict.fromkeys(_mutation_key(m) for m in mutations))
+
+
+def put_payload(m: IndexPut) -> dict[str, Any]:
+    r = m.record
+    expires = r.expires_at()
+    return {
+        F_TENANT: m.tenant,
+        F_MEMORY_ID: r.id,
+        F_SCOPE: r.scope,
+        F_TYPE: r.type.value,
+        F_STATE: m.state.value,
+        F_TAGS: list(r.tags),
+        F_CREATED_AT: r.created_at.timestamp(),
+        F_EXPIRES_AT: None if expires is None else expires.timestamp(),
+        F_POSITION: m.position,
+    }
+
+
+def tombstone_payload(m: IndexRemove) -> dict[str, Any]:
+    return {F_TENANT: m.tenant, F_MEMORY_ID: m.memory_id, F_POSITION: m.position,
+            F_DELETED: True}
+
+
+def check_dense(vector: Vector, dim: int, field: str = "dense") -> None:
+    if vector.shape != (dim,):
+        raise InvalidInput(field, "dimension", f"dense vector must have shape ({dim},), "
+                           f"got {tuple(vector.shape)}")
+    if not np.all(np.isfinite(vector)):
+        raise InvalidInput(field, "finite", "dense vector contains NaN or infinity")
+
+
+def plan_batch(
+    mutations: Sequence[IndexMutation],
+    vectors: Mapping[int, tuple[Vector, SparseVector]],
+    stored: Mapping[str, StoredMark],
+    *,
+    dim: int,
+) -> IndexPlan:
+    """Reduce a batch to the writes that make the engine reflect it.
+
+    A mutation whose position is ≤ the position held for its point (stored or earlier in
+    the batch) is skipped; the last surviving mutation per point decides the write. A
+    state change for a point that is not live (missing or tombstoned) has nothing to
+    change. Validation happens before anything is written.
+    """
+    marks: dict[str, StoredMark] = dict(stored)
+    writes: dict[str, PointWrite] = {}
+    states: dict[str, StateWrite] = {}
+    skipped = 0
+    for m in mutations:
+        pid = _mutation_key(m)
+        mark = marks.get(pid)
+        if mark is not None and m.position <= mark.position:
+            skipped += 1
+            continue
+        if isinstance(m, IndexPut):
+            pair = vectors.get(m.position)
+            if pair is None:
+                raise InvalidInput("vectors", "required",
+                                   f"no vectors for the write at position {m.position}")
+            check_dense(pair[0], dim)
+            writes[pid] = PointWrite(pid, put_payload(m), pair[0], pair[1])
+            states.pop(pid, None)
+            marks[pid] = StoredMark(m.position, True)
+        elif isinstance(m, IndexRemove):
+            writes[pid] = PointWrite(pid, tombstone_payload(m))
+            states.pop(pid, None)
+            marks[pid] = StoredMark(m.position, False)
+        elif isinstance(m, IndexSetState):
+            if mark is None or not mark.live:
+                skipped += 1
+                continue
+            pending = writes.get(pid)
+            if pending is not None:  # a put earlier in this batch: fold the state into it
+                payload = {**pending.payload, F_STATE: m.state.value, F_POSITION: m.position}
+                writes[pid] = PointWrite(pid, payload, pending.dense, pending.sparse)
+            else:
+                states[pid] = StateWrite(pid, m.state, m.position)
+            marks[pid] = StoredMark(m.position, True)
+    return IndexPlan(list(writes.values()), list(states.values()), skipped)
+
+
+@dataclass(frozen=True)
+class FilterTerms:
+    """Engine-neutral search filter: all ``any_of`` pairs must hold, TTL not passed."""
+
+    tenant: str
+    any_of: tuple[tuple[str, tuple[str, ...]], ...]
+    expired_at_or_before: float
+    matches_nothing: bool
+
+
+def filter_terms(query: IndexQuery) -> FilterTerms:
+    """An empty list for any filter means "any of nothing": the query matches nothing
+    (an empty scope list must never widen to all scopes)."""
+    any_of: list[tuple[str, tuple[str, ...]]] = []
+    for name, values in (
+        (F_SCOPE, query.scopes),
+        (F_TYPE, None if query.types is None else [t.value for t in query.types]),
+        (F_TAGS, query.tags),
+        (F_STATE, [MemoryState(s).value for s in query.states]),
+    ):
+        if values is not None:
+            any_of.append((name, tuple(dict.fromkeys(values))))
+    return FilterTerms(
+        tenant=query.tenant,
+        any_of=tuple(any_of),
+        expired_at_or_before=query.now.timestamp(),
+        matches_nothing=any(not values for _, values in any_of),
+    )
+
+
+def count_terms(tenant: str) -> FilterTerms:
+    """Live points of a tenant in any state (tombstones have no state)."""
+    return FilterTerms(tenant, ((F_STATE, ALL_STATES),), float("inf"), False)
+
+
+Ranked = Sequence[tuple[str, float]]  # (memory_id, engine score), best first
+
+
+def single_hits(name: str, ranked: Ranked, limit: int) -> list[IndexHit]:
+    return [
+        IndexHit(mid, score, {f"{name}_rank": float(rank), f"{name}_score": score})
+        for rank, (mid, score) in enumerate(ranked[:limit], start=1)
+    ]
+
+
+def rrf_fuse(lists: Mapping[str, Ranked], limit: int, k: int = RRF_K) -> list[IndexHit]:
+    """Reciprocal-rank fusion: score = Σ 1 / (k + rank), rank starting at 1.
+
+    Components keep every retriever's rank and raw score for explanations. Ties break
+    on the best single rank, then on the memory id, so results are deterministic."""
+    fused: dict[str, dict[str, float]] = {}
+    for name, ranked in lists.items():
+        for rank, (mid, score) in enumerate(ranked, start=1):
+            parts = fused.setdefault(mid, {"rrf": 0.0})
+            parts["rrf"] += 1.0 / (k + rank)
+            parts[f"{name}_rank"] = float(rank)
+            parts[f"{name}_score"] = score
+
+    def best_rank(parts: dict[str, float]) -> float:
+        return min(v for key, v in parts.items() if key.endswith("_rank"))
+
+    order = sorted(fused.items(), key=lambda kv: (-kv[1]["rrf"], best_rank(kv[1]), kv[0]))
+    return [IndexHit(mid, parts["rrf"], parts) for mid, parts in order[:limit]]

@@ -1,0 +1,374 @@
+"""The embedded ``VectorIndex``: Qdrant Edge running in-process.
+
+One ``EdgeShard`` holds one point per live memory with a named dense vector ``dense``
+(cosine, HNSW) and a named sparse vector ``keywords`` (BM25 weights from
+``core.keywords``; IDF applied by the engine). Payload and order-safety rules are
+shared with the server adapter (``index_payload``).
+
+Layout of ``path``::
+
+    shard/             the EdgeShard (segments; WAL disabled, see below)
+    checkpoint.json    {"checkpoint", "model_name", "dim"}: written after every flush
+
+Durability. ``apply`` writes, ``flush()``es the shard, then replaces
+``checkpoint.json`` atomically (tmp + fsync + rename + directory fsync). The checkpoint
+therefore never runs ahead of the data it describes; after a crash the projector
+re-applies from the last checkpoint, which is harmless because every mutation is
+position-checked. Since the event log is already our write-ahead log and every batch is
+flushed, the engine's own WAL would only duplicate writes, so it is disabled.
+
+Model identity. ``checkpoint.json`` records the embedding model and dimension. Opening
+with another model or dimension, or finding a checkpoint of 0 or no checkpoint at all,
+starts from an empty shard at checkpoint 0: the index is a projection and the projector
+rebuilds it from the log. Vectors of two models are never mixed.
+
+Deletes leave tombstone points (payload only, no vectors; see ``index_payload``). They
+live in the same shard as the points they guard, so they are flushed and checkpointed
+together; a side table would need its own crash-consistency story.
+
+Concurrency. EdgeShard is safe to call from several threads (the engine guards its
+segments itself; a stress test of concurrent query/update/retrieve/count showed no
+errors), but the 0.9 bindings hold the GIL during every call, so engine calls never run
+in parallel with each other or with other Python threads. The adapter adds a
+readers-writer lock for its own state: ``search``/``count``/``apply`` share it (the
+engine orders them), ``reset``/``close`` take it exclusively because they replace or
+destroy the shard; a separate mutex serialises ``apply`` calls (read, plan, write,
+checkpoint must not interleave).
+
+Hybrid search fuses in Python: the dense and sparse retrievals run as one
+``query_batch`` call and ``rrf_fuse`` merges them. The engine's ``Fusion.Rrf`` works too,
+but it returns only the fused score and per-retriever ranks are needed to explain hits.
+
+HNSW. Edge runs no background optimizer: new points stay in a plain appendable segment
+(brute force) until ``optimize()`` builds the HNSW graph, and that call holds the GIL for
+its whole duration. Selective filters (a scope) stay fast without a graph because the
+engine pre-filters by payload index; unfiltered tenant-wide searches need the graph.
+``optimize_after`` triggers it from ``apply`` once that many points were written since
+the last optimisation; pass ``None`` and call ``optimize()`` at a quiet moment instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import shutil
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from ai_memory.core.errors import AiMemoryError, InvalidInput, Unavailable
+from ai_memory.core.ports import IndexHit, IndexQuery, SparseVector, Vector
+from ai_memory.core.projection import IndexMutation
+
+from . import index_payload as ip
+
+log = logging.getLogger(__name__)
+
+_INPUT_ERRORS = ("dimension error", "Wrong input", "Bad input", "Not existing vector name")
+
+
+@contextlib.contextmanager
+def _engine(what: str) -> Iterator[None]:
+    """Translate engine failures (plain ``Exception`` from the bindings) and I/O errors
+    into the core error tree; programming errors propagate unchanged."""
+    try:
+        yield
+    except AiMemoryError:
+        raise
+    except OSError as e:
+        raise Unavailable(f"vector index {what} failed: {e}") from e
+    except Exception as e:
+        if type(e) is not Exception:
+            raise
+        message = str(e)
+        if any(marker in message for marker in _INPUT_ERRORS):
+            raise InvalidInput("query", "engine", f"vector index rejected {what}: {message}") from e
+        raise Unavailable(f"vector index {what} failed: {message}") from e
+
+
+class _ReadWriteLock:
+    """Many shared holders or one exclusive holder; writers are not starved."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writer = False
+        self._waiting_writers = 0
+
+    @contextlib.contextmanager
+    def shared(self) -> Iterator[None]:
+        with self._cond:
+            while self._writer or self._waiting_writers:
+                self._cond.wait()
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self._cond:
+            self._waiting_writers += 1
+            while self._writer or self._readers:
+                self._cond.wait()
+            self._waiting_writers -= 1
+            self._writer = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writer = False
+                self._cond.notify_all()
+
+
+def _write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sparse(v: SparseVector) -> qe.SparseVector:
+    return qe.SparseVector(list(v.indices), list(v.values))
+
+
+def _filter(terms: ip.FilterTerms) -> qe.Filter:
+    must: list[Any] = [qe.FieldCondition(ip.F_TENANT, match=qe.MatchValue(terms.tenant))]
+    must += [qe.FieldCondition(name, match=qe.MatchAny(list(values)))
+             for name, values in terms.any_of]
+    must_not: list[Any] = []
+    if terms.expired_at_or_before != float("inf"):
+        must_not.append(qe.FieldCondition(
+            ip.F_EXPIRES_AT, range=qe.RangeFloat(lte=terms.expired_at_or_before)))
+    return qe.Filter(must=must, must_not=must_not or None)
+
+
+class QdrantEdgeIndex:
+    """``VectorIndex`` on an in-process Qdrant Edge shard (see the module docstring)."""
+
+    def __init__(
+        self,
+        path: Path,
+        dim: int,
+        model_name: str,
+        *,
+        hnsw_m: int = 16,
+        hnsw_ef_construct: int = 100,
+        search_ef: int | None = None,
+        optimize_after: int | None = 20_000,
+    ) -> None:
+        if dim <= 0:
+            raise InvalidInput("dim", "positive", "the vector dimension must be > 0")
+        self._root = Path(path)
+        self._shard_dir = self._root / "shard"
+        self._checkpoint_file = self._root / "checkpoint.json"
+        self._dim = dim
+        self._model_name = model_name
+        self._hnsw = (hnsw_m, hnsw_ef_construct)
+        self._params = None if search_ef is None else qe.SearchParams(hnsw_ef=search_ef)
+        self._optimize_after = optimize_after
+        self._written_since_optimize = 0
+        self._rw = _ReadWriteLock()
+        self._apply_lock = threading.Lock()
+        self._checkpoint = 0
+        self._shard: qe.EdgeShard | None = None
+        with _engine("open"):
+            self._open()
+
+    # --- lifecycle ------------------------------------------------------------------
+    def _config(self) -> qe.EdgeConfig:
+        m, ef_construct = self._hnsw
+        return qe.EdgeConfig(
+            vectors={ip.DENSE: qe.EdgeVectorParams(size=self._dim, distance=qe.Distance.Cosine)},
+            sparse_vectors={ip.SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            hnsw_config=qe.HnswIndexConfig(m=m, ef_construct=ef_construct,
+                                           full_scan_threshold=10_000),
+            wal_enabled=False,
+        )
+
+    def _read_checkpoint(self) -> int:
+        try:
+            data = json.loads(self._checkpoint_file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return 0
+        except (ValueError, OSError) as e:
+            log.warning("unreadable index checkpoint %s (%s); rebuilding", self._checkpoint_file, e)
+            return 0
+        if data.get("model_name") != self._model_name or data.get("dim") != self._dim:
+            log.warning("index was built for %s/%s, now %s/%s; rebuilding from the log",
+                        data.get("model_name"), data.get("dim"), self._model_name, self._dim)
+            return 0
+        return int(data.get("checkpoint", 0))
+
+    def _write_checkpoint(self, checkpoint: int) -> None:
+        _write_json_atomic(self._checkpoint_file, {
+            "checkpoint": checkpoint, "model_name": self._model_name, "dim": self._dim})
+        self._checkpoint = checkpoint
+
+    def _open(self) -> None:
+        self._root.mkdir(parents=True, exist_ok=True)
+        checkpoint = self._read_checkpoint()
+        if checkpoint > 0 and self._shard_dir.exists():
+            self._shard = qe.EdgeShard.load(str(self._shard_dir))
+            self._checkpoint = checkpoint
+            return
+        self._write_checkpoint(0)  # from here on a crash means "rebuild"
+        shutil.rmtree(self._shard_dir, ignore_errors=True)
+        self._create_shard()
+
+    def _create_shard(self) -> None:
+        shard = qe.EdgeShard.create(str(self._shard_dir), self._config())
+        for name in ip.KEYWORD_INDEXES:
+            params = qe.KeywordIndexParams(is_tenant=name == ip.F_TENANT)
+            shard.update(qe.UpdateOperation.create_field_index(name, params))
+        for name in ip.FLOAT_INDEXES:
+            shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Float))
+        shard.flush()
+        self._shard = shard
+        self._written_since_optimize = 0
+
+    def _live(self) -> qe.EdgeShard:
+        if self._shard is None:
+            raise Unavailable("the vector index is closed")
+        return self._shard
+
+    def reset(self) -> None:
+        with self._apply_lock, self._rw.exclusive(), _engine("reset"):
+            self._write_checkpoint(0)
+            if self._shard is not None:
+                self._shard.close()
+                self._shard = None
+            shutil.rmtree(self._shard_dir, ignore_errors=True)
+            self._create_shard()
+
+    def close(self) -> None:
+        with self._apply_lock, self._rw.exclusive():
+            if self._shard is None:
+                return
+            shard, self._shard = self._shard, None
+            with _engine("close"):
+                shard.close()
+
+    def checkpoint(self) -> int:
+        return self._checkpoint
+
+    # --- writes ---------------------------------------------------------------------
+    def apply(
+        self,
+        mutations: Sequence[IndexMutation],
+        vectors: dict[int, tuple[Vector, SparseVector]],
+        *,
+        checkpoint: int,
+    ) -> None:
+        with self._apply_lock, self._rw.shared(), _engine("apply"):
+            shard = self._live()
+            ids = ip.point_ids_of(mutations)
+            stored: dict[str, ip.StoredMark] = {}
+            if ids:
+                selector = qe.PayloadSelector.Include([ip.F_POSITION, ip.F_DELETED])
+                for rec in shard.retrieve(list(ids), selector, False):
+                    mark = ip.mark_from_payload(rec.payload)
+                    if mark is not None:
+                        stored[str(rec.id)] = mark
+            plan = ip.plan_batch(mutations, vectors, stored, dim=self._dim)
+            if plan.writes:
+                shard.update(qe.UpdateOperation.upsert_points([self._point(w)
+                                                               for w in plan.writes]))
+            for sw in plan.state_writes:
+                shard.update(qe.UpdateOperation.set_payload(
+                    [sw.point_id], {ip.F_STATE: sw.state.value, ip.F_POSITION: sw.position}))
+            shard.flush()
+            self._write_checkpoint(max(checkpoint, self._checkpoint))
+            self._written_since_optimize += len(plan.writes)
+            if self._optimize_after is not None and \
+                    self._written_since_optimize >= self._optimize_after:
+                self._optimize(shard)
+
+    @staticmethod
+    def _point(w: ip.PointWrite) -> qe.Point:
+        vector: dict[str, Any] = {}
+        if w.dense is not None:
+            vector[ip.DENSE] = w.dense.astype("float32").tolist()
+            if w.sparse is not None and w.sparse.indices:
+                vector[ip.SPARSE] = _sparse(w.sparse)
+        return qe.Point(w.point_id, vector, w.payload)
+
+    def optimize(self) -> bool:
+        """Build HNSW graphs / merge segments now. Blocks (and holds the GIL) until done."""
+        with self._apply_lock, self._rw.shared(), _engine("optimize"):
+            return self._optimize(self._live())
+
+    def _optimize(self, shard: qe.EdgeShard) -> bool:
+        changed = shard.optimize()
+        self._written_since_optimize = 0
+        return changed
+
+    # --- reads ----------------------------------------------------------------------
+    def count(self, tenant: str) -> int:
+        with self._rw.shared(), _engine("count"):
+            flt = _filter(ip.count_terms(tenant))
+            return self._live().count(qe.CountRequest(exact=True, filter=flt))
+
+    def search(self, query: IndexQuery) -> list[IndexHit]:
+        if query.limit < 1:
+            raise InvalidInput("limit", "positive", "limit must be ≥ 1")
+        retrievers = self._retrievers(query)
+        terms = ip.filter_terms(query)
+        if terms.matches_nothing or not retrievers:
+            return []
+        flt = _filter(terms)
+        single = query.mode != "hybrid"
+        limit = query.limit if single else ip.prefetch_limit(query.limit)
+        requests = [
+            qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector, using=using),
+                            filter=flt, params=self._params if using == ip.DENSE else None,
+                            with_payload=qe.PayloadSelector.Include([ip.F_MEMORY_ID]))
+            for _, using, vector in retrievers
+        ]
+        with self._rw.shared(), _engine("search"):
+            shard = self._live()
+            results = (shard.query_batch(qe.QueryBatchRequest(requests)) if len(requests) > 1
+                       else [shard.query(requests[0])])
+        ranked = {
+            name: [(str((p.payload or {})[ip.F_MEMORY_ID]), float(p.score)) for p in points]
+            for (name, _, _), points in zip(retrievers, results, strict=True)
+        }
+        if single:
+            name = retrievers[0][0]
+            return ip.single_hits(name, ranked[name], query.limit)
+        return ip.rrf_fuse(ranked, query.limit)
+
+    def _retrievers(self, query: IndexQuery) -> list[tuple[str, str, Any]]:
+        """(component name, engine vector name, engine query vector) per retriever.
+
+        semantic needs ``dense``; keyword needs ``sparse`` (a query of only stop words
+        matches nothing); hybrid uses whichever of the two is present."""
+        out: list[tuple[str, str, Any]] = []
+        if query.mode in ("semantic", "hybrid") and query.dense is not None:
+            ip.check_dense(query.dense, self._dim, "query.dense")
+            out.append(("dense", ip.DENSE, query.dense.astype("float32").tolist()))
+        if query.mode in ("keyword", "hybrid") and query.sparse is not None \
+                and query.sparse.indices:
+            out.append(("keyword", ip.SPARSE, _sparse(query.sparse)))
+        if query.mode == "semantic" and query.dense is None:
+            raise InvalidInput("query.dense", "required", "semantic search needs a dense vector")
+        if query.mode == "keyword" and query.sparse is None:
+            raise InvalidInput("query.sparse", "required", "keyword search needs query terms")
+        if query.mode == "hybrid" and query.dense is None and query.sparse is None:
+            raise InvalidInput("query", "required", "hybrid search needs a dense or sparse vector")
+        return out

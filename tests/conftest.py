@@ -1,0 +1,34 @@
+"""Shared fixtures: an embedded container on a temporary data dir, and an HTTP client."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ai_memory.bootstrap import Container, build
+from ai_memory.settings import Settings
+from tests.factories import FixedClock
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock()
+
+
+@pytest.fixture
+def container(tmp_path: Path, clock: FixedClock) -> Iterator[Container]:
+    c = build(Settings(data_dir=tmp_path / "data"), clock=clock)
+    c.start()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def client(container: Container) -> Iterator[TestClient]:
+    from ai_memory.gateway.http_app import create_app
+
+    with TestClient(create_app(container)) as c:
+        yield c

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
+from ai_memory.core.errors import Unavailable
+from tests.contract.vector_index_contract import (
+    DIM,
+    MakeIndex,
+    VectorIndexContract,
+    apply,
+    axis,
+    ids,
+    put,
+    q,
+)
+
+
+class TestQdrantEdgeIndex(VectorIndexContract):
+    @pytest.fixture
+    def make_index(self, tmp_path: Path) -> Iterator[MakeIndex]:
+        yield lambda: QdrantEdgeIndex(tmp_path / "index", DIM, "test-model")
+
+
+def test_checkpoint_file_sits_next_to_the_shard(tmp_path: Path) -> None:
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m")
+    apply(idx, put("m1", 3, axis(1), "tea"))
+    idx.close()
+    data = json.loads((tmp_path / "checkpoint.json").read_text())
+    assert data == {"checkpoint": 3, "model_name": "m", "dim": DIM}
+    assert (tmp_path / "shard").is_dir()
+
+
+@pytest.mark.parametrize("model, dim", [("other-model", DIM), ("m", DIM * 2)])
+def test_another_model_or_dimension_starts_an_empty_index(tmp_path: Path, model: str,
+                                                          dim: int) -> None:
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m")
+    apply(idx, put("m1", 3, axis(1), "tea"))
+    idx.close()
+    idx = QdrantEdgeIndex(tmp_path, dim, model)
+    try:
+        assert idx.checkpoint() == 0 and idx.count("default") == 0
+    finally:
+        idx.close()
+
+
+def test_closed_index_is_unavailable(tmp_path: Path) -> None:
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m")
+    idx.close()
+    idx.close()  # idempotent
+    with pytest.raises(Unavailable):
+        idx.search(q(axis(1), "tea"))
+    with pytest.raises(Unavailable):
+        idx.count("default")
+
+
+def test_optimize_keeps_results(tmp_path: Path) -> None:
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None)
+    try:
+        apply(idx, put("m1", 1, axis(1, 0), "tea"))
+        apply(idx, put("m2", 2, axis(0, 1), "coffee"))
+        idx.optimize()
+        assert ids(idx.search(q(axis(0, 1), "coffee"))) == ["m2", "m1"]
+    finally:
+        idx.close()
+
+
+def test_searches_run_while_the_projector_applies(tmp_path: Path) -> None:
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=50)
+    rng = np.random.default_rng(7)
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def search() -> None:
+        while not done.is_set():
+            try:
+                idx.search(q(axis(1), "memory", limit=5))
+            except BaseException as e:  # pragma: no cover - reported below
+                errors.append(e)
+                return
+
+    readers = [threading.Thread(target=search) for _ in range(3)]
+    for t in readers:
+        t.start()
+    try:
+        for n in range(1, 121):
+            v = rng.standard_normal(DIM).astype(np.float32)
+            apply(idx, put(f"m{n}", n, v / np.linalg.norm(v), f"memory number {n}"))
+    finally:
+        done.set()
+        for t in readers:
+            t.join()
+    assert errors == []
+    assert idx.count("default") == 120 and idx.checkpoint() == 120
+    idx.close()

@@ -1,0 +1,275 @@
+"""The VectorIndex contract: the embedded Qdrant Edge index and the Qdrant server index
+pass it.
+
+Subclasses provide ``make_index``: a callable that opens the index on the *same*
+storage every time it is called (so closing and calling it again is a restart). Vectors
+are small hand-made unit vectors of ``DIM`` dimensions, so the suite needs no embedder.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from datetime import timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ai_memory.core.errors import InvalidInput
+from ai_memory.core.keywords import query_terms, sparse_terms
+from ai_memory.core.ports import IndexQuery, SparseVector, Vector, VectorIndex
+from ai_memory.core.projection import IndexMutation, IndexPut, IndexRemove, IndexSetState
+from ai_memory.core.record import MemoryState, MemoryType
+from tests.factories import T0, record
+
+DIM = 16
+MakeIndex = Callable[[], VectorIndex]
+
+
+def axis(*weights: float) -> Vector:
+    """A unit vector with the given leading components (the rest zero)."""
+    v = np.zeros(DIM, dtype=np.float32)
+    v[: len(weights)] = weights
+    return (v / np.linalg.norm(v)).astype(np.float32)
+
+
+Batch = tuple[list[IndexMutation], dict[int, tuple[Vector, SparseVector]]]
+
+
+def put(memory_id: str, position: int, dense: Vector, content: str = "plain memory", *,
+        tenant: str = "default", state: MemoryState = MemoryState.ACTIVE,
+        **kw: Any) -> Batch:
+    rec = record(memory_id, content, **kw)
+    return ([IndexPut(tenant, rec, state, position)],
+            {position: (dense, sparse_terms(content))})
+
+
+def merge(*batches: Batch) -> Batch:
+    mutations: list[IndexMutation] = []
+    vectors: dict[int, tuple[Vector, SparseVector]] = {}
+    for m, v in batches:
+        mutations += m
+        vectors.update(v)
+    return mutations, vectors
+
+
+def apply(index: VectorIndex, batch: Batch, checkpoint: int | None = None) -> None:
+    mutations, vectors = batch
+    top = max((m.position for m in mutations), default=0)
+    index.apply(mutations, vectors, checkpoint=checkpoint if checkpoint is not None else top)
+
+
+def q(dense: Vector | None = None, text: str | None = None, *, mode: Any = "hybrid",
+      tenant: str = "default", **kw: Any) -> IndexQuery:
+    return IndexQuery(tenant=tenant, dense=dense,
+                      sparse=None if text is None else query_terms(text),
+                      now=kw.pop("now", T0 + timedelta(minutes=1)), mode=mode, **kw)
+
+
+def ids(hits: Sequence[Any]) -> list[str]:
+    return [h.memory_id for h in hits]
+
+
+class VectorIndexContract:
+    @pytest.fixture
+    def make_index(self) -> Iterator[MakeIndex]:
+        raise NotImplementedError
+
+    @pytest.fixture
+    def index(self, make_index: MakeIndex) -> Iterator[VectorIndex]:
+        idx = make_index()
+        yield idx
+        idx.close()
+
+    @pytest.fixture
+    def three(self, index: VectorIndex) -> VectorIndex:
+        apply(index, merge(
+            put("m1", 1, axis(1, 0), "Alice prefers green tea in the morning"),
+            put("m2", 2, axis(0, 1), "The deploy pipeline uses GitHub Actions"),
+            put("m3", 3, axis(1, 1), "Kubernetes cluster kube-prod-7 runs Postgres"),
+        ))
+        return index
+
+    # --- retrieval ------------------------------------------------------------------
+    def test_semantic_search_ranks_by_cosine(self, three: VectorIndex) -> None:
+        hits = three.search(q(axis(1, 0), mode="semantic"))
+        assert ids(hits) == ["m1", "m3", "m2"]
+        assert hits[0].score == pytest.approx(1.0, abs=1e-4)
+        assert hits[0].components["dense_rank"] == 1.0
+
+    def test_keyword_search_matches_terms(self, three: VectorIndex) -> None:
+        hits = three.search(q(None, "postgres on kubernetes?", mode="keyword"))
+        assert ids(hits) == ["m3"]
+        assert hits[0].score > 0 and hits[0].components["keyword_rank"] == 1.0
+
+    def test_keyword_search_stems_and_ignores_case(self, three: VectorIndex) -> None:
+        assert ids(three.search(q(None, "PREFERENCE for teas", mode="keyword")))[:1] == ["m1"]
+
+    def test_keyword_query_of_only_stop_words_finds_nothing(self, three: VectorIndex) -> None:
+        assert three.search(q(None, "the and of", mode="keyword")) == []
+
+    def test_hybrid_fuses_both_retrievers(self, three: VectorIndex) -> None:
+        hits = three.search(q(axis(1, 0), "kubernetes postgres"))
+        assert set(ids(hits)) == {"m1", "m2", "m3"}
+        assert ids(hits)[0] == "m3"  # 2nd by dense, 1st by keyword beats 1st-by-dense only
+        top = hits[0].components
+        assert top["dense_rank"] == 2.0 and top["keyword_rank"] == 1.0
+        assert hits[0].score == pytest.approx(top["rrf"])
+        assert all(a.score >= b.score for a, b in itertools.pairwise(hits))
+
+    def test_hybrid_without_query_terms_is_dense_only(self, three: VectorIndex) -> None:
+        assert ids(three.search(q(axis(0, 1), "the of")))[0] == "m2"
+        assert ids(three.search(q(axis(0, 1))))[0] == "m2"
+
+    def test_limit(self, three: VectorIndex) -> None:
+        assert len(three.search(q(axis(1, 0), "tea", limit=1))) == 1
+        assert len(three.search(q(axis(1, 0), mode="semantic", limit=2))) == 2
+
+    def test_missing_query_vectors_are_invalid(self, three: VectorIndex) -> None:
+        with pytest.raises(InvalidInput):
+            three.search(q(None, "tea", mode="semantic"))
+        with pytest.raises(InvalidInput):
+            three.search(q(axis(1), None, mode="keyword"))
+        with pytest.raises(InvalidInput):
+            three.search(q(None, None))
+        with pytest.raises(InvalidInput):
+            three.search(q(np.ones(DIM + 1, dtype=np.float32), mode="semantic"))
+
+    # --- filters --------------------------------------------------------------------
+    def test_tenants_are_isolated(self, index: VectorIndex) -> None:
+        apply(index, merge(put("m1", 1, axis(1, 0), "shared secret", tenant="a"),
+                           put("m1", 2, axis(0, 1), "shared secret", tenant="b"),
+                           put("m2", 3, axis(1, 0), "other secret", tenant="b")))
+        for mode in ("semantic", "keyword", "hybrid"):
+            hits = index.search(q(axis(1, 0), "secret", mode=mode, tenant="a"))
+            assert ids(hits) == ["m1"]
+        assert index.search(q(axis(1, 0), "secret", tenant="c")) == []
+        assert (index.count("a"), index.count("b"), index.count("c")) == (1, 2, 0)
+
+    def test_filters_on_scope_type_tags_and_state(self, index: VectorIndex) -> None:
+        apply(index, merge(
+            put("a", 1, axis(1), "tea", scope="user:alice", tags=("drinks", "morning")),
+            put("b", 2, axis(1), "tea", scope="user:bob", type_=MemoryType.FACT, tags=("x",)),
+            put("c", 3, axis(1), "tea", scope="team:data", state=MemoryState.HISTORICAL),
+        ))
+        base = axis(1)
+        assert ids(index.search(q(base, "tea", scopes=["user:alice"]))) == ["a"]
+        assert set(ids(index.search(q(base, "tea", scopes=["user:alice", "user:bob"])))) == {
+            "a", "b"}
+        assert ids(index.search(q(base, "tea", types=[MemoryType.FACT]))) == ["b"]
+        assert ids(index.search(q(base, "tea", tags=["morning", "nope"]))) == ["a"]
+        assert set(ids(index.search(q(base, "tea")))) == {"a", "b"}  # active only by default
+        assert ids(index.search(q(base, "tea", states=[MemoryState.HISTORICAL]))) == ["c"]
+        everything = q(base, "tea", states=list(MemoryState))
+        assert set(ids(index.search(everything))) == {"a", "b", "c"}
+
+    def test_empty_filter_list_matches_nothing(self, three: VectorIndex) -> None:
+        assert three.search(q(axis(1), "tea", scopes=[])) == []
+        assert three.search(q(axis(1), "tea", tags=[])) == []
+
+    def test_expired_memories_are_excluded(self, index: VectorIndex) -> None:
+        apply(index, merge(put("short", 1, axis(1), "tea", ttl=60),
+                           put("forever", 2, axis(1), "tea")))
+        for mode in ("semantic", "keyword", "hybrid"):
+            alive = index.search(q(axis(1), "tea", mode=mode, now=T0 + timedelta(seconds=59)))
+            assert set(ids(alive)) == {"short", "forever"}
+            at_expiry = index.search(q(axis(1), "tea", mode=mode, now=T0 + timedelta(seconds=60)))
+            assert ids(at_expiry) == ["forever"]
+
+    # --- order safety and idempotency -------------------------------------------------
+    def test_applying_the_same_batch_twice_changes_nothing(self, index: VectorIndex) -> None:
+        batch = merge(put("m1", 1, axis(1, 0), "tea"), put("m2", 2, axis(0, 1), "coffee"),
+                      ([IndexSetState("default", "m2", MemoryState.HISTORICAL, 3)], {}),
+                      ([IndexRemove("default", "m1", 4)], {}))
+        apply(index, batch)
+        before = index.search(q(axis(1, 1), "tea coffee", states=list(MemoryState)))
+        apply(index, batch)
+        assert index.search(q(axis(1, 1), "tea coffee", states=list(MemoryState))) == before
+        assert ids(before) == ["m2"] and index.count("default") == 1
+        assert index.checkpoint() == 4
+
+    def test_older_put_never_overwrites_newer(self, index: VectorIndex) -> None:
+        apply(index, put("m1", 5, axis(0, 1), "new words"))
+        apply(index, put("m1", 2, axis(1, 0), "old words"), checkpoint=5)
+        hits = index.search(q(axis(0, 1), mode="semantic"))
+        assert hits[0].score == pytest.approx(1.0, abs=1e-4)
+        assert index.search(q(None, "old", mode="keyword")) == []
+
+    def test_later_put_in_the_same_batch_wins(self, index: VectorIndex) -> None:
+        apply(index, merge(put("m1", 1, axis(1, 0), "first"), put("m1", 2, axis(0, 1), "second")))
+        assert ids(index.search(q(None, "second", mode="keyword"))) == ["m1"]
+        assert index.search(q(None, "first", mode="keyword")) == []
+        assert index.count("default") == 1
+
+    def test_removed_memory_is_not_resurrected_by_an_older_put(self, index: VectorIndex) -> None:
+        first = put("m1", 1, axis(1), "tea")
+        apply(index, first)
+        apply(index, ([IndexRemove("default", "m1", 2)], {}))
+        assert index.count("default") == 0
+        apply(index, first, checkpoint=2)  # duplicate delivery of the original write
+        assert index.count("default") == 0
+        assert index.search(q(axis(1), "tea", states=list(MemoryState))) == []
+        apply(index, put("m1", 3, axis(1), "tea again"))  # a newer write re-creates it
+        assert ids(index.search(q(axis(1), "tea"))) == ["m1"]
+
+    def test_remove_before_any_put_still_blocks_older_puts(self, index: VectorIndex) -> None:
+        apply(index, ([IndexRemove("default", "m1", 7)], {}))
+        apply(index, put("m1", 3, axis(1), "tea"), checkpoint=7)
+        assert index.count("default") == 0
+
+    def test_state_changes_are_order_safe(self, index: VectorIndex) -> None:
+        apply(index, put("m1", 1, axis(1), "tea"))
+        apply(index, ([IndexSetState("default", "m1", MemoryState.HISTORICAL, 3)], {}))
+        apply(index, ([IndexSetState("default", "m1", MemoryState.ARCHIVED, 2)], {}), checkpoint=3)
+        apply(index, put("m1", 1, axis(1), "tea"), checkpoint=3)  # replayed write keeps state
+        assert index.search(q(axis(1), "tea")) == []
+        assert ids(index.search(q(axis(1), "tea", states=[MemoryState.HISTORICAL]))) == ["m1"]
+        assert index.count("default") == 1
+
+    def test_state_change_folds_into_a_put_of_the_same_batch(self, index: VectorIndex) -> None:
+        apply(index, merge(put("m1", 1, axis(1), "tea"),
+                           ([IndexSetState("default", "m1", MemoryState.ARCHIVED, 2)], {})))
+        assert ids(index.search(q(axis(1), "tea", states=[MemoryState.ARCHIVED]))) == ["m1"]
+
+    def test_state_change_of_unknown_memory_is_a_no_op(self, index: VectorIndex) -> None:
+        apply(index, ([IndexSetState("default", "ghost", MemoryState.ARCHIVED, 1)], {}))
+        assert index.count("default") == 0 and index.checkpoint() == 1
+
+    def test_put_without_vectors_is_invalid(self, index: VectorIndex) -> None:
+        mutations, _ = put("m1", 1, axis(1))
+        with pytest.raises(InvalidInput):
+            index.apply(mutations, {}, checkpoint=1)
+        with pytest.raises(InvalidInput):
+            wrong = np.ones(DIM - 1, dtype=np.float32)
+            index.apply(mutations, {1: (wrong, SparseVector((), ()))}, checkpoint=1)
+        assert index.count("default") == 0
+
+    # --- checkpoint, restart, reset -----------------------------------------------------
+    def test_checkpoint_and_points_survive_a_restart(self, make_index: MakeIndex) -> None:
+        idx = make_index()
+        assert idx.checkpoint() == 0
+        apply(idx, put("m1", 1, axis(1), "tea"), checkpoint=9)
+        apply(idx, ([IndexRemove("default", "gone", 10)], {}), checkpoint=10)
+        idx.close()
+        idx = make_index()
+        try:
+            assert idx.checkpoint() == 10
+            assert ids(idx.search(q(axis(1), "tea"))) == ["m1"]
+            apply(idx, put("gone", 4, axis(1), "tea"), checkpoint=10)  # tombstone survived
+            assert idx.count("default") == 1
+        finally:
+            idx.close()
+
+    def test_empty_batch_advances_the_checkpoint(self, index: VectorIndex) -> None:
+        index.apply([], {}, checkpoint=42)
+        assert index.checkpoint() == 42
+
+    def test_reset_empties_everything(self, three: VectorIndex) -> None:
+        apply(three, ([IndexRemove("default", "m9", 4)], {}))
+        three.reset()
+        assert three.checkpoint() == 0
+        assert three.count("default") == 0
+        assert three.search(q(axis(1), "tea")) == []
+        apply(three, put("m9", 1, axis(1), "tea"))  # tombstones are gone too
+        assert three.count("default") == 1
