@@ -104,11 +104,14 @@ fetch_one() {
     tmp="$dest/lib.tmp"
     rm -rf "$tmp"
     mkdir -p "$dest"
+    # Maven's output goes to a log file and is shown only when it fails.
     # shellcheck disable=SC2086  # AIMEM_MVN_ARGS is a list of extra flags
-    mvn -B -q -Dstyle.color=never -f "$HERE/pom.xml" -P "$name" ${AIMEM_MVN_ARGS:-} \
+    if ! mvn -B -Dstyle.color=never -f "$HERE/pom.xml" -P "$name" ${AIMEM_MVN_ARGS:-} \
         dependency:copy-dependencies \
-        -DincludeScope=runtime -DoutputDirectory="$tmp" >&2 ||
-        die "$name: mvn dependency:copy-dependencies failed"
+        -DincludeScope=runtime -DoutputDirectory="$tmp" >"$dest/fetch.log" 2>&1; then
+        tail -n 40 "$dest/fetch.log" >&2
+        die "$name: mvn dependency:copy-dependencies failed (log $dest/fetch.log)"
+    fi
     rm -rf "${dest:?}/lib"
     mv "$tmp" "$dest/lib"
     printf '%s\n' "$hash" >"$stamp"
@@ -124,13 +127,23 @@ cmd_fetch() {
 pid_file() { printf '%s/%s.pid\n' "$RUN_DIR" "$1"; }
 log_file() { printf '%s/%s.log\n' "$RUN_DIR" "$1"; }
 
+main_class() {
+    case "$1" in
+        kafka) printf '%s\n' 'kafka.Kafka' ;;
+        cassandra) printf '%s\n' 'org.apache.cassandra.service.CassandraDaemon' ;;
+    esac
+}
+
 running_pid() {
-    # Prints the pid of service $1 if its JVM is alive.
-    local f pid
+    # Prints the pid of service $1 if its JVM is alive: the pid file names a
+    # live process (not a zombie) that runs this service's main class.
+    local f pid stat args
     f="$(pid_file "$1")"
     [[ -f "$f" ]] || return 1
     pid="$(cat "$f")"
-    [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 1
+    [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+    read -r stat args < <(ps -o stat=,args= -p "$pid" 2>/dev/null) || return 1
+    [[ "$stat" != Z* && "$args" == *" $(main_class "$1")"* ]] || return 1
     printf '%s\n' "$pid"
 }
 
@@ -166,7 +179,7 @@ start_kafka() {
     for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
         port_open "$p" && die "kafka: port $p is already in use"
     done
-    [[ -d "$KAFKA_LIB" ]] || fetch_one kafka
+    fetch_one kafka
     java="$(java_bin)"
     mkdir -p "$dir"
     prepare_data_dir "$dir/data"
@@ -176,6 +189,7 @@ start_kafka() {
         "DATA_DIR=$dir/data"
     local jvm_common=(
         -Djava.awt.headless=true
+        -Djava.net.preferIPv4Stack=true
         "-Dlog4j2.configurationFile=$HERE/kafka/log4j2.properties"
         "-Dkafka.logs.dir=$dir/logs"
         -cp "$KAFKA_LIB/*"
@@ -214,7 +228,7 @@ start_cassandra() {
     for p in "$CASSANDRA_PORT" "$CASSANDRA_STORAGE_PORT" "$CASSANDRA_JMX_PORT"; do
         port_open "$p" && die "cassandra: port $p is already in use"
     done
-    [[ -d "$CASSANDRA_LIB" ]] || fetch_one cassandra
+    fetch_one cassandra
     java="$(java_bin)"
     mkdir -p "$dir"
     prepare_data_dir "$dir/data"
@@ -243,6 +257,7 @@ start_cassandra() {
         "-Dcassandra.storagedir=$dir/data" \
         "-Dcassandra.triggers_dir=$dir/triggers" \
         "-Dcassandra.jmx.local.port=$CASSANDRA_JMX_PORT" \
+        "-Dcom.sun.management.jmxremote.rmi.port=$CASSANDRA_JMX_PORT" \
         -Dcassandra-foreground=yes \
         -cp "$CASSANDRA_LIB/*" org.apache.cassandra.service.CassandraDaemon \
         >"$(log_file cassandra)" 2>&1 </dev/null &
@@ -263,11 +278,11 @@ kafka_probe() {
     # topics=null allow_auto_topic_creation=false
     body="$(be16 3)$(be16 4)$(be32 1)$(be16 5)aimem$(be32 4294967295)\\x00"
     bytes=$(
-        exec 3<>"/dev/tcp/127.0.0.1/$KAFKA_PORT" || exit 1
+        exec 2>/dev/null 3<>"/dev/tcp/127.0.0.1/$KAFKA_PORT" || exit 1
         # shellcheck disable=SC2059  # the format is built from escapes above
         printf "$(be32 20)${body}" >&3
         timeout 5 head -c 16 <&3 | od -An -v -tu1
-    ) 2>/dev/null || return 1
+    ) || return 1
     read -ra b <<<"$bytes"
     # size(4) correlation_id(4) throttle_time_ms(4) broker_count(4)
     [[ ${#b[@]} -eq 16 ]] || return 1
@@ -286,7 +301,7 @@ cassandra_probe() {
     startup="$(be16 1)$(be16 11)CQL_VERSION$(be16 5)3.0.0"
     q="$(be32 ${#query})${query}$(be16 1)\\x00"
     bytes=$(
-        exec 3<>"/dev/tcp/127.0.0.1/$CASSANDRA_PORT" || exit 1
+        exec 2>/dev/null 3<>"/dev/tcp/127.0.0.1/$CASSANDRA_PORT" || exit 1
         # shellcheck disable=SC2059
         printf "$(cql_frame 1 "$startup" 22)" >&3
         ready="$(timeout 5 head -c 9 <&3 | od -An -v -tu1)"
@@ -295,7 +310,7 @@ cassandra_probe() {
         # shellcheck disable=SC2059
         printf "$(cql_frame 7 "$q" $((4 + ${#query} + 3)))" >&3
         timeout 5 head -c 9 <&3 | od -An -v -tu1
-    ) 2>/dev/null || return 1
+    ) || return 1
     read -ra b <<<"$bytes"
     # version(1) flags(1) stream(2) opcode(1): 8 = RESULT
     [[ ${#b[@]} -eq 9 && ${b[4]} -eq 8 ]]
@@ -315,7 +330,10 @@ is_ready() {
 
 wait_one() {
     local svc="$1" deadline started elapsed
-    running_pid "$svc" >/dev/null || die "$svc: not running"
+    if ! running_pid "$svc" >/dev/null; then
+        [[ -f "$(log_file "$svc")" ]] && tail -n 40 "$(log_file "$svc")" >&2
+        die "$svc: not running (log $(log_file "$svc"))"
+    fi
     deadline=$(($(date +%s) + WAIT_TIMEOUT))
     until is_ready "$svc"; do
         if ! running_pid "$svc" >/dev/null; then

@@ -99,3 +99,26 @@ def test_searches_run_while_the_projector_applies(tmp_path: Path) -> None:
     assert errors == []
     assert idx.count("default") == 120 and idx.checkpoint() == 120
     idx.close()
+
+
+def test_durable_checkpoint_never_runs_ahead_of_a_flush(tmp_path: Path) -> None:
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", flush_interval=3600)
+    try:
+        apply(idx, put("m1", 5, axis(1), "tea"))
+        assert idx.checkpoint() == 5  # applied and searchable ...
+        assert ids(idx.search(q(axis(1), "tea"))) == ["m1"]
+        on_disk = json.loads((tmp_path / "checkpoint.json").read_text())["checkpoint"]
+        assert on_disk == 0  # ... but a crash now would replay it from the log
+        idx.flush()
+        assert json.loads((tmp_path / "checkpoint.json").read_text())["checkpoint"] == 5
+    finally:
+        idx.close()
+
+
+def test_flush_interval_zero_persists_every_batch(tmp_path: Path) -> None:
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", flush_interval=0)
+    try:
+        apply(idx, put("m1", 2, axis(1), "tea"))
+        assert json.loads((tmp_path / "checkpoint.json").read_text())["checkpoint"] == 2
+    finally:
+        idx.close()

@@ -10,7 +10,7 @@ import pytest
 
 from ai_memory.adapters.embedders.bert import encode, gelu, layer_norm
 from ai_memory.adapters.embedders.distill import pca, token_vectors, zipf_sif_weights
-from ai_memory.adapters.embedders.static import pool
+from ai_memory.adapters.embedders.static import ignoring, pool
 from ai_memory.adapters.embedders.weights import BertWeights, LayerWeights
 
 
@@ -130,8 +130,9 @@ def test_zipf_sif_weights() -> None:
 
 def test_pool_is_normalised_mean_and_zero_safe() -> None:
     table = np.array([[1, 0], [0, 1], [3, 4], [1, 1], [-1, 0]], dtype=np.float32)
-    unk = 3
-    out = pool(table, [[0, 1], [2], [], [3, 3], [0, 4], [2, 3, 0]], unk)
+    summing, fallback_row = ignoring(table, 3)
+    assert table[3].tolist() == [1, 1] and summing[3].tolist() == [0, 0]
+    out = pool(summing, [[0, 1], [2], [], [3, 3], [0, 4], [2, 3, 0]], fallback_row)
     np.testing.assert_allclose(out[0], [2**-0.5, 2**-0.5], atol=1e-6)
     np.testing.assert_allclose(out[1], [0.6, 0.8], atol=1e-6)
     fallback = np.array([2**-0.5, 2**-0.5], dtype=np.float32)
@@ -139,4 +140,4 @@ def test_pool_is_normalised_mean_and_zero_safe() -> None:
     np.testing.assert_allclose(out[3], fallback, atol=1e-6)  # only unknown tokens
     np.testing.assert_allclose(out[4], fallback, atol=1e-6)  # rows cancel out
     np.testing.assert_allclose(out[5], np.array([4, 4]) / np.hypot(4, 4), atol=1e-6)
-    assert pool(table, [], unk).shape == (0, 2)
+    assert pool(summing, [], fallback_row).shape == (0, 2)

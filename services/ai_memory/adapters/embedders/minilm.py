@@ -12,7 +12,9 @@ budget, so little work is spent on padding and attention memory stays bounded.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -20,7 +22,7 @@ from ai_memory.core.errors import InvalidInput
 from ai_memory.core.ports import Vector
 
 from .bert import encode, l2_normalise
-from .weights import load_bert, load_tokenizer, model_dir
+from .weights import BertWeights, load_bert, load_tokenizer, model_dir
 
 MINILM_NAME = "all-minilm-l6-v2"
 MAX_TOKENS = 256  # the sentence-transformers max_seq_length of this model
@@ -40,6 +42,12 @@ def check_texts(texts: Sequence[str]) -> list[str]:
     return items
 
 
+@functools.lru_cache(maxsize=2)
+def _shared_weights(directory: Path) -> BertWeights:
+    """Weights are read-only after loading, so instances in one process share them."""
+    return load_bert(directory)
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (384-d) via a numpy forward pass.
 
@@ -50,7 +58,7 @@ class MiniLMEmbedder:
         if not 2 < max_tokens <= 512:
             raise InvalidInput("max_tokens", "range", "max_tokens must be in 3..512")
         directory = model_dir()
-        self._weights = load_bert(directory)
+        self._weights = _shared_weights(directory)
         self._tokenizer = load_tokenizer(directory / "tokenizer.json")
         self._tokenizer.enable_truncation(max_length=max_tokens)
         self._tokens_per_batch = max(tokens_per_batch, max_tokens)

@@ -11,7 +11,7 @@ symbols) gets the normalised ``[UNK]`` row — a fixed unit vector, never zeros 
 
 from __future__ import annotations
 
-import itertools
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,7 +20,7 @@ import numpy as np
 from ai_memory.core.errors import InvalidInput, PermanentError
 from ai_memory.core.ports import Vector
 
-from .artefact import STATIC_NAME, ensure_static_model, read_static_artefact
+from .artefact import STATIC_NAME, TOKENIZER_FILE, ensure_static_model, read_static_artefact
 from .bert import l2_normalise
 from .minilm import check_texts
 from .weights import F32, load_tokenizer
@@ -28,26 +28,36 @@ from .weights import F32, load_tokenizer
 MAX_TOKENS = 512
 
 
-def pool(table: F32, token_ids: Sequence[Sequence[int]], unk_id: int) -> Vector:
-    """Normalised sum of ``table`` rows per id list; rows with no usable id (or a zero
-    sum) get the normalised ``unk_id`` row."""
-    n = len(token_ids)
-    lengths = np.fromiter((len(ids) for ids in token_ids), dtype=np.int64, count=n)
-    flat = np.fromiter(
-        itertools.chain.from_iterable(token_ids), dtype=np.int64, count=int(lengths.sum())
-    )
-    owner = np.repeat(np.arange(n), lengths)
-    keep = flat != unk_id
-    flat, owner = flat[keep], owner[keep]
-    sums = np.zeros((n, table.shape[1]), dtype=np.float32)
-    present = np.unique(owner)
-    if present.size:
-        starts = np.searchsorted(owner, present)
-        sums[present] = np.add.reduceat(table[flat], starts, axis=0)
-    out = l2_normalise(sums)
-    fallback = l2_normalise(table[unk_id : unk_id + 1])[0]
+def ignoring(table: F32, ignored_id: int) -> tuple[F32, F32]:
+    """A copy of ``table`` whose ``ignored_id`` row is zero (so it adds nothing to a
+    sum), and that row's unit vector (the fallback for texts with nothing to sum)."""
+    summing = table.copy()
+    summing[ignored_id] = 0.0
+    return summing, l2_normalise(table[ignored_id : ignored_id + 1])[0]
+
+
+def pool(table: F32, token_ids: Sequence[Sequence[int]], fallback: F32) -> Vector:
+    """Normalised sum of ``table`` rows per id list; a zero sum (no ids, only ignored
+    ids, or rows that cancel) gets ``fallback``. A plain loop of row gathers beats
+    ``np.add.reduceat`` here: texts are short and the rows are contiguous."""
+    out = np.zeros((len(token_ids), table.shape[1]), dtype=np.float32)
+    for row, ids in enumerate(token_ids):
+        if ids:
+            out[row] = table[ids].sum(axis=0)
+    out = l2_normalise(out)
     out[np.linalg.norm(out, axis=1) < 0.5] = fallback
     return out
+
+
+@functools.lru_cache(maxsize=4)
+def _shared_table(directory: Path) -> tuple[str, F32, F32]:
+    """(name, summing table, fallback) of an artefact, read once per process: the
+    arrays are never written after loading, so instances share them."""
+    artefact = read_static_artefact(directory)
+    table, fallback = ignoring(artefact.table, artefact.unk_id)
+    table.setflags(write=False)
+    fallback.setflags(write=False)
+    return artefact.name, table, fallback
 
 
 class StaticEmbedder:
@@ -61,17 +71,15 @@ class StaticEmbedder:
         if max_tokens < 1:
             raise InvalidInput("max_tokens", "range", "max_tokens must be positive")
         directory = model_dir if model_dir is not None else ensure_static_model()
-        artefact = read_static_artefact(directory)
-        if model_dir is None and artefact.name != STATIC_NAME:
+        name, self._table, self._fallback = _shared_table(directory.resolve())
+        if model_dir is None and name != STATIC_NAME:
             raise PermanentError(
-                f"cached artefact {directory} is {artefact.name!r}, expected {STATIC_NAME!r}",
+                f"cached artefact {directory} is {name!r}, expected {STATIC_NAME!r}",
                 code="embedder_artefact_bad",
             )
-        self._table = artefact.table
-        self._unk_id = artefact.unk_id
-        self._tokenizer = load_tokenizer(artefact.tokenizer_path)
+        self._tokenizer = load_tokenizer(directory / TOKENIZER_FILE)
         self._tokenizer.enable_truncation(max_length=max_tokens)
-        self._name = artefact.name if max_tokens == MAX_TOKENS else f"{artefact.name}-t{max_tokens}"
+        self._name = name if max_tokens == MAX_TOKENS else f"{name}-t{max_tokens}"
 
     @property
     def name(self) -> str:
@@ -86,4 +94,4 @@ class StaticEmbedder:
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
         encodings = self._tokenizer.encode_batch(items, add_special_tokens=False)
-        return pool(self._table, [e.ids for e in encodings], self._unk_id)
+        return pool(self._table, [e.ids for e in encodings], self._fallback)
