@@ -406,7 +406,7 @@ services() {
 }
 
 usage() {
-    sed -n '2,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}" >&2
+    sed -n '2,/^set /{/^#/{s/^# \{0,1\}//;p}}' "${BASH_SOURCE[0]}" >&2
     exit 2
 }
 

@@ -84,7 +84,7 @@ def test_search_by_meaning_and_keyword_with_filters(client: TestClient) -> None:
         assert r.status_code == 200, r.text
         return [hit["record"]["id"] for hit in r.json()["results"]]
 
-    assert ids({"query": "what does alice like to drink", "scope": "user:alice"})[0] == "tea"
+    assert ids({"query": "which hot beverage does she enjoy", "scope": "user:alice"})[0] == "tea"
     assert ids({"query": "rust-toolchain.toml", "mode": "keyword"})[0] == "rust"
     assert ids({"query": "travel plans in Japan", "scope": "user:alice", "top_k": 1}) == ["trip"]
     assert "bob" not in ids({"query": "coffee", "scope": "user:alice"})

@@ -46,7 +46,9 @@ but it returns only the fused score and per-retriever ranks are needed to explai
 HNSW. Edge runs no background optimizer: new points stay in a plain appendable segment
 (brute force) until ``optimize()`` builds the HNSW graph, and that call holds the GIL for
 its whole duration. Selective filters (a scope) stay fast without a graph because the
-engine pre-filters by payload index; unfiltered tenant-wide searches need the graph.
+engine pre-filters by payload index; unfiltered tenant-wide searches need the graph
+(100k × 256 on two cores: scoped hybrid 2.1 ms p50 either way, tenant-wide hybrid 25 ms
+before ``optimize()`` and 2.8 ms after; the optimisation itself took 76 s).
 ``optimize_after`` triggers it from ``apply`` once that many points were written since
 the last optimisation; pass ``None`` and call ``optimize()`` at a quiet moment instead.
 """
