@@ -22,19 +22,21 @@ $(STAMP): pyproject.toml
 run: install
 	$(BIN)/ai-memory serve
 
-test: install
+test: install lint typecheck
 	$(BIN)/python -m pytest
 
 check: install lint typecheck
 
 lint:
 	$(BIN)/ruff check services tests loadtest
+	$(BIN)/ruff format --check services tests loadtest
 
 typecheck:
 	$(BIN)/mypy
 
 bench: install
-	$(BIN)/python -m loadtest.bench_embedded
+	$(BIN)/python -m loadtest.bench_embedded --sizes 10000
+	$(BIN)/python -m loadtest.bench_embedded --sizes 100000
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

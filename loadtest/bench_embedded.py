@@ -33,12 +33,14 @@ WORK = Path(__file__).parent / ".work"
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 class LiveServer:
     def __init__(self, container: Container, port: int = 8765) -> None:
-        config = uvicorn.Config(create_app(container), host="127.0.0.1", port=port, log_level="warning")
+        config = uvicorn.Config(
+            create_app(container), host="127.0.0.1", port=port, log_level="warning"
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.url = f"http://127.0.0.1:{port}"
@@ -86,8 +88,12 @@ def bench_size(size: int) -> dict[str, Any]:
             # 2. Single writes over HTTP, one client, waiting for projections each time.
             lat: list[float] = []
             for n in range(300):
-                body = {"type": "fact", "content": f"Benchmark write {n} about Kafka lag.",
-                        "scope": "user:writer", "source_agent": "bench"}
+                body = {
+                    "type": "fact",
+                    "content": f"Benchmark write {n} about Kafka lag.",
+                    "scope": "user:writer",
+                    "source_agent": "bench",
+                }
                 t = time.perf_counter()
                 r = http.post("/v1/memories", json=body, params={"wait": "true"})
                 lat.append(time.perf_counter() - t)
@@ -97,8 +103,12 @@ def bench_size(size: int) -> dict[str, Any]:
             lat.clear()
             t = time.perf_counter()
             for n in range(1000):
-                body = {"type": "fact", "content": f"Unwaited write {n} about Cassandra.",
-                        "scope": "user:writer", "source_agent": "bench"}
+                body = {
+                    "type": "fact",
+                    "content": f"Unwaited write {n} about Cassandra.",
+                    "scope": "user:writer",
+                    "source_agent": "bench",
+                }
                 http.post("/v1/memories", json=body)
             out["write_http_per_s"] = 1000 / (time.perf_counter() - t)
 

@@ -30,21 +30,41 @@ def header(tenant: str = "default", actor: str = "test", at: datetime = T0) -> E
     return EventHeader(f"evt-{next(_ids)}", tenant, at, actor)
 
 
-def record(memory_id: str = "m1", content: str = "Alice prefers tea.", *, scope: str = "user:alice",
-           type_: MemoryType = MemoryType.PREFERENCE, **kw: Any) -> MemoryRecord:
-    return MemoryRecord(id=memory_id, type=type_, content=content, scope=scope,
-                        source_agent=kw.pop("source_agent", "agent-a"),
-                        created_at=kw.pop("created_at", T0), **kw)
+def record(
+    memory_id: str = "m1",
+    content: str = "Alice prefers tea.",
+    *,
+    scope: str = "user:alice",
+    type_: MemoryType = MemoryType.PREFERENCE,
+    **kw: Any,
+) -> MemoryRecord:
+    return MemoryRecord(
+        id=memory_id,
+        type=type_,
+        content=content,
+        scope=scope,
+        source_agent=kw.pop("source_agent", "agent-a"),
+        created_at=kw.pop("created_at", T0),
+        **kw,
+    )
 
 
-def written(rec: MemoryRecord | None = None, *, version: int = 1, tenant: str = "default",
-            **kw: Any) -> MemoryWritten:
+def written(
+    rec: MemoryRecord | None = None, *, version: int = 1, tenant: str = "default", **kw: Any
+) -> MemoryWritten:
     rec = rec or record()
-    return MemoryWritten(header=header(tenant), record=rec, version=version,
-                         content_sha256=rec.fingerprint(), **kw)
+    return MemoryWritten(
+        header=header(tenant), record=rec, version=version, content_sha256=rec.fingerprint(), **kw
+    )
 
 
-def deleted(memory_id: str = "m1", *, scope: str = "user:alice", tenant: str = "default",
-            version: int = 1) -> MemoryDeleted:
-    return MemoryDeleted(header=header(tenant), memory_id=memory_id, scope=scope,
-                         reason="user_request", version=version)
+def deleted(
+    memory_id: str = "m1", *, scope: str = "user:alice", tenant: str = "default", version: int = 1
+) -> MemoryDeleted:
+    return MemoryDeleted(
+        header=header(tenant),
+        memory_id=memory_id,
+        scope=scope,
+        reason="user_request",
+        version=version,
+    )

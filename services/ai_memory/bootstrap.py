@@ -28,7 +28,7 @@ def url_path(url: str, scheme: str) -> Path:
     prefix = f"{scheme}:///"
     if not url.startswith(prefix):
         raise InvalidInput("settings", "url", f"expected a {prefix}<path> URL, got {url!r}")
-    return Path(url[len(prefix):])
+    return Path(url[len(prefix) :])
 
 
 @dataclass
@@ -86,12 +86,22 @@ def build_index(url: str, embedder: Embedder) -> VectorIndex:
     if url.startswith("qdrant-edge:"):
         # One index per embedding model: vectors from different models never mix.
         root = url_path(url, "qdrant-edge")
-        return QdrantEdgeIndex(root / embedder.name, dim=embedder.dim, model_name=embedder.name)
+        # The engine's HNSW build holds the GIL for its whole run (over a minute at 100k
+        # points), so it never runs inside a live server: `ai-memory replay --projection
+        # index` and `ai-memory optimize` run it offline. Scoped queries stay fast without
+        # it because the engine filters on payload indexes first.
+        return QdrantEdgeIndex(
+            root / embedder.name, dim=embedder.dim, model_name=embedder.name, optimize_after=None
+        )
     raise InvalidInput("AIMEM_INDEX", "scheme", f"unsupported index URL: {url!r}")
 
 
-def build(settings: Settings | None = None, *, clock: Clock | None = None,
-          embedder: Embedder | None = None) -> Container:
+def build(
+    settings: Settings | None = None,
+    *,
+    clock: Clock | None = None,
+    embedder: Embedder | None = None,
+) -> Container:
     s = (settings or Settings.from_env()).resolved()
     s.data_dir.mkdir(parents=True, exist_ok=True)
     embedder = embedder or make_embedder(s.embedder)
@@ -106,7 +116,13 @@ def build(settings: Settings | None = None, *, clock: Clock | None = None,
     )
     clock = clock or SystemClock()
     service = MemoryService(
-        log=log, store=store, index=index, embedder=embedder, clock=clock, waiter=projections,
-        limits=s.limits, wait_timeout=s.wait_timeout,
+        log=log,
+        store=store,
+        index=index,
+        embedder=embedder,
+        clock=clock,
+        waiter=projections,
+        limits=s.limits,
+        wait_timeout=s.wait_timeout,
     )
     return Container(s, log, store, index, embedder, clock, projections, service)

@@ -21,7 +21,9 @@ class EventLogContract:
         assert log.last_position() == 0
         assert log.read(after=0, limit=10) == []
 
-    def test_append_returns_increasing_positions_and_reads_back_in_order(self, log: EventLog) -> None:
+    def test_append_returns_increasing_positions_and_reads_back_in_order(
+        self, log: EventLog
+    ) -> None:
         events = [written(record(f"m{i}", f"memory number {i}")) for i in range(5)]
         positions = log.append(events)
         assert positions == sorted(positions) and len(set(positions)) == 5

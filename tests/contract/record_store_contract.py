@@ -8,23 +8,39 @@ from datetime import timedelta
 
 import pytest
 
-from ai_memory.core.projection import AddReads, PutRecord, PutTombstone, RemoveRecord, SetState
 from ai_memory.core.ports import RecordStore
+from ai_memory.core.projection import AddReads, PutRecord, PutTombstone, RemoveRecord, SetState
 from ai_memory.core.record import MemoryState, StoredRecord, Tombstone
 from tests.factories import T0, record
 
 
-def stored(memory_id: str = "m1", content: str = "Alice prefers tea.", *, position: int = 1,
-           version: int = 1, tenant: str = "default", scope: str = "user:alice") -> StoredRecord:
+def stored(
+    memory_id: str = "m1",
+    content: str = "Alice prefers tea.",
+    *,
+    position: int = 1,
+    version: int = 1,
+    tenant: str = "default",
+    scope: str = "user:alice",
+) -> StoredRecord:
     rec = record(memory_id, content, scope=scope, tags=("drinks",), meta={"k": [1, "二"]})
-    return StoredRecord(tenant=tenant, record=rec, version=version, state=MemoryState.ACTIVE,
-                        content_sha256=rec.fingerprint(), updated_at=T0, position=position)
+    return StoredRecord(
+        tenant=tenant,
+        record=rec,
+        version=version,
+        state=MemoryState.ACTIVE,
+        content_sha256=rec.fingerprint(),
+        updated_at=T0,
+        position=position,
+    )
 
 
-def tombstone(memory_id: str = "m1", *, position: int, tenant: str = "default",
-              scope: str = "user:alice") -> Tombstone:
-    return Tombstone(tenant, memory_id, scope, T0 + timedelta(hours=1), "user_request", "api",
-                     position)
+def tombstone(
+    memory_id: str = "m1", *, position: int, tenant: str = "default", scope: str = "user:alice"
+) -> Tombstone:
+    return Tombstone(
+        tenant, memory_id, scope, T0 + timedelta(hours=1), "user_request", "api", position
+    )
 
 
 class RecordStoreContract:
@@ -53,10 +69,13 @@ class RecordStoreContract:
         got = store.get("default", "m1")
         assert isinstance(got, StoredRecord) and got.record.content == "new"
 
-    def test_delete_leaves_a_tombstone_and_old_write_cannot_resurrect(self, store: RecordStore) -> None:
+    def test_delete_leaves_a_tombstone_and_old_write_cannot_resurrect(
+        self, store: RecordStore
+    ) -> None:
         store.apply([PutRecord(stored(position=1))], checkpoint=1)
-        store.apply([RemoveRecord("default", "m1", 2), PutTombstone(tombstone(position=2))],
-                    checkpoint=2)
+        store.apply(
+            [RemoveRecord("default", "m1", 2), PutTombstone(tombstone(position=2))], checkpoint=2
+        )
         assert isinstance(store.get("default", "m1"), Tombstone)
         # Replaying the original write (duplicate delivery) must not bring it back.
         store.apply([PutRecord(stored(position=1))], checkpoint=2)
@@ -88,20 +107,34 @@ class RecordStoreContract:
         assert store.count("acme") == 1
 
     def test_scan_filters_by_scope_and_pages(self, store: RecordStore) -> None:
-        muts = [PutRecord(stored(f"a{i:03}", scope="user:alice", position=i + 1)) for i in range(25)]
-        muts += [PutRecord(stored(f"b{i:03}", scope="team:data", position=100 + i)) for i in range(5)]
+        muts = [
+            PutRecord(stored(f"a{i:03}", scope="user:alice", position=i + 1)) for i in range(25)
+        ]
+        muts += [
+            PutRecord(stored(f"b{i:03}", scope="team:data", position=100 + i)) for i in range(5)
+        ]
         store.apply(muts, checkpoint=200)
         alice = list(store.scan_records("default", scopes=["user:alice"], batch=7))
         assert [s.record.id for s in alice] == [f"a{i:03}" for i in range(25)]
         assert len(list(store.scan_records("default", batch=4))) == 30
-        store.apply([PutTombstone(tombstone("gone", position=300, scope="team:data"))], checkpoint=300)
-        assert [t.memory_id for t in store.scan_tombstones("default", scopes=["team:data"])] == ["gone"]
+        store.apply(
+            [PutTombstone(tombstone("gone", position=300, scope="team:data"))], checkpoint=300
+        )
+        assert [t.memory_id for t in store.scan_tombstones("default", scopes=["team:data"])] == [
+            "gone"
+        ]
         assert list(store.scan_tombstones("default", scopes=["user:alice"])) == []
 
     def test_get_many_returns_only_live_records(self, store: RecordStore) -> None:
-        store.apply([PutRecord(stored("m1", position=1)), PutRecord(stored("m2", position=2)),
-                     RemoveRecord("default", "m2", 3), PutTombstone(tombstone("m2", position=3))],
-                    checkpoint=3)
+        store.apply(
+            [
+                PutRecord(stored("m1", position=1)),
+                PutRecord(stored("m2", position=2)),
+                RemoveRecord("default", "m2", 3),
+                PutTombstone(tombstone("m2", position=3)),
+            ],
+            checkpoint=3,
+        )
         assert set(store.get_many("default", ["m1", "m2", "m3"])) == {"m1"}
 
     def test_checkpoint_never_moves_backwards_and_reset_clears(self, store: RecordStore) -> None:
@@ -113,8 +146,9 @@ class RecordStoreContract:
         assert store.get("default", "m1") is None
 
     def test_newer_version_replaces_and_keeps_read_count(self, store: RecordStore) -> None:
-        store.apply([PutRecord(stored(position=1)), AddReads("default", ("m1",), T0, 2)],
-                    checkpoint=2)
+        store.apply(
+            [PutRecord(stored(position=1)), AddReads("default", ("m1",), T0, 2)], checkpoint=2
+        )
         newer = replace(stored(content="Alice prefers green tea.", position=3, version=2))
         store.apply([PutRecord(newer)], checkpoint=3)
         got = store.get("default", "m1")

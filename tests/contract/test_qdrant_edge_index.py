@@ -38,8 +38,9 @@ def test_checkpoint_file_sits_next_to_the_shard(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("model, dim", [("other-model", DIM), ("m", DIM * 2)])
-def test_another_model_or_dimension_starts_an_empty_index(tmp_path: Path, model: str,
-                                                          dim: int) -> None:
+def test_another_model_or_dimension_starts_an_empty_index(
+    tmp_path: Path, model: str, dim: int
+) -> None:
     idx = QdrantEdgeIndex(tmp_path, DIM, "m")
     apply(idx, put("m1", 3, axis(1), "tea"))
     idx.close()

@@ -38,5 +38,7 @@ def test_payload_on_disk_is_avro_single_object_encoding(tmp_path: Path) -> None:
     log = SqliteEventLog(tmp_path / "events.db", AvroEventSerializer())
     log.append([written()])
     log.close()
-    (payload,) = sqlite3.connect(tmp_path / "events.db").execute("SELECT payload FROM events").fetchone()
+    (payload,) = (
+        sqlite3.connect(tmp_path / "events.db").execute("SELECT payload FROM events").fetchone()
+    )
     assert bytes(payload[:2]) == b"\xc3\x01"

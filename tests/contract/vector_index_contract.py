@@ -37,12 +37,18 @@ def axis(*weights: float) -> Vector:
 Batch = tuple[list[IndexMutation], dict[int, tuple[Vector, SparseVector]]]
 
 
-def put(memory_id: str, position: int, dense: Vector, content: str = "plain memory", *,
-        tenant: str = "default", state: MemoryState = MemoryState.ACTIVE,
-        **kw: Any) -> Batch:
+def put(
+    memory_id: str,
+    position: int,
+    dense: Vector,
+    content: str = "plain memory",
+    *,
+    tenant: str = "default",
+    state: MemoryState = MemoryState.ACTIVE,
+    **kw: Any,
+) -> Batch:
     rec = record(memory_id, content, **kw)
-    return ([IndexPut(tenant, rec, state, position)],
-            {position: (dense, sparse_terms(content))})
+    return ([IndexPut(tenant, rec, state, position)], {position: (dense, sparse_terms(content))})
 
 
 def merge(*batches: Batch) -> Batch:
@@ -60,11 +66,22 @@ def apply(index: VectorIndex, batch: Batch, checkpoint: int | None = None) -> No
     index.apply(mutations, vectors, checkpoint=checkpoint if checkpoint is not None else top)
 
 
-def q(dense: Vector | None = None, text: str | None = None, *, mode: Any = "hybrid",
-      tenant: str = "default", **kw: Any) -> IndexQuery:
-    return IndexQuery(tenant=tenant, dense=dense,
-                      sparse=None if text is None else query_terms(text),
-                      now=kw.pop("now", T0 + timedelta(minutes=1)), mode=mode, **kw)
+def q(
+    dense: Vector | None = None,
+    text: str | None = None,
+    *,
+    mode: Any = "hybrid",
+    tenant: str = "default",
+    **kw: Any,
+) -> IndexQuery:
+    return IndexQuery(
+        tenant=tenant,
+        dense=dense,
+        sparse=None if text is None else query_terms(text),
+        now=kw.pop("now", T0 + timedelta(minutes=1)),
+        mode=mode,
+        **kw,
+    )
 
 
 def ids(hits: Sequence[Any]) -> list[str]:
@@ -84,11 +101,14 @@ class VectorIndexContract:
 
     @pytest.fixture
     def three(self, index: VectorIndex) -> VectorIndex:
-        apply(index, merge(
-            put("m1", 1, axis(1, 0), "Alice prefers green tea in the morning"),
-            put("m2", 2, axis(0, 1), "The deploy pipeline uses GitHub Actions"),
-            put("m3", 3, axis(1, 1), "Kubernetes cluster kube-prod-7 runs Postgres"),
-        ))
+        apply(
+            index,
+            merge(
+                put("m1", 1, axis(1, 0), "Alice prefers green tea in the morning"),
+                put("m2", 2, axis(0, 1), "The deploy pipeline uses GitHub Actions"),
+                put("m3", 3, axis(1, 1), "Kubernetes cluster kube-prod-7 runs Postgres"),
+            ),
+        )
         return index
 
     # --- retrieval ------------------------------------------------------------------
@@ -138,9 +158,14 @@ class VectorIndexContract:
 
     # --- filters --------------------------------------------------------------------
     def test_tenants_are_isolated(self, index: VectorIndex) -> None:
-        apply(index, merge(put("m1", 1, axis(1, 0), "shared secret", tenant="a"),
-                           put("m1", 2, axis(0, 1), "shared secret", tenant="b"),
-                           put("m2", 3, axis(1, 0), "other secret", tenant="b")))
+        apply(
+            index,
+            merge(
+                put("m1", 1, axis(1, 0), "shared secret", tenant="a"),
+                put("m1", 2, axis(0, 1), "shared secret", tenant="b"),
+                put("m2", 3, axis(1, 0), "other secret", tenant="b"),
+            ),
+        )
         for mode in ("semantic", "keyword", "hybrid"):
             hits = index.search(q(axis(1, 0), "secret", mode=mode, tenant="a"))
             assert ids(hits) == ["m1"]
@@ -148,15 +173,20 @@ class VectorIndexContract:
         assert (index.count("a"), index.count("b"), index.count("c")) == (1, 2, 0)
 
     def test_filters_on_scope_type_tags_and_state(self, index: VectorIndex) -> None:
-        apply(index, merge(
-            put("a", 1, axis(1), "tea", scope="user:alice", tags=("drinks", "morning")),
-            put("b", 2, axis(1), "tea", scope="user:bob", type_=MemoryType.FACT, tags=("x",)),
-            put("c", 3, axis(1), "tea", scope="team:data", state=MemoryState.HISTORICAL),
-        ))
+        apply(
+            index,
+            merge(
+                put("a", 1, axis(1), "tea", scope="user:alice", tags=("drinks", "morning")),
+                put("b", 2, axis(1), "tea", scope="user:bob", type_=MemoryType.FACT, tags=("x",)),
+                put("c", 3, axis(1), "tea", scope="team:data", state=MemoryState.HISTORICAL),
+            ),
+        )
         base = axis(1)
         assert ids(index.search(q(base, "tea", scopes=["user:alice"]))) == ["a"]
         assert set(ids(index.search(q(base, "tea", scopes=["user:alice", "user:bob"])))) == {
-            "a", "b"}
+            "a",
+            "b",
+        }
         assert ids(index.search(q(base, "tea", types=[MemoryType.FACT]))) == ["b"]
         assert ids(index.search(q(base, "tea", tags=["morning", "nope"]))) == ["a"]
         assert set(ids(index.search(q(base, "tea")))) == {"a", "b"}  # active only by default
@@ -169,8 +199,9 @@ class VectorIndexContract:
         assert three.search(q(axis(1), "tea", tags=[])) == []
 
     def test_expired_memories_are_excluded(self, index: VectorIndex) -> None:
-        apply(index, merge(put("short", 1, axis(1), "tea", ttl=60),
-                           put("forever", 2, axis(1), "tea")))
+        apply(
+            index, merge(put("short", 1, axis(1), "tea", ttl=60), put("forever", 2, axis(1), "tea"))
+        )
         for mode in ("semantic", "keyword", "hybrid"):
             alive = index.search(q(axis(1), "tea", mode=mode, now=T0 + timedelta(seconds=59)))
             assert set(ids(alive)) == {"short", "forever"}
@@ -179,9 +210,12 @@ class VectorIndexContract:
 
     # --- order safety and idempotency -------------------------------------------------
     def test_applying_the_same_batch_twice_changes_nothing(self, index: VectorIndex) -> None:
-        batch = merge(put("m1", 1, axis(1, 0), "tea"), put("m2", 2, axis(0, 1), "coffee"),
-                      ([IndexSetState("default", "m2", MemoryState.HISTORICAL, 3)], {}),
-                      ([IndexRemove("default", "m1", 4)], {}))
+        batch = merge(
+            put("m1", 1, axis(1, 0), "tea"),
+            put("m2", 2, axis(0, 1), "coffee"),
+            ([IndexSetState("default", "m2", MemoryState.HISTORICAL, 3)], {}),
+            ([IndexRemove("default", "m1", 4)], {}),
+        )
         apply(index, batch)
         before = index.search(q(axis(1, 1), "tea coffee", states=list(MemoryState)))
         apply(index, batch)
@@ -228,8 +262,13 @@ class VectorIndexContract:
         assert index.count("default") == 1
 
     def test_state_change_folds_into_a_put_of_the_same_batch(self, index: VectorIndex) -> None:
-        apply(index, merge(put("m1", 1, axis(1), "tea"),
-                           ([IndexSetState("default", "m1", MemoryState.ARCHIVED, 2)], {})))
+        apply(
+            index,
+            merge(
+                put("m1", 1, axis(1), "tea"),
+                ([IndexSetState("default", "m1", MemoryState.ARCHIVED, 2)], {}),
+            ),
+        )
         assert ids(index.search(q(axis(1), "tea", states=[MemoryState.ARCHIVED]))) == ["m1"]
 
     def test_state_change_of_unknown_memory_is_a_no_op(self, index: VectorIndex) -> None:

@@ -29,8 +29,13 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "AIMEM_PORT": str(self.port), "AIMEM_DATA_DIR": str(data_dir)}
-        self.proc = subprocess.Popen([*CLI, "serve"], env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True)
+        # A log file, not a pipe: nobody reads a pipe while tests run, and a full pipe
+        # would block the server.
+        self.log_path = data_dir.parent / f"server-{self.port}.log"
+        self._log = self.log_path.open("wb")
+        self.proc = subprocess.Popen(
+            [*CLI, "serve"], env=env, stdout=self._log, stderr=subprocess.STDOUT
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -41,7 +46,7 @@ class Server:
             if self.proc.poll() is not None:
                 break
         self.stop()
-        raise RuntimeError(f"server did not start:\n{self.proc.stdout.read() if self.proc.stdout else ''}")
+        raise RuntimeError(f"server did not start:\n{self.log_path.read_text()}")
 
     def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         env = {**os.environ, "AIMEM_URL": self.url}
@@ -56,6 +61,8 @@ class Server:
             self.proc.wait(15)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+            self.proc.wait()
+        self._log.close()
 
 
 @pytest.fixture
@@ -69,8 +76,16 @@ def test_readme_tour(server: Server, tmp_path: Path) -> None:
     memories = [
         ("preference", "user:alice", "Alice prefers answers as short bullet lists, no tables."),
         ("fact", "user:alice", "Alice lives in Tokyo and works in the JST timezone."),
-        ("task", "team:data-platform", "Migrate the nightly billing job to Airflow; blocked on credentials."),
-        ("skill", "team:data-platform", "When Kafka consumers lag, check max.poll.records before adding partitions."),
+        (
+            "task",
+            "team:data-platform",
+            "Migrate the nightly billing job to Airflow; blocked on credentials.",
+        ),
+        (
+            "skill",
+            "team:data-platform",
+            "When Kafka consumers lag, check max.poll.records before adding partitions.",
+        ),
         ("interaction", "agent:planner", "The planner agent summarised the Q3 roadmap meeting."),
     ]
     ids = []
@@ -78,8 +93,9 @@ def test_readme_tour(server: Server, tmp_path: Path) -> None:
         out = json.loads(server.cli("write", content, "--scope", scope, "--type", type_).stdout)
         ids.append(out["record"]["id"])
 
-    by_meaning = json.loads(server.cli("search", "how should I format replies for alice",
-                                       "--scope", "user:alice").stdout)
+    by_meaning = json.loads(
+        server.cli("search", "how should replies be formatted", "--scope", "user:alice").stdout
+    )
     assert by_meaning["results"][0]["record"]["id"] == ids[0]
     by_keyword = json.loads(server.cli("search", "max.poll.records", "--mode", "keyword").stdout)
     assert by_keyword["results"][0]["record"]["id"] == ids[3]
@@ -105,4 +121,6 @@ def test_readme_tour(server: Server, tmp_path: Path) -> None:
         fresh.stop()
 
     metrics = httpx.get(f"{server.url}/metrics").text
-    assert 'aimem_http_requests_total{method="POST",route="/v1/memories",status="201"} 5.0' in metrics
+    assert (
+        'aimem_http_requests_total{method="POST",route="/v1/memories",status="201"} 5.0' in metrics
+    )

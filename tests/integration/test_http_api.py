@@ -14,8 +14,12 @@ PROBLEM = "application/problem+json"
 
 
 def memory(**kw: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {"type": "preference", "content": "Alice prefers green tea over coffee.",
-                            "scope": "user:alice", "source_agent": "agent-a"}
+    base: dict[str, Any] = {
+        "type": "preference",
+        "content": "Alice prefers green tea over coffee.",
+        "scope": "user:alice",
+        "source_agent": "agent-a",
+    }
     base.update(kw)
     return base
 
@@ -27,8 +31,10 @@ def write(client: TestClient, **kw: Any) -> dict[str, Any]:
 
 
 def test_create_read_and_timestamps_in_utc(client: TestClient) -> None:
-    r = client.post("/v1/memories?wait=true",
-                    json=memory(created_at="2024-03-12T09:30:00+08:00", tags=["drinks"]))
+    r = client.post(
+        "/v1/memories?wait=true",
+        json=memory(created_at="2024-03-12T09:30:00+08:00", tags=["drinks"]),
+    )
     assert r.status_code == 201
     body = r.json()
     assert body["created"] and body["changed"] and body["position"] > 0
@@ -46,8 +52,9 @@ def test_put_is_an_idempotent_upsert_with_versions(client: TestClient) -> None:
     assert again.status_code == 200
     assert again.json()["changed"] is False and again.json()["record"]["version"] == 1
     assert again.json()["position"] == first.json()["position"]
-    changed = client.put("/v1/memories/pref-1?wait=true",
-                         json=memory(content="Alice now prefers oolong tea."))
+    changed = client.put(
+        "/v1/memories/pref-1?wait=true", json=memory(content="Alice now prefers oolong tea.")
+    )
     assert changed.json()["record"]["version"] == 2 and changed.json()["changed"]
     got = client.get("/v1/memories/pref-1").json()
     assert got["version"] == 2 and got["content"] == "Alice now prefers oolong tea."
@@ -73,10 +80,20 @@ def test_404_never_existed_410_forgotten(client: TestClient) -> None:
 
 def test_search_by_meaning_and_keyword_with_filters(client: TestClient) -> None:
     write(client, id="tea", content="Alice prefers green tea over coffee.", tags=["drinks"])
-    write(client, id="rust", type="skill", scope="team:data-platform",
-          content="To fix flaky CI builds, pin the Rust toolchain to 1.80 in rust-toolchain.toml.")
+    write(
+        client,
+        id="rust",
+        type="skill",
+        scope="team:data-platform",
+        content="To fix flaky CI builds, pin the Rust toolchain to 1.80 in rust-toolchain.toml.",
+    )
     write(client, id="trip", type="task", content="Book the Kyoto trip for October; hotel pending.")
-    write(client, id="chat", type="interaction", content="Alice said hello and asked about the weather.")
+    write(
+        client,
+        id="chat",
+        type="interaction",
+        content="Alice said hello and asked about the weather.",
+    )
     write(client, id="bob", scope="user:bob", content="Bob prefers black coffee, no sugar.")
 
     def ids(body: dict[str, Any]) -> list[str]:
@@ -131,8 +148,9 @@ def test_bad_input_is_a_problem_naming_the_field_and_changes_nothing(
         problem = r.json()
         assert problem["field"] == field, problem
         assert problem["code"] and problem["detail"]
-    broken = client.post("/v1/memories", content=b"{not json",
-                         headers={"content-type": "application/json"})
+    broken = client.post(
+        "/v1/memories", content=b"{not json", headers={"content-type": "application/json"}
+    )
     assert broken.status_code == 400 and broken.json()["code"] == "malformed_json"
     assert container.log.last_position() == before
     assert client.get("/v1/memories/keep").json()["content"] == memory()["content"]
@@ -162,18 +180,33 @@ def test_export_then_import_into_a_fresh_instance(client: TestClient, tmp_path: 
     fresh.start()
     try:
         with TestClient(create_app(fresh)) as other:
-            first = other.post("/v1/import?wait=true", content=export.content,
-                               headers={"content-type": "application/x-ndjson"}).json()
+            first = other.post(
+                "/v1/import?wait=true",
+                content=export.content,
+                headers={"content-type": "application/x-ndjson"},
+            ).json()
             assert (first["received"], first["written"], first["tombstones_applied"]) == (3, 2, 1)
             assert first["rejected"] == 0
-            assert other.get("/v1/memories/a").json()["content"] == "Alice's favourite editor is Helix."
+            assert (
+                other.get("/v1/memories/a").json()["content"]
+                == "Alice's favourite editor is Helix."
+            )
             assert other.get("/v1/memories/c").status_code == 410
             second = other.post("/v1/import?wait=true", content=export.content).json()
             assert second["written"] == 0 and second["unchanged"] == 3
             # A record whose id is tombstoned is never resurrected by an import.
-            resurrect = json.dumps({"kind": "record", "record": {
-                "id": "c", "type": "fact", "content": "Alice lives in Auckland.",
-                "scope": "user:alice", "source_agent": "old-agent"}})
+            resurrect = json.dumps(
+                {
+                    "kind": "record",
+                    "record": {
+                        "id": "c",
+                        "type": "fact",
+                        "content": "Alice lives in Auckland.",
+                        "scope": "user:alice",
+                        "source_agent": "old-agent",
+                    },
+                }
+            )
             third = other.post("/v1/import?wait=true", content=resurrect).json()
             assert third["skipped_tombstoned"] == 1 and third["written"] == 0
             assert other.get("/v1/memories/c").status_code == 410
@@ -211,11 +244,15 @@ def test_import_reports_every_bad_line_and_keeps_the_rest(client: TestClient) ->
     assert client.get("/v1/memories/bare-ok").status_code == 200
 
 
-def test_import_of_an_unknown_bundle_format_is_refused_whole(client: TestClient,
-                                                             container: Container) -> None:
+def test_import_of_an_unknown_bundle_format_is_refused_whole(
+    client: TestClient, container: Container
+) -> None:
     before = container.log.last_position()
-    body = json.dumps({"kind": "header", "format": "other-tool", "format_version": 1}) + "\n" + \
-        json.dumps({"kind": "record", "record": memory(id="x")})
+    body = (
+        json.dumps({"kind": "header", "format": "other-tool", "format_version": 1})
+        + "\n"
+        + json.dumps({"kind": "record", "record": memory(id="x")})
+    )
     r = client.post("/v1/import", content=body)
     assert r.status_code == 422 and r.json()["code"] == "unsupported_format"
     assert container.log.last_position() == before
@@ -228,6 +265,11 @@ def test_healthz_metrics_and_openapi(client: TestClient) -> None:
     metrics = client.get("/metrics").text
     assert "aimem_projection_lag_events" in metrics and "aimem_http_request_seconds" in metrics
     spec = client.get("/openapi.json").json()
-    for path in ("/v1/memories", "/v1/memories/{memory_id}", "/v1/memories/search", "/v1/export",
-                 "/v1/import"):
+    for path in (
+        "/v1/memories",
+        "/v1/memories/{memory_id}",
+        "/v1/memories/search",
+        "/v1/export",
+        "/v1/import",
+    ):
         assert path in spec["paths"], path

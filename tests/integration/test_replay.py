@@ -28,22 +28,42 @@ def populate(c: Container) -> None:
     ]
     for i in range(40):
         type_, text = texts[i % len(texts)]
-        s.write("default", {"id": f"m{i}", "type": type_, "content": f"{text} (note {i})",
-                            "scope": "user:alice" if i % 2 else "team:core",
-                            "source_agent": "agent-a", "tags": [f"t{i % 3}"]})
+        s.write(
+            "default",
+            {
+                "id": f"m{i}",
+                "type": type_,
+                "content": f"{text} (note {i})",
+                "scope": "user:alice" if i % 2 else "team:core",
+                "source_agent": "agent-a",
+                "tags": [f"t{i % 3}"],
+            },
+        )
     for i in range(0, 40, 7):
-        s.write("default", {"id": f"m{i}", "type": "fact", "content": f"Rewritten note {i}.",
-                            "scope": "user:alice" if i % 2 else "team:core",
-                            "source_agent": "agent-b"})
+        s.write(
+            "default",
+            {
+                "id": f"m{i}",
+                "type": "fact",
+                "content": f"Rewritten note {i}.",
+                "scope": "user:alice" if i % 2 else "team:core",
+                "source_agent": "agent-b",
+            },
+        )
     for i in range(3, 40, 9):
         s.delete("default", f"m{i}", actor="test")
     s.wait_for(c.log.last_position())
 
 
 def snapshot(c: Container) -> dict[str, Any]:
+    # Compacting first purges superseded vectors, which otherwise still count in the
+    # engine's keyword IDF statistics: rankings then depend only on the live memories.
+    c.index.optimize()
     search = {
-        q: [(h.stored.record.id, round(h.score, 6))
-            for h in c.service.search("default", SearchRequest(q, top_k=10))]
+        q: [
+            (h.stored.record.id, round(h.score, 6))
+            for h in c.service.search("default", SearchRequest(q, top_k=10))
+        ]
         for q in QUERIES
     }
     return {
@@ -88,8 +108,16 @@ def test_tailers_resume_from_their_checkpoint_after_restart(tmp_path: Path) -> N
         # Nothing left to apply: a restart does not re-project the whole log.
         assert all(t.catch_up() == 0 for t in reopened.projections.tailers)
         reopened.start()
-        r = reopened.service.write("default", {"type": MemoryType.FACT.value, "content": "new",
-                                               "scope": "public", "source_agent": "a"}, wait=True)
+        r = reopened.service.write(
+            "default",
+            {
+                "type": MemoryType.FACT.value,
+                "content": "new",
+                "scope": "public",
+                "source_agent": "a",
+            },
+            wait=True,
+        )
         assert reopened.service.get("default", r.record.id).record.content == "new"
     finally:
         reopened.close()

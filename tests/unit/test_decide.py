@@ -12,9 +12,15 @@ from tests.factories import T0, header, record
 
 def head(**kw: object) -> Head:
     rec = record()
-    base: dict[str, object] = {"memory_id": "m1", "scope": rec.scope, "version": 1,
-                               "content_sha256": rec.fingerprint(), "deleted": False,
-                               "position": 7, "created_at": T0}
+    base: dict[str, object] = {
+        "memory_id": "m1",
+        "scope": rec.scope,
+        "version": 1,
+        "content_sha256": rec.fingerprint(),
+        "deleted": False,
+        "position": 7,
+        "created_at": T0,
+    }
     base.update(kw)
     return Head(**base)  # type: ignore[arg-type]
 

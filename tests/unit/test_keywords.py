@@ -30,7 +30,13 @@ def test_unicode_normalisation_and_casefolding() -> None:
 
 def test_identifiers_and_numbers_survive() -> None:
     assert tokens("ERR_CONN_REFUSED on kube-prod-7 v2.3") == [
-        "err_conn_refused", "kube", "prod", "7", "v2", "3"]
+        "err_conn_refused",
+        "kube",
+        "prod",
+        "7",
+        "v2",
+        "3",
+    ]
 
 
 def test_contractions_and_possessives() -> None:
@@ -83,8 +89,10 @@ def test_document_weights_are_bm25_saturated() -> None:
 def test_longer_documents_weigh_each_term_less() -> None:
     short = sparse_terms("tea coffee")
     long = sparse_terms("tea " + " ".join(f"word{i}" for i in range(60)))
-    assert dict(zip(long.indices, long.values, strict=True))[term_id("tea")] < \
-        dict(zip(short.indices, short.values, strict=True))[term_id("tea")]
+    assert (
+        dict(zip(long.indices, long.values, strict=True))[term_id("tea")]
+        < dict(zip(short.indices, short.values, strict=True))[term_id("tea")]
+    )
 
 
 def test_query_terms_weigh_each_unique_term_once() -> None:

@@ -43,8 +43,11 @@ def test_projection_is_deterministic() -> None:
 
 
 # A small universe of ids so histories overlap: writes, rewrites, deletes.
-ops = st.lists(st.tuples(st.sampled_from(["w", "d"]), st.sampled_from(["a", "b", "c"]),
-                         st.integers(0, 3)), min_size=1, max_size=25)
+ops = st.lists(
+    st.tuples(st.sampled_from(["w", "d"]), st.sampled_from(["a", "b", "c"]), st.integers(0, 3)),
+    min_size=1,
+    max_size=25,
+)
 
 
 def history(plan: list[tuple[str, str, int]]) -> list[LoggedEvent]:
@@ -56,8 +59,11 @@ def history(plan: list[tuple[str, str, int]]) -> list[LoggedEvent]:
             continue
         if op == "w":
             versions[mid] = versions.get(mid, 0) + 1
-            events.append(LoggedEvent(position, written(record(mid, f"{mid} says {n}"),
-                                                        version=versions[mid])))
+            events.append(
+                LoggedEvent(
+                    position, written(record(mid, f"{mid} says {n}"), version=versions[mid])
+                )
+            )
         elif mid in versions:
             gone.add(mid)
             events.append(LoggedEvent(position, deleted(mid, version=versions[mid])))
@@ -75,8 +81,9 @@ def state(store: SqliteRecordStore) -> tuple[object, object]:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops, st.data())
-def test_duplicates_and_full_replays_give_identical_state(plan: list[tuple[str, str, int]],
-                                                           data: st.DataObject) -> None:
+def test_duplicates_and_full_replays_give_identical_state(
+    plan: list[tuple[str, str, int]], data: st.DataObject
+) -> None:
     events = history(plan)
     with tempfile.TemporaryDirectory() as tmp:
         once = SqliteRecordStore(Path(tmp) / "a.db")

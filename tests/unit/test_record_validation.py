@@ -12,8 +12,12 @@ LIMITS = Limits(max_content_bytes=100)
 
 
 def body(**kw: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {"type": "fact", "content": "The build uses Rust 1.80.",
-                            "scope": "team:data-platform", "source_agent": "agent-a"}
+    base: dict[str, Any] = {
+        "type": "fact",
+        "content": "The build uses Rust 1.80.",
+        "scope": "team:data-platform",
+        "source_agent": "agent-a",
+    }
     base.update(kw)
     return base
 
@@ -56,7 +60,9 @@ def test_generated_ids_are_uuids() -> None:
         ({"schema_version": 99}, "schema_version", "supported"),
     ],
 )
-def test_invalid_input_names_field_and_rule(override: dict[str, Any], field: str, rule: str) -> None:
+def test_invalid_input_names_field_and_rule(
+    override: dict[str, Any], field: str, rule: str
+) -> None:
     with pytest.raises(InvalidInput) as e:
         parse_record(body(**override), now=T0, limits=LIMITS)
     assert (e.value.field, e.value.rule) == (field, rule)
@@ -83,8 +89,14 @@ def test_tags_are_trimmed_and_deduplicated() -> None:
 def test_fingerprint_ignores_nothing_a_writer_controls() -> None:
     a = parse_record(body(id="x"), now=T0, limits=LIMITS)
     assert a.fingerprint() == parse_record(body(id="x"), now=T0, limits=LIMITS).fingerprint()
-    for change in ({"content": "other"}, {"tags": ["t"]}, {"meta": {"a": 1}}, {"ttl": 60},
-                   {"type": "skill"}, {"created_at": "2020-01-01T00:00:00Z"}):
+    for change in (
+        {"content": "other"},
+        {"tags": ["t"]},
+        {"meta": {"a": 1}},
+        {"ttl": 60},
+        {"type": "skill"},
+        {"created_at": "2020-01-01T00:00:00Z"},
+    ):
         other = parse_record(body(id="x", **change), now=T0, limits=LIMITS)
         assert other.fingerprint() != a.fingerprint(), change
 

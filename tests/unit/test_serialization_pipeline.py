@@ -114,9 +114,10 @@ def test_frame_is_single_object_encoding() -> None:
     entry = CATALOG.latest("MemoryDeleted")
     assert frame[:2] == MAGIC == b"\xc3\x01"
     assert frame[2:10] == entry.fingerprint
-    assert frame[2:10].hex() == json.loads((ROOT / "catalog.json").read_text())["schemas"][2][
-        "fingerprint"
-    ]
+    assert (
+        frame[2:10].hex()
+        == json.loads((ROOT / "catalog.json").read_text())["schemas"][2]["fingerprint"]
+    )
     name, body = transcoder.decode(frame)
     assert name == "MemoryDeleted"
     assert body["memory_id"] == DELETED.memory_id

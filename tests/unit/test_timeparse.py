@@ -53,8 +53,11 @@ def test_format_is_utc_with_z() -> None:
     assert format_timestamp(parse_timestamp("2024-03-12T09:30:00+08:00")).endswith("Z")
 
 
-@given(st.datetimes(min_value=datetime(1900, 1, 2), max_value=datetime(9999, 12, 30),
-                    timezones=st.just(UTC)))
+@given(
+    st.datetimes(
+        min_value=datetime(1900, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)
+    )
+)
 def test_format_parse_and_micros_round_trip(value: datetime) -> None:
     assert parse_timestamp(format_timestamp(value)) == value
     assert from_micros(to_micros(value)) == value

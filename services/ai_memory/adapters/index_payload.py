@@ -133,14 +133,14 @@ def put_payload(m: IndexPut) -> dict[str, Any]:
 
 
 def tombstone_payload(m: IndexRemove) -> dict[str, Any]:
-    return {F_TENANT: m.tenant, F_MEMORY_ID: m.memory_id, F_POSITION: m.position,
-            F_DELETED: True}
+    return {F_TENANT: m.tenant, F_MEMORY_ID: m.memory_id, F_POSITION: m.position, F_DELETED: True}
 
 
 def check_dense(vector: Vector, dim: int, field: str = "dense") -> None:
     if vector.shape != (dim,):
-        raise InvalidInput(field, "dimension", f"dense vector must have shape ({dim},), "
-                           f"got {tuple(vector.shape)}")
+        raise InvalidInput(
+            field, "dimension", f"dense vector must have shape ({dim},), got {tuple(vector.shape)}"
+        )
     if not np.all(np.isfinite(vector)):
         raise InvalidInput(field, "finite", "dense vector contains NaN or infinity")
 
@@ -172,8 +172,9 @@ def plan_batch(
         if isinstance(m, IndexPut):
             pair = vectors.get(m.position)
             if pair is None:
-                raise InvalidInput("vectors", "required",
-                                   f"no vectors for the write at position {m.position}")
+                raise InvalidInput(
+                    "vectors", "required", f"no vectors for the write at position {m.position}"
+                )
             check_dense(pair[0], dim)
             writes[pid] = PointWrite(pid, put_payload(m), pair[0], pair[1])
             states.pop(pid, None)
@@ -232,6 +233,13 @@ def count_terms(tenant: str) -> FilterTerms:
 
 
 Ranked = Sequence[tuple[str, float]]  # (memory_id, engine score), best first
+
+
+def by_score(ranked: Ranked) -> list[tuple[str, float]]:
+    """Best first; equal scores ordered by memory id. The engine returns ties in its
+    internal storage order, which differs between an incrementally built index and a
+    replayed one — this keeps rankings a function of the data alone."""
+    return sorted(ranked, key=lambda hit: (-hit[1], hit[0]))
 
 
 def single_hits(name: str, ranked: Ranked, limit: int) -> list[IndexHit]:

@@ -156,12 +156,14 @@ def _sparse(v: SparseVector) -> qe.SparseVector:
 
 def _filter(terms: ip.FilterTerms) -> qe.Filter:
     must: list[Any] = [qe.FieldCondition(ip.F_TENANT, match=qe.MatchValue(terms.tenant))]
-    must += [qe.FieldCondition(name, match=qe.MatchAny(list(values)))
-             for name, values in terms.any_of]
+    must += [
+        qe.FieldCondition(name, match=qe.MatchAny(list(values))) for name, values in terms.any_of
+    ]
     must_not: list[Any] = []
     if terms.expired_at_or_before != float("inf"):
-        must_not.append(qe.FieldCondition(
-            ip.F_EXPIRES_AT, range=qe.RangeFloat(lte=terms.expired_at_or_before)))
+        must_not.append(
+            qe.FieldCondition(ip.F_EXPIRES_AT, range=qe.RangeFloat(lte=terms.expired_at_or_before))
+        )
     return qe.Filter(must=must, must_not=must_not or None)
 
 
@@ -207,8 +209,9 @@ class QdrantEdgeIndex:
         return qe.EdgeConfig(
             vectors={ip.DENSE: qe.EdgeVectorParams(size=self._dim, distance=qe.Distance.Cosine)},
             sparse_vectors={ip.SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-            hnsw_config=qe.HnswIndexConfig(m=m, ef_construct=ef_construct,
-                                           full_scan_threshold=10_000),
+            hnsw_config=qe.HnswIndexConfig(
+                m=m, ef_construct=ef_construct, full_scan_threshold=10_000
+            ),
             wal_enabled=False,
         )
 
@@ -221,14 +224,21 @@ class QdrantEdgeIndex:
             log.warning("unreadable index checkpoint %s (%s); rebuilding", self._checkpoint_file, e)
             return 0
         if data.get("model_name") != self._model_name or data.get("dim") != self._dim:
-            log.warning("index was built for %s/%s, now %s/%s; rebuilding from the log",
-                        data.get("model_name"), data.get("dim"), self._model_name, self._dim)
+            log.warning(
+                "index was built for %s/%s, now %s/%s; rebuilding from the log",
+                data.get("model_name"),
+                data.get("dim"),
+                self._model_name,
+                self._dim,
+            )
             return 0
         return int(data.get("checkpoint", 0))
 
     def _write_checkpoint(self, checkpoint: int) -> None:
-        _write_json_atomic(self._checkpoint_file, {
-            "checkpoint": checkpoint, "model_name": self._model_name, "dim": self._dim})
+        _write_json_atomic(
+            self._checkpoint_file,
+            {"checkpoint": checkpoint, "model_name": self._model_name, "dim": self._dim},
+        )
         self._checkpoint = self._durable = checkpoint
 
     def _persist(self, shard: qe.EdgeShard) -> None:
@@ -306,15 +316,21 @@ class QdrantEdgeIndex:
                         stored[str(rec.id)] = mark
             plan = ip.plan_batch(mutations, vectors, stored, dim=self._dim)
             if plan.writes:
-                shard.update(qe.UpdateOperation.upsert_points([self._point(w)
-                                                               for w in plan.writes]))
+                shard.update(
+                    qe.UpdateOperation.upsert_points([self._point(w) for w in plan.writes])
+                )
             for sw in plan.state_writes:
-                shard.update(qe.UpdateOperation.set_payload(
-                    [sw.point_id], {ip.F_STATE: sw.state.value, ip.F_POSITION: sw.position}))
+                shard.update(
+                    qe.UpdateOperation.set_payload(
+                        [sw.point_id], {ip.F_STATE: sw.state.value, ip.F_POSITION: sw.position}
+                    )
+                )
             self._checkpoint = max(checkpoint, self._checkpoint)
             self._written_since_optimize += len(plan.writes)
-            if self._optimize_after is not None and \
-                    self._written_since_optimize >= self._optimize_after:
+            if (
+                self._optimize_after is not None
+                and self._written_since_optimize >= self._optimize_after
+            ):
                 self._optimize(shard)
             if time.monotonic() - self._last_flush >= self._flush_interval:
                 self._persist(shard)
@@ -360,17 +376,26 @@ class QdrantEdgeIndex:
         single = query.mode != "hybrid"
         limit = query.limit if single else ip.prefetch_limit(query.limit)
         requests = [
-            qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector, using=using),
-                            filter=flt, params=self._params if using == ip.DENSE else None,
-                            with_payload=qe.PayloadSelector.Include([ip.F_MEMORY_ID]))
+            qe.QueryRequest(
+                limit=limit,
+                query=qe.Query.Nearest(vector, using=using),
+                filter=flt,
+                params=self._params if using == ip.DENSE else None,
+                with_payload=qe.PayloadSelector.Include([ip.F_MEMORY_ID]),
+            )
             for _, using, vector in retrievers
         ]
         with self._rw.shared(), _engine("search"):
             shard = self._live()
-            results = (shard.query_batch(qe.QueryBatchRequest(requests)) if len(requests) > 1
-                       else [shard.query(requests[0])])
+            results = (
+                shard.query_batch(qe.QueryBatchRequest(requests))
+                if len(requests) > 1
+                else [shard.query(requests[0])]
+            )
         ranked = {
-            name: [(str((p.payload or {})[ip.F_MEMORY_ID]), float(p.score)) for p in points]
+            name: ip.by_score(
+                [(str((p.payload or {})[ip.F_MEMORY_ID]), float(p.score)) for p in points]
+            )
             for (name, _, _), points in zip(retrievers, results, strict=True)
         }
         if single:
@@ -387,8 +412,11 @@ class QdrantEdgeIndex:
         if query.mode in ("semantic", "hybrid") and query.dense is not None:
             ip.check_dense(query.dense, self._dim, "query.dense")
             out.append(("dense", ip.DENSE, query.dense.astype("float32").tolist()))
-        if query.mode in ("keyword", "hybrid") and query.sparse is not None \
-                and query.sparse.indices:
+        if (
+            query.mode in ("keyword", "hybrid")
+            and query.sparse is not None
+            and query.sparse.indices
+        ):
             out.append(("keyword", ip.SPARSE, _sparse(query.sparse)))
         if query.mode == "semantic" and query.dense is None:
             raise InvalidInput("query.dense", "required", "semantic search needs a dense vector")

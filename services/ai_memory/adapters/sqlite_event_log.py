@@ -72,8 +72,14 @@ class SqliteEventLog:
                     "INSERT OR IGNORE INTO events"
                     " (event_id, tenant, partition_key, event_type, appended_at, payload)"
                     " VALUES (?, ?, ?, ?, ?, ?)",
-                    (event.header.event_id, event.header.tenant, event.partition_key,
-                     event_type, now, payload),
+                    (
+                        event.header.event_id,
+                        event.header.tenant,
+                        event.partition_key,
+                        event_type,
+                        now,
+                        payload,
+                    ),
                 )
                 if cur.rowcount == 0:  # a retried append: report where it already is
                     row = conn.execute(
@@ -90,11 +96,18 @@ class SqliteEventLog:
 
     def read(self, *, after: int, limit: int) -> list[LoggedEvent]:
         with translate_errors():
-            rows = self._db.reader().execute(
-                "SELECT position, payload FROM events WHERE position > ? ORDER BY position LIMIT ?",
-                (after, limit),
-            ).fetchall()
-        return [LoggedEvent(int(pos), self._serializer.decode(bytes(payload))) for pos, payload in rows]
+            rows = (
+                self._db.reader()
+                .execute(
+                    "SELECT position, payload FROM events WHERE position > ?"
+                    " ORDER BY position LIMIT ?",
+                    (after, limit),
+                )
+                .fetchall()
+            )
+        return [
+            LoggedEvent(int(pos), self._serializer.decode(bytes(payload))) for pos, payload in rows
+        ]
 
     def last_position(self) -> int:
         with translate_errors():
@@ -127,8 +140,12 @@ class SqliteEventLog:
                 ).fetchall()
                 for mid, scope, version, sha, deleted, position, created_us in rows:
                     result[mid] = Head(
-                        memory_id=mid, scope=scope, version=int(version), content_sha256=sha,
-                        deleted=bool(deleted), position=int(position),
+                        memory_id=mid,
+                        scope=scope,
+                        version=int(version),
+                        content_sha256=sha,
+                        deleted=bool(deleted),
+                        position=int(position),
                         created_at=None if created_us is None else from_micros(int(created_us)),
                     )
         return result
@@ -149,8 +166,15 @@ def _update_head(conn: sqlite3.Connection, event: DomainEvent, position: int) ->
             " ON CONFLICT (tenant, memory_id) DO UPDATE SET scope = excluded.scope,"
             " version = excluded.version, content_sha256 = excluded.content_sha256,"
             " deleted = 0, position = excluded.position, created_at_us = excluded.created_at_us",
-            (event.header.tenant, event.record.id, event.record.scope, event.version,
-             event.content_sha256, position, to_micros(event.record.created_at)),
+            (
+                event.header.tenant,
+                event.record.id,
+                event.record.scope,
+                event.version,
+                event.content_sha256,
+                position,
+                to_micros(event.record.created_at),
+            ),
         )
     elif isinstance(event, MemoryDeleted):
         conn.execute(

@@ -84,15 +84,17 @@ class SqliteRecordStore:
 
     def checkpoint(self) -> int:
         with translate_errors():
-            row = self._db.reader().execute(
-                "SELECT position FROM checkpoints WHERE projection = ?", (PROJECTION,)
-            ).fetchone()
+            row = (
+                self._db.reader()
+                .execute("SELECT position FROM checkpoints WHERE projection = ?", (PROJECTION,))
+                .fetchone()
+            )
         return int(row[0]) if row else 0
 
     def reset(self) -> None:
         with self._db.transaction() as conn:
             for table in ("records", "tombstones", "checkpoints"):
-                conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+                conn.execute(f"DELETE FROM {table}")
 
     # --- query side --------------------------------------------------------------------
     def get(self, tenant: str, memory_id: str) -> StoredRecord | Tombstone | None:
@@ -114,7 +116,8 @@ class SqliteRecordStore:
     def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, StoredRecord]:
         result: dict[str, StoredRecord] = {}
         for rows in self._chunked(
-            f"SELECT {_RECORD_COLUMNS} FROM records WHERE tenant = ? AND memory_id IN", tenant,
+            f"SELECT {_RECORD_COLUMNS} FROM records WHERE tenant = ? AND memory_id IN",
+            tenant,
             memory_ids,
         ):
             for row in rows:
@@ -124,7 +127,8 @@ class SqliteRecordStore:
     def tombstoned(self, tenant: str, memory_ids: Sequence[str]) -> set[str]:
         found: set[str] = set()
         for rows in self._chunked(
-            "SELECT memory_id FROM tombstones WHERE tenant = ? AND memory_id IN", tenant,
+            "SELECT memory_id FROM tombstones WHERE tenant = ? AND memory_id IN",
+            tenant,
             memory_ids,
         ):
             found.update(row[0] for row in rows)
@@ -145,18 +149,18 @@ class SqliteRecordStore:
 
     def count(self, tenant: str) -> int:
         with translate_errors():
-            row = self._db.reader().execute(
-                "SELECT COUNT(*) FROM records WHERE tenant = ?", (tenant,)
-            ).fetchone()
+            row = (
+                self._db.reader()
+                .execute("SELECT COUNT(*) FROM records WHERE tenant = ?", (tenant,))
+                .fetchone()
+            )
         return int(row[0])
 
     def close(self) -> None:
         self._db.close()
 
     # --- helpers -----------------------------------------------------------------------
-    def _chunked(
-        self, sql_prefix: str, tenant: str, ids: Sequence[str]
-    ) -> Iterator[list[Any]]:
+    def _chunked(self, sql_prefix: str, tenant: str, ids: Sequence[str]) -> Iterator[list[Any]]:
         unique = list(dict.fromkeys(ids))
         conn = self._db.reader()
         for start in range(0, len(unique), 500):
@@ -179,7 +183,7 @@ class SqliteRecordStore:
             params: list[Any] = [tenant, after, *(scope_list or [])]
             with translate_errors():
                 rows = conn.execute(
-                    f"SELECT {columns} FROM {table} WHERE tenant = ? AND memory_id > ?"  # noqa: S608
+                    f"SELECT {columns} FROM {table} WHERE tenant = ? AND memory_id > ?"
                     f"{scope_sql} ORDER BY memory_id LIMIT {int(batch)}",
                     params,
                 ).fetchall()
@@ -209,11 +213,27 @@ def _apply_one(conn: sqlite3.Connection, mutation: RecordMutation) -> None:
                 " state = excluded.state, content_sha256 = excluded.content_sha256,"
                 " updated_at_us = excluded.updated_at_us, position = excluded.position"
                 " WHERE excluded.position > records.position",
-                (s.tenant, r.id, r.scope, r.type.value, r.content, r.source_agent,
-                 to_micros(r.created_at), r.ttl, json.dumps(list(r.tags), ensure_ascii=False),
-                 json.dumps(dict(r.meta), ensure_ascii=False, sort_keys=True), r.schema_version,
-                 s.version, s.state.value, s.content_sha256, to_micros(s.updated_at), s.position,
-                 s.tenant, r.id, s.position),
+                (
+                    s.tenant,
+                    r.id,
+                    r.scope,
+                    r.type.value,
+                    r.content,
+                    r.source_agent,
+                    to_micros(r.created_at),
+                    r.ttl,
+                    json.dumps(list(r.tags), ensure_ascii=False),
+                    json.dumps(dict(r.meta), ensure_ascii=False, sort_keys=True),
+                    r.schema_version,
+                    s.version,
+                    s.state.value,
+                    s.content_sha256,
+                    to_micros(s.updated_at),
+                    s.position,
+                    s.tenant,
+                    r.id,
+                    s.position,
+                ),
             )
         case RemoveRecord(tenant=tenant, memory_id=mid, position=pos):
             conn.execute(
@@ -228,8 +248,15 @@ def _apply_one(conn: sqlite3.Connection, mutation: RecordMutation) -> None:
                 " deleted_at_us = excluded.deleted_at_us, reason = excluded.reason,"
                 " actor = excluded.actor, position = excluded.position"
                 " WHERE excluded.position > tombstones.position",
-                (t.tenant, t.memory_id, t.scope, to_micros(t.deleted_at), t.reason, t.actor,
-                 t.position),
+                (
+                    t.tenant,
+                    t.memory_id,
+                    t.scope,
+                    to_micros(t.deleted_at),
+                    t.reason,
+                    t.actor,
+                    t.position,
+                ),
             )
         case SetState(tenant=tenant, memory_id=mid, state=state, at=at, position=pos):
             conn.execute(
@@ -249,14 +276,38 @@ def _apply_one(conn: sqlite3.Connection, mutation: RecordMutation) -> None:
 
 
 def _to_stored(tenant: str, row: Sequence[Any]) -> StoredRecord:
-    (mid, scope, type_, content, agent, created_us, ttl, tags, meta, schema_version, version,
-     state, sha, updated_us, position, read_count, last_read_us) = row
+    (
+        mid,
+        scope,
+        type_,
+        content,
+        agent,
+        created_us,
+        ttl,
+        tags,
+        meta,
+        schema_version,
+        version,
+        state,
+        sha,
+        updated_us,
+        position,
+        read_count,
+        last_read_us,
+    ) = row
     return StoredRecord(
         tenant=tenant,
         record=MemoryRecord(
-            id=mid, type=MemoryType(type_), content=content, scope=scope, source_agent=agent,
-            created_at=from_micros(int(created_us)), ttl=ttl, tags=tuple(json.loads(tags)),
-            meta=json.loads(meta), schema_version=int(schema_version),
+            id=mid,
+            type=MemoryType(type_),
+            content=content,
+            scope=scope,
+            source_agent=agent,
+            created_at=from_micros(int(created_us)),
+            ttl=ttl,
+            tags=tuple(json.loads(tags)),
+            meta=json.loads(meta),
+            schema_version=int(schema_version),
         ),
         version=int(version),
         state=MemoryState(state),
@@ -271,6 +322,11 @@ def _to_stored(tenant: str, row: Sequence[Any]) -> StoredRecord:
 def _to_tombstone(tenant: str, row: Sequence[Any]) -> Tombstone:
     mid, scope, deleted_us, reason, actor, position = row
     return Tombstone(
-        tenant=tenant, memory_id=mid, scope=scope, deleted_at=from_micros(int(deleted_us)),
-        reason=reason, actor=actor, position=int(position),
+        tenant=tenant,
+        memory_id=mid,
+        scope=scope,
+        deleted_at=from_micros(int(deleted_us)),
+        reason=reason,
+        actor=actor,
+        position=int(position),
     )

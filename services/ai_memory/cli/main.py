@@ -20,8 +20,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ai_memory.cli.transfer_cmds import export_cmd, import_cmd
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="ai-memory: event-sourced memory for AI agents.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="ai-memory: event-sourced memory for AI agents.",
+)
 app.command("export")(export_cmd)
 app.command("import")(import_cmd)
 err = Console(stderr=True)
@@ -68,8 +71,12 @@ def serve(
     container = build(settings)
     container.start()
     try:
-        uvicorn.run(create_app(container), host=host or settings.host, port=port or settings.port,
-                    log_level="info")
+        uvicorn.run(
+            create_app(container),
+            host=host or settings.host,
+            port=port or settings.port,
+            log_level="info",
+        )
     finally:
         container.close()
 
@@ -87,8 +94,13 @@ def write(
     url: Url = DEFAULT_URL,
 ) -> None:
     """Write (or upsert with --id) one memory."""
-    body: dict[str, Any] = {"type": type_, "content": content, "scope": scope,
-                            "source_agent": source_agent, "tags": tag or []}
+    body: dict[str, Any] = {
+        "type": type_,
+        "content": content,
+        "scope": scope,
+        "source_agent": source_agent,
+        "tags": tag or [],
+    }
     if ttl is not None:
         body["ttl"] = ttl
     if created_at is not None:
@@ -157,8 +169,13 @@ def replay(
             err.print(f"[red]unknown projection {projection!r}[/red] (records|index|all)")
             raise typer.Exit(2)
         total = container.log.last_position()
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[rate]} events/s"), TimeElapsedColumn())
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]} events/s"),
+            TimeElapsedColumn(),
+        )
         with Progress(*columns, console=err) as bar:
             for tailer in chosen:
                 task = bar.add_task(f"replay {tailer.name}", total=total, rate="-")
@@ -169,10 +186,15 @@ def replay(
                     bar.update(task, completed=pos, total=target, rate=f"{rate:,.0f}")
 
                 applied = tailer.rebuild(progress)
+                if tailer.name == "index":
+                    bar.update(task, rate="optimizing")
+                    container.index.optimize()
                 elapsed = time.perf_counter() - start
                 bar.update(task, completed=total)
-                err.print(f"{tailer.name}: {applied} events in {elapsed:.2f}s "
-                          f"({applied / max(elapsed, 1e-9):,.0f} events/s)")
+                err.print(
+                    f"{tailer.name}: {applied} events in {elapsed:.2f}s "
+                    f"({applied / max(elapsed, 1e-9):,.0f} events/s)"
+                )
     finally:
         container.close()
 

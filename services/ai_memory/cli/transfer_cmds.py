@@ -19,18 +19,20 @@ DEFAULT_URL = "http://127.0.0.1:8080"
 
 
 def export_cmd(
-    output: Annotated[Path | None, typer.Option("--output", "-o",
-                                                help="File (.ndjson or .ndjson.gz); stdout if absent.")] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="File (.ndjson or .ndjson.gz); stdout if absent."),
+    ] = None,
     scope: Annotated[list[str] | None, typer.Option("--scope")] = None,
     url: Annotated[str, typer.Option(envvar="AIMEM_URL")] = DEFAULT_URL,
 ) -> None:
     """Export records and tombstones (optionally of some scopes) as an NDJSON bundle."""
-    params = [("scope", s) for s in scope or []]
-    sink: IO[bytes]
+    params: list[tuple[str, str | int | float | bool | None]] = [("scope", s) for s in scope or []]
+    sink: IO[bytes] | gzip.GzipFile
     if output is None:
         sink = sys.stdout.buffer
     elif output.suffix == ".gz":
-        sink = gzip.open(output, "wb")  # noqa: SIM115 - closed below
+        sink = gzip.GzipFile(output, "wb")
     else:
         sink = output.open("wb")
     lines = 0
@@ -67,8 +69,13 @@ def import_cmd(
                     yield block
 
         body = _gunzip(chunks()) if path.suffix == ".gz" else chunks()
-        response = httpx.post(f"{url}/v1/import", content=body, params={"wait": wait},
-                              headers={"content-type": "application/x-ndjson"}, timeout=None)
+        response = httpx.post(
+            f"{url}/v1/import",
+            content=body,
+            params={"wait": wait},
+            headers={"content-type": "application/x-ndjson"},
+            timeout=None,
+        )
     report = response.json()
     typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
     if response.is_error:

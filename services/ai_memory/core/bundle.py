@@ -70,8 +70,11 @@ def tombstone_line(tombstone: Tombstone) -> str:
 
 def trailer_line(*, records: int, tombstones: int, sha256: str) -> str:
     return dumps(
-        {"kind": "trailer", "counts": {"records": records, "tombstones": tombstones},
-         "sha256": sha256}
+        {
+            "kind": "trailer",
+            "counts": {"records": records, "tombstones": tombstones},
+            "sha256": sha256,
+        }
     )
 
 
@@ -86,27 +89,37 @@ def parse_line(text: str) -> BundleLine:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
-        raise InvalidInput("line", "json", f"not valid JSON: {e.msg} at column {e.colno}",
-                           code="malformed_json") from e
+        raise InvalidInput(
+            "line", "json", f"not valid JSON: {e.msg} at column {e.colno}", code="malformed_json"
+        ) from e
     if not isinstance(obj, dict):
-        raise InvalidInput("line", "json_object", "each line must be a JSON object",
-                           code="malformed_json")
+        raise InvalidInput(
+            "line", "json_object", "each line must be a JSON object", code="malformed_json"
+        )
     kind = obj.get("kind")
     if kind is None and "content" in obj:
         # A bare record (hand-written NDJSON): the whole line is the record.
         return BundleLine("record", {"kind": "record", "record": obj})
     if kind not in LINE_KINDS:
-        raise InvalidInput("kind", "enum", f"kind must be one of {', '.join(LINE_KINDS)}",
-                           code="unknown_line_kind")
+        raise InvalidInput(
+            "kind", "enum", f"kind must be one of {', '.join(LINE_KINDS)}", code="unknown_line_kind"
+        )
     if kind == "header":
         if obj.get("format") != FORMAT_NAME:
-            raise InvalidInput("format", "bundle_format",
-                               f"header format must be {FORMAT_NAME!r}", code="unsupported_format")
+            raise InvalidInput(
+                "format",
+                "bundle_format",
+                f"header format must be {FORMAT_NAME!r}",
+                code="unsupported_format",
+            )
         version = obj.get("format_version")
         if not isinstance(version, int) or version < 1:
-            raise InvalidInput("format_version", "positive_integer",
-                               "header format_version must be a positive integer",
-                               code="unsupported_format")
+            raise InvalidInput(
+                "format_version",
+                "positive_integer",
+                "header format_version must be a positive integer",
+                code="unsupported_format",
+            )
     if kind == "record" and not isinstance(obj.get("record"), dict):
         raise InvalidInput("record", "json_object", "a record line needs a 'record' object")
     if kind == "tombstone":

@@ -78,7 +78,9 @@ class MemoryStateChanged:
     from_state: MemoryState
     to_state: MemoryState
     cause: str  # the rule, e.g. "conflict.theta.archive", "ttl.expired", "score.below_forget"
-    decision_json: str | None = None  # a recorded non-deterministic decision (model, inputs, output)
+    decision_json: str | None = (
+        None  # a recorded non-deterministic decision (model, inputs, output)
+    )
 
     @property
     def partition_key(self) -> str:
@@ -116,7 +118,9 @@ class MemoriesImported:
         return f"{self.header.tenant}/_imports"
 
 
-DomainEvent = MemoryWritten | MemoryDeleted | MemoryStateChanged | MemoriesRecalled | MemoriesImported
+DomainEvent = (
+    MemoryWritten | MemoryDeleted | MemoryStateChanged | MemoriesRecalled | MemoriesImported
+)
 
 
 @dataclass(frozen=True)

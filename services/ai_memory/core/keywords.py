@@ -173,9 +173,7 @@ def sparse_terms(text: str) -> SparseVector:
         return SparseVector((), ())
     norm = K1 * (1.0 - B + B * len(terms) / AVG_DOC_LEN)
     counts = Counter(terms)
-    return _to_sparse(
-        (term_id(term), tf * (K1 + 1.0) / (tf + norm)) for term, tf in counts.items()
-    )
+    return _to_sparse((term_id(term), tf * (K1 + 1.0) / (tf + norm)) for term, tf in counts.items())
 
 
 def query_terms(text: str) -> SparseVector:

@@ -126,8 +126,13 @@ def project_records(logged: LoggedEvent) -> list[RecordMutation]:
             ]
         case MemoryStateChanged():
             return [
-                SetState(event.header.tenant, event.memory_id, event.to_state,
-                         event.header.occurred_at, pos)
+                SetState(
+                    event.header.tenant,
+                    event.memory_id,
+                    event.to_state,
+                    event.header.occurred_at,
+                    pos,
+                )
             ]
         case MemoriesRecalled():
             return [AddReads(event.header.tenant, event.memory_ids, event.header.occurred_at, pos)]

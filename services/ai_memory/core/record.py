@@ -159,8 +159,18 @@ class Tombstone:
 # --- validation --------------------------------------------------------------------------
 
 RECORD_FIELDS = frozenset(
-    {"id", "type", "content", "scope", "source_agent", "created_at", "ttl", "tags", "meta",
-     "schema_version"}
+    {
+        "id",
+        "type",
+        "content",
+        "scope",
+        "source_agent",
+        "created_at",
+        "ttl",
+        "tags",
+        "meta",
+        "schema_version",
+    }
 )
 # Kinds named by the protocol plus a lowercase identifier for anything else a deployment
 # needs (e.g. ``project:``); ``public`` is the one scope without a kind.
@@ -203,14 +213,16 @@ def validate_content(value: object, limits: Limits) -> str:
         raise InvalidInput("content", "non_empty", "content must not be empty")
     if _CONTROL.search(value) or "\ufffd" in value:
         raise InvalidInput(
-            "content", "text_only",
+            "content",
+            "text_only",
             "content looks binary (control characters or undecodable bytes); "
             "store self-contained readable text",
         )
     size = len(value.encode("utf-8"))
     if size > limits.max_content_bytes:
         raise InvalidInput(
-            "content", "max_bytes",
+            "content",
+            "max_bytes",
             f"content is {size} bytes; the limit is {limits.max_content_bytes} bytes",
             code="content_too_large",
         )
@@ -237,7 +249,8 @@ def validate_tags(value: object, limits: Limits) -> tuple[str, ...]:
         tag = raw.strip()
         if not tag or len(tag) > limits.max_tag_chars or _CONTROL.search(tag):
             raise InvalidInput(
-                "tags", "tag_format",
+                "tags",
+                "tag_format",
                 f"each tag must be 1–{limits.max_tag_chars} printable characters, got {raw!r}",
             )
         if tag not in tags:
@@ -275,11 +288,10 @@ def validate_ttl(value: object) -> int | None:
 
 
 def validate_type(value: object) -> MemoryType:
-    try:
+    if isinstance(value, str) and value in {t.value for t in MemoryType}:
         return MemoryType(value)
-    except ValueError as e:
-        allowed = ", ".join(t.value for t in MemoryType)
-        raise InvalidInput("type", "enum", f"type must be one of: {allowed}; got {value!r}") from e
+    allowed = ", ".join(t.value for t in MemoryType)
+    raise InvalidInput("type", "enum", f"type must be one of: {allowed}; got {value!r}")
 
 
 def parse_record(
@@ -301,7 +313,8 @@ def parse_record(
     unknown = sorted(set(data) - RECORD_FIELDS)
     if unknown:
         raise InvalidInput(
-            unknown[0], "unknown_field",
+            unknown[0],
+            "unknown_field",
             f"unknown field(s): {', '.join(unknown)}; allowed: {', '.join(sorted(RECORD_FIELDS))}",
         )
     body_id = data.get("id")
@@ -312,21 +325,23 @@ def parse_record(
     version = data.get("schema_version", RECORD_SCHEMA_VERSION)
     if version != RECORD_SCHEMA_VERSION:
         raise InvalidInput(
-            "schema_version", "supported",
-            f"schema_version {version!r} is not supported (this server reads {RECORD_SCHEMA_VERSION})",
+            "schema_version",
+            "supported",
+            f"schema_version {version!r} is not supported "
+            f"(this server reads {RECORD_SCHEMA_VERSION})",
         )
     raw_created = data.get("created_at")
     created = (
-        parse_timestamp(raw_created)
-        if raw_created is not None
-        else (default_created_at or now)
+        parse_timestamp(raw_created) if raw_created is not None else (default_created_at or now)
     )
     return MemoryRecord(
         id=rid,
         type=validate_type(data.get("type")),
         content=validate_content(data.get("content"), limits),
         scope=validate_scope(data.get("scope"), limits),
-        source_agent=_validate_text(data.get("source_agent"), "source_agent", limits.max_agent_chars),
+        source_agent=_validate_text(
+            data.get("source_agent"), "source_agent", limits.max_agent_chars
+        ),
         created_at=created,
         ttl=validate_ttl(data.get("ttl")),
         tags=validate_tags(data.get("tags"), limits),

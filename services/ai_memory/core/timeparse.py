@@ -27,7 +27,9 @@ _MAX = datetime(9999, 12, 31, tzinfo=UTC)
 _NUMERIC = re.compile(r"^[+-]?\d+(\.\d+)?$")
 
 
-def parse_timestamp(value: object, *, field: str = "created_at", naive_tz: tzinfo = UTC) -> datetime:
+def parse_timestamp(
+    value: object, *, field: str = "created_at", naive_tz: tzinfo = UTC
+) -> datetime:
     """Parse ``value`` into an aware UTC datetime or raise InvalidInput naming ``field``."""
     if isinstance(value, bool) or value is None:
         raise InvalidInput(field, "timestamp", f"{field} must be a timestamp, got {value!r}")

@@ -46,59 +46,93 @@ def create_app(container: Container) -> FastAPI:
     metrics.install(app, container)
     service = container.service
 
-    @app.post("/v1/memories", response_model=WriteOut, status_code=201,
-              responses={200: {"model": WriteOut, "description": "Unchanged or updated"}})
-    def create_memory(body: MemoryIn, request: Request, response: Response,
-                      wait: Wait = False) -> dict[str, Any]:
+    @app.post(
+        "/v1/memories",
+        response_model=WriteOut,
+        status_code=201,
+        responses={200: {"model": WriteOut, "description": "Unchanged or updated"}},
+    )
+    def create_memory(
+        body: MemoryIn, request: Request, response: Response, wait: Wait = False
+    ) -> dict[str, Any]:
         result = service.write(tenant_of(request), body.model_dump(exclude_unset=True), wait=wait)
         response.status_code = 201 if result.created else 200
         return result.to_json()
 
-    @app.put("/v1/memories/{memory_id}", response_model=WriteOut,
-             responses={201: {"model": WriteOut, "description": "Created"}})
-    def upsert_memory(memory_id: str, body: MemoryIn, request: Request, response: Response,
-                      wait: Wait = False) -> dict[str, Any]:
-        result = service.write(tenant_of(request), body.model_dump(exclude_unset=True),
-                               memory_id=memory_id, wait=wait)
+    @app.put(
+        "/v1/memories/{memory_id}",
+        response_model=WriteOut,
+        responses={201: {"model": WriteOut, "description": "Created"}},
+    )
+    def upsert_memory(
+        memory_id: str, body: MemoryIn, request: Request, response: Response, wait: Wait = False
+    ) -> dict[str, Any]:
+        result = service.write(
+            tenant_of(request), body.model_dump(exclude_unset=True), memory_id=memory_id, wait=wait
+        )
         response.status_code = 201 if result.created else 200
         return result.to_json()
 
-    @app.get("/v1/memories/{memory_id}", response_model=MemoryOut,
-             responses={404: {"description": "Never existed"}, 410: {"description": "Forgotten"}})
-    def read_memory(memory_id: str, request: Request,
-                    min_position: MinPosition = 0) -> dict[str, Any]:
+    @app.get(
+        "/v1/memories/{memory_id}",
+        response_model=MemoryOut,
+        responses={404: {"description": "Never existed"}, 410: {"description": "Forgotten"}},
+    )
+    def read_memory(
+        memory_id: str, request: Request, min_position: MinPosition = 0
+    ) -> dict[str, Any]:
         return service.get(tenant_of(request), memory_id, min_position=min_position).to_json()
 
     @app.delete("/v1/memories/{memory_id}", response_model=DeleteOut)
-    def forget_memory(memory_id: str, request: Request, wait: Wait = False,
-                      reason: str = "user_request") -> dict[str, Any]:
-        result = service.delete(tenant_of(request), memory_id, actor="api", reason=reason,
-                                wait=wait)
-        return {"id": result.memory_id, "position": result.position, "forgotten": True,
-                "already_forgotten": result.already_forgotten}
+    def forget_memory(
+        memory_id: str, request: Request, wait: Wait = False, reason: str = "user_request"
+    ) -> dict[str, Any]:
+        result = service.delete(
+            tenant_of(request), memory_id, actor="api", reason=reason, wait=wait
+        )
+        return {
+            "id": result.memory_id,
+            "position": result.position,
+            "forgotten": True,
+            "already_forgotten": result.already_forgotten,
+        }
 
     @app.post("/v1/memories/search", response_model=SearchOut)
-    def search_memories(body: SearchIn, request: Request,
-                        min_position: MinPosition = 0) -> dict[str, Any]:
+    def search_memories(
+        body: SearchIn, request: Request, min_position: MinPosition = 0
+    ) -> dict[str, Any]:
         parsed = SearchRequest.parse(body.model_dump(exclude_unset=True), service.limits)
         hits = service.search(tenant_of(request), parsed, min_position=min_position)
-        return {"results": [{"record": h.stored.to_json(), "score": h.score,
-                             "components": h.components} for h in hits]}
+        return {
+            "results": [
+                {"record": h.stored.to_json(), "score": h.score, "components": h.components}
+                for h in hits
+            ]
+        }
 
-    @app.get("/v1/export", response_class=StreamingResponse,
-             responses={200: {"content": {NDJSON: {}}, "description": "NDJSON bundle"}})
-    def export(request: Request,
-               scope: Annotated[list[str] | None, Query()] = None) -> StreamingResponse:
+    @app.get(
+        "/v1/export",
+        response_class=StreamingResponse,
+        responses={200: {"content": {NDJSON: {}}, "description": "NDJSON bundle"}},
+    )
+    def export(
+        request: Request, scope: Annotated[list[str] | None, Query()] = None
+    ) -> StreamingResponse:
         scopes = [validate_scope(s, service.limits) for s in scope] if scope else None
         lines = export_lines(service, tenant_of(request), scopes)
         body: Iterator[bytes] = (line.encode("utf-8") + b"\n" for line in lines)
         return StreamingResponse(iterate_in_threadpool(body), media_type=NDJSON)
 
-    @app.post("/v1/import", response_model=ImportOut,
-              openapi_extra={"requestBody": {"content": {NDJSON: {"schema": {"type": "string"}}},
-                                             "required": True}})
-    async def import_bundle(request: Request, wait: Wait = False,
-                            source: str = "ndjson") -> dict[str, Any]:
+    @app.post(
+        "/v1/import",
+        response_model=ImportOut,
+        openapi_extra={
+            "requestBody": {"content": {NDJSON: {"schema": {"type": "string"}}}, "required": True}
+        },
+    )
+    async def import_bundle(
+        request: Request, wait: Wait = False, source: str = "ndjson"
+    ) -> dict[str, Any]:
         session = ImportSession(service, tenant_of(request), source=source)
         batch: list[tuple[int, str | bytes]] = []
         async for number, text in _lines(request.stream()):

@@ -7,7 +7,13 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 
 from fastapi import FastAPI, Request, Response
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
@@ -20,13 +26,18 @@ class _ProjectionCollector(Collector):
 
     def collect(self) -> Iterable[GaugeMetricFamily]:
         head = self.container.log.last_position()
-        yield GaugeMetricFamily("aimem_log_position", "Newest position on the event log", value=head)
-        position = GaugeMetricFamily("aimem_projection_position", "Last applied log position",
-                                     labels=["projection"])
-        lag = GaugeMetricFamily("aimem_projection_lag_events", "Events not yet applied",
-                                labels=["projection"])
-        failures = GaugeMetricFamily("aimem_projection_failures", "Failed batches (retried)",
-                                     labels=["projection"])
+        yield GaugeMetricFamily(
+            "aimem_log_position", "Newest position on the event log", value=head
+        )
+        position = GaugeMetricFamily(
+            "aimem_projection_position", "Last applied log position", labels=["projection"]
+        )
+        lag = GaugeMetricFamily(
+            "aimem_projection_lag_events", "Events not yet applied", labels=["projection"]
+        )
+        failures = GaugeMetricFamily(
+            "aimem_projection_failures", "Failed batches (retried)", labels=["projection"]
+        )
         for tailer in self.container.projections.tailers:
             position.add_metric([tailer.name], tailer.position)
             lag.add_metric([tailer.name], max(0, head - tailer.position))
@@ -38,10 +49,13 @@ class _ProjectionCollector(Collector):
 
 def install(app: FastAPI, container: Container) -> None:
     registry = CollectorRegistry()
-    requests = Counter("aimem_http_requests", "HTTP requests", ["method", "route", "status"],
-                       registry=registry)
+    requests = Counter(
+        "aimem_http_requests", "HTTP requests", ["method", "route", "status"], registry=registry
+    )
     latency = Histogram(
-        "aimem_http_request_seconds", "HTTP request latency", ["method", "route"],
+        "aimem_http_request_seconds",
+        "HTTP request latency",
+        ["method", "route"],
         buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10),
         registry=registry,
     )

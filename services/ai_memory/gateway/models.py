@@ -21,8 +21,10 @@ class MemoryIn(BaseModel):
     id: str | None = Field(None, description="Stable id; a UUID is generated when absent.")
     type: MemoryType
     content: str = Field(description="Self-contained UTF-8 text (the source of truth).")
-    scope: str = Field(description="Namespace: 'public' or '<kind>:<name>', e.g. 'user:alice'.",
-                       examples=["user:alice"])
+    scope: str = Field(
+        description="Namespace: 'public' or '<kind>:<name>', e.g. 'user:alice'.",
+        examples=["user:alice"],
+    )
     source_agent: str = Field(description="The agent that wrote this memory.")
     created_at: Timestamp | None = Field(
         None,

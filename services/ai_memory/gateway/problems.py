@@ -27,14 +27,29 @@ _STATUS: list[tuple[type[AiMemoryError], int]] = [
     (Conflict, 409),
     (RetryableError, 503),
 ]
-_TITLES = {400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 409: "Conflict",
-           410: "Gone", 413: "Content Too Large", 415: "Unsupported Media Type",
-           422: "Unprocessable Content", 500: "Internal Server Error", 503: "Service Unavailable"}
+_TITLES = {
+    400: "Bad Request",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    409: "Conflict",
+    410: "Gone",
+    413: "Content Too Large",
+    415: "Unsupported Media Type",
+    422: "Unprocessable Content",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
 
 
 def problem(status: int, code: str, detail: str, **extra: Any) -> JSONResponse:
-    body = {"type": f"urn:ai-memory:problem:{code}", "title": _TITLES.get(status, "Error"),
-            "status": status, "code": code, "detail": detail, **extra}
+    body = {
+        "type": f"urn:ai-memory:problem:{code}",
+        "title": _TITLES.get(status, "Error"),
+        "status": status,
+        "code": code,
+        "detail": detail,
+        **extra,
+    }
     headers = {}
     if "retry_after" in extra:
         headers["Retry-After"] = str(max(1, round(float(extra["retry_after"]))))
@@ -71,12 +86,22 @@ def install(app: FastAPI) -> None:
         errors = []
         for err in exc.errors():
             loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path")]
-            errors.append({"field": ".".join(loc) or "body", "rule": err.get("type", "invalid"),
-                           "message": err.get("msg", "invalid value")})
+            errors.append(
+                {
+                    "field": ".".join(loc) or "body",
+                    "rule": err.get("type", "invalid"),
+                    "message": err.get("msg", "invalid value"),
+                }
+            )
         first = errors[0] if errors else {"field": "body", "rule": "invalid", "message": "invalid"}
         if first["rule"] == "json_invalid":
-            return problem(400, "malformed_json", "the request body is not valid JSON",
-                           field="body", rule="json")
+            return problem(
+                400,
+                "malformed_json",
+                "the request body is not valid JSON",
+                field="body",
+                rule="json",
+            )
         rule = first["rule"]
         code = "unknown_field" if rule == "extra_forbidden" else "invalid_input"
         detail = f"{first['field']}: {first['message']}"
@@ -84,5 +109,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "route_not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        code = {404: "route_not_found", 405: "method_not_allowed"}.get(
+            exc.status_code, "http_error"
+        )
         return problem(exc.status_code, code, str(exc.detail))

@@ -12,7 +12,14 @@ from typing import Protocol
 
 from ai_memory.core.events import LoggedEvent
 from ai_memory.core.keywords import sparse_terms
-from ai_memory.core.ports import Embedder, RecordStore, SparseVector, Vector, VectorIndex, index_text
+from ai_memory.core.ports import (
+    Embedder,
+    RecordStore,
+    SparseVector,
+    Vector,
+    VectorIndex,
+    index_text,
+)
 from ai_memory.core.projection import (
     IndexMutation,
     IndexPut,
@@ -30,6 +37,10 @@ class ProjectionSink(Protocol):
     def apply(self, events: Sequence[LoggedEvent]) -> None: ...
 
     def reset(self) -> None: ...
+
+    def idle(self) -> None:
+        """Called when the log has nothing new: a chance to make buffered work durable."""
+        ...
 
 
 class RecordsSink:
@@ -51,6 +62,9 @@ class RecordsSink:
 
     def reset(self) -> None:
         self.store.reset()
+
+    def idle(self) -> None:
+        pass  # every apply already commits with its checkpoint
 
 
 class IndexSink:
@@ -81,3 +95,6 @@ class IndexSink:
 
     def reset(self) -> None:
         self.index.reset()
+
+    def idle(self) -> None:
+        self.index.flush()

@@ -33,6 +33,7 @@ class ProjectionTailer:
         self._thread: threading.Thread | None = None
         self.last_error: str | None = None
         self.failures = 0
+        self._idle = False
 
     @property
     def name(self) -> str:
@@ -46,7 +47,9 @@ class ProjectionTailer:
         if self._thread is not None:
             return
         self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name=f"projector-{self.name}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name=f"projector-{self.name}", daemon=True
+        )
         self._thread.start()
 
     def stop(self, timeout: float = 10.0) -> None:
@@ -105,7 +108,12 @@ class ProjectionTailer:
         while not self._stop.is_set():
             try:
                 if self.step() == 0:
+                    if not self._idle:
+                        self.sink.idle()
+                        self._idle = True
                     self.log.wait_for_events(after=self._position, timeout=0.5)
+                else:
+                    self._idle = False
                 backoff = 0.05
             except Exception as e:  # keep projecting; the checkpoint did not move
                 self.failures += 1

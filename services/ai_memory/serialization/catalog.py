@@ -163,9 +163,11 @@ def lint(root: Path) -> list[str]:
         if (schema.get("name"), schema.get("namespace")) != (name, NAMESPACE):
             problems.append(f"{rel}: must be record {NAMESPACE}.{name}")
         if schema.get("version") != version:
-            problems.append(f"{rel}: \"version\" property must be {version}")
-        problems.extend(f"{rel}: Avro enums are not allowed ({p}); use a string" for p in
-                        _enum_paths(schema, ""))
+            problems.append(f'{rel}: "version" property must be {version}')
+        problems.extend(
+            f"{rel}: Avro enums are not allowed ({p}); use a string"
+            for p in _enum_paths(schema, "")
+        )
         by_name.setdefault(name, {})[version] = schema
     for name, versions in by_name.items():
         for version in sorted(versions):

@@ -36,10 +36,14 @@ def main(argv: list[str] | None = None) -> int:
             rel = path.relative_to(root).as_posix()
             if rel not in listed and (match := SCHEMA_FILE_NAME.match(path.name)):
                 schema = json.loads(path.read_text(encoding="utf-8"))
-                data["schemas"].append({
-                    "name": match["name"], "version": int(match["version"]), "file": rel,
-                    "fingerprint": compute_fingerprint(schema).hex(),
-                })
+                data["schemas"].append(
+                    {
+                        "name": match["name"],
+                        "version": int(match["version"]),
+                        "file": rel,
+                        "fingerprint": compute_fingerprint(schema).hex(),
+                    }
+                )
                 print(f"added {rel}")
         data["schemas"].sort(key=lambda item: (item["name"], item["version"]))
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -112,7 +112,10 @@ SAMPLES: tuple[GoldenSample, ...] = (
         "MemoryDeleted",
         1,
         MemoryDeleted(
-            header=_header(3), memory_id="mem-001", scope="user:alice", reason="user_request",
+            header=_header(3),
+            memory_id="mem-001",
+            scope="user:alice",
+            reason="user_request",
             version=3,
         ),
     ),

@@ -112,7 +112,9 @@ def _written_to_dict(e: MemoryWritten) -> EventDict:
         "state": str(e.state.value),
         "cause": e.cause,
         "import_batch_id": e.import_batch_id,
-        "encryption": None if envelope is None else {
+        "encryption": None
+        if envelope is None
+        else {
             "key_id": envelope.key_id,
             "algorithm": envelope.algorithm,
             "nonce": envelope.nonce,
@@ -131,7 +133,9 @@ def _written_from_dict(d: Mapping[str, Any]) -> MemoryWritten:
         state=MemoryState(d["state"]),
         cause=d["cause"],
         import_batch_id=d["import_batch_id"],
-        encryption=None if envelope is None else EncryptionEnvelope(
+        encryption=None
+        if envelope is None
+        else EncryptionEnvelope(
             key_id=envelope["key_id"],
             algorithm=envelope["algorithm"],
             nonce=bytes(envelope["nonce"]),

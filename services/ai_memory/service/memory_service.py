@@ -54,8 +54,12 @@ class WriteResult:
     def to_json(self) -> dict[str, Any]:
         body = self.record.to_json()
         body.update({"version": self.version, "state": self.state.value})
-        return {"record": body, "position": self.position, "created": self.created,
-                "changed": self.changed}
+        return {
+            "record": body,
+            "position": self.position,
+            "created": self.created,
+            "changed": self.changed,
+        }
 
 
 @dataclass(frozen=True)
@@ -171,7 +175,12 @@ class MemoryService:
 
     # --- delete ----------------------------------------------------------------------------
     def delete(
-        self, tenant: str, memory_id: str, *, actor: str, reason: str = "user_request",
+        self,
+        tenant: str,
+        memory_id: str,
+        *,
+        actor: str,
+        reason: str = "user_request",
         wait: bool = False,
     ) -> DeleteResult:
         with self.write_lock:
@@ -197,9 +206,16 @@ class MemoryService:
         # Ask for a few more than top_k: a hit can vanish between index and store.
         hits = self.index.search(
             IndexQuery(
-                tenant=tenant, dense=dense, sparse=sparse, now=now, limit=request.top_k + 5,
-                scopes=request.scopes, types=request.types, tags=request.tags,
-                states=(MemoryState.ACTIVE,), mode=request.mode,
+                tenant=tenant,
+                dense=dense,
+                sparse=sparse,
+                now=now,
+                limit=request.top_k + 5,
+                scopes=request.scopes,
+                types=request.types,
+                tags=request.tags,
+                states=(MemoryState.ACTIVE,),
+                mode=request.mode,
             )
         )
         records = self.store.get_many(tenant, [h.memory_id for h in hits])
@@ -207,7 +223,11 @@ class MemoryService:
         for hit in hits:
             stored = records.get(hit.memory_id)
             # The record store is the source of truth: drop what it no longer holds as live.
-            if stored is None or stored.state != MemoryState.ACTIVE or stored.record.is_expired(now):
+            if (
+                stored is None
+                or stored.state != MemoryState.ACTIVE
+                or stored.record.is_expired(now)
+            ):
                 continue
             results.append(SearchHit(stored, hit.score, dict(hit.components)))
             if len(results) == request.top_k:

@@ -38,7 +38,9 @@ MAX_REPORTED_ERRORS = 1000
 _ID_NAMESPACE = uuid.UUID("6f1c1a8e-4f55-4b43-9a43-6d656d6f7279")
 
 
-def export_lines(service: MemoryService, tenant: str, scopes: Sequence[str] | None) -> Iterator[str]:
+def export_lines(
+    service: MemoryService, tenant: str, scopes: Sequence[str] | None
+) -> Iterator[str]:
     """Yield the bundle line by line (no trailing newlines)."""
     digest = hashlib.sha256()
 
@@ -47,8 +49,11 @@ def export_lines(service: MemoryService, tenant: str, scopes: Sequence[str] | No
         return line
 
     filters: dict[str, Any] = {"scopes": list(scopes) if scopes else None, "tenant": tenant}
-    yield emit(header_line(producer=f"ai-memory/{__version__}", exported_at=service.clock.now(),
-                           filters=filters))
+    yield emit(
+        header_line(
+            producer=f"ai-memory/{__version__}", exported_at=service.clock.now(), filters=filters
+        )
+    )
     records = tombstones = 0
     for stored in service.store.scan_records(tenant, scopes=scopes):
         records += 1
@@ -93,8 +98,9 @@ class ImportSession:
     only be the first line — so nothing has been written when the whole request fails.
     """
 
-    def __init__(self, service: MemoryService, tenant: str, *, actor: str = "import",
-                 source: str = "ndjson") -> None:
+    def __init__(
+        self, service: MemoryService, tenant: str, *, actor: str = "import", source: str = "ndjson"
+    ) -> None:
         self.service = service
         self.tenant = tenant
         self.actor = actor
@@ -108,8 +114,10 @@ class ImportSession:
         for number, text in lines:
             if isinstance(text, bytes):
                 self.report.received += 1
-                self._reject(number, InvalidInput("line", "utf8", "the line is not UTF-8 text",
-                                                  code="invalid_utf8"))
+                self._reject(
+                    number,
+                    InvalidInput("line", "utf8", "the line is not UTF-8 text", code="invalid_utf8"),
+                )
                 continue
             if not text.strip():
                 continue
@@ -124,8 +132,10 @@ class ImportSession:
             if line.kind == "header":
                 if self._seen_content:
                     self.report.received += 1
-                    self._reject(number, InvalidInput("kind", "header_first",
-                                                      "a header may only be the first line"))
+                    self._reject(
+                        number,
+                        InvalidInput("kind", "header_first", "a header may only be the first line"),
+                    )
                 else:
                     self.format_version = int(line.body["format_version"])
                 continue
@@ -135,8 +145,12 @@ class ImportSession:
             self.report.received += 1
             unknown = unknown_line_keys(line, self.format_version)
             if unknown:
-                self._reject(number, InvalidInput(unknown[0], "unknown_field",
-                                                  f"unknown field(s): {', '.join(unknown)}"))
+                self._reject(
+                    number,
+                    InvalidInput(
+                        unknown[0], "unknown_field", f"unknown field(s): {', '.join(unknown)}"
+                    ),
+                )
                 continue
             parsed.append((number, line))
         for start in range(0, len(parsed), BATCH_LINES):
@@ -145,9 +159,14 @@ class ImportSession:
     def finish(self, *, wait: bool = False) -> ImportReport:
         r = self.report
         event = MemoriesImported(
-            header=self.service.header(self.tenant, self.actor), batch_id=r.batch_id,
-            source=self.source, received=r.received, written=r.written, unchanged=r.unchanged,
-            skipped_tombstoned=r.skipped_tombstoned, rejected=r.rejected,
+            header=self.service.header(self.tenant, self.actor),
+            batch_id=r.batch_id,
+            source=self.source,
+            received=r.received,
+            written=r.written,
+            unchanged=r.unchanged,
+            skipped_tombstoned=r.skipped_tombstoned,
+            rejected=r.rejected,
         )
         (position,) = self.service.log.append([event])
         r.position = max(r.position, position)
@@ -172,23 +191,35 @@ class ImportSession:
                 header = service.header(self.tenant, self.actor)
                 try:
                     if line.kind == "tombstone":
-                        event = decide_delete(memory_id, validate_scope(line.body["scope"], limits),
-                                              head, header, reason="imported_tombstone")
+                        event = decide_delete(
+                            memory_id,
+                            validate_scope(line.body["scope"], limits),
+                            head,
+                            header,
+                            reason="imported_tombstone",
+                        )
                         if event is None:
                             self.report.unchanged += 1
                             continue
                         self.report.tombstones_applied += 1
-                        heads[memory_id] = Head(memory_id, event.scope, event.version, "", True, 0,
-                                                None)
+                        heads[memory_id] = Head(
+                            memory_id, event.scope, event.version, "", True, 0, None
+                        )
                         events.append(event)
                         continue
                     raw = line.body["record"]
                     record = parse_record({**raw, "id": memory_id}, now=now, limits=limits)
-                    record = with_created_at_from(record, head,
-                                                  explicit=raw.get("created_at") is not None)
-                    outcome = decide_write(record, head, replace(header, actor=record.source_agent),
-                                           cause="import", import_batch_id=self.report.batch_id,
-                                           state=_line_state(line))
+                    record = with_created_at_from(
+                        record, head, explicit=raw.get("created_at") is not None
+                    )
+                    outcome = decide_write(
+                        record,
+                        head,
+                        replace(header, actor=record.source_agent),
+                        cause="import",
+                        import_batch_id=self.report.batch_id,
+                        state=_line_state(line),
+                    )
                 except Gone:
                     self.report.skipped_tombstoned += 1
                     continue
@@ -200,8 +231,15 @@ class ImportSession:
                     continue
                 self.report.written += 1
                 events.append(outcome.event)
-                heads[memory_id] = Head(memory_id, record.scope, outcome.version,
-                                        outcome.event.content_sha256, False, 0, record.created_at)
+                heads[memory_id] = Head(
+                    memory_id,
+                    record.scope,
+                    outcome.version,
+                    outcome.event.content_sha256,
+                    False,
+                    0,
+                    record.created_at,
+                )
             if events:
                 positions = service.log.append(events)
                 self.report.position = max(self.report.position, positions[-1])
@@ -232,5 +270,6 @@ def _line_state(line: BundleLine) -> MemoryState:
     try:
         return MemoryState(value)
     except ValueError as e:
-        raise InvalidInput("state", "enum", f"state must be one of "
-                           f"{', '.join(s.value for s in MemoryState)}") from e
+        raise InvalidInput(
+            "state", "enum", f"state must be one of {', '.join(s.value for s in MemoryState)}"
+        ) from e
