@@ -11,6 +11,9 @@ from fastapi.testclient import TestClient
 from ai_memory.bootstrap import Container, build
 from ai_memory.settings import Settings
 from tests.factories import FixedClock
+from tests.servers import cassandra_contact, kafka_bootstrap
+
+__all__ = ["cassandra_contact", "kafka_bootstrap"]
 
 
 @pytest.fixture

@@ -287,8 +287,11 @@ def validate_ttl(value: object) -> int | None:
     return int(value)
 
 
+_TYPE_VALUES = frozenset(t.value for t in MemoryType)
+
+
 def validate_type(value: object) -> MemoryType:
-    if isinstance(value, str) and value in {t.value for t in MemoryType}:
+    if isinstance(value, str) and value in _TYPE_VALUES:
         return MemoryType(value)
     allowed = ", ".join(t.value for t in MemoryType)
     raise InvalidInput("type", "enum", f"type must be one of: {allowed}; got {value!r}")

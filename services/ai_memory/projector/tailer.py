@@ -107,13 +107,14 @@ class ProjectionTailer:
         backoff = 0.05
         while not self._stop.is_set():
             try:
-                if self.step() == 0:
+                if self.step() > 0:
+                    self._idle = False
+                elif not self.log.wait_for_events(after=self._position, timeout=0.5):
+                    # Quiet for a while: make buffered work durable (an index flush can
+                    # take a tenth of a second, so never between two busy batches).
                     if not self._idle:
                         self.sink.idle()
                         self._idle = True
-                    self.log.wait_for_events(after=self._position, timeout=0.5)
-                else:
-                    self._idle = False
                 backoff = 0.05
             except Exception as e:  # keep projecting; the checkpoint did not move
                 self.failures += 1
