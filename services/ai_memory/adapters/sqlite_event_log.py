@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ai_memory.core.errors import InvalidInput
 from ai_memory.core.events import DomainEvent, Head, LoggedEvent, MemoryDeleted, MemoryWritten
 from ai_memory.core.ports import EventSerializer
 from ai_memory.core.timeparse import from_micros, to_micros
@@ -94,7 +95,11 @@ class SqliteEventLog:
             self._appended.notify_all()
         return positions
 
-    def read(self, *, after: int, limit: int) -> list[LoggedEvent]:
+    def partitions(self) -> list[int]:
+        return [0]
+
+    def read(self, *, after: int, limit: int, partition: int = 0) -> list[LoggedEvent]:
+        _single_partition(partition)
         with translate_errors():
             rows = (
                 self._db.reader()
@@ -109,12 +114,13 @@ class SqliteEventLog:
             LoggedEvent(int(pos), self._serializer.decode(bytes(payload))) for pos, payload in rows
         ]
 
-    def last_position(self) -> int:
+    def last_position(self, partition: int = 0) -> int:
+        _single_partition(partition)
         with translate_errors():
             row = self._db.reader().execute("SELECT MAX(position) FROM events").fetchone()
         return int(row[0] or 0)
 
-    def wait_for_events(self, *, after: int, timeout: float) -> bool:
+    def wait_for_events(self, *, after: int, timeout: float, partition: int = 0) -> bool:
         deadline = time.monotonic() + timeout
         while True:
             if self.last_position() > after:
@@ -152,6 +158,11 @@ class SqliteEventLog:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _single_partition(partition: int) -> None:
+    if partition != 0:
+        raise InvalidInput("partition", "range", "the embedded log has one partition, 0")
 
 
 def _statements() -> list[str]:

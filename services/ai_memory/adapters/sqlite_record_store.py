@@ -71,7 +71,9 @@ class SqliteRecordStore:
                 conn.execute(statement)
 
     # --- projection side ---------------------------------------------------------------
-    def apply(self, mutations: Sequence[RecordMutation], *, checkpoint: int) -> None:
+    def apply(
+        self, mutations: Sequence[RecordMutation], *, checkpoint: int, partition: int = 0
+    ) -> None:
         with self._db.transaction() as conn:
             for mutation in mutations:
                 _apply_one(conn, mutation)
@@ -191,6 +193,10 @@ class SqliteRecordStore:
             if len(rows) < batch:
                 return
             after = rows[-1][0]
+
+
+def _checkpoint_key(partition: int) -> str:
+    return PROJECTION if partition == 0 else f"{PROJECTION}/{partition}"
 
 
 def _apply_one(conn: sqlite3.Connection, mutation: RecordMutation) -> None:

@@ -23,25 +23,34 @@ Vector = npt.NDArray[np.float32]
 
 
 class EventLog(Protocol):
-    """The log of record. Positions are positive, strictly increasing, gap-tolerant."""
+    """The log of record, split into partitions (the embedded log has one, partition 0).
+
+    Positions are positive and strictly increasing within a partition; on a partitioned
+    log they pack partition and offset (``ai_memory.core.positions``). All events with
+    the same partition key (tenant/scope) land in one partition, in append order."""
 
     def append(self, events: Sequence[DomainEvent]) -> list[int]:
-        """Append atomically, in order; return each event's position.
+        """Append in order; return each event's position. Atomic on the embedded log;
+        on a partitioned log each event is durable (acks=all) when this returns.
 
         Appending an event whose ``event_id`` is already on the log is a no-op that
         returns the original position (a retried append never duplicates)."""
         ...
 
-    def read(self, *, after: int, limit: int) -> list[LoggedEvent]:
-        """Events with position > ``after``, ascending, at most ``limit``."""
+    def partitions(self) -> list[int]:
+        """The partition numbers of the log."""
         ...
 
-    def last_position(self) -> int:
-        """Position of the newest event, 0 for an empty log."""
+    def read(self, *, after: int, limit: int, partition: int = 0) -> list[LoggedEvent]:
+        """Events of ``partition`` with position > ``after``, ascending, at most ``limit``."""
         ...
 
-    def wait_for_events(self, *, after: int, timeout: float) -> bool:
-        """Block until an event with position > ``after`` exists or ``timeout`` passes."""
+    def last_position(self, partition: int = 0) -> int:
+        """Position of the newest event of ``partition``, 0 when it is empty."""
+        ...
+
+    def wait_for_events(self, *, after: int, timeout: float, partition: int = 0) -> bool:
+        """Block until ``partition`` has an event with position > ``after`` or ``timeout``."""
         ...
 
     def heads(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, Head]:
@@ -54,12 +63,15 @@ class EventLog(Protocol):
 class RecordStore(Protocol):
     """Records, tombstones, states and read counts: the ``records`` projection."""
 
-    def apply(self, mutations: Sequence[RecordMutation], *, checkpoint: int) -> None:
-        """Apply mutations and advance the checkpoint atomically. Order-safe and
-        idempotent: a mutation older than what is stored for its id is ignored."""
+    def apply(
+        self, mutations: Sequence[RecordMutation], *, checkpoint: int, partition: int = 0
+    ) -> None:
+        """Apply mutations and advance the checkpoint of ``partition`` (atomically where
+        the store allows). Order-safe and idempotent: a mutation older than what is
+        stored for its id is ignored; a checkpoint never moves backwards."""
         ...
 
-    def checkpoint(self) -> int: ...
+    def checkpoint(self, partition: int = 0) -> int: ...
 
     def get(self, tenant: str, memory_id: str) -> StoredRecord | Tombstone | None: ...
 
@@ -122,12 +134,14 @@ class VectorIndex(Protocol):
         vectors: dict[int, tuple[Vector, SparseVector]],
         *,
         checkpoint: int,
+        partition: int = 0,
     ) -> None:
         """Apply mutations; ``vectors`` maps a mutation's position to the vectors of its
-        record (for ``IndexPut``). Order-safe, idempotent, checkpoint persisted with it."""
+        record (for ``IndexPut``). Order-safe, idempotent, and the checkpoint of
+        ``partition`` persisted with the view."""
         ...
 
-    def checkpoint(self) -> int: ...
+    def checkpoint(self, partition: int = 0) -> int: ...
 
     def search(self, query: IndexQuery) -> list[IndexHit]: ...
 
