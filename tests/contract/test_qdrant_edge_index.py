@@ -33,8 +33,29 @@ def test_checkpoint_file_sits_next_to_the_shard(tmp_path: Path) -> None:
     apply(idx, put("m1", 3, axis(1), "tea"))
     idx.close()
     data = json.loads((tmp_path / "checkpoint.json").read_text())
-    assert data == {"checkpoint": 3, "model_name": "m", "dim": DIM}
+    assert data == {"checkpoints": {"0": 3}, "checkpoint": 3, "model_name": "m", "dim": DIM}
     assert (tmp_path / "shard").is_dir()
+
+
+def test_checkpoint_file_keeps_one_position_per_partition(tmp_path: Path) -> None:
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m")
+    idx.apply([], {}, checkpoint=4, partition=2)
+    idx.close()
+    data = json.loads((tmp_path / "checkpoint.json").read_text())
+    assert data["checkpoints"] == {"2": 4} and data["checkpoint"] == 0
+
+
+def test_a_checkpoint_file_from_before_partitions_opens_as_partition_0(tmp_path: Path) -> None:
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m")
+    apply(idx, put("m1", 3, axis(1), "tea"))
+    idx.close()
+    legacy = {"checkpoint": 3, "model_name": "m", "dim": DIM}
+    (tmp_path / "checkpoint.json").write_text(json.dumps(legacy))
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m")
+    try:
+        assert (idx.checkpoint(), idx.checkpoint(1), idx.count("default")) == (3, 0, 1)
+    finally:
+        idx.close()
 
 
 @pytest.mark.parametrize("model, dim", [("other-model", DIM), ("m", DIM * 2)])

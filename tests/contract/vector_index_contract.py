@@ -60,10 +60,13 @@ def merge(*batches: Batch) -> Batch:
     return mutations, vectors
 
 
-def apply(index: VectorIndex, batch: Batch, checkpoint: int | None = None) -> None:
+def apply(
+    index: VectorIndex, batch: Batch, checkpoint: int | None = None, *, partition: int = 0
+) -> None:
     mutations, vectors = batch
     top = max((m.position for m in mutations), default=0)
-    index.apply(mutations, vectors, checkpoint=checkpoint if checkpoint is not None else top)
+    cp = checkpoint if checkpoint is not None else top
+    index.apply(mutations, vectors, checkpoint=cp, partition=partition)
 
 
 def q(
@@ -299,6 +302,40 @@ class VectorIndexContract:
             assert idx.count("default") == 1
         finally:
             idx.close()
+
+    def test_checkpoints_are_kept_per_partition(self, index: VectorIndex) -> None:
+        apply(index, put("m1", 7, axis(1), "tea"), partition=1)
+        index.apply([], {}, checkpoint=3, partition=2)
+        assert (index.checkpoint(0), index.checkpoint(1), index.checkpoint(2)) == (0, 7, 3)
+        assert index.checkpoint() == 0 and index.checkpoint(9) == 0
+        assert index.count("default") == 1  # the view is shared; only checkpoints are split
+
+    def test_a_partition_checkpoint_never_moves_backwards(self, index: VectorIndex) -> None:
+        index.apply([], {}, checkpoint=10, partition=1)
+        index.apply([], {}, checkpoint=4, partition=1)
+        index.apply([], {}, checkpoint=2, partition=0)
+        assert (index.checkpoint(0), index.checkpoint(1)) == (2, 10)
+        apply(index, put("m1", 3, axis(1), "tea"), checkpoint=5, partition=1)  # replayed
+        assert index.checkpoint(1) == 10 and index.count("default") == 1
+
+    def test_partition_checkpoints_survive_a_restart(self, make_index: MakeIndex) -> None:
+        idx = make_index()
+        apply(idx, put("m1", 5, axis(1), "tea"), partition=0)
+        apply(idx, put("m2", 8, axis(0, 1), "coffee"), partition=3)
+        idx.apply([], {}, checkpoint=6, partition=1)
+        idx.close()
+        idx = make_index()
+        try:
+            assert [idx.checkpoint(p) for p in range(4)] == [5, 6, 0, 8]
+            assert idx.count("default") == 2
+        finally:
+            idx.close()
+
+    def test_reset_clears_every_partition_checkpoint(self, index: VectorIndex) -> None:
+        index.apply([], {}, checkpoint=4, partition=0)
+        index.apply([], {}, checkpoint=9, partition=5)
+        index.reset()
+        assert (index.checkpoint(0), index.checkpoint(5)) == (0, 0)
 
     def test_empty_batch_advances_the_checkpoint(self, index: VectorIndex) -> None:
         index.apply([], {}, checkpoint=42)

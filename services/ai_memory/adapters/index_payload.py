@@ -267,3 +267,62 @@ def rrf_fuse(lists: Mapping[str, Ranked], limit: int, k: int = RRF_K) -> list[In
 
     order = sorted(fused.items(), key=lambda kv: (-kv[1]["rrf"], best_rank(kv[1]), kv[0]))
     return [IndexHit(mid, parts["rrf"], parts) for mid, parts in order[:limit]]
+
+
+@dataclass(frozen=True)
+class Retriever:
+    """One half of a search: ``name`` is the component name in explanations (``dense`` /
+    ``keyword``), ``using`` the engine's vector name, and exactly one query vector."""
+
+    name: str
+    using: str
+    dense: Vector | None = None
+    sparse: SparseVector | None = None
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """What both engines run for a query: the same retrievers, filter and limit, so the
+    only engine-specific work left is translating classes and making the calls."""
+
+    retrievers: list[Retriever]
+    terms: FilterTerms
+    limit: int  # per retriever: the final limit, or the prefetch depth when fusing
+    fuse: bool
+
+
+def plan_search(query: IndexQuery, dim: int) -> SearchPlan | None:
+    """Validate ``query`` and decide the retrievers; ``None`` when it matches nothing.
+
+    semantic needs ``dense``; keyword needs ``sparse`` (a query of only stop words
+    matches nothing); hybrid uses whichever of the two is present."""
+    if query.limit < 1:
+        raise InvalidInput("limit", "positive", "limit must be ≥ 1")
+    if query.mode == "semantic" and query.dense is None:
+        raise InvalidInput("query.dense", "required", "semantic search needs a dense vector")
+    if query.mode == "keyword" and query.sparse is None:
+        raise InvalidInput("query.sparse", "required", "keyword search needs query terms")
+    if query.mode == "hybrid" and query.dense is None and query.sparse is None:
+        raise InvalidInput("query", "required", "hybrid search needs a dense or sparse vector")
+    out: list[Retriever] = []
+    if query.mode in ("semantic", "hybrid") and query.dense is not None:
+        check_dense(query.dense, dim, "query.dense")
+        out.append(Retriever("dense", DENSE, dense=query.dense))
+    if query.mode in ("keyword", "hybrid") and query.sparse is not None and query.sparse.indices:
+        out.append(Retriever("keyword", SPARSE, sparse=query.sparse))
+    terms = filter_terms(query)
+    if terms.matches_nothing or not out:
+        return None
+    fuse = query.mode == "hybrid"
+    return SearchPlan(out, terms, prefetch_limit(query.limit) if fuse else query.limit, fuse)
+
+
+def hits_of(plan: SearchPlan, results: Sequence[Ranked], limit: int) -> list[IndexHit]:
+    """Engine results (one ranked list per retriever, in plan order) → final hits."""
+    ranked = {
+        r.name: by_score(points) for r, points in zip(plan.retrievers, results, strict=True)
+    }
+    if not plan.fuse:
+        name = plan.retrievers[0].name
+        return single_hits(name, ranked[name], limit)
+    return rrf_fuse(ranked, limit)

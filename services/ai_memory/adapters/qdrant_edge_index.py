@@ -8,7 +8,9 @@ shared with the server adapter (``index_payload``).
 Layout of ``path``::
 
     shard/             the EdgeShard (segments; WAL disabled, see below)
-    checkpoint.json    {"checkpoint", "model_name", "dim"}: written after every flush
+    checkpoint.json    {"checkpoints": {partition: position}, "checkpoint", "model_name",
+                       "dim"}: written after every flush; "checkpoint" repeats partition 0
+                       so files written before the log was partitioned still open
 
 Durability. The checkpoint on disk never runs ahead of the data it describes: the shard
 is ``flush()``ed first, then ``checkpoint.json`` is replaced atomically (tmp + fsync +
@@ -22,8 +24,8 @@ durable. A crash loses at most ``flush_interval`` seconds of index work, replaye
 the log.
 
 Model identity. ``checkpoint.json`` records the embedding model and dimension. Opening
-with another model or dimension, or finding a checkpoint of 0 or no checkpoint at all,
-starts from an empty shard at checkpoint 0: the index is a projection and the projector
+with another model or dimension, or finding every checkpoint at 0 or no checkpoint at
+all, starts from an empty shard at checkpoint 0: the index is a projection and the projector
 rebuilds it from the log. Vectors of two models are never mixed.
 
 Deletes leave tombstone points (payload only, no vectors; see ``index_payload``). They
@@ -195,10 +197,11 @@ class QdrantEdgeIndex:
         self._written_since_optimize = 0
         self._flush_interval = flush_interval
         self._last_flush = time.monotonic()
-        self._durable = 0  # the checkpoint on disk; ``_checkpoint`` may be ahead of it
+        # partition -> position; ``_durable`` is what is on disk, ``_checkpoints`` may be ahead
+        self._checkpoints: dict[int, int] = {}
+        self._durable: dict[int, int] = {}
         self._rw = _ReadWriteLock()
         self._apply_lock = threading.Lock()
-        self._checkpoint = 0
         self._shard: qe.EdgeShard | None = None
         with _engine("open"):
             self._open()
@@ -215,14 +218,14 @@ class QdrantEdgeIndex:
             wal_enabled=False,
         )
 
-    def _read_checkpoint(self) -> int:
+    def _read_checkpoints(self) -> dict[int, int]:
         try:
             data = json.loads(self._checkpoint_file.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return 0
+            return {}
         except (ValueError, OSError) as e:
             log.warning("unreadable index checkpoint %s (%s); rebuilding", self._checkpoint_file, e)
-            return 0
+            return {}
         if data.get("model_name") != self._model_name or data.get("dim") != self._dim:
             log.warning(
                 "index was built for %s/%s, now %s/%s; rebuilding from the log",
@@ -231,31 +234,40 @@ class QdrantEdgeIndex:
                 self._model_name,
                 self._dim,
             )
-            return 0
-        return int(data.get("checkpoint", 0))
+            return {}
+        # Files from before partitioning hold only "checkpoint" (partition 0).
+        raw = data.get("checkpoints") or {"0": data.get("checkpoint", 0)}
+        return {int(p): int(c) for p, c in raw.items() if int(c) > 0}
 
-    def _write_checkpoint(self, checkpoint: int) -> None:
+    def _write_checkpoints(self, checkpoints: dict[int, int]) -> None:
         _write_json_atomic(
             self._checkpoint_file,
-            {"checkpoint": checkpoint, "model_name": self._model_name, "dim": self._dim},
+            {
+                "checkpoints": {str(p): c for p, c in sorted(checkpoints.items())},
+                "checkpoint": checkpoints.get(0, 0),
+                "model_name": self._model_name,
+                "dim": self._dim,
+            },
         )
-        self._checkpoint = self._durable = checkpoint
+        self._checkpoints = dict(checkpoints)
+        self._durable = dict(checkpoints)
 
     def _persist(self, shard: qe.EdgeShard) -> None:
-        """Flush the engine, then (and only then) record the checkpoint on disk."""
+        """Flush the engine, then (and only then) record the checkpoints on disk."""
         shard.flush()
         self._last_flush = time.monotonic()
-        if self._checkpoint != self._durable:
-            self._write_checkpoint(self._checkpoint)
+        if self._checkpoints != self._durable:
+            self._write_checkpoints(self._checkpoints)
 
     def _open(self) -> None:
         self._root.mkdir(parents=True, exist_ok=True)
-        checkpoint = self._read_checkpoint()
-        if checkpoint > 0 and self._shard_dir.exists():
+        checkpoints = self._read_checkpoints()
+        if checkpoints and self._shard_dir.exists():
             self._shard = qe.EdgeShard.load(str(self._shard_dir))
-            self._checkpoint = self._durable = checkpoint
+            self._checkpoints = checkpoints
+            self._durable = dict(checkpoints)
             return
-        self._write_checkpoint(0)  # from here on a crash means "rebuild"
+        self._write_checkpoints({})  # from here on a crash means "rebuild"
         shutil.rmtree(self._shard_dir, ignore_errors=True)
         self._create_shard()
 
@@ -277,7 +289,7 @@ class QdrantEdgeIndex:
 
     def reset(self) -> None:
         with self._apply_lock, self._rw.exclusive(), _engine("reset"):
-            self._write_checkpoint(0)
+            self._write_checkpoints({})
             if self._shard is not None:
                 self._shard.close()
                 self._shard = None
@@ -293,8 +305,8 @@ class QdrantEdgeIndex:
                 self._persist(shard)
                 shard.close()
 
-    def checkpoint(self) -> int:
-        return self._checkpoint
+    def checkpoint(self, partition: int = 0) -> int:
+        return self._checkpoints.get(partition, 0)
 
     # --- writes ---------------------------------------------------------------------
     def apply(
@@ -303,6 +315,7 @@ class QdrantEdgeIndex:
         vectors: dict[int, tuple[Vector, SparseVector]],
         *,
         checkpoint: int,
+        partition: int = 0,
     ) -> None:
         with self._apply_lock, self._rw.shared(), _engine("apply"):
             shard = self._live()
@@ -325,7 +338,8 @@ class QdrantEdgeIndex:
                         [sw.point_id], {ip.F_STATE: sw.state.value, ip.F_POSITION: sw.position}
                     )
                 )
-            self._checkpoint = max(checkpoint, self._checkpoint)
+            if checkpoint > self._checkpoints.get(partition, 0):
+                self._checkpoints[partition] = checkpoint
             self._written_since_optimize += len(plan.writes)
             if (
                 self._optimize_after is not None
@@ -366,24 +380,19 @@ class QdrantEdgeIndex:
             return self._live().count(qe.CountRequest(exact=True, filter=flt))
 
     def search(self, query: IndexQuery) -> list[IndexHit]:
-        if query.limit < 1:
-            raise InvalidInput("limit", "positive", "limit must be ≥ 1")
-        retrievers = self._retrievers(query)
-        terms = ip.filter_terms(query)
-        if terms.matches_nothing or not retrievers:
+        plan = ip.plan_search(query, self._dim)
+        if plan is None:
             return []
-        flt = _filter(terms)
-        single = query.mode != "hybrid"
-        limit = query.limit if single else ip.prefetch_limit(query.limit)
+        flt = _filter(plan.terms)
         requests = [
             qe.QueryRequest(
-                limit=limit,
-                query=qe.Query.Nearest(vector, using=using),
+                limit=plan.limit,
+                query=qe.Query.Nearest(_query_vector(r), using=r.using),
                 filter=flt,
-                params=self._params if using == ip.DENSE else None,
+                params=self._params if r.using == ip.DENSE else None,
                 with_payload=qe.PayloadSelector.Include([ip.F_MEMORY_ID]),
             )
-            for _, using, vector in retrievers
+            for r in plan.retrievers
         ]
         with self._rw.shared(), _engine("search"):
             shard = self._live()
@@ -392,36 +401,15 @@ class QdrantEdgeIndex:
                 if len(requests) > 1
                 else [shard.query(requests[0])]
             )
-        ranked = {
-            name: ip.by_score(
-                [(str((p.payload or {})[ip.F_MEMORY_ID]), float(p.score)) for p in points]
-            )
-            for (name, _, _), points in zip(retrievers, results, strict=True)
-        }
-        if single:
-            name = retrievers[0][0]
-            return ip.single_hits(name, ranked[name], query.limit)
-        return ip.rrf_fuse(ranked, query.limit)
+        ranked = [
+            [(str((p.payload or {})[ip.F_MEMORY_ID]), float(p.score)) for p in points]
+            for points in results
+        ]
+        return ip.hits_of(plan, ranked, query.limit)
 
-    def _retrievers(self, query: IndexQuery) -> list[tuple[str, str, Any]]:
-        """(component name, engine vector name, engine query vector) per retriever.
 
-        semantic needs ``dense``; keyword needs ``sparse`` (a query of only stop words
-        matches nothing); hybrid uses whichever of the two is present."""
-        out: list[tuple[str, str, Any]] = []
-        if query.mode in ("semantic", "hybrid") and query.dense is not None:
-            ip.check_dense(query.dense, self._dim, "query.dense")
-            out.append(("dense", ip.DENSE, query.dense.astype("float32").tolist()))
-        if (
-            query.mode in ("keyword", "hybrid")
-            and query.sparse is not None
-            and query.sparse.indices
-        ):
-            out.append(("keyword", ip.SPARSE, _sparse(query.sparse)))
-        if query.mode == "semantic" and query.dense is None:
-            raise InvalidInput("query.dense", "required", "semantic search needs a dense vector")
-        if query.mode == "keyword" and query.sparse is None:
-            raise InvalidInput("query.sparse", "required", "keyword search needs query terms")
-        if query.mode == "hybrid" and query.dense is None and query.sparse is None:
-            raise InvalidInput("query", "required", "hybrid search needs a dense or sparse vector")
-        return out
+def _query_vector(r: ip.Retriever) -> Any:
+    if r.sparse is not None:
+        return _sparse(r.sparse)
+    assert r.dense is not None
+    return r.dense.astype("float32").tolist()
