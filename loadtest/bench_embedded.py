@@ -143,13 +143,27 @@ def bench_size(size: int) -> dict[str, Any]:
     finally:
         container.close()
 
-    # 4. Replay every projection from position 0 (offline, like `ai-memory replay`).
+    # 4. Replay every projection from position 0 (offline, like `ai-memory replay`), then
+    #    compact the index as `ai-memory replay` does and measure search again.
     rebuilt = build(Settings(data_dir=data))
     try:
         for tailer in rebuilt.projections.tailers:
             t = time.perf_counter()
             applied = tailer.rebuild()
             out[f"replay_{tailer.name}_per_s"] = applied / (time.perf_counter() - t)
+        t = time.perf_counter()
+        rebuilt.index.optimize()
+        out["optimize_s"] = time.perf_counter() - t
+        for label, scoped in (("search_optimized", True), ("search_optimized_unscoped", False)):
+            lat = []
+            for i in range(1000):
+                scopes = [f"user:u{i % 20}"] if scoped else None
+                req = SearchRequest(QUERIES[i % len(QUERIES)], scopes=scopes, top_k=10)
+                t = time.perf_counter()
+                rebuilt.service.search("default", req)
+                lat.append(time.perf_counter() - t)
+            out[f"{label}_p50_ms"] = percentile(lat, 0.5) * 1000
+            out[f"{label}_p95_ms"] = percentile(lat, 0.95) * 1000
     finally:
         rebuilt.close()
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -81,14 +81,17 @@ class SqliteRecordStore:
                 "INSERT INTO checkpoints (projection, position) VALUES (?, ?)"
                 " ON CONFLICT (projection) DO UPDATE SET position = excluded.position"
                 " WHERE excluded.position > checkpoints.position",
-                (PROJECTION, checkpoint),
+                (_checkpoint_key(partition), checkpoint),
             )
 
-    def checkpoint(self) -> int:
+    def checkpoint(self, partition: int = 0) -> int:
         with translate_errors():
             row = (
                 self._db.reader()
-                .execute("SELECT position FROM checkpoints WHERE projection = ?", (PROJECTION,))
+                .execute(
+                    "SELECT position FROM checkpoints WHERE projection = ?",
+                    (_checkpoint_key(partition),),
+                )
                 .fetchone()
             )
         return int(row[0]) if row else 0

@@ -199,5 +199,24 @@ def replay(
         container.close()
 
 
+@app.command()
+def optimize(
+    data_dir: Annotated[Path | None, typer.Option(envvar="AIMEM_DATA_DIR")] = None,
+) -> None:
+    """Compact the embedded index and build its HNSW graph (stop the server first)."""
+    from ai_memory.bootstrap import build
+    from ai_memory.settings import Settings
+
+    overrides: dict[str, object] = {} if data_dir is None else {"data_dir": data_dir}
+    container = build(Settings.from_env(**overrides))
+    try:
+        start = time.perf_counter()
+        with err.status("optimizing the index"):
+            changed = container.index.optimize()
+        err.print(f"index optimized in {time.perf_counter() - start:.1f}s (changed: {changed})")
+    finally:
+        container.close()
+
+
 def main() -> None:  # pragma: no cover - console entry point
     sys.exit(app())

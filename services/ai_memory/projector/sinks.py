@@ -32,9 +32,11 @@ from ai_memory.core.projection import (
 class ProjectionSink(Protocol):
     name: str
 
-    def checkpoint(self) -> int: ...
+    def checkpoint(self, partition: int = 0) -> int: ...
 
-    def apply(self, events: Sequence[LoggedEvent]) -> None: ...
+    def apply(self, events: Sequence[LoggedEvent], partition: int = 0) -> None:
+        """Apply a batch of one partition's events, in order."""
+        ...
 
     def reset(self) -> None: ...
 
@@ -49,16 +51,16 @@ class RecordsSink:
     def __init__(self, store: RecordStore) -> None:
         self.store = store
 
-    def checkpoint(self) -> int:
-        return self.store.checkpoint()
+    def checkpoint(self, partition: int = 0) -> int:
+        return self.store.checkpoint(partition)
 
-    def apply(self, events: Sequence[LoggedEvent]) -> None:
+    def apply(self, events: Sequence[LoggedEvent], partition: int = 0) -> None:
         if not events:
             return
         mutations: list[RecordMutation] = []
         for logged in events:
             mutations.extend(project_records(logged))
-        self.store.apply(mutations, checkpoint=events[-1].position)
+        self.store.apply(mutations, checkpoint=events[-1].position, partition=partition)
 
     def reset(self) -> None:
         self.store.reset()
@@ -74,10 +76,10 @@ class IndexSink:
         self.index = index
         self.embedder = embedder
 
-    def checkpoint(self) -> int:
-        return self.index.checkpoint()
+    def checkpoint(self, partition: int = 0) -> int:
+        return self.index.checkpoint(partition)
 
-    def apply(self, events: Sequence[LoggedEvent]) -> None:
+    def apply(self, events: Sequence[LoggedEvent], partition: int = 0) -> None:
         if not events:
             return
         mutations: list[IndexMutation] = []
@@ -91,7 +93,7 @@ class IndexSink:
             dense = self.embedder.embed(texts)
             for put, text, row in zip(puts, texts, dense, strict=True):
                 vectors[put.position] = (row, sparse_terms(text))
-        self.index.apply(mutations, vectors, checkpoint=events[-1].position)
+        self.index.apply(mutations, vectors, checkpoint=events[-1].position, partition=partition)
 
     def reset(self) -> None:
         self.index.reset()

@@ -23,11 +23,19 @@ ProgressCallback = Callable[[int, int], None]  # (applied position, target posit
 
 
 class ProjectionTailer:
-    def __init__(self, event_log: EventLog, sink: ProjectionSink, *, batch_size: int = 500) -> None:
+    def __init__(
+        self,
+        event_log: EventLog,
+        sink: ProjectionSink,
+        *,
+        batch_size: int = 500,
+        partition: int = 0,
+    ) -> None:
         self.log = event_log
         self.sink = sink
         self.batch_size = batch_size
-        self._position = sink.checkpoint()
+        self.partition = partition
+        self._position = sink.checkpoint(partition)
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -37,7 +45,7 @@ class ProjectionTailer:
 
     @property
     def name(self) -> str:
-        return self.sink.name
+        return self.sink.name if self.partition == 0 else f"{self.sink.name}/{self.partition}"
 
     @property
     def position(self) -> int:
@@ -71,16 +79,18 @@ class ProjectionTailer:
 
     def step(self) -> int:
         """Apply one batch; return how many events were applied."""
-        events = self.log.read(after=self._position, limit=self.batch_size)
+        events = self.log.read(
+            after=self._position, limit=self.batch_size, partition=self.partition
+        )
         if not events:
             return 0
-        self.sink.apply(events)
+        self.sink.apply(events, self.partition)
         self._advance(events[-1].position)
         return len(events)
 
     def catch_up(self, progress: ProgressCallback | None = None) -> int:
         """Apply everything on the log now, synchronously (replay, tests, CLI)."""
-        target = self.log.last_position()
+        target = self.log.last_position(self.partition)
         applied = 0
         while self._position < target:
             n = self.step()
@@ -92,11 +102,13 @@ class ProjectionTailer:
         return applied
 
     def rebuild(self, progress: ProgressCallback | None = None) -> int:
-        """Throw the view away and replay the whole log into it."""
-        self.sink.reset()
+        """Throw the view away and replay this partition into it (one-partition logs;
+        see ``rebuild_all`` for a partitioned log)."""
+        return rebuild_all([self], progress)
+
+    def rewind(self) -> None:
         with self._cond:
             self._position = 0
-        return self.catch_up(progress)
 
     def _advance(self, position: int) -> None:
         with self._cond:
@@ -109,7 +121,9 @@ class ProjectionTailer:
             try:
                 if self.step() > 0:
                     self._idle = False
-                elif not self.log.wait_for_events(after=self._position, timeout=0.5):
+                elif not self.log.wait_for_events(
+                    after=self._position, timeout=0.5, partition=self.partition
+                ):
                     # Quiet for a while: make buffered work durable (an index flush can
                     # take a tenth of a second, so never between two busy batches).
                     if not self._idle:
@@ -122,3 +136,15 @@ class ProjectionTailer:
                 log.exception("projection %s failed at position %s", self.name, self._position)
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, 5.0)
+
+
+def rebuild_all(tailers: list[ProjectionTailer], progress: ProgressCallback | None = None) -> int:
+    """Reset the (shared) sink once, then replay every partition into it from 0."""
+    if not tailers:
+        return 0
+    tailers[0].sink.reset()
+    applied = 0
+    for tailer in tailers:
+        tailer.rewind()
+        applied += tailer.catch_up(progress)
+    return applied

@@ -1,0 +1,153 @@
+"""Versioned schema migrations for the Cassandra keyspace.
+
+Migrations are the numbered ``migrations/NNNN_name.cql`` files next to this module,
+applied in order and recorded in ``schema_migrations`` (version, name, checksum), so
+running ``migrate`` again is a no-op. The keyspace itself is created first, from the
+URL's replication settings, because the ledger lives inside it.
+
+Concurrent runners (several gateways or projectors starting at once) must not break
+each other: schema changes from several coordinators at the same time can disagree, so
+a runner first takes a lease — ``INSERT ... IF NOT EXISTS USING TTL`` on a lock row, a
+lightweight transaction — and the others wait for it and then find nothing to do. Every
+statement is also idempotent (``IF NOT EXISTS``) and each ledger row is written with
+``IF NOT EXISTS``, so even a runner whose lease expired mid-way cannot corrupt anything.
+A migration file edited after it was applied is refused (checksum mismatch): write a
+new migration instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+import uuid
+from dataclasses import dataclass
+from importlib import resources
+
+from ai_memory.core.errors import PermanentError, Unavailable
+
+from .session import CassandraSession
+
+LEASE_SECONDS = 120
+_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.cql$")
+_LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (
+    version int PRIMARY KEY, name text, checksum text, applied_at timestamp, applied_by text)"""
+_LOCK = """CREATE TABLE IF NOT EXISTS schema_migrations_lock (
+    name text PRIMARY KEY, owner text)"""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    text: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+    def statements(self) -> list[str]:
+        """The CQL statements of the file: ``--`` comments dropped, split on ``;``."""
+        lines = [line.split("--", 1)[0] for line in self.text.splitlines()]
+        return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+
+
+def available() -> list[Migration]:
+    """The migrations shipped with this package, by version."""
+    folder = resources.files(__package__).joinpath("migrations")
+    found: list[Migration] = []
+    for entry in folder.iterdir():
+        match = _FILE.match(entry.name)
+        if match:
+            found.append(Migration(int(match[1]), match[2], entry.read_text(encoding="utf-8")))
+    found.sort(key=lambda m: m.version)
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        raise PermanentError(f"duplicate migration versions: {versions}", code="schema_invalid")
+    return found
+
+
+def applied(session: CassandraSession) -> dict[int, str]:
+    """Applied version → checksum (empty when the ledger does not exist yet)."""
+    rows = session.execute(
+        f"SELECT version, checksum FROM {session.keyspace}.schema_migrations"
+    )
+    return {int(r.version): str(r.checksum) for r in rows}
+
+
+def migrate(
+    session: CassandraSession,
+    migrations: list[Migration] | None = None,
+    *,
+    wait_seconds: float = 300.0,
+) -> list[int]:
+    """Bring the keyspace up to date; return the versions this call applied.
+
+    Leaves ``session`` bound to the keyspace."""
+    pending_all = available() if migrations is None else migrations
+    ks = session.keyspace
+    session.execute(
+        f"CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = "
+        f"{session.settings.replication()}"
+    )
+    session.execute(_LEDGER.replace("schema_migrations", f"{ks}.schema_migrations", 1))
+    session.execute(_LOCK.replace("schema_migrations_lock", f"{ks}.schema_migrations_lock", 1))
+    session.use_keyspace()
+    owner = str(uuid.uuid4())
+    deadline = time.monotonic() + wait_seconds
+    done: list[int] = []
+    while True:
+        pending = _pending(session, pending_all)
+        if not pending:
+            return done
+        if _acquire(session, owner):
+            try:
+                for migration in _pending(session, pending_all):
+                    _apply(session, migration, owner)
+                    done.append(migration.version)
+            finally:
+                _release(session, owner)
+            return done
+        if time.monotonic() > deadline:
+            raise Unavailable(
+                "another process holds the schema migration lease", retry_after=10.0
+            )
+        time.sleep(0.5)
+
+
+def _pending(session: CassandraSession, migrations: list[Migration]) -> list[Migration]:
+    done = applied(session)
+    for m in migrations:
+        if m.version in done and done[m.version] != m.checksum:
+            raise PermanentError(
+                f"migration {m.version:04d}_{m.name} changed after it was applied; "
+                "add a new migration instead of editing an applied one",
+                code="schema_checksum_mismatch",
+            )
+    return [m for m in migrations if m.version not in done]
+
+
+def _acquire(session: CassandraSession, owner: str) -> bool:
+    row = session.execute(
+        "INSERT INTO schema_migrations_lock (name, owner) VALUES ('migrate', %s)"
+        f" IF NOT EXISTS USING TTL {LEASE_SECONDS}",
+        (owner,),
+    ).one()
+    return bool(row[0])
+
+
+def _release(session: CassandraSession, owner: str) -> None:
+    session.execute(
+        "DELETE FROM schema_migrations_lock WHERE name = 'migrate' IF owner = %s", (owner,)
+    )
+
+
+def _apply(session: CassandraSession, migration: Migration, owner: str) -> None:
+    for statement in migration.statements():
+        # The driver waits for schema agreement after each DDL statement.
+        session.execute(statement)
+    session.execute(
+        "INSERT INTO schema_migrations (version, name, checksum, applied_at, applied_by)"
+        " VALUES (%s, %s, %s, toTimestamp(now()), %s) IF NOT EXISTS",
+        (migration.version, migration.name, migration.checksum, owner),
+    )

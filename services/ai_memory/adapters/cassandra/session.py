@@ -1,0 +1,243 @@
+"""Connecting to Cassandra from a URL, and translating driver errors at the boundary.
+
+URL format::
+
+    cassandra://[user:password@]host1[:9042][,host2[:9042]...]/<keyspace>[?param=value&...]
+
+Parameters (all optional):
+
+``replication_factor``  (default 1) used when the keyspace is created by the migrations:
+                        SimpleStrategy, or NetworkTopologyStrategy in ``datacenter``.
+``datacenter``          local data centre: DC-aware routing + LOCAL_* consistency.
+``consistency``         (default LOCAL_QUORUM) for reads and writes. Read counts are
+                        read-then-written (see record_store.py), so reads must see
+                        previous writes: keep R + W > RF (QUORUM-class, or ONE at RF 1).
+``serial_consistency``  (default LOCAL_SERIAL) for lightweight transactions.
+``connect_timeout``     seconds (default 5).
+``request_timeout``     seconds per request (default 10).
+
+Everything the rest of the code sees is an ``ai_memory.core.errors`` exception: timeouts,
+unavailable replicas and unreachable hosts become ``Unavailable`` (retry later); a
+request Cassandra rejects (invalid query, schema mismatch, permissions) becomes a
+``PermanentError`` because sending it again cannot succeed.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import cassandra  # type: ignore[import-untyped]
+from cassandra.auth import PlainTextAuthProvider  # type: ignore[import-untyped]
+from cassandra.cluster import (  # type: ignore[import-untyped]
+    EXEC_PROFILE_DEFAULT,
+    Cluster,
+    ExecutionProfile,
+    NoHostAvailable,
+)
+from cassandra.concurrent import execute_concurrent  # type: ignore[import-untyped]
+from cassandra.connection import (  # type: ignore[import-untyped]
+    ConnectionException,
+    DefaultEndPoint,
+)
+from cassandra.policies import (  # type: ignore[import-untyped]
+    DCAwareRoundRobinPolicy,
+    RoundRobinPolicy,
+    TokenAwarePolicy,
+)
+from cassandra.protocol import ErrorMessage  # type: ignore[import-untyped]
+
+from ai_memory.core.errors import AiMemoryError, InvalidInput, PermanentError, Unavailable
+
+DEFAULT_PORT = 9042
+_KEYSPACE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,47}$")
+_PARAMS = {
+    "replication_factor",
+    "datacenter",
+    "consistency",
+    "serial_consistency",
+    "connect_timeout",
+    "request_timeout",
+}
+
+
+@dataclass(frozen=True)
+class CassandraSettings:
+    hosts: tuple[tuple[str, int], ...]
+    keyspace: str
+    replication_factor: int = 1
+    datacenter: str | None = None
+    consistency: str = "LOCAL_QUORUM"
+    serial_consistency: str = "LOCAL_SERIAL"
+    connect_timeout: float = 5.0
+    request_timeout: float = 10.0
+    username: str | None = None
+    password: str | None = None
+
+    def replication(self) -> str:
+        """The CQL replication map for ``CREATE KEYSPACE``."""
+        if self.datacenter:
+            return f"{{'class': 'NetworkTopologyStrategy', '{self.datacenter}': {self.replication_factor}}}"
+        return f"{{'class': 'SimpleStrategy', 'replication_factor': {self.replication_factor}}}"
+
+
+def _bad(message: str) -> InvalidInput:
+    return InvalidInput("cassandra_url", "url_format", message, code="invalid_cassandra_url")
+
+
+def parse_url(url: str) -> CassandraSettings:
+    """Parse a ``cassandra://`` URL (format in the module docstring)."""
+    parts = urlsplit(url)
+    if parts.scheme != "cassandra":
+        raise _bad(f"expected a cassandra:// URL, got {url!r}")
+    netloc = parts.netloc
+    username = password = None
+    if "@" in netloc:
+        auth, netloc = netloc.rsplit("@", 1)
+        user, _, pwd = auth.partition(":")
+        username, password = unquote(user), unquote(pwd)
+    hosts: list[tuple[str, int]] = []
+    for item in netloc.split(","):
+        host, _, port = item.strip().partition(":")
+        if not host:
+            raise _bad(f"empty host in {url!r}")
+        if port and not port.isdigit():
+            raise _bad(f"port must be a number in {item!r}")
+        hosts.append((host, int(port) if port else DEFAULT_PORT))
+    keyspace = parts.path.strip("/")
+    if not _KEYSPACE.match(keyspace):
+        raise _bad("the path must name the keyspace: a letter then ≤47 letters, digits or _")
+    query = {k: v[-1] for k, v in parse_qs(parts.query, strict_parsing=False).items()}
+    unknown = sorted(set(query) - _PARAMS)
+    if unknown:
+        raise _bad(f"unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(_PARAMS))}")
+    try:
+        settings = CassandraSettings(
+            hosts=tuple(hosts),
+            keyspace=keyspace,
+            replication_factor=int(query.get("replication_factor", 1)),
+            datacenter=query.get("datacenter") or None,
+            consistency=query.get("consistency", "LOCAL_QUORUM").upper(),
+            serial_consistency=query.get("serial_consistency", "LOCAL_SERIAL").upper(),
+            connect_timeout=float(query.get("connect_timeout", 5.0)),
+            request_timeout=float(query.get("request_timeout", 10.0)),
+            username=username,
+            password=password,
+        )
+    except ValueError as e:
+        raise _bad(f"bad parameter value in {url!r}: {e}") from e
+    if settings.replication_factor < 1:
+        raise _bad("replication_factor must be ≥ 1")
+    for name in (settings.consistency, settings.serial_consistency):
+        if name not in cassandra.ConsistencyLevel.name_to_value:
+            raise _bad(f"unknown consistency level {name!r}")
+    return settings
+
+
+def translate(error: BaseException) -> AiMemoryError | None:
+    """The ``ai_memory`` error for a driver error, or None when it is not one."""
+    if isinstance(error, AiMemoryError):
+        return error
+    if isinstance(error, cassandra.Timeout | cassandra.OperationTimedOut):
+        return Unavailable(f"cassandra timed out: {error}", retry_after=1.0, code="store_timeout")
+    if isinstance(error, cassandra.Unavailable):
+        return Unavailable(f"cassandra replicas unavailable: {error}", retry_after=2.0)
+    if isinstance(error, NoHostAvailable | ConnectionException):
+        return Unavailable(f"cassandra unreachable: {error}", retry_after=5.0)
+    if isinstance(error, cassandra.RequestValidationException | cassandra.AuthenticationFailed):
+        # Invalid query, unknown table (migrations not run), missing permission: a retry
+        # sends the same request and fails the same way.
+        return PermanentError(f"cassandra rejected the request: {error}", code="store_rejected")
+    if isinstance(error, cassandra.DriverException | ErrorMessage):
+        # Overloaded, bootstrapping, coordination failures, server errors.
+        return Unavailable(f"cassandra error: {error}", retry_after=5.0)
+    return None
+
+
+@contextmanager
+def translate_errors() -> Iterator[None]:
+    try:
+        yield
+    except Exception as e:
+        mapped = translate(e)
+        if mapped is None or mapped is e:
+            raise
+        raise mapped from e
+
+
+class CassandraSession:
+    """One driver ``Cluster`` + ``Session`` shared by the Cassandra adapters.
+
+    Statements are prepared once and cached by text. The session is bound to the
+    keyspace after ``use_keyspace`` (the migrations create the keyspace first)."""
+
+    def __init__(self, settings: CassandraSettings) -> None:
+        self.settings = settings
+        levels = cassandra.ConsistencyLevel.name_to_value
+        if settings.datacenter:
+            routing: Any = DCAwareRoundRobinPolicy(local_dc=settings.datacenter)
+        else:
+            routing = RoundRobinPolicy()
+        profile = ExecutionProfile(
+            load_balancing_policy=TokenAwarePolicy(routing),
+            consistency_level=levels[settings.consistency],
+            serial_consistency_level=levels[settings.serial_consistency],
+            request_timeout=settings.request_timeout,
+        )
+        auth = None
+        if settings.username is not None:
+            auth = PlainTextAuthProvider(settings.username, settings.password or "")
+        self._cluster = Cluster(
+            contact_points=[DefaultEndPoint(h, p) for h, p in settings.hosts],
+            execution_profiles={EXEC_PROFILE_DEFAULT: profile},
+            connect_timeout=settings.connect_timeout,
+            auth_provider=auth,
+        )
+        with translate_errors():
+            self.session: Any = self._cluster.connect()
+        self._prepared: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_url(cls, url: str) -> CassandraSession:
+        return cls(parse_url(url))
+
+    @property
+    def keyspace(self) -> str:
+        return self.settings.keyspace
+
+    def use_keyspace(self) -> None:
+        with translate_errors():
+            self.session.set_keyspace(self.settings.keyspace)
+
+    def prepare(self, cql: str) -> Any:
+        stmt = self._prepared.get(cql)
+        if stmt is None:
+            with self._lock, translate_errors():
+                stmt = self._prepared.get(cql) or self.session.prepare(cql)
+                self._prepared[cql] = stmt
+        return stmt
+
+    def execute(self, statement: Any, params: Sequence[Any] | None = None) -> Any:
+        with translate_errors():
+            return self.session.execute(statement, params)
+
+    def execute_many(
+        self, items: Sequence[tuple[Any, Sequence[Any]]], *, concurrency: int = 64
+    ) -> list[Any]:
+        """Run statements concurrently; return their result sets in order."""
+        if not items:
+            return []
+        with translate_errors():
+            results = execute_concurrent(
+                self.session, items, concurrency=concurrency, raise_on_first_error=True
+            )
+        return [result for _, result in results]
+
+    def close(self) -> None:
+        self._cluster.shutdown()

@@ -1,0 +1,138 @@
+"""Reading one partition from an offset: cached, group-less consumers.
+
+``EventLog.read`` is called in a loop by each projection (replay from offset 0, then
+tailing), always continuing where the previous call stopped. A consumer assigned to one
+partition keeps prefetching after each ``getmany``, so keeping it between calls (instead
+of creating, seeking and discarding a consumer per read) is what makes a replay fast. Each
+reader remembers the offset it will return next; a read at that offset reuses it without
+a seek, any other read takes an idle reader of the partition and seeks.
+
+Several projections read the same partition at different offsets, so a partition may have
+a few idle readers (``max_idle``). No consumer group is used: positions are the
+projections' checkpoints, stored with their views, never Kafka's committed offsets.
+
+All methods run on the log's background loop, which is single-threaded: a reader taken
+from the pool belongs to one read until it is put back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import errors as ke
+
+from ai_memory.serialization import UndecodableEvent
+
+_GETMANY_TIMEOUT_MS = 200
+_FETCH_MAX_WAIT_MS = 50  # how long a broker holds a fetch at the end of the partition
+
+
+class UndecodableRecord(UndecodableEvent):
+    """An ``UndecodableEvent`` that knows where it is on the log and holds its bytes, so a
+    projector can dead-letter it and continue after ``position``."""
+
+    def __init__(
+        self, cause: UndecodableEvent, *, position: int, partition: int, raw: bytes
+    ) -> None:
+        super().__init__(
+            cause.reason,
+            f"undecodable event at position {position} (partition {partition}): "
+            f"{cause.message}",
+            fingerprint=cause.fingerprint,
+        )
+        self.position = position
+        self.partition = partition
+        self.raw = raw
+
+
+def new_consumer(bootstrap: str, client_id: str, request_timeout: float) -> AIOKafkaConsumer:
+    """A consumer with no group and no auto-commit (must be built on the loop)."""
+    return AIOKafkaConsumer(
+        bootstrap_servers=bootstrap,
+        client_id=client_id,
+        group_id=None,
+        enable_auto_commit=False,
+        # Only reached when a position is older than the log start (a deleted segment):
+        # continue from the oldest event that still exists.
+        auto_offset_reset="earliest",
+        fetch_max_wait_ms=_FETCH_MAX_WAIT_MS,
+        max_partition_fetch_bytes=8 * 1024 * 1024,
+        request_timeout_ms=int(request_timeout * 1000),
+    )
+
+
+@dataclass
+class _Reader:
+    consumer: AIOKafkaConsumer
+    tp: TopicPartition
+    next_offset: int = -1  # -1: not positioned yet
+
+
+@dataclass
+class ReaderPool:
+    bootstrap: str
+    topic: str
+    client_id: str
+    request_timeout: float
+    max_idle: int = 4  # idle readers kept per partition
+    _idle: dict[int, list[_Reader]] = field(default_factory=dict)
+    _all: list[_Reader] = field(default_factory=list)
+
+    async def fetch(self, partition: int, start: int, want: int) -> list[tuple[int, bytes]]:
+        """Up to ``want`` (offset, value) pairs from ``start``; the caller knows that at
+        least ``want`` records exist (from the end offset), so this waits for them, up
+        to the request timeout."""
+        reader = await self._take(partition, start)
+        out: list[tuple[int, bytes]] = []
+        ok = False
+        try:
+            if reader.next_offset != start:
+                reader.consumer.seek(reader.tp, start)
+            deadline = asyncio.get_running_loop().time() + self.request_timeout
+            while len(out) < want:
+                batch = await reader.consumer.getmany(
+                    reader.tp, timeout_ms=_GETMANY_TIMEOUT_MS, max_records=want - len(out)
+                )
+                out.extend((r.offset, r.value or b"") for r in batch.get(reader.tp, ()))
+                if len(out) < want and await reader.consumer.position(reader.tp) >= start + want:
+                    break  # skipped offsets (control records) count towards ``want``
+                if len(out) < want and asyncio.get_running_loop().time() > deadline:
+                    raise ke.KafkaTimeoutError(f"fetching {self.topic}[{partition}]@{start}")
+            reader.next_offset = out[-1][0] + 1 if out else start
+            ok = True
+            return out
+        finally:
+            await self._put(reader, ok)
+
+    async def _take(self, partition: int, start: int) -> _Reader:
+        idle = self._idle.setdefault(partition, [])
+        for i, reader in enumerate(idle):
+            if reader.next_offset == start:
+                chosen = idle.pop(i)
+                break
+        else:
+            chosen = idle.pop() if idle else await self._new_reader(partition)
+        return chosen
+
+    async def _new_reader(self, partition: int) -> _Reader:
+        consumer = new_consumer(self.bootstrap, self.client_id, self.request_timeout)
+        reader = _Reader(consumer, TopicPartition(self.topic, partition))
+        self._all.append(reader)
+        await consumer.start()
+        consumer.assign([reader.tp])
+        return reader
+
+    async def _put(self, reader: _Reader, ok: bool) -> None:
+        idle = self._idle.setdefault(reader.tp.partition, [])
+        if ok and len(idle) < self.max_idle:
+            idle.append(reader)
+            return
+        self._all.remove(reader)
+        await reader.consumer.stop()
+
+    async def close(self) -> None:
+        readers, self._all, self._idle = self._all, [], {}
+        for reader in readers:
+            await reader.consumer.stop()
