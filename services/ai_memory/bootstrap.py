@@ -1,13 +1,27 @@
 """The composition root: settings/URLs → adapters → service + projection drivers.
 
-Every entry point (HTTP server, CLI, tests, benchmarks) builds its object graph here and
-nowhere else. URL paths follow the SQLAlchemy convention: ``sqlite:///rel/path`` is
-relative, ``sqlite:////abs/path`` absolute.
+Every entry point (HTTP server, projector workers, CLI, tests, benchmarks) builds its
+object graph here and nowhere else.
+
+* ``AIMEM_EVENT_LOG``: ``sqlite:///data/events.db`` (default) or
+  ``kafka://h:9092/aimem.events?partitions=6&replication_factor=1``
+* ``AIMEM_RECORD_STORE``: ``sqlite:///data/records.db`` (default) or
+  ``cassandra://h:9042/aimem?replication_factor=1``
+* ``AIMEM_INDEX``: ``qdrant-edge:///data/index`` (default), ``qdrant+http://h:6333``, or
+  ``qdrant+local:///path`` (Qdrant's local mode, one process)
+
+Where projections run: a projection whose view can only be opened by one process (SQLite
+record store, Qdrant Edge, Qdrant local mode) — or any projection of the embedded log —
+is driven in this process by tailers. Otherwise it is driven by `ai-memory project`
+workers and this process only reads its checkpoints (read-your-writes).
+
+SQLite paths follow the SQLAlchemy convention: `sqlite:///rel/path` is relative,
+`sqlite:////abs/path` absolute.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ai_memory.adapters.embedders import make_embedder
@@ -16,12 +30,16 @@ from ai_memory.adapters.sqlite_event_log import SqliteEventLog
 from ai_memory.adapters.sqlite_record_store import SqliteRecordStore
 from ai_memory.clock import SystemClock
 from ai_memory.core.errors import InvalidInput
+from ai_memory.core.heads import HeadStore
 from ai_memory.core.ports import Clock, Embedder, EventLog, RecordStore, VectorIndex
-from ai_memory.projector.sinks import IndexSink, RecordsSink
+from ai_memory.projector.progress import Projections, ProjectionStatus
+from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
 from ai_memory.projector.tailer import ProjectionTailer
 from ai_memory.serialization import AvroEventSerializer
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.settings import Settings
+
+PROJECTIONS = ("records", "index")
 
 
 def url_path(url: str, scheme: str) -> Path:
@@ -31,20 +49,8 @@ def url_path(url: str, scheme: str) -> Path:
     return Path(url[len(prefix) :])
 
 
-@dataclass
-class Projections:
-    """Waits until every projection has applied a log position."""
-
-    tailers: list[ProjectionTailer] = field(default_factory=list)
-
-    def wait(self, position: int, timeout: float) -> bool:
-        import time
-
-        deadline = time.monotonic() + timeout
-        return all(t.wait(position, max(0.0, deadline - time.monotonic())) for t in self.tailers)
-
-    def lag(self, head: int) -> dict[str, int]:
-        return {t.name: max(0, head - t.position) for t in self.tailers}
+def scheme_of(url: str) -> str:
+    return url.split(":", 1)[0]
 
 
 @dataclass
@@ -57,43 +63,85 @@ class Container:
     clock: Clock
     projections: Projections
     service: MemoryService
+    heads: HeadStore | None = None
 
     def start(self) -> None:
-        for tailer in self.projections.tailers:
-            tailer.start()
+        self.projections.start()
+
+    def status(self) -> list[ProjectionStatus]:
+        return self.projections.status()
 
     def close(self) -> None:
-        for tailer in self.projections.tailers:
-            tailer.stop()
+        self.projections.stop()
         self.index.close()
         self.store.close()
         self.log.close()
+        if self.heads is not None:
+            self.heads.close()
 
 
-def build_event_log(url: str) -> EventLog:
-    if url.startswith("sqlite:"):
-        return SqliteEventLog(url_path(url, "sqlite"), AvroEventSerializer())
+def build_head_store(s: Settings) -> HeadStore:
+    """The write model next to a Kafka log: Cassandra LWT when the records live there."""
+    if scheme_of(s.record_store_url) == "cassandra":
+        from ai_memory.adapters.cassandra.head_store import CassandraHeadStore
+
+        return CassandraHeadStore.from_url(s.record_store_url)
+    from ai_memory.adapters.sqlite_head_store import SqliteHeadStore
+
+    return SqliteHeadStore(s.data_dir / "heads.db")
+
+
+def build_event_log(s: Settings) -> tuple[EventLog, HeadStore | None]:
+    url = s.event_log_url
+    if scheme_of(url) == "sqlite":
+        return SqliteEventLog(url_path(url, "sqlite"), AvroEventSerializer()), None
+    if scheme_of(url) == "kafka":
+        from ai_memory.adapters.kafka.event_log import KafkaEventLog
+
+        heads = build_head_store(s)
+        try:
+            return KafkaEventLog.from_url(url, heads, AvroEventSerializer()), heads
+        except BaseException:
+            heads.close()
+            raise
     raise InvalidInput("AIMEM_EVENT_LOG", "scheme", f"unsupported event log URL: {url!r}")
 
 
 def build_record_store(url: str) -> RecordStore:
-    if url.startswith("sqlite:"):
+    if scheme_of(url) == "sqlite":
         return SqliteRecordStore(url_path(url, "sqlite"))
+    if scheme_of(url) == "cassandra":
+        from ai_memory.adapters.cassandra.record_store import CassandraRecordStore
+
+        return CassandraRecordStore.from_url(url)
     raise InvalidInput("AIMEM_RECORD_STORE", "scheme", f"unsupported record store URL: {url!r}")
 
 
 def build_index(url: str, embedder: Embedder) -> VectorIndex:
-    if url.startswith("qdrant-edge:"):
-        # One index per embedding model: vectors from different models never mix.
-        root = url_path(url, "qdrant-edge")
-        # The engine's HNSW build holds the GIL for its whole run (over a minute at 100k
+    if scheme_of(url) == "qdrant-edge":
+        # One index per embedding model: vectors from different models never mix. The
+        # engine's HNSW build holds the GIL for its whole run (tens of seconds at 100k
         # points), so it never runs inside a live server: `ai-memory replay --projection
         # index` and `ai-memory optimize` run it offline. Scoped queries stay fast without
         # it because the engine filters on payload indexes first.
+        root = url_path(url, "qdrant-edge")
         return QdrantEdgeIndex(
-            root / embedder.name, dim=embedder.dim, model_name=embedder.name, optimize_after=None
+            root / embedder.name,
+            dim=embedder.dim,
+            model_name=embedder.name,
+            optimize_after=None,
+            flush_interval=5.0,
         )
+    if scheme_of(url).startswith("qdrant+"):
+        from ai_memory.adapters.qdrant_server_index import QdrantServerIndex
+
+        return QdrantServerIndex.from_url(url, embedder.dim, embedder.name)
     raise InvalidInput("AIMEM_INDEX", "scheme", f"unsupported index URL: {url!r}")
+
+
+def single_process(url: str) -> bool:
+    """Views that only one process may open: they are projected where they are read."""
+    return scheme_of(url) in ("sqlite", "qdrant-edge", "qdrant+local", "qdrant+memory")
 
 
 def build(
@@ -105,15 +153,23 @@ def build(
     s = (settings or Settings.from_env()).resolved()
     s.data_dir.mkdir(parents=True, exist_ok=True)
     embedder = embedder or make_embedder(s.embedder)
-    log = build_event_log(s.event_log_url)
+    log, heads = build_event_log(s)
     store = build_record_store(s.record_store_url)
     index = build_index(s.index_url, embedder)
-    projections = Projections(
-        [
-            ProjectionTailer(log, RecordsSink(store), batch_size=s.projector_batch),
-            ProjectionTailer(log, IndexSink(index, embedder), batch_size=s.projector_batch),
-        ]
-    )
+    embedded_log = scheme_of(s.event_log_url) == "sqlite"
+    projections = Projections(log, packed_positions=not embedded_log)
+    sinks: list[tuple[ProjectionSink, str]] = [
+        (RecordsSink(store), s.record_store_url),
+        (IndexSink(index, embedder), s.index_url),
+    ]
+    for sink, url in sinks:
+        if embedded_log or single_process(url):
+            projections.tailers += [
+                ProjectionTailer(log, sink, batch_size=s.projector_batch, partition=p)
+                for p in log.partitions()
+            ]
+        else:
+            projections.external.append(sink)
     clock = clock or SystemClock()
     service = MemoryService(
         log=log,
@@ -125,4 +181,15 @@ def build(
         limits=s.limits,
         wait_timeout=s.wait_timeout,
     )
-    return Container(s, log, store, index, embedder, clock, projections, service)
+    return Container(s, log, store, index, embedder, clock, projections, service, heads)
+
+
+def build_sink(settings: Settings, projection: str) -> tuple[ProjectionSink, Embedder | None]:
+    """One projection's sink for an `ai-memory project` worker."""
+    s = settings.resolved()
+    if projection == "records":
+        return RecordsSink(build_record_store(s.record_store_url)), None
+    if projection == "index":
+        embedder = make_embedder(s.embedder)
+        return IndexSink(build_index(s.index_url, embedder), embedder), embedder
+    raise InvalidInput("projection", "enum", f"projection must be one of {', '.join(PROJECTIONS)}")

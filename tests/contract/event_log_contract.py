@@ -1,4 +1,9 @@
-"""The EventLog contract: every adapter (embedded SQLite, Kafka) must pass this suite."""
+"""The EventLog contract: every adapter (embedded SQLite, Kafka) must pass this suite.
+
+A log may have several partitions. Positions of one partition increase; positions of
+different partitions are not ordered, so tests read through the helpers below instead of
+assuming everything is in partition 0.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,32 @@ from collections.abc import Iterator
 
 import pytest
 
-from ai_memory.core.events import MemoryDeleted, MemoryWritten
+from ai_memory.core.events import DomainEvent, LoggedEvent, MemoryDeleted, MemoryWritten
 from ai_memory.core.ports import EventLog
+from ai_memory.core.positions import partition_of
 from tests.factories import deleted, record, written
+
+
+def partition_holding(log: EventLog, position: int) -> int:
+    """The partition a position belongs to (a single-partition log uses plain integers)."""
+    partitions = log.partitions()
+    return partitions[0] if len(partitions) == 1 else partition_of(position)
+
+
+def read_partition(
+    log: EventLog, partition: int, *, after: int = 0, page: int = 7
+) -> list[LoggedEvent]:
+    """Every event of one partition after ``after``, fetched in small pages."""
+    out: list[LoggedEvent] = []
+    while batch := log.read(after=after, limit=page, partition=partition):
+        out.extend(batch)
+        after = batch[-1].position
+    return out
+
+
+def read_all(log: EventLog) -> list[LoggedEvent]:
+    """Every event of every partition, partition after partition."""
+    return [e for p in log.partitions() for e in read_partition(log, p)]
 
 
 class EventLogContract:
@@ -18,8 +46,10 @@ class EventLogContract:
         raise NotImplementedError  # subclasses provide the adapter
 
     def test_empty_log(self, log: EventLog) -> None:
-        assert log.last_position() == 0
-        assert log.read(after=0, limit=10) == []
+        assert log.partitions() and 0 in log.partitions()
+        for partition in log.partitions():
+            assert log.last_position(partition) == 0
+            assert log.read(after=0, limit=10, partition=partition) == []
 
     def test_append_returns_increasing_positions_and_reads_back_in_order(
         self, log: EventLog
@@ -27,22 +57,59 @@ class EventLogContract:
         events = [written(record(f"m{i}", f"memory number {i}")) for i in range(5)]
         positions = log.append(events)
         assert positions == sorted(positions) and len(set(positions)) == 5
-        assert log.last_position() == positions[-1]
-        read = log.read(after=0, limit=100)
+        assert all(p > 0 for p in positions)
+        partition = partition_holding(log, positions[0])  # one scope: one partition
+        assert log.last_position(partition) == positions[-1]
+        read = log.read(after=0, limit=100, partition=partition)
         assert [e.position for e in read] == positions
         assert [e.event for e in read] == events
+        assert read_all(log) == read
 
     def test_read_after_and_limit(self, log: EventLog) -> None:
         positions = log.append([written(record(f"m{i}")) for i in range(6)])
-        page = log.read(after=positions[1], limit=3)
+        partition = partition_holding(log, positions[0])
+        page = log.read(after=positions[1], limit=3, partition=partition)
         assert [e.position for e in page] == positions[2:5]
+        assert log.read(after=positions[-1], limit=3, partition=partition) == []
+
+    def test_paging_through_a_partition_sees_every_event_once(self, log: EventLog) -> None:
+        positions = log.append([written(record(f"m{i}")) for i in range(20)])
+        partition = partition_holding(log, positions[0])
+        for page in (1, 3, 20, 50):
+            assert [e.position for e in read_partition(log, partition, page=page)] == positions
+        tail = read_partition(log, partition, after=positions[9], page=4)
+        assert [e.position for e in tail] == positions[10:]
+
+    def test_each_scope_keeps_its_append_order(self, log: EventLog) -> None:
+        scopes = [f"user:{name}" for name in ("ann", "bob", "cy", "dee", "eve", "fay")]
+        events = [
+            written(record(f"{scope}-{i}", scope=scope))
+            for i in range(4)
+            for scope in scopes  # interleaved: a, b, c, …, a, b, c, …
+        ]
+        positions = log.append(events)
+        assert len(set(positions)) == len(events)
+        everything = read_all(log)
+        assert sorted(e.position for e in everything) == sorted(positions)
+        for scope in scopes:
+            mine = [e for e in everything if e.event.partition_key == f"default/{scope}"]
+            assert [e.event.record.id for e in mine if isinstance(e.event, MemoryWritten)] == [
+                f"{scope}-{i}" for i in range(4)
+            ]
+            assert len({partition_holding(log, e.position) for e in mine}) == 1
 
     def test_retried_append_is_not_duplicated(self, log: EventLog) -> None:
         event = written()
         first = log.append([event])
         again = log.append([event])
         assert first == again
-        assert len(log.read(after=0, limit=10)) == 1
+        assert len(read_all(log)) == 1
+
+    def test_retried_batch_returns_the_original_positions(self, log: EventLog) -> None:
+        batch = [written(record(f"m{i}")) for i in range(3)] + [deleted("gone", version=0)]
+        first = log.append(batch)
+        assert log.append(batch) == first
+        assert len(read_all(log)) == 4
 
     def test_heads_track_latest_write_and_delete(self, log: EventLog) -> None:
         v1 = written(record("m1", "first"))
@@ -62,18 +129,22 @@ class EventLogContract:
         assert "shared-id" in log.heads("acme", ["shared-id"])
 
     def test_events_round_trip_every_type(self, log: EventLog) -> None:
-        events = [written(), deleted()]
+        events: list[DomainEvent] = [written(), deleted()]
         log.append(events)
-        read = [e.event for e in log.read(after=0, limit=10)]
+        read = [e.event for e in read_all(log)]
         assert isinstance(read[0], MemoryWritten) and isinstance(read[1], MemoryDeleted)
         assert read == events
 
     def test_wait_for_events_wakes_on_append(self, log: EventLog) -> None:
         assert log.wait_for_events(after=0, timeout=0.05) is False
-        timer = threading.Timer(0.1, lambda: log.append([written()]))
+        (first,) = log.append([written(record("m1"))])
+        partition = partition_holding(log, first)
+        assert log.wait_for_events(after=0, timeout=5.0, partition=partition) is True
+        assert log.wait_for_events(after=first, timeout=0.05, partition=partition) is False
+        timer = threading.Timer(0.1, lambda: log.append([written(record("m2"))]))
         timer.start()
         try:
-            assert log.wait_for_events(after=0, timeout=5.0) is True
+            assert log.wait_for_events(after=first, timeout=5.0, partition=partition) is True
         finally:
             timer.join()
 
@@ -87,6 +158,6 @@ class EventLogContract:
             t.start()
         for t in threads:
             t.join()
-        read = log.read(after=0, limit=1000)
+        read = read_all(log)
         assert len(read) == 100
         assert len({e.event.header.event_id for e in read}) == 100

@@ -319,9 +319,7 @@ def plan_search(query: IndexQuery, dim: int) -> SearchPlan | None:
 
 def hits_of(plan: SearchPlan, results: Sequence[Ranked], limit: int) -> list[IndexHit]:
     """Engine results (one ranked list per retriever, in plan order) → final hits."""
-    ranked = {
-        r.name: by_score(points) for r, points in zip(plan.retrievers, results, strict=True)
-    }
+    ranked = {r.name: by_score(points) for r, points in zip(plan.retrievers, results, strict=True)}
     if not plan.fuse:
         name = plan.retrievers[0].name
         return single_hits(name, ranked[name], limit)

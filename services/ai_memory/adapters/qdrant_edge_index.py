@@ -183,6 +183,7 @@ class QdrantEdgeIndex:
         search_ef: int | None = None,
         optimize_after: int | None = 20_000,
         flush_interval: float = 1.0,
+        indexing_threshold_kb: int | None = None,
     ) -> None:
         if dim <= 0:
             raise InvalidInput("dim", "positive", "the vector dimension must be > 0")
@@ -194,6 +195,9 @@ class QdrantEdgeIndex:
         self._hnsw = (hnsw_m, hnsw_ef_construct)
         self._params = None if search_ef is None else qe.SearchParams(hnsw_ef=search_ef)
         self._optimize_after = optimize_after
+        # Vector KB after which ``optimize()`` turns a segment into an indexed, immutable
+        # one; ``None`` keeps the engine default (tests lower it to get such segments).
+        self._indexing_threshold_kb = indexing_threshold_kb
         self._written_since_optimize = 0
         self._flush_interval = flush_interval
         self._last_flush = time.monotonic()
@@ -215,6 +219,9 @@ class QdrantEdgeIndex:
             hnsw_config=qe.HnswIndexConfig(
                 m=m, ef_construct=ef_construct, full_scan_threshold=10_000
             ),
+            optimizers=None
+            if self._indexing_threshold_kb is None
+            else qe.EdgeOptimizersConfig(indexing_threshold=self._indexing_threshold_kb),
             wal_enabled=False,
         )
 

@@ -88,7 +88,9 @@ class QdrantServerIndex:
         self._local = qs.is_local(client)
         self._guarded = (not self._local) if conditional_writes is None else conditional_writes
         # local mode ignores search params and warns about them
-        self._params = None if search_ef is None or self._local else qm.SearchParams(hnsw_ef=search_ef)
+        self._params = (
+            None if search_ef is None or self._local else qm.SearchParams(hnsw_ef=search_ef)
+        )
         self._owns_client = owns_client
         self._alias = qs.alias_name(model_name)
         self._closed = False
@@ -107,9 +109,7 @@ class QdrantServerIndex:
                 self._open_alias()
 
     @classmethod
-    def from_url(
-        cls, url: str, dim: int, model_name: str, **kw: Any
-    ) -> QdrantServerIndex:
+    def from_url(cls, url: str, dim: int, model_name: str, **kw: Any) -> QdrantServerIndex:
         """``qdrant+http(s)://…``, ``qdrant+local:///path`` or ``qdrant+memory://``."""
         return cls(qs.connect(qs.parse_url(url)), dim, model_name, **kw)
 
@@ -185,9 +185,17 @@ class QdrantServerIndex:
 
     def begin_rebuild(self) -> QdrantServerIndex:
         """A new, empty generation, not yet aliased, with checkpoints of its own: replay
-        the log into it, then ``switch_alias`` it in. Searches meanwhile see the old one."""
+        the log into it, then ``switch_alias`` it in. Searches meanwhile see the old one.
+
+        One rebuild at a time: unaliased generations left by an abandoned rebuild are
+        dropped first."""
         with self._call("begin rebuild"):
-            physical = qs.physical_name(self._alias, max(self._generations(), default=0) + 1)
+            current = self._resolve(self._alias)
+            generations = self._generations()
+            for g in generations:
+                if qs.physical_name(self._alias, g) != current:
+                    self._client.delete_collection(qs.physical_name(self._alias, g))
+            physical = qs.physical_name(self._alias, max(generations, default=0) + 1)
             return QdrantServerIndex(
                 self._client,
                 self._dim,
@@ -282,7 +290,9 @@ class QdrantServerIndex:
                     if self._guarded
                     else {"points": [sw.point_id]}
                 )
-                ops.append(qm.SetPayloadOperation(set_payload=qm.SetPayload(payload=payload, **where)))
+                ops.append(
+                    qm.SetPayloadOperation(set_payload=qm.SetPayload(payload=payload, **where))
+                )
             cp = qm.PointsList(
                 points=[qs.checkpoint_point(partition, checkpoint)],
                 update_filter=qm.Filter(must=[qs.older_than(checkpoint)]),

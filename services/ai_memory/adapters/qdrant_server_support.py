@@ -91,7 +91,14 @@ def connect(target: Target) -> QdrantClient:
             return QdrantClient(location=":memory:")
         if target.path is not None:
             return QdrantClient(path=target.path)
-        return QdrantClient(url=target.url, api_key=target.api_key, timeout=target.timeout)
+        # No background version probe: it runs in a thread whose failure (server down)
+        # surfaces as an unhandled-thread warning instead of an error we can translate.
+        return QdrantClient(
+            url=target.url,
+            api_key=target.api_key,
+            timeout=target.timeout,
+            check_compatibility=False,
+        )
 
 
 def is_local(client: QdrantClient) -> bool:

@@ -16,8 +16,9 @@ from typing import Annotated, Any
 import httpx
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ai_memory.cli.project_cmd import project_cmd
+from ai_memory.cli.replay_cmd import replay_cmd
 from ai_memory.cli.transfer_cmds import export_cmd, import_cmd
 
 app = typer.Typer(
@@ -27,6 +28,8 @@ app = typer.Typer(
 )
 app.command("export")(export_cmd)
 app.command("import")(import_cmd)
+app.command("replay")(replay_cmd)
+app.command("project")(project_cmd)
 err = Console(stderr=True)
 
 Url = Annotated[str, typer.Option(envvar="AIMEM_URL", help="Server base URL.")]
@@ -150,53 +153,6 @@ def delete(
     """Forget one memory everywhere (log event, tombstone, every projection)."""
     with client(url) as c:
         emit(c.delete(f"/v1/memories/{memory_id}", params={"wait": True, "reason": reason}))
-
-
-@app.command()
-def replay(
-    projection: Annotated[str, typer.Option(help="records|index|all")] = "all",
-    data_dir: Annotated[Path | None, typer.Option(envvar="AIMEM_DATA_DIR")] = None,
-) -> None:
-    """Rebuild projections from log position 0 (stop the server first)."""
-    from ai_memory.bootstrap import build
-    from ai_memory.settings import Settings
-
-    overrides: dict[str, object] = {} if data_dir is None else {"data_dir": data_dir}
-    container = build(Settings.from_env(**overrides))
-    try:
-        chosen = [t for t in container.projections.tailers if projection in ("all", t.name)]
-        if not chosen:
-            err.print(f"[red]unknown projection {projection!r}[/red] (records|index|all)")
-            raise typer.Exit(2)
-        total = container.log.last_position()
-        columns = (
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]} events/s"),
-            TimeElapsedColumn(),
-        )
-        with Progress(*columns, console=err) as bar:
-            for tailer in chosen:
-                task = bar.add_task(f"replay {tailer.name}", total=total, rate="-")
-                start = time.perf_counter()
-
-                def progress(pos: int, target: int, task: Any = task, start: float = start) -> None:
-                    rate = pos / max(time.perf_counter() - start, 1e-9)
-                    bar.update(task, completed=pos, total=target, rate=f"{rate:,.0f}")
-
-                applied = tailer.rebuild(progress)
-                if tailer.name == "index":
-                    bar.update(task, rate="optimizing")
-                    container.index.optimize()
-                elapsed = time.perf_counter() - start
-                bar.update(task, completed=total)
-                err.print(
-                    f"{tailer.name}: {applied} events in {elapsed:.2f}s "
-                    f"({applied / max(elapsed, 1e-9):,.0f} events/s)"
-                )
-    finally:
-        container.close()
 
 
 @app.command()

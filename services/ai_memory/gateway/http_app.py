@@ -147,13 +147,25 @@ def create_app(container: Container) -> FastAPI:
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
-        head = container.log.last_position()
+        statuses = container.status()
+        lag: dict[str, int] = {}
+        for st in statuses:
+            lag[st.projection] = lag.get(st.projection, 0) + st.lag
         return {
             "status": "ok",
             "version": __version__,
-            "log_position": head,
-            "projections": {t.name: t.position for t in container.projections.tailers},
-            "lag": container.projections.lag(head),
+            "projections": [
+                {
+                    "projection": st.projection,
+                    "partition": st.partition,
+                    "position": st.position,
+                    "head": st.head,
+                    "lag": st.lag,
+                    "in_process": st.in_process,
+                }
+                for st in statuses
+            ],
+            "lag": lag,
             "embedder": container.embedder.name,
         }
 

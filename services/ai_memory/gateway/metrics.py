@@ -25,23 +25,30 @@ class _ProjectionCollector(Collector):
         self.container = container
 
     def collect(self) -> Iterable[GaugeMetricFamily]:
-        head = self.container.log.last_position()
-        yield GaugeMetricFamily(
-            "aimem_log_position", "Newest position on the event log", value=head
-        )
+        statuses = self.container.status()
+        labels = ["projection", "partition"]
+        head = GaugeMetricFamily("aimem_log_position", "Newest log position", labels=["partition"])
         position = GaugeMetricFamily(
-            "aimem_projection_position", "Last applied log position", labels=["projection"]
+            "aimem_projection_position", "Last applied log position", labels=labels
         )
         lag = GaugeMetricFamily(
-            "aimem_projection_lag_events", "Events not yet applied", labels=["projection"]
+            "aimem_projection_lag_events", "Events not yet applied", labels=labels
         )
+        seen: set[int] = set()
+        for st in statuses:
+            if st.partition not in seen:
+                seen.add(st.partition)
+                head.add_metric([str(st.partition)], st.head)
+            position.add_metric([st.projection, str(st.partition)], st.position)
+            lag.add_metric([st.projection, str(st.partition)], st.lag)
         failures = GaugeMetricFamily(
-            "aimem_projection_failures", "Failed batches (retried)", labels=["projection"]
+            "aimem_projection_failures",
+            "Failed batches (retried) of in-process projections",
+            labels=["projection"],
         )
         for tailer in self.container.projections.tailers:
-            position.add_metric([tailer.name], tailer.position)
-            lag.add_metric([tailer.name], max(0, head - tailer.position))
             failures.add_metric([tailer.name], tailer.failures)
+        yield head
         yield position
         yield lag
         yield failures

@@ -19,7 +19,7 @@ from .sinks import ProjectionSink
 
 log = logging.getLogger(__name__)
 
-ProgressCallback = Callable[[int, int], None]  # (applied position, target position)
+ProgressCallback = Callable[[int], None]  # events applied by the latest batch
 
 
 class ProjectionTailer:
@@ -98,7 +98,7 @@ class ProjectionTailer:
                 break
             applied += n
             if progress:
-                progress(self._position, target)
+                progress(n)
         return applied
 
     def rebuild(self, progress: ProgressCallback | None = None) -> int:
@@ -121,14 +121,16 @@ class ProjectionTailer:
             try:
                 if self.step() > 0:
                     self._idle = False
-                elif not self.log.wait_for_events(
+                    backoff = 0.05
+                    continue
+                quiet = not self.log.wait_for_events(
                     after=self._position, timeout=0.5, partition=self.partition
-                ):
-                    # Quiet for a while: make buffered work durable (an index flush can
-                    # take a tenth of a second, so never between two busy batches).
-                    if not self._idle:
-                        self.sink.idle()
-                        self._idle = True
+                )
+                # Quiet for a while: make buffered work durable (an index flush can take
+                # a tenth of a second, so never between two busy batches).
+                if quiet and not self._idle:
+                    self.sink.idle()
+                    self._idle = True
                 backoff = 0.05
             except Exception as e:  # keep projecting; the checkpoint did not move
                 self.failures += 1

@@ -69,9 +69,7 @@ def available() -> list[Migration]:
 
 def applied(session: CassandraSession) -> dict[int, str]:
     """Applied version → checksum (empty when the ledger does not exist yet)."""
-    rows = session.execute(
-        f"SELECT version, checksum FROM {session.keyspace}.schema_migrations"
-    )
+    rows = session.execute(f"SELECT version, checksum FROM {session.keyspace}.schema_migrations")
     return {int(r.version): str(r.checksum) for r in rows}
 
 
@@ -87,8 +85,7 @@ def migrate(
     pending_all = available() if migrations is None else migrations
     ks = session.keyspace
     session.execute(
-        f"CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = "
-        f"{session.settings.replication()}"
+        f"CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {session.settings.replication()}"
     )
     session.execute(_LEDGER.replace("schema_migrations", f"{ks}.schema_migrations", 1))
     session.execute(_LOCK.replace("schema_migrations_lock", f"{ks}.schema_migrations_lock", 1))
@@ -109,9 +106,7 @@ def migrate(
                 _release(session, owner)
             return done
         if time.monotonic() > deadline:
-            raise Unavailable(
-                "another process holds the schema migration lease", retry_after=10.0
-            )
+            raise Unavailable("another process holds the schema migration lease", retry_after=10.0)
         time.sleep(0.5)
 
 

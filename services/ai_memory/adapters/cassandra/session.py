@@ -81,9 +81,10 @@ class CassandraSettings:
 
     def replication(self) -> str:
         """The CQL replication map for ``CREATE KEYSPACE``."""
+        rf = self.replication_factor
         if self.datacenter:
-            return f"{{'class': 'NetworkTopologyStrategy', '{self.datacenter}': {self.replication_factor}}}"
-        return f"{{'class': 'SimpleStrategy', 'replication_factor': {self.replication_factor}}}"
+            return f"{{'class': 'NetworkTopologyStrategy', '{self.datacenter}': {rf}}}"
+        return f"{{'class': 'SimpleStrategy', 'replication_factor': {rf}}}"
 
 
 def _bad(message: str) -> InvalidInput:
@@ -115,7 +116,9 @@ def parse_url(url: str) -> CassandraSettings:
     query = {k: v[-1] for k, v in parse_qs(parts.query, strict_parsing=False).items()}
     unknown = sorted(set(query) - _PARAMS)
     if unknown:
-        raise _bad(f"unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(_PARAMS))}")
+        raise _bad(
+            f"unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(_PARAMS))}"
+        )
     try:
         settings = CassandraSettings(
             hosts=tuple(hosts),
@@ -223,12 +226,22 @@ class CassandraSession:
                 self._prepared[cql] = stmt
         return stmt
 
-    def execute(self, statement: Any, params: Sequence[Any] | None = None) -> Any:
+    def execute(
+        self, statement: Any, params: Sequence[Any] | None = None, *, serial: bool = False
+    ) -> Any:
+        """Run one statement. ``serial`` reads at the serial consistency level, which
+        also completes any lightweight transaction in flight on that partition."""
         with translate_errors():
+            if serial:
+                statement = statement.bind(params)
+                statement.consistency_level = cassandra.ConsistencyLevel.name_to_value[
+                    self.settings.serial_consistency
+                ]
+                params = None
             return self.session.execute(statement, params)
 
     def execute_many(
-        self, items: Sequence[tuple[Any, Sequence[Any]]], *, concurrency: int = 64
+        self, items: Sequence[tuple[Any, Sequence[Any] | None]], *, concurrency: int = 64
     ) -> list[Any]:
         """Run statements concurrently; return their result sets in order."""
         if not items:

@@ -48,9 +48,7 @@ class KafkaLogConfig:
         if not _TOPIC_NAME.match(self.topic) or self.topic in {".", ".."}:
             raise InvalidInput(_SETTING, "topic", f"invalid Kafka topic name {self.topic!r}")
         if not 1 <= self.partitions <= MAX_PARTITIONS:
-            raise InvalidInput(
-                _SETTING, "partitions", f"partitions must be in 1..{MAX_PARTITIONS}"
-            )
+            raise InvalidInput(_SETTING, "partitions", f"partitions must be in 1..{MAX_PARTITIONS}")
         if self.replication_factor < 1:
             raise InvalidInput(_SETTING, "replication_factor", "replication_factor must be ≥ 1")
         if self.min_insync_replicas is not None and not (

@@ -38,8 +38,7 @@ class UndecodableRecord(UndecodableEvent):
     ) -> None:
         super().__init__(
             cause.reason,
-            f"undecodable event at position {position} (partition {partition}): "
-            f"{cause.message}",
+            f"undecodable event at position {position} (partition {partition}): {cause.message}",
             fingerprint=cause.fingerprint,
         )
         self.position = position

@@ -1,0 +1,86 @@
+"""CQL text of the records projection, kept apart from the projection logic.
+
+Every write carries ``USING TIMESTAMP ?`` (the log position, bound first for deletes and
+updates, last for inserts); see record_store.py for why.
+"""
+
+from __future__ import annotations
+
+from .rows import RECORD_COLUMNS, TOMBSTONE_COLUMNS
+
+KEY = "tenant = ? AND memory_id = ?"
+PUT = (
+    "INSERT INTO records (tenant, memory_id, scope, type, content, source_agent, created_at_us,"
+    " ttl, tags, meta, schema_version, version, state, content_sha256, updated_at_us, position)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?"
+)
+PUT_TENANT_KEY = (
+    "INSERT INTO records_by_tenant (tenant, bucket, memory_id) VALUES (?, ?, ?) USING TIMESTAMP ?"
+)
+PUT_SCOPE_KEY = (
+    "INSERT INTO records_by_scope (tenant, scope, bucket, memory_id) VALUES (?, ?, ?, ?)"
+    " USING TIMESTAMP ?"
+)
+DEL = f"DELETE FROM records USING TIMESTAMP ? WHERE {KEY}"
+DEL_TENANT_KEY = (
+    "DELETE FROM records_by_tenant USING TIMESTAMP ? WHERE tenant = ? AND bucket = ?"
+    " AND memory_id = ?"
+)
+DEL_SCOPE_KEY = (
+    "DELETE FROM records_by_scope USING TIMESTAMP ? WHERE tenant = ? AND scope = ?"
+    " AND bucket = ? AND memory_id = ?"
+)
+TOMB_COLS = "scope, deleted_at_us, reason, actor, position"
+PUT_TOMB = (
+    f"INSERT INTO tombstones (tenant, memory_id, {TOMB_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    " USING TIMESTAMP ?"
+)
+PUT_TOMB_TENANT = (
+    f"INSERT INTO tombstones_by_tenant (tenant, bucket, memory_id, {TOMB_COLS})"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?"
+)
+PUT_TOMB_SCOPE = (
+    "INSERT INTO tombstones_by_scope (tenant, bucket, memory_id, scope, deleted_at_us, reason,"
+    " actor, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?"
+)
+SET_STATE = (
+    f"UPDATE records USING TIMESTAMP ? SET state = ?, updated_at_us = ?, position = ? WHERE {KEY}"
+)
+SET_READS = (
+    "UPDATE records USING TIMESTAMP ? SET read_count = ?, last_read_at_us = ?,"
+    f" last_read_position = ? WHERE {KEY}"
+)
+GET = f"SELECT {RECORD_COLUMNS} FROM records WHERE {KEY}"
+GET_TOMB = f"SELECT {TOMBSTONE_COLUMNS} FROM tombstones WHERE {KEY}"
+GET_TOMB_POS = f"SELECT position FROM tombstones WHERE {KEY}"
+GET_SCOPE = f"SELECT scope FROM records WHERE {KEY}"
+GET_READS = f"SELECT content, type, read_count, last_read_position FROM records WHERE {KEY}"
+CP_GET = "SELECT position FROM projection_progress WHERE projection = ? AND log_partition = ?"
+CP_UPDATE = (
+    "UPDATE projection_progress SET position = ? WHERE projection = ? AND log_partition = ?"
+    " IF position < ?"
+)
+CP_INSERT = (
+    "INSERT INTO projection_progress (projection, log_partition, position) VALUES (?, ?, ?)"
+    " IF NOT EXISTS"
+)
+TABLES = (
+    "records",
+    "records_by_tenant",
+    "records_by_scope",
+    "tombstones",
+    "tombstones_by_tenant",
+    "tombstones_by_scope",
+)
+SCAN_SCOPE_KEYS = (
+    "SELECT memory_id FROM records_by_scope WHERE tenant = ? AND scope = ? AND bucket = ?"
+)
+SCAN_TENANT_KEYS = "SELECT memory_id FROM records_by_tenant WHERE tenant = ? AND bucket = ?"
+SCAN_SCOPE_TOMBS = (
+    f"SELECT {TOMBSTONE_COLUMNS} FROM tombstones_by_scope WHERE tenant = ? AND scope = ?"
+    " AND bucket = ?"
+)
+SCAN_TENANT_TOMBS = (
+    f"SELECT {TOMBSTONE_COLUMNS} FROM tombstones_by_tenant WHERE tenant = ? AND bucket = ?"
+)
+COUNT_BUCKET = "SELECT COUNT(*) FROM records_by_tenant WHERE tenant = ? AND bucket = ?"

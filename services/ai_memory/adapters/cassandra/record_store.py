@@ -1,0 +1,361 @@
+"""CassandraRecordStore: the distributed ``records`` projection.
+
+Order-safety and idempotence come from ``USING TIMESTAMP <log position>`` on every
+projection write: Cassandra keeps, per cell, the value with the highest timestamp, and a
+delete at position p shadows every write below p. Positions are only comparable within
+one log partition, and all events of a memory share a partition, so per-memory
+comparisons are always meaningful. Consequences:
+
+* PutRecord writes all record cells at p; a newer PutRecord overwrites them, an older one
+  replayed later loses cell by cell — including against a newer SetState's ``state``.
+* RemoveRecord deletes the record partition and its index keys at p; a replayed older
+  PutRecord is shadowed. Because Cassandra purges delete markers after gc_grace_seconds,
+  a PutRecord is also checked against the ``tombstones`` table (read before write, like
+  the embedded store's ``NOT EXISTS`` guard), so a forgotten memory stays forgotten even
+  when a months-old event is replayed onto a live store.
+* Read counts (``AddReads``): counters are not idempotent, and per-event rows would grow
+  without bound for popular memories. Instead each memory keeps ``read_count`` and
+  ``last_read_position``; the projector reads them, adds the recall events with a
+  position above ``last_read_position``, and writes the result at timestamp = the last
+  counted position. The value written at position p is a deterministic function of the
+  events up to p, so a duplicate delivery — even two consumers racing during a group
+  rebalance — writes the same value at the same timestamp: idempotent without a
+  lightweight transaction (requires R + W > RF, see session.py).
+* The checkpoint of each log partition advances with one lightweight transaction per
+  batch (``IF position < ?``), after the batch's writes succeeded: replaying a batch
+  whose checkpoint was lost is harmless.
+
+Writes fan out with ``execute_concurrent``; index keys that share a partition go in one
+unlogged batch (never across partitions, which would only load the coordinator).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+from cassandra.query import BatchStatement, BatchType  # type: ignore[import-untyped]
+
+from ai_memory.core.projection import (
+    AddReads,
+    PutRecord,
+    PutTombstone,
+    RecordMutation,
+    RemoveRecord,
+    SetState,
+)
+from ai_memory.core.record import StoredRecord, Tombstone
+from ai_memory.core.timeparse import to_micros
+
+from . import cql as q
+from .migrations import migrate
+from .rows import (
+    SCOPE_BUCKETS,
+    TENANT_BUCKETS,
+    is_live,
+    record_values,
+    scope_bucket,
+    tenant_bucket,
+    to_stored,
+    to_tombstone,
+    tombstone_values,
+)
+from .session import CassandraSession, translate_errors
+
+PROJECTION = "records"
+Item = tuple[Any, Sequence[Any] | None]
+
+
+class CassandraRecordStore:
+    """The RecordStore port on Cassandra. ``session`` must be migrated (``migrate``)."""
+
+    def __init__(self, session: CassandraSession, *, owns_session: bool = False) -> None:
+        self._s = session
+        self._owns = owns_session
+
+    @classmethod
+    def from_url(cls, url: str) -> CassandraRecordStore:
+        """Connect, apply pending migrations, and own the connection."""
+        session = CassandraSession.from_url(url)
+        migrate(session)
+        return cls(session, owns_session=True)
+
+    # --- projection side ---------------------------------------------------------------
+    def apply(
+        self, mutations: Sequence[RecordMutation], *, checkpoint: int, partition: int = 0
+    ) -> None:
+        skip = self._stale_puts(mutations)
+        scopes = self._removed_scopes(mutations)
+        writes: list[Item] = []
+        keyed: dict[tuple[str, ...], list[Item]] = defaultdict(list)
+        reads: dict[tuple[str, str], list[tuple[int, datetime]]] = defaultdict(list)
+        for i, m in enumerate(mutations):
+            match m:
+                case PutRecord(stored=s) if i not in skip:
+                    self._put(s, writes, keyed)
+                case RemoveRecord(tenant=tenant, memory_id=mid, position=pos):
+                    self._remove(tenant, mid, pos, scopes.get((tenant, mid)), writes, keyed)
+                case PutTombstone(tombstone=t):
+                    self._tombstone(t, writes)
+                case SetState(tenant=tenant, memory_id=mid, state=state, at=at, position=pos):
+                    params = (pos, state.value, to_micros(at), pos, tenant, mid)
+                    writes.append((self._s.prepare(q.SET_STATE), params))
+                case AddReads(tenant=tenant, memory_ids=ids, at=at, position=pos):
+                    for mid in dict.fromkeys(ids):
+                        reads[(tenant, mid)].append((pos, at))
+        writes.extend(_batched(keyed))
+        self._s.execute_many(writes)
+        # Read counts after the writes: whether a memory is live depends on them.
+        self._add_reads(reads)
+        self._advance(partition, checkpoint)
+
+    def checkpoint(self, partition: int = 0) -> int:
+        row = self._s.execute(self._s.prepare(q.CP_GET), (PROJECTION, partition)).one()
+        return 0 if row is None else int(row.position)
+
+    def reset(self) -> None:
+        for table in q.TABLES:
+            self._s.execute(f"TRUNCATE {table}")
+        # Row by row, as lightweight transactions like the checkpoint writes themselves: a
+        # plain delete carries a client timestamp that could shadow later Paxos writes.
+        rows = self._s.execute(
+            "SELECT log_partition FROM projection_progress WHERE projection = %s", (PROJECTION,)
+        )
+        for row in list(rows):
+            self._s.execute(
+                "DELETE FROM projection_progress WHERE projection = %s AND log_partition = %s"
+                " IF EXISTS",
+                (PROJECTION, row.log_partition),
+            )
+
+    # --- query side --------------------------------------------------------------------
+    def get(self, tenant: str, memory_id: str) -> StoredRecord | Tombstone | None:
+        row = self._s.execute(self._s.prepare(q.GET), (tenant, memory_id)).one()
+        if is_live(row):
+            return to_stored(tenant, row)
+        trow = self._s.execute(self._s.prepare(q.GET_TOMB), (tenant, memory_id)).one()
+        return None if trow is None else to_tombstone(tenant, trow)
+
+    def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, StoredRecord]:
+        return {s.record.id: s for s in self._fetch(tenant, list(dict.fromkeys(memory_ids)))}
+
+    def tombstoned(self, tenant: str, memory_ids: Sequence[str]) -> set[str]:
+        ids = list(dict.fromkeys(memory_ids))
+        stmt = self._s.prepare(q.GET_TOMB_POS)
+        results = self._s.execute_many([(stmt, (tenant, mid)) for mid in ids])
+        return {mid for mid, rs in zip(ids, results, strict=True) if rs.one() is not None}
+
+    def scan_records(
+        self, tenant: str, *, scopes: Sequence[str] | None = None, batch: int = 1000
+    ) -> Iterator[StoredRecord]:
+        if scopes:
+            stmt = self._s.prepare(q.SCAN_SCOPE_KEYS)
+            wanted: set[str] | None = set(scopes)
+            params: list[tuple[Any, ...]] = [
+                (tenant, sc, b) for sc in set(scopes) for b in range(SCOPE_BUCKETS)
+            ]
+        else:
+            stmt = self._s.prepare(q.SCAN_TENANT_KEYS)
+            wanted = None
+            params = [(tenant, b) for b in range(TENANT_BUCKETS)]
+        keys = (row.memory_id for row in self._merged(stmt, params, batch))
+        chunk: list[str] = []
+        for key in keys:
+            chunk.append(key)
+            if len(chunk) >= batch:
+                yield from self._chunk(tenant, chunk, wanted)
+                chunk = []
+        yield from self._chunk(tenant, chunk, wanted)
+
+    def scan_tombstones(
+        self, tenant: str, *, scopes: Sequence[str] | None = None, batch: int = 1000
+    ) -> Iterator[Tombstone]:
+        if scopes:
+            stmt = self._s.prepare(q.SCAN_SCOPE_TOMBS)
+            params: list[tuple[Any, ...]] = [
+                (tenant, sc, b) for sc in set(scopes) for b in range(SCOPE_BUCKETS)
+            ]
+        else:
+            stmt = self._s.prepare(q.SCAN_TENANT_TOMBS)
+            params = [(tenant, b) for b in range(TENANT_BUCKETS)]
+        for row in self._merged(stmt, params, batch):
+            yield to_tombstone(tenant, row)
+
+    def count(self, tenant: str) -> int:
+        stmt = self._s.prepare(q.COUNT_BUCKET)
+        results = self._s.execute_many([(stmt, (tenant, b)) for b in range(TENANT_BUCKETS)])
+        return sum(int(rs.one()[0]) for rs in results)
+
+    def close(self) -> None:
+        if self._owns:
+            self._s.close()
+
+    # --- helpers -----------------------------------------------------------------------
+    def _put(self, s: StoredRecord, writes: list[Item], keyed: dict[Any, list[Item]]) -> None:
+        mid, pos = s.record.id, s.position
+        writes.append((self._s.prepare(q.PUT), (s.tenant, mid, *record_values(s), pos)))
+        tb, sb = tenant_bucket(mid), scope_bucket(mid)
+        keyed[("t", s.tenant, str(tb))].append(
+            (self._s.prepare(q.PUT_TENANT_KEY), (s.tenant, tb, mid, pos))
+        )
+        keyed[("s", s.tenant, s.record.scope, str(sb))].append(
+            (self._s.prepare(q.PUT_SCOPE_KEY), (s.tenant, s.record.scope, sb, mid, pos))
+        )
+
+    def _remove(
+        self,
+        tenant: str,
+        mid: str,
+        pos: int,
+        scope: str | None,
+        writes: list[Item],
+        keyed: dict[Any, list[Item]],
+    ) -> None:
+        writes.append((self._s.prepare(q.DEL), (pos, tenant, mid)))
+        tb = tenant_bucket(mid)
+        keyed[("t", tenant, str(tb))].append(
+            (self._s.prepare(q.DEL_TENANT_KEY), (pos, tenant, tb, mid))
+        )
+        if scope is not None:
+            sb = scope_bucket(mid)
+            keyed[("s", tenant, scope, str(sb))].append(
+                (self._s.prepare(q.DEL_SCOPE_KEY), (pos, tenant, scope, sb, mid))
+            )
+
+    def _tombstone(self, t: Tombstone, writes: list[Item]) -> None:
+        vals = tombstone_values(t)
+        mid, pos = t.memory_id, t.position
+        writes.append((self._s.prepare(q.PUT_TOMB), (t.tenant, mid, *vals, pos)))
+        writes.append(
+            (self._s.prepare(q.PUT_TOMB_TENANT), (t.tenant, tenant_bucket(mid), mid, *vals, pos))
+        )
+        writes.append(
+            (self._s.prepare(q.PUT_TOMB_SCOPE), (t.tenant, scope_bucket(mid), mid, *vals, pos))
+        )
+
+    def _stale_puts(self, mutations: Sequence[RecordMutation]) -> set[int]:
+        """Indexes of PutRecords older than a tombstone of their id (stored or in batch)."""
+        puts = [(i, m.stored) for i, m in enumerate(mutations) if isinstance(m, PutRecord)]
+        if not puts:
+            return set()
+        newest: dict[tuple[str, str], int] = {}
+        for m in mutations:
+            if isinstance(m, PutTombstone):
+                key = (m.tombstone.tenant, m.tombstone.memory_id)
+                newest[key] = max(newest.get(key, 0), m.tombstone.position)
+        ids = list(dict.fromkeys((s.tenant, s.record.id) for _, s in puts))
+        stmt = self._s.prepare(q.GET_TOMB_POS)
+        for key, rs in zip(ids, self._s.execute_many([(stmt, k) for k in ids]), strict=True):
+            row = rs.one()
+            if row is not None:
+                newest[key] = max(newest.get(key, 0), int(row.position))
+        return {i for i, s in puts if newest.get((s.tenant, s.record.id), 0) > s.position}
+
+    def _removed_scopes(self, mutations: Sequence[RecordMutation]) -> dict[tuple[str, str], str]:
+        """The scope of every removed id: from the batch, else from the stored record."""
+        known: dict[tuple[str, str], str] = {}
+        for m in mutations:
+            if isinstance(m, PutTombstone):
+                known[(m.tombstone.tenant, m.tombstone.memory_id)] = m.tombstone.scope
+            elif isinstance(m, PutRecord):
+                known[(m.stored.tenant, m.stored.record.id)] = m.stored.record.scope
+        missing = list(
+            dict.fromkeys(
+                (m.tenant, m.memory_id)
+                for m in mutations
+                if isinstance(m, RemoveRecord) and (m.tenant, m.memory_id) not in known
+            )
+        )
+        stmt = self._s.prepare(q.GET_SCOPE)
+        for key, rs in zip(
+            missing, self._s.execute_many([(stmt, k) for k in missing]), strict=True
+        ):
+            row = rs.one()
+            if row is not None and row.scope is not None:
+                known[key] = row.scope
+        return known
+
+    def _add_reads(self, reads: dict[tuple[str, str], list[tuple[int, datetime]]]) -> None:
+        if not reads:
+            return
+        keys = list(reads)
+        stmt = self._s.prepare(q.GET_READS)
+        writes: list[Item] = []
+        for key, rs in zip(keys, self._s.execute_many([(stmt, k) for k in keys]), strict=True):
+            row = rs.one()
+            if not is_live(row):
+                continue  # like the embedded store: reads of absent records are dropped
+            count, last = int(row.read_count or 0), int(row.last_read_position or 0)
+            last_at: datetime | None = None
+            for pos, at in sorted(reads[key], key=lambda r: r[0]):
+                if pos > last:
+                    count, last, last_at = count + 1, pos, at
+            if last_at is not None:
+                params = (last, count, to_micros(last_at), last, *key)
+                writes.append((self._s.prepare(q.SET_READS), params))
+        self._s.execute_many(writes)
+
+    def _advance(self, partition: int, checkpoint: int) -> None:
+        update, insert = self._s.prepare(q.CP_UPDATE), self._s.prepare(q.CP_INSERT)
+        for _ in range(5):
+            rs = self._s.execute(update, (checkpoint, PROJECTION, partition, checkpoint))
+            if rs.was_applied or getattr(rs.one(), "position", None) is not None:
+                return  # advanced, or already at/after ``checkpoint``
+            if self._s.execute(insert, (PROJECTION, partition, checkpoint)).was_applied:
+                return
+        # Five lost races in a row means another writer keeps advancing it: fine.
+
+    def _fetch(
+        self, tenant: str, ids: Sequence[str], scopes: set[str] | None = None
+    ) -> list[StoredRecord]:
+        stmt = self._s.prepare(q.GET)
+        results = self._s.execute_many([(stmt, (tenant, mid)) for mid in ids])
+        found: list[StoredRecord] = []
+        for rs in results:
+            row = rs.one()
+            if is_live(row) and (scopes is None or row.scope in scopes):
+                found.append(to_stored(tenant, row))
+        return found
+
+    def _chunk(
+        self, tenant: str, ids: list[str], scopes: set[str] | None
+    ) -> Iterator[StoredRecord]:
+        if ids:
+            yield from self._fetch(tenant, ids, scopes)
+
+    def _merged(self, stmt: Any, params: Iterable[tuple[Any, ...]], page: int) -> Iterator[Any]:
+        """Rows of several id-ordered partitions, merged into one id-ordered stream.
+
+        First pages are requested concurrently; later pages are fetched as each stream
+        is consumed, so memory stays at one page per partition."""
+        with translate_errors():
+            futures = []
+            for p in params:
+                bound = stmt.bind(p)
+                bound.fetch_size = max(1, min(page, 5000))
+                futures.append(self._s.session.execute_async(bound))
+            streams = [_translated(f.result()) for f in futures]
+        return heapq.merge(*streams, key=lambda row: row.memory_id)
+
+
+def _translated(rows: Iterable[Any]) -> Iterator[Any]:
+    with translate_errors():
+        yield from rows
+
+
+def _batched(keyed: dict[Any, list[Item]]) -> list[Item]:
+    """One unlogged batch per index partition (a single statement needs no batch)."""
+    items: list[Item] = []
+    for group in keyed.values():
+        if len(group) == 1:
+            items.append(group[0])
+            continue
+        for start in range(0, len(group), 100):
+            batch = BatchStatement(batch_type=BatchType.UNLOGGED)
+            for stmt, params in group[start : start + 100]:
+                batch.add(stmt, params)
+            items.append((batch, None))
+    return items

@@ -1,0 +1,112 @@
+"""``ai-memory replay``: rebuild projections from log position 0.
+
+Embedded views (and any view of the records projection) are reset and replayed in place —
+stop the server first. A Qdrant server index is rebuilt with zero downtime instead: the
+log is replayed into a new collection generation while searches keep using the current
+one through the alias; the alias is switched when the new one has caught up, and a last
+catch-up pass applies whatever arrived during the switch.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from ai_memory.bootstrap import PROJECTIONS, Container, build
+from ai_memory.core import positions
+from ai_memory.core.ports import EventLog
+from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
+from ai_memory.projector.tailer import ProgressCallback, ProjectionTailer, rebuild_all
+from ai_memory.settings import Settings
+
+err = Console(stderr=True)
+
+
+def log_size(log: EventLog, packed: bool) -> int:
+    """Events on the log (upper bound), for the progress bar."""
+    total = 0
+    for p in log.partitions():
+        last = log.last_position(p)
+        total += (positions.offset_of(last) + 1 if last else 0) if packed else last
+    return total
+
+
+def replay_cmd(
+    projection: Annotated[str, typer.Option(help="records|index|all")] = "all",
+    data_dir: Annotated[Path | None, typer.Option(envvar="AIMEM_DATA_DIR")] = None,
+) -> None:
+    """Rebuild projections from log position 0 (progress bar, events/s)."""
+    chosen = PROJECTIONS if projection == "all" else (projection,)
+    if any(name not in PROJECTIONS for name in chosen):
+        err.print(f"[red]unknown projection {projection!r}[/red] (records|index|all)")
+        raise typer.Exit(2)
+    overrides: dict[str, object] = {} if data_dir is None else {"data_dir": data_dir}
+    container = build(Settings.from_env(**overrides))
+    packed = container.projections.packed_positions
+    try:
+        total = log_size(container.log, packed)
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]} events/s"),
+            TimeElapsedColumn(),
+        )
+        with Progress(*columns, console=err) as bar:
+            for name in chosen:
+                task = bar.add_task(f"replay {name}", total=total, rate="-")
+                start = time.perf_counter()
+                done = 0
+
+                def progress(n: int, task: TaskID = task, start: float = start) -> None:
+                    nonlocal done
+                    done += n
+                    rate = done / max(time.perf_counter() - start, 1e-9)
+                    bar.update(task, completed=done, rate=f"{rate:,.0f}")
+
+                applied = _replay_one(container, name, progress)
+                elapsed = time.perf_counter() - start
+                err.print(
+                    f"{name}: {applied} events in {elapsed:.2f}s "
+                    f"({applied / max(elapsed, 1e-9):,.0f} events/s)"
+                )
+    finally:
+        container.close()
+
+
+def _tailers(log: EventLog, sink: ProjectionSink) -> list[ProjectionTailer]:
+    return [ProjectionTailer(log, sink, partition=p) for p in log.partitions()]
+
+
+def _replay_one(container: Container, name: str, progress: ProgressCallback) -> int:
+    if name == "records":
+        return rebuild_all(_tailers(container.log, RecordsSink(container.store)), progress)
+    from ai_memory.adapters.qdrant_server_index import QdrantServerIndex
+
+    index = container.index
+    if not isinstance(index, QdrantServerIndex):
+        sink = IndexSink(index, container.embedder)
+        applied = rebuild_all(_tailers(container.log, sink), progress)
+        err.print("compacting the index …")
+        index.optimize()
+        return applied
+    rebuilt = index.begin_rebuild()
+    tailers = _tailers(container.log, IndexSink(rebuilt, container.embedder))
+    applied = sum(t.catch_up(progress) for t in tailers)
+    index.switch_alias(rebuilt)
+    # Events that arrived while switching: the live workers may have sent them to the old
+    # collection; replaying them into the new one is idempotent.
+    applied += sum(t.catch_up(progress) for t in tailers)
+    return applied

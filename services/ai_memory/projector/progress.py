@@ -1,0 +1,83 @@
+"""Where each projection is, and waiting for a log position (read-your-writes).
+
+A projection is driven either in this process (tailers, one per partition, which notify
+waiters directly) or by external workers (``ai-memory project``), whose progress is read
+from the checkpoints they store with their view. Positions are per partition, so a wait
+asks the projection about the partition the position belongs to.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ai_memory.core import positions
+from ai_memory.core.ports import EventLog
+
+from .sinks import ProjectionSink
+from .tailer import ProjectionTailer
+
+_POLL_SECONDS = 0.02
+
+
+@dataclass(frozen=True)
+class ProjectionStatus:
+    projection: str
+    partition: int
+    position: int
+    head: int
+    lag: int  # events of this partition not applied yet
+    in_process: bool
+
+
+@dataclass
+class Projections:
+    log: EventLog
+    packed_positions: bool = False  # True on a partitioned log (see core.positions)
+    tailers: list[ProjectionTailer] = field(default_factory=list)
+    external: list[ProjectionSink] = field(default_factory=list)
+
+    def wait(self, position: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        partition = positions.partition_of(position) if self.packed_positions else 0
+        for tailer in self.tailers:
+            if tailer.partition == partition and not tailer.wait(
+                position, max(0.0, deadline - time.monotonic())
+            ):
+                return False
+        for sink in self.external:
+            while sink.checkpoint(partition) < position:
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(_POLL_SECONDS)
+        return True
+
+    def status(self) -> list[ProjectionStatus]:
+        heads = {p: self.log.last_position(p) for p in self.log.partitions()}
+        rows = [(t.sink.name, t.partition, t.position, True) for t in self.tailers]
+        rows += [(sink.name, p, sink.checkpoint(p), False) for sink in self.external for p in heads]
+        return [
+            ProjectionStatus(name, p, pos, heads.get(p, 0), self._lag(heads.get(p, 0), pos), local)
+            for name, p, pos, local in rows
+        ]
+
+    def _lag(self, head: int, position: int) -> int:
+        if head <= position:
+            return 0
+        if not self.packed_positions:
+            return head - position
+        return positions.offset_of(head) - (positions.offset_of(position) if position else -1)
+
+    def start(self) -> None:
+        for tailer in self.tailers:
+            tailer.start()
+
+    def stop(self) -> None:
+        for tailer in self.tailers:
+            tailer.stop()
+
+    def by_sink(self) -> dict[str, list[ProjectionTailer]]:
+        grouped: dict[str, list[ProjectionTailer]] = {}
+        for tailer in self.tailers:
+            grouped.setdefault(tailer.sink.name, []).append(tailer)
+        return grouped

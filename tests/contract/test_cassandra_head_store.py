@@ -1,0 +1,34 @@
+"""The head-store contract against a real Cassandra (one fresh keyspace per test)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from ai_memory.adapters.cassandra import CassandraHeadStore, CassandraSession, migrate
+from ai_memory.core.heads import HeadStore
+from tests.contract.head_store_contract import HeadStoreContract, MakeStore
+
+
+class TestCassandraHeadStore(HeadStoreContract):
+    @pytest.fixture
+    def make_store(self, cassandra_contact: str) -> Iterator[MakeStore]:
+        url = f"cassandra://{cassandra_contact}/heads_{uuid.uuid4().hex[:16]}"
+        admin = CassandraSession.from_url(url)
+        migrate(admin)
+        sessions: list[CassandraSession] = []
+
+        def make() -> HeadStore:
+            # A separate driver session per store, as separate gateway processes would.
+            session = CassandraSession.from_url(url)
+            session.use_keyspace()
+            sessions.append(session)
+            return CassandraHeadStore(session)
+
+        yield make
+        for session in sessions:
+            session.close()
+        admin.execute(f"DROP KEYSPACE IF EXISTS {admin.keyspace}")
+        admin.close()

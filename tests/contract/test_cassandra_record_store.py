@@ -1,0 +1,157 @@
+"""The record-store contract against a real Cassandra (one fresh keyspace per test),
+plus the adapter's own guarantees: URL parsing, driver-error translation, and the
+Cassandra-specific replay cases (tombstones beyond gc_grace, concurrent consumers)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import cassandra
+import pytest
+from cassandra.cluster import NoHostAvailable
+
+from ai_memory.adapters.cassandra import (
+    CassandraRecordStore,
+    CassandraSession,
+    migrate,
+    parse_url,
+)
+from ai_memory.adapters.cassandra.session import translate, translate_errors
+from ai_memory.core.errors import InvalidInput, PermanentError, Unavailable
+from ai_memory.core.ports import RecordStore
+from ai_memory.core.projection import AddReads, PutRecord, PutTombstone, RemoveRecord
+from ai_memory.core.record import StoredRecord, Tombstone
+from tests.contract.record_store_contract import RecordStoreContract, stored, tombstone
+from tests.factories import T0
+
+
+@pytest.fixture
+def session(cassandra_contact: str) -> Iterator[CassandraSession]:
+    s = CassandraSession.from_url(f"cassandra://{cassandra_contact}/rec_{uuid.uuid4().hex[:16]}")
+    migrate(s)
+    yield s
+    s.execute(f"DROP KEYSPACE IF EXISTS {s.keyspace}")
+    s.close()
+
+
+class TestCassandraRecordStore(RecordStoreContract):
+    @pytest.fixture
+    def store(self, session: CassandraSession) -> Iterator[RecordStore]:
+        store = CassandraRecordStore(session)
+        yield store
+        store.close()
+
+
+def test_old_write_stays_dead_after_the_delete_marker_is_purged(
+    session: CassandraSession,
+) -> None:
+    """Cassandra drops delete markers after gc_grace_seconds; the tombstones table
+    still keeps a replayed old write from resurrecting the memory."""
+    store = CassandraRecordStore(session)
+    store.apply([PutTombstone(tombstone(position=5))], checkpoint=5)  # no records delete
+    store.apply([PutRecord(stored(position=2))], checkpoint=5)
+    assert isinstance(store.get("default", "m1"), Tombstone)
+    assert store.count("default") == 0
+    store.apply([PutRecord(stored(position=9, version=2))], checkpoint=9)  # newer: allowed
+    assert isinstance(store.get("default", "m1"), StoredRecord)
+
+
+def test_delete_without_a_tombstone_in_the_batch_clears_the_scope_index(
+    session: CassandraSession,
+) -> None:
+    store = CassandraRecordStore(session)
+    store.apply([PutRecord(stored(position=1))], checkpoint=1)
+    store.apply([RemoveRecord("default", "m1", 2)], checkpoint=2)
+    rows = session.execute("SELECT memory_id FROM records_by_scope").all()
+    assert rows == []
+    assert list(store.scan_records("default", scopes=["user:alice"])) == []
+
+
+def test_two_consumers_delivering_the_same_recalls_count_them_once(
+    session: CassandraSession,
+) -> None:
+    a, b = CassandraRecordStore(session), CassandraRecordStore(session)
+    a.apply([PutRecord(stored(position=1))], checkpoint=1)
+    recalls = [AddReads("default", ("m1",), T0, p) for p in (2, 3, 4)]
+    a.apply(recalls[:2], checkpoint=3)
+    b.apply(recalls, checkpoint=4)  # a rebalance re-delivers 2 and 3
+    a.apply(recalls, checkpoint=4)
+    got = a.get("default", "m1")
+    assert isinstance(got, StoredRecord) and got.read_count == 3
+
+
+def test_read_counts_are_dropped_with_the_record(session: CassandraSession) -> None:
+    store = CassandraRecordStore(session)
+    store.apply(
+        [PutRecord(stored(position=1)), AddReads("default", ("m1",), T0, 2)], checkpoint=2
+    )
+    store.apply([RemoveRecord("default", "m1", 3)], checkpoint=3)
+    store.apply([AddReads("default", ("m1",), T0, 4)], checkpoint=4)  # read of a gone id
+    assert store.get("default", "m1") is None
+
+
+# --- no server needed ------------------------------------------------------------------
+
+
+def test_url_parameters() -> None:
+    s = parse_url(
+        "cassandra://u:p%40ss@h1:9142,h2/ks_1?replication_factor=3&datacenter=dc1"
+        "&consistency=quorum&serial_consistency=SERIAL&request_timeout=2.5"
+    )
+    assert s.hosts == (("h1", 9142), ("h2", 9042))
+    assert (s.keyspace, s.replication_factor, s.datacenter) == ("ks_1", 3, "dc1")
+    assert (s.consistency, s.serial_consistency, s.request_timeout) == ("QUORUM", "SERIAL", 2.5)
+    assert (s.username, s.password) == ("u", "p@ss")
+    assert "NetworkTopologyStrategy" in s.replication()
+    defaults = parse_url("cassandra://127.0.0.1/ai_memory")
+    assert defaults.consistency == "LOCAL_QUORUM" and defaults.replication_factor == 1
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "kafka://h/ks",
+        "cassandra://h/",
+        "cassandra://h/bad-keyspace",
+        "cassandra://h/ks?consistency=SOMETIMES",
+        "cassandra://h/ks?replication_factor=0",
+        "cassandra://h/ks?colour=blue",
+        "cassandra://h:port/ks",
+    ],
+)
+def test_bad_urls_are_invalid_input(url: str) -> None:
+    with pytest.raises(InvalidInput):
+        parse_url(url)
+
+
+@pytest.mark.parametrize(
+    ("error", "expected", "retry_after"),
+    [
+        (NoHostAvailable("down", {}), Unavailable, 5.0),
+        (cassandra.OperationTimedOut("slow"), Unavailable, 1.0),
+        (cassandra.Unavailable("2 of 3 down"), Unavailable, 2.0),
+        (cassandra.WriteTimeout("w", write_type=cassandra.WriteType.CAS), Unavailable, 1.0),
+        (cassandra.ReadTimeout("r"), Unavailable, 1.0),
+        (cassandra.InvalidRequest("unknown table"), PermanentError, None),
+        (cassandra.Unauthorized("no grant"), PermanentError, None),
+    ],
+)
+def test_driver_errors_are_translated(
+    error: Exception, expected: type[Exception], retry_after: float | None
+) -> None:
+    mapped = translate(error)
+    assert isinstance(mapped, expected)
+    if retry_after is not None:
+        assert isinstance(mapped, Unavailable) and mapped.retry_after == retry_after
+    else:
+        assert not isinstance(mapped, Unavailable)
+    with pytest.raises(expected) as raised, translate_errors():
+        raise error
+    assert raised.value.__cause__ is error
+
+
+def test_unrelated_errors_pass_through() -> None:
+    assert translate(KeyError("x")) is None
+    with pytest.raises(KeyError), translate_errors():
+        raise KeyError("x")

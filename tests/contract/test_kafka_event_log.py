@@ -1,0 +1,375 @@
+"""KafkaEventLog against a real broker: the EventLog contract plus Kafka-specific behaviour.
+
+The head store is an in-memory test double of the ``HeadStore`` port (the Cassandra one has
+its own contract); Kafka itself is always the real broker from ``tests/servers.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import errors as ke
+from aiokafka.admin import AIOKafkaAdminClient
+
+from ai_memory.adapters.kafka import KafkaEventLog, UndecodableRecord, parse_kafka_url
+from ai_memory.adapters.kafka.dead_letter import REASON, header_dict
+from ai_memory.adapters.kafka.errors import translate
+from ai_memory.adapters.kafka.event_log import EVENT_ID_HEADER, EVENT_TYPE_HEADER
+from ai_memory.core.errors import Conflict, InvalidInput, PermanentError, Unavailable
+from ai_memory.core.events import Head
+from ai_memory.core.heads import HeadUpdate
+from ai_memory.core.ports import EventLog
+from ai_memory.core.positions import offset_of, pack, partition_of
+from ai_memory.serialization import AvroEventSerializer, UndecodableEvent
+from tests.contract.event_log_contract import EventLogContract, read_all
+from tests.factories import record, written
+
+
+class InMemoryHeadStore:
+    """Test double of the ``HeadStore`` port: a dict under a lock, same CAS rules."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._heads: dict[tuple[str, str], tuple[Head, str]] = {}
+        self.closed = False
+
+    def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, Head]:
+        with self._lock:
+            found = {m: self._heads.get((tenant, m)) for m in memory_ids}
+        return {m: h for m, (h, _) in ((m, v) for m, v in found.items() if v)}
+
+    def compare_and_set(self, update: HeadUpdate) -> tuple[bool, str | None]:
+        key = (update.tenant, update.head.memory_id)
+        with self._lock:
+            stored = self._heads.get(key)
+            if update.expected_version == 0:  # the memory must not exist yet
+                matches = stored is None
+            else:
+                matches = (
+                    stored is not None
+                    and stored[0].version == update.expected_version
+                    and (not update.expect_live or not stored[0].deleted)
+                )
+            if not matches:
+                return False, stored[1] if stored else None
+            self._heads[key] = (update.head, update.event_id)
+            return True, update.event_id
+
+    def set_position(self, tenant: str, memory_id: str, event_id: str, position: int) -> None:
+        with self._lock:
+            stored = self._heads.get((tenant, memory_id))
+            if stored and stored[1] == event_id:
+                self._heads[(tenant, memory_id)] = (replace(stored[0], position=position), event_id)
+
+    def revert(self, update: HeadUpdate, previous: Head | None) -> None:
+        key = (update.tenant, update.head.memory_id)
+        with self._lock:
+            stored = self._heads.get(key)
+            if stored is None or stored[1] != update.event_id:
+                return
+            if previous is None:
+                del self._heads[key]
+            else:
+                self._heads[key] = (previous, "reverted")
+
+    def close(self) -> None:
+        self.closed = True
+
+
+JUNK = b"\x00not an avro frame at all"
+
+
+def unique_topic() -> str:
+    return f"aimem-test-{uuid.uuid4().hex[:12]}"
+
+
+def delete_topics(bootstrap: str, topics: list[str]) -> None:
+    async def run() -> None:
+        admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+        try:
+            await admin.start()
+            await admin.delete_topics(topics)
+        finally:
+            await admin.close()
+
+    asyncio.run(run())
+
+
+@pytest.fixture
+def topic(kafka_bootstrap: str) -> Iterator[str]:
+    name = unique_topic()
+    yield name
+    delete_topics(kafka_bootstrap, [name, f"{name}.dlq"])
+
+
+def open_log(
+    bootstrap: str, topic: str, *, partitions: int = 3, heads: InMemoryHeadStore | None = None
+) -> KafkaEventLog:
+    return KafkaEventLog(
+        bootstrap,
+        topic,
+        heads or InMemoryHeadStore(),
+        AvroEventSerializer(),
+        partitions=partitions,
+        request_timeout=10.0,
+    )
+
+
+class TestKafkaEventLog(EventLogContract):
+    @pytest.fixture(params=[1, 3], ids=["1-partition", "3-partitions"])
+    def log(
+        self, request: pytest.FixtureRequest, kafka_bootstrap: str, topic: str
+    ) -> Iterator[EventLog]:
+        log = open_log(kafka_bootstrap, topic, partitions=request.param)
+        yield log
+        log.close()
+
+
+@pytest.fixture
+def heads() -> InMemoryHeadStore:
+    return InMemoryHeadStore()
+
+
+@pytest.fixture
+def klog(kafka_bootstrap: str, topic: str, heads: InMemoryHeadStore) -> Iterator[KafkaEventLog]:
+    log = open_log(kafka_bootstrap, topic, partitions=6, heads=heads)
+    yield log
+    log.close()
+
+
+def end_offsets(log: KafkaEventLog) -> list[int]:
+    return [log.last_position(p) for p in log.partitions()]
+
+
+def raw_records(bootstrap: str, topic: str, partition: int) -> list[Any]:
+    async def run() -> list[Any]:
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
+        )
+        await consumer.start()
+        try:
+            tp = TopicPartition(topic, partition)
+            consumer.assign([tp])
+            end = (await consumer.end_offsets([tp]))[tp]
+            out: list[Any] = []
+            while len(out) < end:
+                batch = await consumer.getmany(tp, timeout_ms=1000)
+                out.extend(batch.get(tp, []))
+            return out
+        finally:
+            await consumer.stop()
+
+    return asyncio.run(run())
+
+
+def produce_raw(bootstrap: str, topic: str, key: bytes, value: bytes) -> int:
+    async def run() -> int:
+        producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
+        await producer.start()
+        try:
+            meta = await producer.send_and_wait(topic, value=value, key=key)
+            return pack(meta.partition, meta.offset)
+        finally:
+            await producer.stop()
+
+    return asyncio.run(run())
+
+
+def test_scopes_spread_over_partitions_and_each_stays_in_one(klog: KafkaEventLog) -> None:
+    scopes = [f"user:{i}" for i in range(24)]
+    events = [written(record(f"{s}/m{v}", scope=s)) for v in range(3) for s in scopes]
+    positions = klog.append(events)
+    by_scope: dict[str, set[int]] = {}
+    for event, position in zip(events, positions, strict=True):
+        by_scope.setdefault(event.record.scope, set()).add(partition_of(position))
+    assert all(len(parts) == 1 for parts in by_scope.values())
+    assert len(set().union(*by_scope.values())) > 1  # 24 scopes do not all hash alike
+
+
+def test_records_carry_key_headers_and_avro_frames(
+    klog: KafkaEventLog, kafka_bootstrap: str
+) -> None:
+    event = written(record("m1"))
+    (position,) = klog.append([event])
+    (rec,) = raw_records(kafka_bootstrap, klog.config.topic, partition_of(position))
+    assert rec.key == b"default/user:alice" and rec.offset == offset_of(position)
+    assert rec.value[:2] == b"\xc3\x01"
+    headers = header_dict(rec.headers)
+    assert headers[EVENT_TYPE_HEADER] == "MemoryWritten"
+    assert headers[EVENT_ID_HEADER] == event.header.event_id
+
+
+def test_retried_append_returns_original_position_and_produces_nothing(
+    klog: KafkaEventLog,
+) -> None:
+    event = written(record("m1"))
+    (position,) = klog.append([event])
+    before = end_offsets(klog)
+    assert klog.append([event]) == [position]
+    assert end_offsets(klog) == before
+
+
+def test_cas_loser_gets_conflict_and_nothing_is_produced(klog: KafkaEventLog) -> None:
+    klog.append([written(record("m1", "first"))])
+    before = end_offsets(klog)
+    rival = written(record("m1", "a rival first version"))  # also version 1
+    with pytest.raises(Conflict) as caught:
+        klog.append([written(record("m9", "innocent bystander")), rival])
+    assert caught.value.code == "concurrent_write"
+    assert end_offsets(klog) == before
+    assert klog.heads("default", ["m9"]) == {}  # the batch's earlier claim was released
+
+
+def test_racing_writers_of_one_version_one_wins(klog: KafkaEventLog) -> None:
+    outcomes: list[str] = []
+
+    def attempt(n: int) -> None:
+        try:
+            klog.append([written(record("contested", f"writer {n}"))])
+            outcomes.append("ok")
+        except Conflict:
+            outcomes.append("conflict")
+
+    threads = [threading.Thread(target=attempt, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["conflict"] * 5 + ["ok"]
+    assert len(read_all(klog)) == 1
+
+
+def test_superseded_event_retry_is_refused_not_duplicated(klog: KafkaEventLog) -> None:
+    v1 = written(record("m1", "one"))
+    klog.append([v1, written(record("m1", "two"), version=2)])
+    with pytest.raises(Conflict):
+        klog.append([v1])
+    assert len(read_all(klog)) == 2
+
+
+def test_failed_delivery_releases_the_head(
+    klog: KafkaEventLog, heads: InMemoryHeadStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broker_gone(records: list[Any]) -> list[Any]:
+        return [ke.KafkaConnectionError("connection refused")] * len(records)
+
+    event = written(record("m1"))
+    with monkeypatch.context() as patch:
+        patch.setattr(klog, "_send_all", broker_gone)
+        with pytest.raises(Unavailable):
+            klog.append([event])
+    assert heads.get_many("default", ["m1"]) == {}
+    (position,) = klog.append([event])  # the caller's retry goes through
+    assert heads.get_many("default", ["m1"])["m1"].position == position
+
+
+def test_undecodable_record_carries_position_and_bytes(
+    klog: KafkaEventLog, kafka_bootstrap: str
+) -> None:
+    (good,) = klog.append([written(record("m1"))])
+    bad = produce_raw(kafka_bootstrap, klog.config.topic, b"default/user:alice", JUNK)
+    (after,) = klog.append([written(record("m2"))])
+    partition = partition_of(good)
+    assert [e.position for e in klog.read(after=0, limit=10, partition=partition)] == [good]
+    with pytest.raises(UndecodableRecord) as caught:
+        klog.read(after=good, limit=10, partition=partition)
+    assert isinstance(caught.value, UndecodableEvent)
+    assert caught.value.position == bad and caught.value.raw == JUNK
+    assert caught.value.reason == "bad_magic"
+    assert [e.position for e in klog.read(after=bad, limit=10, partition=partition)] == [after]
+
+
+def test_dead_letter_keeps_bytes_reason_and_position(
+    klog: KafkaEventLog, kafka_bootstrap: str
+) -> None:
+    klog.dead_letter(JUNK, "bad_magic", pack(2, 41))
+    (rec,) = raw_records(kafka_bootstrap, klog.config.dead_letter_topic, 0)
+    headers = header_dict(rec.headers)
+    assert rec.value == JUNK
+    assert headers[REASON] == "bad_magic"
+    assert headers["aimem.dlq.position"] == str(pack(2, 41))
+    assert (headers["aimem.dlq.partition"], headers["aimem.dlq.offset"]) == ("2", "41")
+
+
+def test_reads_validate_partition_and_position(klog: KafkaEventLog) -> None:
+    with pytest.raises(InvalidInput):
+        klog.read(after=0, limit=1, partition=6)
+    with pytest.raises(InvalidInput):
+        klog.read(after=pack(1, 0), limit=1, partition=2)
+
+
+def test_close_is_idempotent_and_closes_the_head_store(kafka_bootstrap: str, topic: str) -> None:
+    heads = InMemoryHeadStore()
+    log = open_log(kafka_bootstrap, topic, heads=heads)
+    log.close()
+    log.close()
+    assert heads.closed
+    with pytest.raises(Unavailable):
+        log.last_position(0)
+
+
+# --- no broker needed -------------------------------------------------------------------
+
+
+def test_url_parsing() -> None:
+    c = parse_kafka_url("kafka://k1:9092,k2:9093/tenant.events?partitions=12&replication_factor=3")
+    assert (c.bootstrap, c.topic, c.partitions, c.replication_factor) == (
+        "k1:9092,k2:9093",
+        "tenant.events",
+        12,
+        3,
+    )
+    assert c.min_insync == 2 and c.dead_letter_topic == "tenant.events.dlq"
+    d = parse_kafka_url("kafka://127.0.0.1:9092")
+    assert (d.topic, d.partitions, d.replication_factor, d.min_insync) == ("aimem.events", 6, 1, 1)
+    for bad in (
+        "kafka:///events",
+        "kafka://host/events",
+        "kafka://h:1/events?partitions=0",
+        "kafka://h:1/events?partitions=x",
+        "kafka://h:1/events?partitons=3",
+        "kafka://h:1/bad topic",
+        "kafka://h:1/e?replication_factor=1&min_insync_replicas=2",
+        "sqlite:///x.db",
+    ):
+        with pytest.raises(InvalidInput):
+            parse_kafka_url(bad)
+
+
+@pytest.mark.parametrize(
+    ("error", "expected", "retry_after"),
+    [
+        (ke.KafkaConnectionError("refused"), Unavailable, 2.0),
+        (ke.NoBrokersAvailable(), Unavailable, 2.0),
+        (ke.KafkaTimeoutError(), Unavailable, 1.0),
+        (ke.RequestTimedOutError(), Unavailable, 1.0),
+        (TimeoutError(), Unavailable, 1.0),
+        (ke.NotLeaderForPartitionError(), Unavailable, 0.5),
+        (ke.LeaderNotAvailableError(), Unavailable, 0.5),
+        (ke.NotEnoughReplicasError(), Unavailable, 0.5),
+        (ke.ProducerClosed(), Unavailable, 1.0),
+        (ke.GroupLoadInProgressError(), Unavailable, 1.0),  # any other retriable error
+    ],
+)
+def test_retriable_driver_errors_become_unavailable(
+    error: BaseException, expected: type[Unavailable], retry_after: float
+) -> None:
+    mapped = translate(error)
+    assert isinstance(mapped, expected) and mapped.retry_after == retry_after
+
+
+def test_permanent_driver_errors_and_non_driver_errors() -> None:
+    too_large = translate(ke.MessageSizeTooLargeError())
+    assert isinstance(too_large, InvalidInput) and too_large.rule == "max_size"
+    denied = translate(ke.TopicAuthorizationFailedError())
+    assert isinstance(denied, PermanentError) and denied.code == "event_log_failed"
+    assert translate(ValueError("a bug")) is None
+    conflict = Conflict("x")
+    assert translate(conflict) is conflict
