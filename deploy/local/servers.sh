@@ -142,7 +142,7 @@ running_pid() {
     [[ -f "$f" ]] || return 1
     pid="$(cat "$f")"
     [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-    read -r stat args < <(ps -o stat=,args= -p "$pid" 2>/dev/null) || return 1
+    read -r stat args < <(ps -ww -o stat=,args= -p "$pid" 2>/dev/null) || return 1
     [[ "$stat" != Z* && "$args" == *" $(main_class "$1")"* ]] || return 1
     printf '%s\n' "$pid"
 }

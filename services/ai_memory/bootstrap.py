@@ -100,7 +100,8 @@ def build_event_log(s: Settings) -> tuple[EventLog, HeadStore | None]:
 
         heads = build_head_store(s)
         try:
-            return KafkaEventLog.from_url(url, heads, AvroEventSerializer()), heads
+            # The log owns the head store from here on and closes it.
+            return KafkaEventLog.from_url(url, heads, AvroEventSerializer()), None
         except BaseException:
             heads.close()
             raise

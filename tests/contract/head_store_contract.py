@@ -17,7 +17,9 @@ from tests.factories import T0, deleted, record, written
 MakeStore = Callable[[], HeadStore]
 
 
-def write(memory_id: str = "m1", version: int = 1, tenant: str = "default", **kw: str) -> HeadUpdate:
+def write(
+    memory_id: str = "m1", version: int = 1, tenant: str = "default", **kw: str
+) -> HeadUpdate:
     update = head_update(written(record(memory_id, **kw), version=version, tenant=tenant))
     assert update is not None
     return update
@@ -141,9 +143,7 @@ class HeadStoreContract:
         assert store.compare_and_set(write(tenant="default"))[0]
         assert store.get_many("acme", ["m1"])["m1"] == acme.head
 
-    def test_concurrent_compare_and_set_has_exactly_one_winner(
-        self, make_store: MakeStore
-    ) -> None:
+    def test_concurrent_compare_and_set_has_exactly_one_winner(self, make_store: MakeStore) -> None:
         stores = [make_store() for _ in range(4)]
         stores[0].compare_and_set(write(version=1))
         contenders = [write(version=2, content=f"v2 by writer {i}") for i in range(12)]

@@ -155,3 +155,13 @@ class RecordStoreContract:
         assert isinstance(got, StoredRecord)
         assert got.version == 2 and got.record.content == "Alice prefers green tea."
         assert got.read_count == 1
+
+    def test_checkpoints_are_kept_per_partition(self, store: RecordStore) -> None:
+        store.apply([PutRecord(stored(position=9))], checkpoint=9, partition=0)
+        store.apply([PutRecord(stored("m2", position=4097))], checkpoint=4097, partition=1)
+        store.apply([], checkpoint=1025, partition=1)  # backwards: ignored
+        assert store.checkpoint(0) == 9
+        assert store.checkpoint(1) == 4097
+        assert store.checkpoint(2) == 0
+        store.reset()
+        assert (store.checkpoint(0), store.checkpoint(1)) == (0, 0)

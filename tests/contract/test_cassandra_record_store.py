@@ -83,9 +83,7 @@ def test_two_consumers_delivering_the_same_recalls_count_them_once(
 
 def test_read_counts_are_dropped_with_the_record(session: CassandraSession) -> None:
     store = CassandraRecordStore(session)
-    store.apply(
-        [PutRecord(stored(position=1)), AddReads("default", ("m1",), T0, 2)], checkpoint=2
-    )
+    store.apply([PutRecord(stored(position=1)), AddReads("default", ("m1",), T0, 2)], checkpoint=2)
     store.apply([RemoveRecord("default", "m1", 3)], checkpoint=3)
     store.apply([AddReads("default", ("m1",), T0, 4)], checkpoint=4)  # read of a gone id
     assert store.get("default", "m1") is None

@@ -519,6 +519,21 @@ def test_compose_urls_point_at_services_that_listen_there() -> None:
             )
 
 
+def test_index_urls_use_the_qdrant_rest_port() -> None:
+    """6333 is REST, 6334 gRPC: qdrant+http:// must name the REST port."""
+    rest = int(services()["qdrant"].get("environment", {}).get("QDRANT__SERVICE__HTTP_PORT", 6333))
+    for name in APP_SERVICES:
+        assert urlsplit(adapters(app_env(name))[2].url).port == rest, name
+    (server,) = containers(k8s_one("StatefulSet", "qdrant"))
+    rest = container_ports(server)["http"]
+    (port,) = [
+        p for p in k8s_one("Service", "qdrant")["spec"]["ports"] if p["targetPort"] == "http"
+    ]
+    assert urlsplit(adapters(config_data())[2].url).port == port["port"]
+    assert "QDRANT__SERVICE__HTTP_PORT" not in {e["name"] for e in server.get("env", [])}
+    assert rest == 6333
+
+
 def test_compose_replication_fits_the_cluster() -> None:
     # One Kafka broker and one Cassandra node.
     kafka, cassandra, _ = adapters(app_env("gateway"))

@@ -33,9 +33,9 @@ def project_cmd(
         )
     logging.basicConfig(level=os.environ.get("AIMEM_LOG_LEVEL", "INFO"))
     # Open the log once so the topics exist (and match) before the worker subscribes.
-    heads = build_head_store(settings)
-    KafkaEventLog.from_url(settings.event_log_url, heads, AvroEventSerializer()).close()
-    heads.close()
+    KafkaEventLog.from_url(
+        settings.event_log_url, build_head_store(settings), AvroEventSerializer()
+    ).close()  # closes the head store too
     sink, _ = build_sink(settings, projection)
     app, worker = create_app(
         projection,

@@ -182,6 +182,9 @@ def create_app(
         # Commit often: a crash then redelivers little (the sinks make it harmless anyway).
         broker_commit_every=BATCH_SIZE,
         broker_commit_interval=1.0,
+        # A dead worker's partitions move to the survivors after this long.
+        broker_session_timeout=10.0,
+        broker_heartbeat_interval=2.0,
     )
     source = app.topic(
         kafka.topic, value_type=bytes, key_type=bytes, partitions=kafka.partitions, internal=False

@@ -40,6 +40,10 @@ class ProjectionSink(Protocol):
 
     def reset(self) -> None: ...
 
+    def skip_to(self, position: int, partition: int = 0) -> None:
+        """Advance the checkpoint past an event that was dead-lettered, not applied."""
+        ...
+
     def idle(self) -> None:
         """Called when the log has nothing new: a chance to make buffered work durable."""
         ...
@@ -64,6 +68,9 @@ class RecordsSink:
 
     def reset(self) -> None:
         self.store.reset()
+
+    def skip_to(self, position: int, partition: int = 0) -> None:
+        self.store.apply([], checkpoint=position, partition=partition)
 
     def idle(self) -> None:
         pass  # every apply already commits with its checkpoint
@@ -97,6 +104,9 @@ class IndexSink:
 
     def reset(self) -> None:
         self.index.reset()
+
+    def skip_to(self, position: int, partition: int = 0) -> None:
+        self.index.apply([], {}, checkpoint=position, partition=partition)
 
     def idle(self) -> None:
         self.index.flush()

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 
 from ai_memory.core.ports import EventLog
+from ai_memory.serialization import UndecodableEvent
 
 from .sinks import ProjectionSink
 
@@ -109,6 +110,19 @@ class ProjectionTailer:
     def rewind(self) -> None:
         with self._cond:
             self._position = 0
+
+    def _dead_letter(self, error: UndecodableEvent) -> int:
+        """A poison event must not stop the projection: logs that can (Kafka) keep it in
+        their dead-letter topic with the reason; the checkpoint moves past it."""
+        position = getattr(error, "position", None)
+        dead_letter = getattr(self.log, "dead_letter", None)
+        if position is None or dead_letter is None:
+            raise error  # nowhere to put it: stop here and surface the failure
+        dead_letter(getattr(error, "raw", b""), error.reason, position)
+        log.error("projection %s dead-lettered position %s: %s", self.name, position, error)
+        self.sink.skip_to(position, self.partition)
+        self._advance(position)
+        return 1
 
     def _advance(self, position: int) -> None:
         with self._cond:

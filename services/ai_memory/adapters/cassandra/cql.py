@@ -52,9 +52,15 @@ SET_READS = (
 )
 GET = f"SELECT {RECORD_COLUMNS} FROM records WHERE {KEY}"
 GET_TOMB = f"SELECT {TOMBSTONE_COLUMNS} FROM tombstones WHERE {KEY}"
-GET_TOMB_POS = f"SELECT position FROM tombstones WHERE {KEY}"
-GET_SCOPE = f"SELECT scope FROM records WHERE {KEY}"
-GET_READS = f"SELECT content, type, read_count, last_read_position FROM records WHERE {KEY}"
+# Multi-partition reads: one request per ≤100 ids instead of one per id. The coordinator
+# fans out to the replicas; the client saves the per-request overhead that dominates.
+IN_KEYS = "tenant = ? AND memory_id IN ?"
+IN_GET = f"SELECT {RECORD_COLUMNS} FROM records WHERE {IN_KEYS}"
+IN_TOMB_POS = f"SELECT memory_id, position FROM tombstones WHERE {IN_KEYS}"
+IN_SCOPE = f"SELECT memory_id, scope FROM records WHERE {IN_KEYS}"
+IN_READS = (
+    f"SELECT memory_id, content, type, read_count, last_read_position FROM records WHERE {IN_KEYS}"
+)
 CP_GET = "SELECT position FROM projection_progress WHERE projection = ? AND log_partition = ?"
 CP_UPDATE = (
     "UPDATE projection_progress SET position = ? WHERE projection = ? AND log_partition = ?"

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from cassandra.query import BatchStatement, BatchType  # type: ignore[import-untyped]
+from cassandra.query import BatchStatement, BatchType
 
 from ai_memory.core.projection import (
     AddReads,
@@ -67,6 +67,7 @@ from .session import CassandraSession, translate_errors
 
 PROJECTION = "records"
 Item = tuple[Any, Sequence[Any] | None]
+_IN_CHUNK = 100
 
 
 class CassandraRecordStore:
@@ -143,10 +144,7 @@ class CassandraRecordStore:
         return {s.record.id: s for s in self._fetch(tenant, list(dict.fromkeys(memory_ids)))}
 
     def tombstoned(self, tenant: str, memory_ids: Sequence[str]) -> set[str]:
-        ids = list(dict.fromkeys(memory_ids))
-        stmt = self._s.prepare(q.GET_TOMB_POS)
-        results = self._s.execute_many([(stmt, (tenant, mid)) for mid in ids])
-        return {mid for mid, rs in zip(ids, results, strict=True) if rs.one() is not None}
+        return {mid for _, mid in self._rows(q.IN_TOMB_POS, [(tenant, m) for m in memory_ids])}
 
     def scan_records(
         self, tenant: str, *, scopes: Sequence[str] | None = None, batch: int = 1000
@@ -246,12 +244,9 @@ class CassandraRecordStore:
             if isinstance(m, PutTombstone):
                 key = (m.tombstone.tenant, m.tombstone.memory_id)
                 newest[key] = max(newest.get(key, 0), m.tombstone.position)
-        ids = list(dict.fromkeys((s.tenant, s.record.id) for _, s in puts))
-        stmt = self._s.prepare(q.GET_TOMB_POS)
-        for key, rs in zip(ids, self._s.execute_many([(stmt, k) for k in ids]), strict=True):
-            row = rs.one()
-            if row is not None:
-                newest[key] = max(newest.get(key, 0), int(row.position))
+        stored = self._rows(q.IN_TOMB_POS, [(s.tenant, s.record.id) for _, s in puts])
+        for key, row in stored.items():
+            newest[key] = max(newest.get(key, 0), int(row.position))
         return {i for i, s in puts if newest.get((s.tenant, s.record.id), 0) > s.position}
 
     def _removed_scopes(self, mutations: Sequence[RecordMutation]) -> dict[tuple[str, str], str]:
@@ -269,23 +264,18 @@ class CassandraRecordStore:
                 if isinstance(m, RemoveRecord) and (m.tenant, m.memory_id) not in known
             )
         )
-        stmt = self._s.prepare(q.GET_SCOPE)
-        for key, rs in zip(
-            missing, self._s.execute_many([(stmt, k) for k in missing]), strict=True
-        ):
-            row = rs.one()
-            if row is not None and row.scope is not None:
+        for key, row in self._rows(q.IN_SCOPE, missing).items():
+            if row.scope is not None:
                 known[key] = row.scope
         return known
 
     def _add_reads(self, reads: dict[tuple[str, str], list[tuple[int, datetime]]]) -> None:
         if not reads:
             return
-        keys = list(reads)
-        stmt = self._s.prepare(q.GET_READS)
+        rows = self._rows(q.IN_READS, list(reads))
         writes: list[Item] = []
-        for key, rs in zip(keys, self._s.execute_many([(stmt, k) for k in keys]), strict=True):
-            row = rs.one()
+        for key in reads:
+            row: Any = rows.get(key)
             if not is_live(row):
                 continue  # like the embedded store: reads of absent records are dropped
             count, last = int(row.read_count or 0), int(row.last_read_position or 0)
@@ -311,13 +301,30 @@ class CassandraRecordStore:
     def _fetch(
         self, tenant: str, ids: Sequence[str], scopes: set[str] | None = None
     ) -> list[StoredRecord]:
-        stmt = self._s.prepare(q.GET)
-        results = self._s.execute_many([(stmt, (tenant, mid)) for mid in ids])
+        rows = self._rows(q.IN_GET, [(tenant, mid) for mid in ids])
         found: list[StoredRecord] = []
-        for rs in results:
-            row = rs.one()
+        for mid in ids:
+            row: Any = rows.get((tenant, mid))
             if is_live(row) and (scopes is None or row.scope in scopes):
                 found.append(to_stored(tenant, row))
+        return found
+
+    def _rows(self, cql: str, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Any]:
+        """Rows of ``(tenant, memory_id)`` keys (those that exist), ≤100 ids a request."""
+        by_tenant: dict[str, list[str]] = defaultdict(list)
+        for tenant, mid in dict.fromkeys(keys):
+            by_tenant[tenant].append(mid)
+        stmt = self._s.prepare(cql)
+        items: list[tuple[str, list[str]]] = [
+            (tenant, ids[i : i + _IN_CHUNK])
+            for tenant, ids in by_tenant.items()
+            for i in range(0, len(ids), _IN_CHUNK)
+        ]
+        results = self._s.execute_many([(stmt, item) for item in items])
+        found: dict[tuple[str, str], Any] = {}
+        for (tenant, _), rs in zip(items, results, strict=True):
+            for row in rs:
+                found[(tenant, row.memory_id)] = row
         return found
 
     def _chunk(

@@ -32,25 +32,25 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-import cassandra  # type: ignore[import-untyped]
-from cassandra.auth import PlainTextAuthProvider  # type: ignore[import-untyped]
-from cassandra.cluster import (  # type: ignore[import-untyped]
+import cassandra
+from cassandra.auth import PlainTextAuthProvider
+from cassandra.cluster import (
     EXEC_PROFILE_DEFAULT,
     Cluster,
     ExecutionProfile,
     NoHostAvailable,
 )
-from cassandra.concurrent import execute_concurrent  # type: ignore[import-untyped]
-from cassandra.connection import (  # type: ignore[import-untyped]
+from cassandra.concurrent import execute_concurrent
+from cassandra.connection import (
     ConnectionException,
     DefaultEndPoint,
 )
-from cassandra.policies import (  # type: ignore[import-untyped]
+from cassandra.policies import (
     DCAwareRoundRobinPolicy,
     RoundRobinPolicy,
     TokenAwarePolicy,
 )
-from cassandra.protocol import ErrorMessage  # type: ignore[import-untyped]
+from cassandra.protocol import ErrorMessage
 
 from ai_memory.core.errors import AiMemoryError, InvalidInput, PermanentError, Unavailable
 

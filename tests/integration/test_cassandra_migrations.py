@@ -1,0 +1,98 @@
+"""Versioned Cassandra migrations: applied once, in order, safe to run concurrently."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from ai_memory.adapters.cassandra import CassandraSession, migrate
+from ai_memory.adapters.cassandra.migrations import Migration, applied, available
+from ai_memory.core.errors import PermanentError
+
+
+@pytest.fixture
+def url(cassandra_contact: str) -> Iterator[str]:
+    url = f"cassandra://{cassandra_contact}/mig_{uuid.uuid4().hex[:16]}"
+    yield url
+    admin = CassandraSession.from_url(url)
+    admin.execute(f"DROP KEYSPACE IF EXISTS {admin.keyspace}")
+    admin.close()
+
+
+def test_shipped_migrations_are_numbered_from_one() -> None:
+    versions = [m.version for m in available()]
+    assert versions == list(range(1, len(versions) + 1))
+    assert all(m.statements() for m in available())
+
+
+def test_migrate_applies_once_and_records_versions(url: str) -> None:
+    session = CassandraSession.from_url(url)
+    try:
+        versions = [m.version for m in available()]
+        assert migrate(session) == versions
+        assert migrate(session) == []  # a no-op the second time
+        assert sorted(applied(session)) == versions
+        tables = {
+            r.table_name
+            for r in session.execute(
+                "SELECT table_name FROM system_schema.tables WHERE keyspace_name = %s",
+                (session.keyspace,),
+            )
+        }
+        assert {"records", "records_by_scope", "tombstones", "heads"} <= tables
+    finally:
+        session.close()
+
+
+def test_a_later_migration_is_applied_in_order(url: str) -> None:
+    session = CassandraSession.from_url(url)
+    try:
+        migrate(session)
+        extra = Migration(99, "extra", "CREATE TABLE IF NOT EXISTS extra (k int PRIMARY KEY);")
+        assert migrate(session, [*available(), extra]) == [99]
+        assert 99 in applied(session)
+    finally:
+        session.close()
+
+
+def test_an_edited_migration_is_refused(url: str) -> None:
+    session = CassandraSession.from_url(url)
+    try:
+        migrate(session)
+        first = available()[0]
+        edited = Migration(first.version, first.name, first.text + "\n-- edited\n")
+        with pytest.raises(PermanentError) as raised:
+            migrate(session, [edited])
+        assert raised.value.code == "schema_checksum_mismatch"
+    finally:
+        session.close()
+
+
+def test_concurrent_runners_apply_each_migration_once(url: str) -> None:
+    sessions = [CassandraSession.from_url(url) for _ in range(4)]
+    results: list[list[int] | BaseException] = [[] for _ in sessions]
+    barrier = threading.Barrier(len(sessions))
+
+    def run(i: int) -> None:
+        barrier.wait()
+        try:
+            results[i] = migrate(sessions[i])
+        except BaseException as e:  # reported by the assertion below
+            results[i] = e
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(sessions))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert not [r for r in results if isinstance(r, BaseException)], results
+        applied_by_all = sorted(v for r in results if isinstance(r, list) for v in r)
+        assert applied_by_all == [m.version for m in available()]
+        assert sorted(applied(sessions[0])) == [m.version for m in available()]
+    finally:
+        for s in sessions:
+            s.close()
