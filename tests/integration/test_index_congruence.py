@@ -26,7 +26,7 @@ import random
 from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pytest
@@ -47,10 +47,10 @@ SCOPES = ("user:alice", "user:bob", "team:data")
 TYPES = (MemoryType.FACT, MemoryType.PREFERENCE, MemoryType.TASK)
 TAGS = ("red", "green", "blue", "gold")
 TTLS = (None, None, 1800, 7200, 86400)
-VOCAB = (
+VOCAB = tuple(
     "tea coffee deploy pipeline kubernetes postgres alice bob invoice error timeout retry "
-    "cache latency budget meeting garden python rust token window memory agent graph"
-).split()
+    "cache latency budget meeting garden python rust token window memory agent graph".split(" ")
+)
 STOP = ("the", "and", "of", "is", "to")
 IDS_PER_TENANT = 30  # below the hybrid prefetch depth: fused lists are never truncated
 
@@ -122,7 +122,9 @@ class History:
 
     def query(self, stored_dense: Sequence[Vector]) -> IndexQuery:
         rng = self.rng
-        mode = rng.choice(("semantic", "keyword", "hybrid", "hybrid"))
+        mode: Literal["hybrid", "semantic", "keyword"] = rng.choice(
+            ("semantic", "keyword", "hybrid", "hybrid")
+        )
         dense = None
         if mode != "keyword":
             dense = rng.choice(stored_dense) if stored_dense and rng.random() < 0.3 else self.unit()
@@ -186,13 +188,13 @@ def assert_congruent(
                 assert abs(deep_b[mid] - ga[0].score) <= TOL, (mid, query, a, b)
     by_id_b = {h.memory_id: h for h in b}
     for x in a:
-        y = by_id_b.get(x.memory_id)
-        if y is None:
+        peer = by_id_b.get(x.memory_id)
+        if peer is None:
             continue  # a tie peer, checked above
-        assert x.components.keys() == y.components.keys(), (query, x, y)
+        assert x.components.keys() == peer.components.keys(), (query, x, peer)
         for key, value in x.components.items():
             if key.endswith("_score") or key == "rrf":
-                assert abs(value - y.components[key]) <= TOL, (query, key, x, y)
+                assert abs(value - peer.components[key]) <= TOL, (query, key, x, peer)
 
 
 # --- fixtures -------------------------------------------------------------------------

@@ -445,6 +445,9 @@ def test_dockerfile_runs_as_a_numeric_non_root_user() -> None:
     build = _run_index("python -m ai_memory.adapters.embedders.build")
     last_user = max(n for n, (i, _) in enumerate(dockerfile()) if i == "USER")
     assert last_user > build
+    # The model cache is written through mkdtemp (mode 0700) as root: open it up for the user.
+    model_dir = dockerfile_env()["AIMEM_MODEL_DIR"]
+    assert _run_index(f"chmod -R a+rX {model_dir}") > build
 
 
 def test_dockerfile_entrypoint_exposure_and_bind_address() -> None:
