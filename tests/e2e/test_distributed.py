@@ -12,18 +12,13 @@ come back, and neither a replay nor a re-import brings the memory back.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from loadtest.cluster import Cluster
 
 from ai_memory.adapters.cassandra.record_store import CassandraRecordStore
 from ai_memory.adapters.embedders import make_embedder
@@ -35,93 +30,9 @@ from ai_memory.core.ports import IndexQuery
 from ai_memory.projector.sinks import IndexSink, RecordsSink
 from ai_memory.projector.tailer import ProjectionTailer, rebuild_all
 from ai_memory.serialization import AvroEventSerializer
-from tests.e2e.test_server_and_cli import free_port
 
-CLI = [sys.executable, "-m", "ai_memory.cli"]
 TOTAL = 10_000
 CHUNK = 500
-
-
-class Proc:
-    def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
-        self.log_path = log
-        self._log = log.open("ab")
-        self.proc = subprocess.Popen(
-            [*CLI, *args], env=env, stdout=self._log, stderr=subprocess.STDOUT
-        )
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
-        self._log.close()
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._log.close()
-
-
-class Cluster:
-    def __init__(self, tmp: Path, kafka: str, cassandra: str) -> None:
-        suffix = uuid.uuid4().hex[:10]
-        self.tmp = tmp
-        self.log_url = f"kafka://{kafka}/aimem.e2e.{suffix}?partitions=4"
-        self.store_url = f"cassandra://{cassandra}/aimem_e2e_{suffix}"
-        self.index_dir = tmp / "gateway-index"
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {
-            **os.environ,
-            "AIMEM_EVENT_LOG": self.log_url,
-            "AIMEM_RECORD_STORE": self.store_url,
-            "AIMEM_INDEX": f"qdrant-edge:///{self.index_dir}",
-            "AIMEM_DATA_DIR": str(tmp / "gateway-data"),
-            "AIMEM_PORT": str(self.port),
-            "AIMEM_WAIT_TIMEOUT": "60",
-        }
-        self.gateway: Proc | None = None
-        self.workers: list[Proc] = []
-
-    def start_gateway(self) -> None:
-        self.gateway = Proc(["serve"], self.env, self.tmp / "gateway.log")
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            assert self.gateway.proc.poll() is None, self.gateway.log_path.read_text()
-            time.sleep(0.2)
-        raise AssertionError("gateway did not start:\n" + self.gateway.log_path.read_text())
-
-    def start_worker(self, n: int) -> Proc:
-        env = {**self.env, "AIMEM_METRICS_PORT": str(free_port())}
-        worker = Proc(["project", "--projection", "records"], env, self.tmp / f"worker-{n}.log")
-        self.workers.append(worker)
-        return worker
-
-    def wait_caught_up(self, timeout: float = 240) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        health: dict[str, Any] = {}
-        while time.monotonic() < deadline:
-            health = httpx.get(f"{self.url}/healthz", timeout=5).json()
-            if all(v == 0 for v in health["lag"].values()):
-                return health
-            time.sleep(0.5)
-        logs = "\n".join(w.log_path.read_text()[-3000:] for w in self.workers)
-        raise AssertionError(f"projections did not catch up: {health}\n{logs}")
-
-    def stop(self) -> None:
-        for w in self.workers:
-            w.stop()
-        if self.gateway:
-            self.gateway.stop()
 
 
 @pytest.fixture
@@ -151,6 +62,7 @@ def bundle(start: int, count: int) -> bytes:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_projector_killed_mid_stream_loses_and_duplicates_nothing(cluster: Cluster) -> None:
     cluster.start_gateway()
     victim = cluster.start_worker(1)
@@ -227,6 +139,7 @@ def _now() -> Any:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_delete_while_projectors_down_is_applied_and_never_resurrected(cluster: Cluster) -> None:
     cluster.start_gateway()
     worker = cluster.start_worker(1)

@@ -48,8 +48,32 @@ TYPES = (MemoryType.FACT, MemoryType.PREFERENCE, MemoryType.TASK)
 TAGS = ("red", "green", "blue", "gold")
 TTLS = (None, None, 1800, 7200, 86400)
 VOCAB = tuple(
-    "tea coffee deploy pipeline kubernetes postgres alice bob invoice error timeout retry "
-    "cache latency budget meeting garden python rust token window memory agent graph".split(" ")
+    [
+        "tea",
+        "coffee",
+        "deploy",
+        "pipeline",
+        "kubernetes",
+        "postgres",
+        "alice",
+        "bob",
+        "invoice",
+        "error",
+        "timeout",
+        "retry",
+        "cache",
+        "latency",
+        "budget",
+        "meeting",
+        "garden",
+        "python",
+        "rust",
+        "token",
+        "window",
+        "memory",
+        "agent",
+        "graph",
+    ]
 )
 STOP = ("the", "and", "of", "is", "to")
 IDS_PER_TENANT = 30  # below the hybrid prefetch depth: fused lists are never truncated

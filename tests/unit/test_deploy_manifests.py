@@ -445,7 +445,7 @@ def test_dockerfile_runs_as_a_numeric_non_root_user() -> None:
     build = _run_index("python -m ai_memory.adapters.embedders.build")
     last_user = max(n for n, (i, _) in enumerate(dockerfile()) if i == "USER")
     assert last_user > build
-    # The model cache is written through mkdtemp (mode 0700) as root: open it up for the user.
+    # The model is built as root: it must stay readable by the runtime user.
     model_dir = dockerfile_env()["AIMEM_MODEL_DIR"]
     assert _run_index(f"chmod -R a+rX {model_dir}") > build
 
