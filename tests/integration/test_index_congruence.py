@@ -11,7 +11,8 @@ deeper query).
 
 IDF. Both engines apply ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over the points holding a
 ``keywords`` vector, collection-wide (all tenants). Local mode counts live points only.
-The Rust engine (Edge, and the server) reads its sparse indexes: a point rewritten or
+The Rust engine reads its sparse indexes (measured on Edge here; the server shares
+the segment code, and qdrant-client's local-mode source notes the same for the server): a point rewritten or
 deleted while it sits in an *optimised* (non-appendable) segment leaves its old copy
 there, and that copy keeps counting in N and df until the segment is vacuumed. While
 every point is still in the appendable segment (Edge before ``optimize()``; upserts then

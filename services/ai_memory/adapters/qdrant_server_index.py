@@ -34,6 +34,12 @@ Local mode is single-process (its storage folder is locked), so retrieve-then-wr
 already exact there, and its pure-Python filter evaluation would make the per-point
 guard quadratic in the batch size; the guarded path is still tested on local mode.
 
+IDF. The engine applies IDF collection-wide (all tenants), like Edge. A Rust engine keeps
+counting the old copies of points rewritten or deleted inside an optimised segment until
+it vacuums it; qdrant-client's local mode counts live points only. Scores are therefore
+identical to Edge's until segments are optimised, then keyword scores may drift slightly
+between engines (``tests/integration/test_index_congruence.py`` pins both facts).
+
 Not atomic: the operations of one request are applied in order, not all-or-nothing. A
 failure half-way leaves some points newer than the checkpoint; the projector re-applies
 the batch, which the position checks make harmless.
