@@ -11,10 +11,11 @@ deeper query).
 
 IDF. Both engines apply ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over the points holding a
 ``keywords`` vector, collection-wide (all tenants). Local mode counts live points only.
-The Rust engine reads its sparse indexes (measured on Edge here; the server shares
-the segment code, and qdrant-client's local-mode source notes the same for the server): a point rewritten or
-deleted while it sits in an *optimised* (non-appendable) segment leaves its old copy
-there, and that copy keeps counting in N and df until the segment is vacuumed. While
+The Rust engine reads its sparse indexes (measured on Edge here; the server shares the
+segment code, and qdrant-client's local-mode source notes the same for the server): a
+point rewritten or deleted while it sits in an *optimised* (non-appendable) segment
+leaves its old copy there, and that copy keeps counting in N and df until the segment
+is vacuumed. While
 every point is still in the appendable segment (Edge before ``optimize()``; upserts then
 update in place) the two are identical, which is what the random histories run on.
 ``test_idf_difference_after_optimisation`` pins the exact divergence.

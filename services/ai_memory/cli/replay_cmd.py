@@ -109,4 +109,5 @@ def _replay_one(container: Container, name: str, progress: ProgressCallback) -> 
     # Events that arrived while switching: the live workers may have sent them to the old
     # collection; replaying them into the new one is idempotent.
     applied += sum(t.catch_up(progress) for t in tailers)
+    rebuilt.close()  # the client is shared with the live index and stays open
     return applied
