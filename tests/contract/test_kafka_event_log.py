@@ -1,16 +1,17 @@
 """KafkaEventLog against a real broker: the EventLog contract plus Kafka-specific behaviour.
 
-The head store is an in-memory test double of the ``HeadStore`` port (the Cassandra one has
-its own contract); Kafka itself is always the real broker from ``tests/servers.py``.
+The head store is the embedded ``SqliteHeadStore`` (the Cassandra one passes the same
+head-store contract); Kafka itself is always the real broker from ``tests/servers.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import tempfile
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,9 +23,8 @@ from ai_memory.adapters.kafka import KafkaEventLog, UndecodableRecord, parse_kaf
 from ai_memory.adapters.kafka.dead_letter import REASON, header_dict
 from ai_memory.adapters.kafka.errors import translate
 from ai_memory.adapters.kafka.event_log import EVENT_ID_HEADER, EVENT_TYPE_HEADER
+from ai_memory.adapters.sqlite_head_store import SqliteHeadStore
 from ai_memory.core.errors import Conflict, InvalidInput, PermanentError, Unavailable
-from ai_memory.core.events import Head
-from ai_memory.core.heads import HeadUpdate
 from ai_memory.core.ports import EventLog
 from ai_memory.core.positions import offset_of, pack, partition_of
 from ai_memory.serialization import AvroEventSerializer, UndecodableEvent
@@ -32,55 +32,19 @@ from tests.contract.event_log_contract import EventLogContract, read_all
 from tests.factories import record, written
 
 
-class InMemoryHeadStore:
-    """Test double of the ``HeadStore`` port: a dict under a lock, same CAS rules."""
+class RecordingHeadStore(SqliteHeadStore):
+    """The embedded head store, noting whether the log closed it."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._heads: dict[tuple[str, str], tuple[Head, str]] = {}
+        self._dir = tempfile.TemporaryDirectory()
+        super().__init__(Path(self._dir.name) / "heads.db")
         self.closed = False
 
-    def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, Head]:
-        with self._lock:
-            found = {m: self._heads.get((tenant, m)) for m in memory_ids}
-        return {m: h for m, (h, _) in ((m, v) for m, v in found.items() if v)}
-
-    def compare_and_set(self, update: HeadUpdate) -> tuple[bool, str | None]:
-        key = (update.tenant, update.head.memory_id)
-        with self._lock:
-            stored = self._heads.get(key)
-            if update.expected_version == 0:  # the memory must not exist yet
-                matches = stored is None
-            else:
-                matches = (
-                    stored is not None
-                    and stored[0].version == update.expected_version
-                    and (not update.expect_live or not stored[0].deleted)
-                )
-            if not matches:
-                return False, stored[1] if stored else None
-            self._heads[key] = (update.head, update.event_id)
-            return True, update.event_id
-
-    def set_position(self, tenant: str, memory_id: str, event_id: str, position: int) -> None:
-        with self._lock:
-            stored = self._heads.get((tenant, memory_id))
-            if stored and stored[1] == event_id:
-                self._heads[(tenant, memory_id)] = (replace(stored[0], position=position), event_id)
-
-    def revert(self, update: HeadUpdate, previous: Head | None) -> None:
-        key = (update.tenant, update.head.memory_id)
-        with self._lock:
-            stored = self._heads.get(key)
-            if stored is None or stored[1] != update.event_id:
-                return
-            if previous is None:
-                del self._heads[key]
-            else:
-                self._heads[key] = (previous, "reverted")
-
     def close(self) -> None:
-        self.closed = True
+        if not self.closed:
+            self.closed = True
+            super().close()
+            self._dir.cleanup()
 
 
 JUNK = b"\x00not an avro frame at all"
@@ -110,12 +74,12 @@ def topic(kafka_bootstrap: str) -> Iterator[str]:
 
 
 def open_log(
-    bootstrap: str, topic: str, *, partitions: int = 3, heads: InMemoryHeadStore | None = None
+    bootstrap: str, topic: str, *, partitions: int = 3, heads: RecordingHeadStore | None = None
 ) -> KafkaEventLog:
     return KafkaEventLog(
         bootstrap,
         topic,
-        heads or InMemoryHeadStore(),
+        heads or RecordingHeadStore(),
         AvroEventSerializer(),
         partitions=partitions,
         request_timeout=10.0,
@@ -133,12 +97,12 @@ class TestKafkaEventLog(EventLogContract):
 
 
 @pytest.fixture
-def heads() -> InMemoryHeadStore:
-    return InMemoryHeadStore()
+def heads() -> RecordingHeadStore:
+    return RecordingHeadStore()
 
 
 @pytest.fixture
-def klog(kafka_bootstrap: str, topic: str, heads: InMemoryHeadStore) -> Iterator[KafkaEventLog]:
+def klog(kafka_bootstrap: str, topic: str, heads: RecordingHeadStore) -> Iterator[KafkaEventLog]:
     log = open_log(kafka_bootstrap, topic, partitions=6, heads=heads)
     yield log
     log.close()
@@ -255,7 +219,7 @@ def test_superseded_event_retry_is_refused_not_duplicated(klog: KafkaEventLog) -
 
 
 def test_failed_delivery_releases_the_head(
-    klog: KafkaEventLog, heads: InMemoryHeadStore, monkeypatch: pytest.MonkeyPatch
+    klog: KafkaEventLog, heads: RecordingHeadStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def broker_gone(records: list[Any]) -> list[Any]:
         return [ke.KafkaConnectionError("connection refused")] * len(records)
@@ -306,7 +270,7 @@ def test_reads_validate_partition_and_position(klog: KafkaEventLog) -> None:
 
 
 def test_close_is_idempotent_and_closes_the_head_store(kafka_bootstrap: str, topic: str) -> None:
-    heads = InMemoryHeadStore()
+    heads = RecordingHeadStore()
     log = open_log(kafka_bootstrap, topic, heads=heads)
     log.close()
     log.close()

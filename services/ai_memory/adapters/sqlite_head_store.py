@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ai_memory.core.events import Head
-from ai_memory.core.heads import HeadUpdate
+from ai_memory.core.heads import HeadUpdate, PositionUpdate
 from ai_memory.core.timeparse import from_micros, to_micros
 
 from .sqlite_util import Connections, translate_errors
@@ -86,6 +86,13 @@ class SqliteHeadStore:
             else:
                 conn.execute(_SET, (*values, *key))
         return True, update.event_id
+
+    def compare_and_set_many(self, updates: Sequence[HeadUpdate]) -> list[tuple[bool, str | None]]:
+        return [self.compare_and_set(u) for u in updates]  # local: nothing to overlap
+
+    def set_positions(self, items: Sequence[PositionUpdate]) -> None:
+        for i in items:
+            self.set_position(i.tenant, i.memory_id, i.event_id, i.position)
 
     def set_position(self, tenant: str, memory_id: str, event_id: str, position: int) -> None:
         with self._db.transaction() as conn:

@@ -29,6 +29,14 @@ class HeadUpdate:
     event_id: str
 
 
+@dataclass(frozen=True)
+class PositionUpdate:
+    tenant: str
+    memory_id: str
+    event_id: str
+    position: int
+
+
 class HeadStore(Protocol):
     def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, Head]: ...
 
@@ -36,8 +44,17 @@ class HeadStore(Protocol):
         """Apply when the stored head matches; return (applied, event id stored now)."""
         ...
 
+    def compare_and_set_many(self, updates: Sequence[HeadUpdate]) -> list[tuple[bool, str | None]]:
+        """``compare_and_set`` for updates of *distinct* memories, possibly concurrently
+        (an append of 500 events must not pay 500 sequential round trips)."""
+        ...
+
     def set_position(self, tenant: str, memory_id: str, event_id: str, position: int) -> None:
         """Record where the event of ``event_id`` landed (no-op if the head moved on)."""
+        ...
+
+    def set_positions(self, items: Sequence[PositionUpdate]) -> None:
+        """``set_position`` for many events, possibly concurrently."""
         ...
 
     def revert(self, update: HeadUpdate, previous: Head | None) -> None:

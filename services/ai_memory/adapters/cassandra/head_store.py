@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ai_memory.core.events import Head
-from ai_memory.core.heads import HeadUpdate
+from ai_memory.core.heads import HeadUpdate, PositionUpdate
 from ai_memory.core.timeparse import from_micros, to_micros
 
 from .migrations import migrate
@@ -65,21 +65,28 @@ class CassandraHeadStore:
         return result
 
     def compare_and_set(self, update: HeadUpdate) -> tuple[bool, str | None]:
+        return self.compare_and_set_many([update])[0]
+
+    def compare_and_set_many(self, updates: Sequence[HeadUpdate]) -> list[tuple[bool, str | None]]:
+        # Distinct memories are distinct Paxos partitions: their rounds run concurrently.
+        results = self._s.execute_many([self._cas_statement(u) for u in updates])
+        return [self._outcome(u, rs) for u, rs in zip(updates, results, strict=True)]
+
+    def _cas_statement(self, update: HeadUpdate) -> tuple[Any, Sequence[Any]]:
         h = update.head
         values = _values(h, update.event_id)
         if update.expected_version == 0:  # the memory must not have a head yet
-            rs = self._s.execute(self._s.prepare(_CREATE), (update.tenant, h.memory_id, *values))
-        else:
-            rs = self._s.execute(
-                self._s.prepare(_ADVANCE),
-                (
-                    *values,
-                    update.tenant,
-                    h.memory_id,
-                    update.expected_version,
-                    not update.expect_live,
-                ),
-            )
+            return self._s.prepare(_CREATE), (update.tenant, h.memory_id, *values)
+        return self._s.prepare(_ADVANCE), (
+            *values,
+            update.tenant,
+            h.memory_id,
+            update.expected_version,
+            not update.expect_live,
+        )
+
+    def _outcome(self, update: HeadUpdate, rs: Any) -> tuple[bool, str | None]:
+        h = update.head
         if rs.was_applied:
             return True, update.event_id
         # Not applied: a failed IF NOT EXISTS returns the whole current row; a failed
@@ -90,7 +97,13 @@ class CassandraHeadStore:
         return False, self._event_id(update.tenant, h.memory_id)
 
     def set_position(self, tenant: str, memory_id: str, event_id: str, position: int) -> None:
-        self._s.execute(self._s.prepare(_POSITION), (position, tenant, memory_id, event_id))
+        self.set_positions([PositionUpdate(tenant, memory_id, event_id, position)])
+
+    def set_positions(self, items: Sequence[PositionUpdate]) -> None:
+        stmt = self._s.prepare(_POSITION)
+        self._s.execute_many(
+            [(stmt, (i.position, i.tenant, i.memory_id, i.event_id)) for i in items]
+        )
 
     def revert(self, update: HeadUpdate, previous: Head | None) -> None:
         key = (update.tenant, update.head.memory_id)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from ai_memory.core.errors import Conflict
 from ai_memory.core.events import DomainEvent, Head
-from ai_memory.core.heads import HeadStore, HeadUpdate, head_update
+from ai_memory.core.heads import HeadStore, HeadUpdate, PositionUpdate, head_update
 
 log = logging.getLogger(__name__)
 
@@ -55,27 +55,44 @@ def claim_heads(heads: HeadStore, events: Sequence[DomainEvent]) -> ClaimResult:
     if not updates:
         return result
     current = _current_heads(heads, [u for _, u in updates])
+    # Claims of different memories run concurrently; a memory written twice in one batch
+    # is claimed in a later wave, after its first claim.
+    for wave in _waves(updates):
+        outcomes = heads.compare_and_set_many([u for _, u in wave])
+        for (index, update), (applied, stored_event_id) in zip(wave, outcomes, strict=True):
+            key = (update.tenant, update.head.memory_id)
+            if applied:
+                result.claims.append(Claim(index, update, current.get(key), True))
+                current[key] = update.head
+                continue
+            if stored_event_id == update.event_id:
+                recorded = heads.get_many(update.tenant, [key[1]]).get(key[1])
+                if recorded is not None and recorded.position > 0:
+                    result.known[index] = recorded.position
+                else:
+                    result.claims.append(Claim(index, update, None, False))
+                continue
+            release(heads, result.claims)
+            raise Conflict(
+                f"memory {update.head.memory_id!r} was changed by another writer (this "
+                f"append expected version {update.expected_version}); read it again and retry",
+                code="concurrent_write",
+            )
+    result.claims.sort(key=lambda c: c.index)
+    return result
+
+
+def _waves(updates: Sequence[tuple[int, HeadUpdate]]) -> list[list[tuple[int, HeadUpdate]]]:
+    waves: list[list[tuple[int, HeadUpdate]]] = []
+    seen: dict[tuple[str, str], int] = {}
     for index, update in updates:
         key = (update.tenant, update.head.memory_id)
-        applied, stored_event_id = heads.compare_and_set(update)
-        if applied:
-            result.claims.append(Claim(index, update, current.get(key), True))
-            current[key] = update.head
-            continue
-        if stored_event_id == update.event_id:
-            recorded = heads.get_many(update.tenant, [update.head.memory_id]).get(key[1])
-            if recorded is not None and recorded.position > 0:
-                result.known[index] = recorded.position
-            else:
-                result.claims.append(Claim(index, update, None, False))
-            continue
-        release(heads, result.claims)
-        raise Conflict(
-            f"memory {update.head.memory_id!r} was changed by another writer (this append "
-            f"expected version {update.expected_version}); read it again and retry",
-            code="concurrent_write",
-        )
-    return result
+        wave = seen.get(key, -1) + 1
+        seen[key] = wave
+        if wave == len(waves):
+            waves.append([])
+        waves[wave].append((index, update))
+    return waves
 
 
 def release(heads: HeadStore, claims: Sequence[Claim]) -> None:
@@ -89,15 +106,21 @@ def release(heads: HeadStore, claims: Sequence[Claim]) -> None:
             log.exception("could not revert head of %s", claim.update.head.memory_id)
 
 
-def record_position(heads: HeadStore, claim: Claim, position: int) -> None:
-    """Tell the head store where the claimed event landed. Failing here does not fail the
-    append (the event is durable); the head merely keeps position 0, so a retry of this
-    event would be produced again (see the module docstring)."""
-    update = claim.update
+def record_positions(heads: HeadStore, landed: Sequence[tuple[Claim, int]]) -> None:
+    """Tell the head store where the claimed events landed. Failing here does not fail
+    the append (the events are durable); the heads merely keep position 0, so a retry of
+    such an event would be produced again (see the module docstring)."""
+    if not landed:
+        return
     try:
-        heads.set_position(update.tenant, update.head.memory_id, update.event_id, position)
+        heads.set_positions(
+            [
+                PositionUpdate(c.update.tenant, c.update.head.memory_id, c.update.event_id, pos)
+                for c, pos in landed
+            ]
+        )
     except Exception:
-        log.exception("could not record the position of event %s", update.event_id)
+        log.exception("could not record the positions of %d events", len(landed))
 
 
 def _current_heads(

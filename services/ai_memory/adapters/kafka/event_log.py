@@ -36,7 +36,7 @@ from ai_memory.core.ports import EventSerializer
 from ai_memory.core.positions import offset_of, pack, partition_of
 from ai_memory.serialization import UndecodableEvent
 
-from .claims import claim_heads, record_position, release
+from .claims import Claim, claim_heads, record_positions, release
 from .config import KafkaLogConfig, parse_kafka_url
 from .dead_letter import dead_letter_record
 from .errors import translate, translate_errors
@@ -160,6 +160,7 @@ class KafkaEventLog:
         claim_of = {c.index: c for c in claimed.claims}
         failure: BaseException | None = None
         undelivered = []
+        landed: list[tuple[Claim, int]] = []
         for index, outcome in zip(pending, outcomes, strict=True):
             claim = claim_of.get(index)
             if isinstance(outcome, BaseException):
@@ -169,7 +170,8 @@ class KafkaEventLog:
                 continue
             positions[index] = pack(outcome.partition, outcome.offset)
             if claim is not None:
-                record_position(self._heads, claim, pack(outcome.partition, outcome.offset))
+                landed.append((claim, pack(outcome.partition, outcome.offset)))
+        record_positions(self._heads, landed)
         if failure is not None:
             release(self._heads, undelivered)
             mapped = translate(failure)
