@@ -54,7 +54,9 @@ def claim_heads(heads: HeadStore, events: Sequence[DomainEvent]) -> ClaimResult:
     result = ClaimResult([], {})
     if not updates:
         return result
-    current = _current_heads(heads, [u for _, u in updates])
+    # What to restore if producing fails; a memory claimed at version 1 had no head, so
+    # only updates of existing memories need a read.
+    current = _current_heads(heads, [u for _, u in updates if u.expected_version > 0])
     # Claims of different memories run concurrently; a memory written twice in one batch
     # is claimed in a later wave, after its first claim.
     for wave in _waves(updates):
