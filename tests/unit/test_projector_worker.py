@@ -71,7 +71,10 @@ def test_batches_are_applied_per_partition_in_offset_order() -> None:
 
 def test_undecodable_events_are_dead_lettered_and_the_rest_applied() -> None:
     sink, dlq = RecordingSink(), DeadLetters()
-    run(ProjectorWorker(sink, SERIALIZER, dlq), [(0, 0, b"this is not an avro frame at all"), message(0, 1, "a")])
+    run(
+        ProjectorWorker(sink, SERIALIZER, dlq),
+        [(0, 0, b"this is not an avro frame at all"), message(0, 1, "a")],
+    )
     assert sink.applied == [(0, [pack(0, 1)])]
     ((raw, reason, position),) = dlq.sent
     assert raw.startswith(b"this is not") and reason == "bad_magic" and position == pack(0, 0)
