@@ -5,6 +5,7 @@ One module for every property-based test; extend it rather than defining strateg
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,6 +15,7 @@ from ai_memory.core.events import (
     DomainEvent,
     EncryptionEnvelope,
     EventHeader,
+    InteractionRecorded,
     MemoriesImported,
     MemoriesRecalled,
     MemoryDeleted,
@@ -148,7 +150,20 @@ memories_imported = st.builds(
 )
 
 #: One strategy per event type, by type name.
+interactions_recorded = st.builds(
+    InteractionRecorded,
+    header=event_headers,
+    interaction_id=non_empty_texts,
+    scope=non_empty_texts,
+    source_agent=non_empty_texts,
+    session_id=st.none() | non_empty_texts,
+    text=texts,
+    at=utc_datetimes,
+    extraction_json=st.none() | st.dictionaries(texts, json_values, max_size=3).map(json.dumps),
+)
+
 events_by_type: dict[str, st.SearchStrategy[DomainEvent]] = {
+    "InteractionRecorded": interactions_recorded,
     "MemoryWritten": memory_written,
     "MemoryDeleted": memory_deleted,
     "MemoryStateChanged": memory_state_changed,

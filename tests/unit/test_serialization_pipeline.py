@@ -114,10 +114,12 @@ def test_frame_is_single_object_encoding() -> None:
     entry = CATALOG.latest("MemoryDeleted")
     assert frame[:2] == MAGIC == b"\xc3\x01"
     assert frame[2:10] == entry.fingerprint
-    assert (
-        frame[2:10].hex()
-        == json.loads((ROOT / "catalog.json").read_text())["schemas"][2]["fingerprint"]
-    )
+    (listed,) = [
+        s
+        for s in json.loads((ROOT / "catalog.json").read_text())["schemas"]
+        if s["name"] == "MemoryDeleted" and s["version"] == 1
+    ]
+    assert frame[2:10].hex() == listed["fingerprint"]
     name, body = transcoder.decode(frame)
     assert name == "MemoryDeleted"
     assert body["memory_id"] == DELETED.memory_id

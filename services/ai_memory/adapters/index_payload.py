@@ -25,7 +25,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -249,24 +249,117 @@ def single_hits(name: str, ranked: Ranked, limit: int) -> list[IndexHit]:
     ]
 
 
-def rrf_fuse(lists: Mapping[str, Ranked], limit: int, k: int = RRF_K) -> list[IndexHit]:
-    """Reciprocal-rank fusion: score = Σ 1 / (k + rank), rank starting at 1.
+FusionMethod = Literal["rrf", "minmax", "dbsf"]
 
-    Components keep every retriever's rank and raw score for explanations. Ties break
-    on the best single rank, then on the memory id, so results are deterministic."""
+
+@dataclass(frozen=True)
+class Fusion:
+    """How hybrid search merges its retrievers' ranked lists.
+
+    * ``rrf``: reciprocal-rank fusion, ``Σ w_r / (k + rank_r)``; ranks only.
+    * ``minmax``: convex combination of scores, each retriever's scores min-max
+      normalised over its own prefetched list (best → 1, worst → 0), ``Σ w_r · norm_r``.
+    * ``dbsf``: distribution-based score fusion, scores normalised by
+      ``(s − (μ − 3σ)) / 6σ`` over the retriever's list and clipped to [0, 1].
+
+    ``weights`` maps retriever names (``dense``, ``keyword``) to weights; a retriever not
+    named weighs 1. A memory a retriever did not return contributes 0 for it."""
+
+    method: FusionMethod = "rrf"
+    weights: tuple[tuple[str, float], ...] = ()
+    k: int = RRF_K
+
+    def weight(self, name: str) -> float:
+        return dict(self.weights).get(name, 1.0)
+
+    @property
+    def key(self) -> str:
+        """The component that holds the fused score."""
+        return "rrf" if self.method == "rrf" else "fused"
+
+
+RRF = Fusion("rrf")
+DEFAULT_FUSION = RRF
+
+
+def _best_rank(parts: Mapping[str, float]) -> float:
+    return min(v for key, v in parts.items() if key.endswith("_rank"))
+
+
+def _ordered(fused: dict[str, dict[str, float]], key: str, limit: int) -> list[IndexHit]:
+    """Best fused score first; ties on the best single rank, then the memory id, so
+    results are deterministic."""
+    order = sorted(fused.items(), key=lambda kv: (-kv[1][key], _best_rank(kv[1]), kv[0]))
+    return [IndexHit(mid, parts[key], parts) for mid, parts in order[:limit]]
+
+
+def rrf_fuse(
+    lists: Mapping[str, Ranked],
+    limit: int,
+    k: int = RRF_K,
+    weights: Mapping[str, float] | None = None,
+) -> list[IndexHit]:
+    """Reciprocal-rank fusion: score = Σ w / (k + rank), rank starting at 1.
+
+    Components keep every retriever's rank and raw score for explanations."""
     fused: dict[str, dict[str, float]] = {}
     for name, ranked in lists.items():
+        w = 1.0 if weights is None else weights.get(name, 1.0)
         for rank, (mid, score) in enumerate(ranked, start=1):
             parts = fused.setdefault(mid, {"rrf": 0.0})
-            parts["rrf"] += 1.0 / (k + rank)
+            parts["rrf"] += w / (k + rank)
             parts[f"{name}_rank"] = float(rank)
             parts[f"{name}_score"] = score
+    return _ordered(fused, "rrf", limit)
 
-    def best_rank(parts: dict[str, float]) -> float:
-        return min(v for key, v in parts.items() if key.endswith("_rank"))
 
-    order = sorted(fused.items(), key=lambda kv: (-kv[1]["rrf"], best_rank(kv[1]), kv[0]))
-    return [IndexHit(mid, parts["rrf"], parts) for mid, parts in order[:limit]]
+def _normaliser(scores: Sequence[float], method: FusionMethod) -> tuple[float, float]:
+    """``(low, span)`` such that ``(s - low) / span`` is the normalised score. A list whose
+    scores are all equal normalises to 1: each of them is that retriever's best."""
+    if method == "minmax":
+        low, high = min(scores), max(scores)
+    else:
+        mean = sum(scores) / len(scores)
+        std = (sum((s - mean) ** 2 for s in scores) / len(scores)) ** 0.5
+        low, high = mean - 3.0 * std, mean + 3.0 * std
+    span = high - low
+    if span <= 1e-12 * max(1.0, abs(high)):
+        return low - 1.0, 1.0
+    return low, span
+
+
+def score_fuse(
+    lists: Mapping[str, Ranked],
+    limit: int,
+    weights: Mapping[str, float] | None = None,
+    method: FusionMethod = "minmax",
+) -> list[IndexHit]:
+    """Score fusion: ``Σ w_r · norm_r(score)`` with per-list ``minmax`` or ``dbsf``
+    normalisation (see ``Fusion``). Components keep each retriever's rank, raw score
+    and normalised score (``<name>_norm``) and the fused score (``fused``)."""
+    fused: dict[str, dict[str, float]] = {}
+    for name, ranked in lists.items():
+        if not ranked:
+            continue
+        w = 1.0 if weights is None else weights.get(name, 1.0)
+        low, span = _normaliser([score for _, score in ranked], method)
+        for rank, (mid, score) in enumerate(ranked, start=1):
+            norm = min(1.0, max(0.0, (score - low) / span))
+            parts = fused.setdefault(mid, {"fused": 0.0})
+            parts["fused"] += w * norm
+            parts[f"{name}_rank"] = float(rank)
+            parts[f"{name}_score"] = score
+            parts[f"{name}_norm"] = norm
+    return _ordered(fused, "fused", limit)
+
+
+def fuse(
+    lists: Mapping[str, Ranked], limit: int, fusion: Fusion = DEFAULT_FUSION
+) -> list[IndexHit]:
+    weights = dict(fusion.weights)
+    if fusion.method == "rrf":
+        return rrf_fuse(lists, limit, fusion.k, weights)
+    return score_fuse(lists, limit, weights, fusion.method)
 
 
 @dataclass(frozen=True)
@@ -289,9 +382,10 @@ class SearchPlan:
     terms: FilterTerms
     limit: int  # per retriever: the final limit, or the prefetch depth when fusing
     fuse: bool
+    fusion: Fusion = DEFAULT_FUSION
 
 
-def plan_search(query: IndexQuery, dim: int) -> SearchPlan | None:
+def plan_search(query: IndexQuery, dim: int, fusion: Fusion = DEFAULT_FUSION) -> SearchPlan | None:
     """Validate ``query`` and decide the retrievers; ``None`` when it matches nothing.
 
     semantic needs ``dense``; keyword needs ``sparse`` (a query of only stop words
@@ -314,7 +408,8 @@ def plan_search(query: IndexQuery, dim: int) -> SearchPlan | None:
     if terms.matches_nothing or not out:
         return None
     fuse = query.mode == "hybrid"
-    return SearchPlan(out, terms, prefetch_limit(query.limit) if fuse else query.limit, fuse)
+    limit = prefetch_limit(query.limit) if fuse else query.limit
+    return SearchPlan(out, terms, limit, fuse, fusion)
 
 
 def hits_of(plan: SearchPlan, results: Sequence[Ranked], limit: int) -> list[IndexHit]:
@@ -323,4 +418,4 @@ def hits_of(plan: SearchPlan, results: Sequence[Ranked], limit: int) -> list[Ind
     if not plan.fuse:
         name = plan.retrievers[0].name
         return single_hits(name, ranked[name], limit)
-    return rrf_fuse(ranked, limit)
+    return fuse(ranked, limit, plan.fusion)

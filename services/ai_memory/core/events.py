@@ -118,8 +118,35 @@ class MemoriesImported:
         return f"{self.header.tenant}/_imports"
 
 
+@dataclass(frozen=True)
+class InteractionRecorded:
+    """L0: one raw interaction turn, kept on the log as said.
+
+    ``extraction_json`` records what the extractor decided (its name and version, the
+    memories it found, the conflict decisions taken) so a replay reads the decision
+    instead of running an extractor or a model again."""
+
+    header: EventHeader
+    interaction_id: str
+    scope: str
+    source_agent: str
+    session_id: str | None
+    text: str
+    at: datetime
+    extraction_json: str | None = None
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.header.tenant}/{self.scope}"
+
+
 DomainEvent = (
-    MemoryWritten | MemoryDeleted | MemoryStateChanged | MemoriesRecalled | MemoriesImported
+    MemoryWritten
+    | MemoryDeleted
+    | MemoryStateChanged
+    | MemoriesRecalled
+    | MemoriesImported
+    | InteractionRecorded
 )
 
 

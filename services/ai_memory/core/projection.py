@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .events import (
+    InteractionRecorded,
     LoggedEvent,
     MemoriesImported,
     MemoriesRecalled,
@@ -136,7 +137,7 @@ def project_records(logged: LoggedEvent) -> list[RecordMutation]:
             ]
         case MemoriesRecalled():
             return [AddReads(event.header.tenant, event.memory_ids, event.header.occurred_at, pos)]
-        case MemoriesImported():
+        case MemoriesImported() | InteractionRecorded():
             return []
 
 
@@ -149,5 +150,5 @@ def project_index(logged: LoggedEvent) -> list[IndexMutation]:
             return [IndexRemove(event.header.tenant, event.memory_id, pos)]
         case MemoryStateChanged():
             return [IndexSetState(event.header.tenant, event.memory_id, event.to_state, pos)]
-        case MemoriesRecalled() | MemoriesImported():
+        case MemoriesRecalled() | MemoriesImported() | InteractionRecorded():
             return []

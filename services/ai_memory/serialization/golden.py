@@ -23,6 +23,7 @@ from ai_memory.core.events import (
     DomainEvent,
     EncryptionEnvelope,
     EventHeader,
+    InteractionRecorded,
     MemoriesImported,
     MemoriesRecalled,
     MemoryDeleted,
@@ -151,6 +152,20 @@ SAMPLES: tuple[GoldenSample, ...] = (
             unchanged=12,
             skipped_tombstoned=3,
             rejected=5,
+        ),
+    ),
+    GoldenSample(
+        "InteractionRecorded",
+        1,
+        InteractionRecorded(
+            header=_header(7),
+            interaction_id="int-001",
+            scope="user:alice",
+            source_agent="planner",
+            session_id="sess-42",
+            text="I moved to Sydney last month. 我现在住在悉尼。",
+            at=datetime(2024, 3, 12, 9, 30, 0, 250_000, tzinfo=UTC),
+            extraction_json='{"extractor":"rules/1","memories":[{"slot":"fact/residence"}]}',
         ),
     ),
 )

@@ -19,6 +19,7 @@ from ai_memory.core.events import (
     DomainEvent,
     EncryptionEnvelope,
     EventHeader,
+    InteractionRecorded,
     MemoriesImported,
     MemoriesRecalled,
     MemoryDeleted,
@@ -220,6 +221,32 @@ def _imported_from_dict(d: Mapping[str, Any]) -> MemoriesImported:
     )
 
 
+def _interaction_to_dict(e: InteractionRecorded) -> EventDict:
+    return {
+        **_header_to_dict(e.header),
+        "interaction_id": e.interaction_id,
+        "scope": e.scope,
+        "source_agent": e.source_agent,
+        "session_id": e.session_id,
+        "text": e.text,
+        "at": _aware(e.at, "at"),
+        "extraction_json": e.extraction_json,
+    }
+
+
+def _interaction_from_dict(d: Mapping[str, Any]) -> InteractionRecorded:
+    return InteractionRecorded(
+        header=_header_from_dict(d),
+        interaction_id=d["interaction_id"],
+        scope=d["scope"],
+        source_agent=d["source_agent"],
+        session_id=d["session_id"],
+        text=d["text"],
+        at=_utc(d["at"]),
+        extraction_json=d["extraction_json"],
+    )
+
+
 _ToDict = Callable[[Any], EventDict]
 _FromDict = Callable[[Mapping[str, Any]], DomainEvent]
 
@@ -230,6 +257,7 @@ _TABLE: dict[type[Any], tuple[str, _ToDict, _FromDict]] = {
     MemoryStateChanged: ("MemoryStateChanged", _state_changed_to_dict, _state_changed_from_dict),
     MemoriesRecalled: ("MemoriesRecalled", _recalled_to_dict, _recalled_from_dict),
     MemoriesImported: ("MemoriesImported", _imported_to_dict, _imported_from_dict),
+    InteractionRecorded: ("InteractionRecorded", _interaction_to_dict, _interaction_from_dict),
 }
 _BY_NAME: dict[str, _FromDict] = {name: from_dict for name, _, from_dict in _TABLE.values()}
 

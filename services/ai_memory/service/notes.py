@@ -1,0 +1,299 @@
+"""Agent notes (seed 003): a small notebook per agent, kept as ordinary memories.
+
+A note is one memory: scope ``agent:<agent>``, tags = its topic (≤5 tags, any language),
+``meta.kind = "note"``, type ``fact`` unless the agent says otherwise. Its id derives from
+the agent and the normalised tag set, so saving a topic again replaces the note and
+``note: "off"`` forgets it (``MemoryDeleted``). Forgotten ids are never reused: a topic
+saved after "off" takes the id's next generation (``…-2``), found from the log's heads.
+
+Recall ranks tier by tier with rules an agent can check (``rank_notes``, pure): 1. a tag
+equals a query word, 2. a tag or the body contains one (substring: works for Chinese);
+inside a tier: more words matched, more reads, newest, id. Non-matching notes are not
+returned. Returning a note is a read: one ``MemoriesRecalled`` event per GET, projected
+into ``read_count`` (on the log, so a replay reproduces it). ``your_topics`` lists titles
+and counts only and is not a read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import re
+import threading
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from ai_memory.core.errors import Conflict, InvalidInput, NotFound, Timeout
+from ai_memory.core.events import MemoriesRecalled
+from ai_memory.core.record import Limits, MemoryState, MemoryType, StoredRecord
+
+from .memory_service import MemoryService
+
+NOTE_KIND = "note"
+OFF = "off"
+_SEPARATORS = re.compile(r"[\s,、]+")  # NFKC already maps the full-width comma to ","
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_AGENT = re.compile(r"^[^\s:][^\s]*$")
+SaveStatus = Literal["created", "replaced", "unchanged", "deleted", "already_off"]
+
+
+@dataclass(frozen=True)
+class NoteRules:
+    """The notebook's limits; ``quota`` is notes per agent."""
+
+    quota: int = 50
+    max_tags: int = 5
+    max_note_chars: int = 500
+    top_n: int = 3
+    default_type: MemoryType = MemoryType.FACT
+
+
+# --- parsing (pure) ------------------------------------------------------------------------
+def normalise(text: str) -> str:
+    """NFKC + casefold: ``Neo`` = ``neo``, full-width ``ＮＥＯ`` = ``neo``."""
+    return unicodedata.normalize("NFKC", text).casefold().strip()
+
+
+def parse_topic(value: object, rules: NoteRules, limits: Limits) -> tuple[str, ...]:
+    """``"neo, jobs"`` or ``["neo", "jobs"]`` → normalised, de-duplicated tags in order."""
+    parts = [value] if isinstance(value, str) else value
+    if not isinstance(parts, list | tuple) or not all(isinstance(p, str) for p in parts):
+        raise InvalidInput("topic", "string_list", "topic must be a string such as 'neo, jobs'")
+    tags: list[str] = []
+    for part in parts:
+        for raw in _SEPARATORS.split(normalise(part)):
+            if not raw or raw in tags:
+                continue
+            if len(raw) > limits.max_tag_chars or _CONTROL.search(raw):
+                raise InvalidInput(
+                    "topic",
+                    "tag_format",
+                    f"each topic tag must be 1–{limits.max_tag_chars} printable characters, "
+                    f"got {raw[:80]!r}",
+                    code="topic_tag_invalid",
+                )
+            tags.append(raw)
+    if not tags:
+        raise InvalidInput("topic", "required", "topic needs at least one tag, e.g. 'neo, jobs'")
+    if len(tags) > rules.max_tags:
+        raise InvalidInput(
+            "topic",
+            "max_items",
+            f"a topic has at most {rules.max_tags} tags; got {len(tags)}: {', '.join(tags)}",
+            code="topic_too_many_tags",
+        )
+    return tuple(tags)
+
+
+def validate_agent(value: object, limits: Limits) -> str:
+    max_chars = min(limits.max_agent_chars, limits.max_scope_chars - len("agent:"))
+    if not isinstance(value, str) or not value:
+        raise InvalidInput("agent", "required", "agent is required (your agent id)")
+    if len(value) > max_chars or not _AGENT.match(value) or _CONTROL.search(value):
+        raise InvalidInput(
+            "agent",
+            "agent_format",
+            f"agent must be ≤{max_chars} characters without spaces, not starting with ':'",
+        )
+    return value
+
+
+def validate_note(value: str, rules: NoteRules) -> str:
+    text = value.strip()
+    if not text:
+        raise InvalidInput("note", "non_empty", "note must not be empty (use 'off' to delete)")
+    if len(text) > rules.max_note_chars:
+        raise InvalidInput(
+            "note",
+            "max_chars",
+            f"note is {len(text)} characters; the limit is {rules.max_note_chars}",
+            code="note_too_long",
+        )
+    if _CONTROL.search(text):
+        raise InvalidInput("note", "text_only", "note must be printable text")
+    return text
+
+
+def note_id(agent: str, tags: Sequence[str], generation: int = 1) -> str:
+    """Deterministic id of an agent's note on a tag set (order-insensitive)."""
+    key = "\x1f".join([agent, *sorted(tags)])
+    base = "note-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+    return base if generation == 1 else f"{base}-{generation}"
+
+
+# --- ranking (pure) ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NoteView:
+    id: str
+    tags: tuple[str, ...]
+    body: str
+    read_count: int
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class Why:
+    """Why a note was returned: the tier, what matched and the read count used."""
+
+    tier: int  # 1 exact tag, 2 tag or body contains
+    words: tuple[str, ...]  # query words that matched under the tier's rule
+    tags: tuple[str, ...]  # note tags that matched (equal to, or containing, a word)
+    in_body: bool  # the body contains a matched word
+    read_count: int
+
+
+@dataclass(frozen=True)
+class RankedNote:
+    note: NoteView
+    why: Why
+
+
+def explain(query: Sequence[str], note: NoteView) -> Why | None:
+    """Match one note against normalised query words; None when nothing matches."""
+    tags, body = tuple(normalise(t) for t in note.tags), normalise(note.body)
+    exact = tuple(w for w in query if w in tags)
+    if exact:
+        return Why(1, exact, exact, any(w in body for w in exact), note.read_count)
+    words = tuple(w for w in query if w in body or any(w in t for t in tags))
+    hits = tuple(t for t in tags if any(w in t for w in words))
+    return Why(2, words, hits, any(w in body for w in words), note.read_count) if words else None
+
+
+def rank_notes(query: Sequence[str], notes: Sequence[NoteView], limit: int) -> list[RankedNote]:
+    """Best ``limit`` notes: tier, then words matched, reads, newest, id (deterministic)."""
+    ranked = [RankedNote(n, why) for n in notes if (why := explain(query, n)) is not None]
+    ranked.sort(key=_rank_key)
+    return ranked[:limit]
+
+
+def _rank_key(r: RankedNote) -> tuple[int, int, int, float, str]:
+    n = r.note
+    return (r.why.tier, -len(r.why.words), -n.read_count, -n.updated_at.timestamp(), n.id)
+
+
+# --- use cases -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SaveResult:
+    id: str
+    agent: str
+    tags: tuple[str, ...]
+    status: SaveStatus
+    version: int | None
+    position: int
+    notes_used: int
+
+
+@dataclass(frozen=True)
+class NotesPage:
+    agent: str
+    query: tuple[str, ...]
+    topic_notes: list[RankedNote]
+    your_topics: list[NoteView]  # most read first
+    recall_position: int | None  # the MemoriesRecalled event of this read, if any
+
+
+class NotesService:
+    """Save / replace / turn off / recall an agent's notes on top of ``MemoryService``.
+
+    Note saves are serialised per process (``_lock``) and wait for the projections, so the
+    quota check sees every earlier save of this process. Two server processes saving
+    new topics for the same agent at the same instant may both pass the quota check.
+    """
+
+    def __init__(self, service: MemoryService, rules: NoteRules | None = None) -> None:
+        self.service = service
+        self.rules = rules or NoteRules()
+        self._lock = threading.Lock()
+
+    def save(
+        self, tenant: str, agent: str, topic: object, note: str, type_: MemoryType | None = None
+    ) -> SaveResult:
+        limits = self.service.limits
+        agent = validate_agent(agent, limits)
+        tags = parse_topic(topic, self.rules, limits)
+        off = note.strip().casefold() == OFF
+        body = None if off else validate_note(note, self.rules)
+        with self._lock:
+            memory_id, live, forgotten = self._slot(tenant, agent, tags)
+            used = len(self.notes_of(tenant, agent))
+            if off:
+                if not live:
+                    if forgotten is None:
+                        raise NotFound(
+                            f"agent {agent!r} has no note on topic {', '.join(tags)!r}",
+                            code="note_not_found",
+                        )
+                    return SaveResult(forgotten, agent, tags, "already_off", None, 0, used)
+                deleted = self.service.delete(
+                    tenant, memory_id, actor=agent, reason="note_off", wait=True
+                )
+                return SaveResult(
+                    memory_id, agent, tags, "deleted", None, deleted.position, used - 1
+                )
+            if not live and used >= self.rules.quota:
+                raise Conflict(
+                    f"agent {agent!r} already has {used} notes, the limit is "
+                    f"{self.rules.quota}; replace an existing topic or turn one off "
+                    "(note: 'off') first",
+                    code="note_quota_exceeded",
+                )
+            kind = (type_ or self.rules.default_type).value
+            record: dict[str, object] = {"type": kind, "content": body, "tags": list(tags)}
+            record |= {"scope": f"agent:{agent}", "source_agent": agent}
+            record["meta"] = {"kind": NOTE_KIND}
+            written = self.service.write(tenant, record, memory_id=memory_id, wait=True)
+        status: SaveStatus = (
+            "created" if written.created else "replaced" if written.changed else "unchanged"
+        )
+        count = used + 1 if written.created else used
+        return SaveResult(memory_id, agent, tags, status, written.version, written.position, count)
+
+    def recall(
+        self, tenant: str, agent: str, topic: str | None, *, min_position: int = 0
+    ) -> NotesPage:
+        limits = self.service.limits
+        agent = validate_agent(agent, limits)
+        query = parse_topic(topic, self.rules, limits) if topic and topic.strip() else ()
+        if min_position:
+            self.service.wait_for(min_position)
+        notes = self.notes_of(tenant, agent)
+        ranked = rank_notes(query, notes, self.rules.top_n) if query else []
+        position = self._record_reads(tenant, agent, [r.note.id for r in ranked])
+        topics = sorted(notes, key=lambda n: (-n.read_count, n.tags))
+        return NotesPage(agent, query, ranked, topics, position)
+
+    def notes_of(self, tenant: str, agent: str) -> list[NoteView]:
+        """The agent's live notes as the records projection holds them."""
+        now = self.service.clock.now()
+        scan = self.service.store.scan_records(tenant, scopes=[f"agent:{agent}"])
+        live = (s for s in scan if s.state == MemoryState.ACTIVE and not s.record.is_expired(now))
+        return [_view(s) for s in live if s.record.meta.get("kind") == NOTE_KIND]
+
+    def _slot(self, tenant: str, agent: str, tags: Sequence[str]) -> tuple[str, bool, str | None]:
+        """(id, live, last forgotten id): this topic's live id, or the next free one."""
+        generation, forgotten = 1, None
+        while True:
+            memory_id = note_id(agent, tags, generation)
+            head = self.service.log.heads(tenant, [memory_id]).get(memory_id)
+            if head is None or not head.deleted:
+                return memory_id, head is not None, forgotten
+            generation, forgotten = generation + 1, memory_id
+
+    def _record_reads(self, tenant: str, agent: str, ids: list[str]) -> int | None:
+        """Append one recall event; wait (bounded) so the next GET shows the new counts."""
+        if not ids:
+            return None
+        event = MemoriesRecalled(self.service.header(tenant, agent), f"agent:{agent}", tuple(ids))
+        (position,) = self.service.log.append([event])
+        # On timeout the read is still on the log; its count shows once projections catch up.
+        with contextlib.suppress(Timeout):
+            self.service.wait_for(position)
+        return position
+
+
+def _view(stored: StoredRecord) -> NoteView:
+    r = stored.record
+    return NoteView(r.id, r.tags, r.content, stored.read_count, stored.updated_at)
