@@ -37,6 +37,7 @@ from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
 from ai_memory.projector.tailer import ProjectionTailer
 from ai_memory.serialization import AvroEventSerializer
 from ai_memory.service.memory_service import MemoryService
+from ai_memory.service.recalls import RecallRecorder
 from ai_memory.settings import Settings
 
 PROJECTIONS = ("records", "index")
@@ -67,11 +68,16 @@ class Container:
 
     def start(self) -> None:
         self.projections.start()
+        if self.service.recalls is not None:
+            self.service.recalls.start()
 
     def status(self) -> list[ProjectionStatus]:
         return self.projections.status()
 
     def close(self) -> None:
+        if self.service.recalls is not None:
+            self.service.recalls.stop()  # appends what is still pending
+        self.projections.drain(timeout=5.0)
         self.projections.stop()
         self.index.close()
         self.store.close()
@@ -172,6 +178,7 @@ def build(
         else:
             projections.external.append(sink)
     clock = clock or SystemClock()
+    recalls = RecallRecorder(log, clock)
     service = MemoryService(
         log=log,
         store=store,
@@ -181,6 +188,7 @@ def build(
         waiter=projections,
         limits=s.limits,
         wait_timeout=s.wait_timeout,
+        recalls=recalls,
     )
     return Container(s, log, store, index, embedder, clock, projections, service, heads)
 

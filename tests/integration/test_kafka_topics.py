@@ -14,7 +14,7 @@ from ai_memory.adapters.kafka.topics import describe_topic_configs
 from ai_memory.core.errors import Unavailable
 from ai_memory.core.positions import partition_of
 from ai_memory.serialization import AvroEventSerializer
-from tests.contract.test_kafka_event_log import InMemoryHeadStore, open_log, topic
+from tests.contract.test_kafka_event_log import RecordingHeadStore, open_log, topic
 from tests.factories import record, written
 
 __all__ = ["topic"]
@@ -63,7 +63,7 @@ def test_reopening_keeps_positions(kafka_bootstrap: str, topic: str) -> None:
 def test_partition_count_mismatch_is_refused(kafka_bootstrap: str, topic: str) -> None:
     open_log(kafka_bootstrap, topic, partitions=3).close()
     threads_before = threading.active_count()
-    heads = InMemoryHeadStore()
+    heads = RecordingHeadStore()
     with pytest.raises(TopicMismatch, match="has 3 partitions but the configuration says 5"):
         open_log(kafka_bootstrap, topic, partitions=5, heads=heads)
     assert threading.active_count() == threads_before  # the loop thread was stopped
@@ -74,6 +74,6 @@ def test_unreachable_broker_is_unavailable() -> None:
     started = time.monotonic()
     with pytest.raises(Unavailable):
         KafkaEventLog(
-            "127.0.0.1:1", "nowhere", InMemoryHeadStore(), AvroEventSerializer(), request_timeout=2
+            "127.0.0.1:1", "nowhere", RecordingHeadStore(), AvroEventSerializer(), request_timeout=2
         )
     assert time.monotonic() - started < 30

@@ -10,9 +10,12 @@ from typer.testing import CliRunner
 
 from ai_memory.bootstrap import Container, build
 from ai_memory.cli.main import app
+from ai_memory.core.keywords import query_terms
+from ai_memory.core.ports import IndexQuery
 from ai_memory.core.record import MemoryType
 from ai_memory.service.memory_service import SearchRequest
 from ai_memory.settings import Settings
+from tests.factories import T0
 
 QUERIES = ["what does alice drink", "rust toolchain", "trip to kyoto", "deploy checklist"]
 
@@ -52,6 +55,9 @@ def populate(c: Container) -> None:
         )
     for i in range(3, 40, 9):
         s.delete("default", f"m{i}", actor="test")
+    for q in QUERIES:  # reads are reinforcement events on the log: replay must count them
+        s.search("default", SearchRequest(q, top_k=5))
+    assert s.recalls is not None and s.recalls.flush() > 0
     s.wait_for(c.log.last_position())
 
 
@@ -59,10 +65,13 @@ def snapshot(c: Container) -> dict[str, Any]:
     # Compacting first purges superseded vectors, which otherwise still count in the
     # engine's keyword IDF statistics: rankings then depend only on the live memories.
     c.index.optimize()
+    # Index-level queries: searching through the service would itself append reads.
     search = {
         q: [
-            (h.stored.record.id, round(h.score, 6))
-            for h in c.service.search("default", SearchRequest(q, top_k=10))
+            (h.memory_id, round(h.score, 6))
+            for h in c.index.search(
+                IndexQuery("default", c.embedder.embed([q])[0], query_terms(q), T0, limit=10)
+            )
         ]
         for q in QUERIES
     }

@@ -78,6 +78,9 @@ class SearchIn(BaseModel):
     types: list[MemoryType] | None = None
     top_k: int = 10
     mode: Literal["hybrid", "semantic", "keyword"] = "hybrid"
+    states: list[MemoryState] | None = Field(
+        None, description="Lifecycle states to include (default: only active memories)."
+    )
 
 
 class SearchHitOut(BaseModel):

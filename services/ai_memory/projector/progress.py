@@ -72,6 +72,15 @@ class Projections:
         for tailer in self.tailers:
             tailer.start()
 
+    def drain(self, timeout: float) -> None:
+        """Graceful shutdown: give running in-process tailers the chance to apply what
+        is on the log now (what they miss is applied after the next start)."""
+        deadline = time.monotonic() + timeout
+        for tailer in self.tailers:
+            if tailer.running:
+                head = self.log.last_position(tailer.partition)
+                tailer.wait(head, max(0.0, deadline - time.monotonic()))
+
     def stop(self) -> None:
         for tailer in self.tailers:
             tailer.stop()

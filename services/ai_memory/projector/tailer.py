@@ -52,6 +52,10 @@ class ProjectionTailer:
     def position(self) -> int:
         return self._position
 
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
     def start(self) -> None:
         if self._thread is not None:
             return

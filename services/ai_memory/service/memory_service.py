@@ -31,6 +31,7 @@ from ai_memory.core.record import (
     validate_tags,
     validate_type,
 )
+from ai_memory.service.recalls import RecallRecorder
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
 MAX_TOP_K = 100
@@ -84,6 +85,7 @@ class SearchRequest:
     types: Sequence[MemoryType] | None = None
     top_k: int = 10
     mode: SearchMode = "hybrid"
+    states: tuple[MemoryState, ...] = (MemoryState.ACTIVE,)
 
     @staticmethod
     def parse(body: Mapping[str, Any], limits: Limits) -> SearchRequest:
@@ -103,7 +105,20 @@ class SearchRequest:
         mode = body.get("mode", "hybrid")
         if mode not in ("hybrid", "semantic", "keyword"):
             raise InvalidInput("mode", "enum", "mode must be hybrid, semantic or keyword")
-        return SearchRequest(query.strip(), scopes, tags, types, top_k, mode)
+        raw_states = body.get("states")
+        if raw_states is None:
+            states: tuple[MemoryState, ...] = (MemoryState.ACTIVE,)
+        elif not isinstance(raw_states, list) or not raw_states:
+            raise InvalidInput("states", "string_list", "states must be a non-empty list")
+        else:
+            allowed = {s.value for s in MemoryState}
+            bad = [x for x in raw_states if x not in allowed]
+            if bad:
+                raise InvalidInput(
+                    "states", "enum", f"unknown state(s) {bad}; allowed: {sorted(allowed)}"
+                )
+            states = tuple(MemoryState(x) for x in dict.fromkeys(raw_states))
+        return SearchRequest(query.strip(), scopes, tags, types, top_k, mode, states)
 
 
 class MemoryService:
@@ -118,6 +133,7 @@ class MemoryService:
         waiter: PositionWaiter,
         limits: Limits | None = None,
         wait_timeout: float = 10.0,
+        recalls: RecallRecorder | None = None,
     ) -> None:
         self.log = log
         self.store = store
@@ -127,6 +143,7 @@ class MemoryService:
         self.waiter = waiter
         self.limits = limits or Limits()
         self.wait_timeout = wait_timeout
+        self.recalls = recalls
         self.write_lock = threading.Lock()
 
     def header(self, tenant: str, actor: str) -> EventHeader:
@@ -214,7 +231,7 @@ class MemoryService:
                 scopes=request.scopes,
                 types=request.types,
                 tags=request.tags,
-                states=(MemoryState.ACTIVE,),
+                states=request.states,
                 mode=request.mode,
             )
         )
@@ -225,13 +242,17 @@ class MemoryService:
             # The record store is the source of truth: drop what it no longer holds as live.
             if (
                 stored is None
-                or stored.state != MemoryState.ACTIVE
+                or stored.state not in request.states
                 or stored.record.is_expired(now)
             ):
                 continue
             results.append(SearchHit(stored, hit.score, dict(hit.components)))
             if len(results) == request.top_k:
                 break
+        if self.recalls is not None and results:
+            self.recalls.record(
+                tenant, [(h.stored.record.scope, h.stored.record.id) for h in results]
+            )
         return results
 
     # --- read-your-writes ------------------------------------------------------------------

@@ -1,0 +1,88 @@
+"""Read reinforcement: every memory a search returns is counted as read.
+
+Counts live on the log, as ``MemoriesRecalled`` events, so replays reproduce them and
+the governance score's read-frequency term ``F`` is deterministic. Appending one event
+per search would double the write load of a read-heavy system, so recalls are batched:
+ids accumulate per (tenant, scope) and are appended every ``interval`` seconds or once
+``max_batch`` ids are pending, and on close.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Iterable
+
+from ai_memory.core.events import EventHeader, MemoriesRecalled
+from ai_memory.core.ports import Clock, EventLog
+
+log = logging.getLogger(__name__)
+
+
+class RecallRecorder:
+    def __init__(
+        self, log_: EventLog, clock: Clock, *, interval: float = 1.0, max_batch: int = 500
+    ) -> None:
+        self.log = log_
+        self.clock = clock
+        self.interval = interval
+        self.max_batch = max_batch
+        self._pending: dict[tuple[str, str], list[str]] = {}
+        self._count = 0
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def record(self, tenant: str, recalled: Iterable[tuple[str, str]]) -> None:
+        """``recalled``: (scope, memory id) pairs returned to a caller."""
+        with self._lock:
+            for scope, memory_id in recalled:
+                self._pending.setdefault((tenant, scope), []).append(memory_id)
+                self._count += 1
+            full = self._count >= self.max_batch
+        if full:
+            self._wake.set()
+
+    def flush(self) -> int:
+        """Append what is pending now; return how many ids were appended."""
+        with self._lock:
+            pending, self._pending, self._count = self._pending, {}, 0
+        events = [
+            MemoriesRecalled(
+                EventHeader(str(uuid.uuid4()), tenant, self.clock.now(), "recall"),
+                scope,
+                tuple(ids),
+            )
+            for (tenant, scope), ids in pending.items()
+        ]
+        if events:
+            self.log.append(events)
+        return sum(len(e.memory_ids) for e in events)
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="recalls", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(10)
+            self._thread = None
+        self._safe_flush()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(self.interval)
+            self._wake.clear()
+            self._safe_flush()
+
+    def _safe_flush(self) -> None:
+        try:
+            self.flush()
+        except Exception:  # counts are reinforcement, not data: never fail a reader for them
+            log.exception("could not append recall events")
