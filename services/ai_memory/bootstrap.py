@@ -36,6 +36,7 @@ from ai_memory.projector.progress import Projections, ProjectionStatus
 from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
 from ai_memory.projector.tailer import ProjectionTailer
 from ai_memory.serialization import AvroEventSerializer
+from ai_memory.service.governance import GovernanceService
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.recalls import RecallRecorder
 from ai_memory.settings import Settings
@@ -64,6 +65,7 @@ class Container:
     clock: Clock
     projections: Projections
     service: MemoryService
+    governance: GovernanceService
     heads: HeadStore | None = None
 
     def start(self) -> None:
@@ -190,7 +192,8 @@ def build(
         wait_timeout=s.wait_timeout,
         recalls=recalls,
     )
-    return Container(s, log, store, index, embedder, clock, projections, service, heads)
+    governance = GovernanceService(service)
+    return Container(s, log, store, index, embedder, clock, projections, service, governance, heads)
 
 
 def build_sink(settings: Settings, projection: str) -> tuple[ProjectionSink, Embedder | None]:

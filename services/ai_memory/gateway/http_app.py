@@ -20,7 +20,7 @@ from ai_memory.core.record import DEFAULT_TENANT, validate_scope
 from ai_memory.service.memory_service import SearchRequest
 from ai_memory.service.transfer import ImportSession, export_lines
 
-from . import metrics, problems
+from . import governance_routes, metrics, notes_routes, problems
 from .models import DeleteOut, ImportOut, MemoryIn, MemoryOut, SearchIn, SearchOut, WriteOut
 
 NDJSON = "application/x-ndjson"
@@ -144,6 +144,9 @@ def create_app(container: Container) -> FastAPI:
             await run_in_threadpool(session.feed, batch)
         report = await run_in_threadpool(session.finish, wait=wait)
         return report.to_json()
+
+    app.include_router(notes_routes.router(container, tenant_of))
+    app.include_router(governance_routes.router(container.governance, tenant_of))
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:

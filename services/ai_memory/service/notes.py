@@ -37,6 +37,7 @@ OFF = "off"
 _SEPARATORS = re.compile(r"[\s,、]+")  # NFKC already maps the full-width comma to ","
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _AGENT = re.compile(r"^[^\s:][^\s]*$")
+_BAD_TAG = "topic_tag_invalid"
 SaveStatus = Literal["created", "replaced", "unchanged", "deleted", "already_off"]
 
 
@@ -51,7 +52,6 @@ class NoteRules:
     default_type: MemoryType = MemoryType.FACT
 
 
-# --- parsing (pure) ------------------------------------------------------------------------
 def normalise(text: str) -> str:
     """NFKC + casefold: ``Neo`` = ``neo``, full-width ``ＮＥＯ`` = ``neo``."""
     return unicodedata.normalize("NFKC", text).casefold().strip()
@@ -68,50 +68,36 @@ def parse_topic(value: object, rules: NoteRules, limits: Limits) -> tuple[str, .
             if not raw or raw in tags:
                 continue
             if len(raw) > limits.max_tag_chars or _CONTROL.search(raw):
-                raise InvalidInput(
-                    "topic",
-                    "tag_format",
-                    f"each topic tag must be 1–{limits.max_tag_chars} printable characters, "
-                    f"got {raw[:80]!r}",
-                    code="topic_tag_invalid",
-                )
+                msg = f"each topic tag must be 1–{limits.max_tag_chars} printable characters"
+                raise InvalidInput("topic", "tag_format", f"{msg}, got {raw[:80]!r}", code=_BAD_TAG)
             tags.append(raw)
     if not tags:
         raise InvalidInput("topic", "required", "topic needs at least one tag, e.g. 'neo, jobs'")
     if len(tags) > rules.max_tags:
-        raise InvalidInput(
-            "topic",
-            "max_items",
-            f"a topic has at most {rules.max_tags} tags; got {len(tags)}: {', '.join(tags)}",
-            code="topic_too_many_tags",
-        )
+        msg = f"a topic has at most {rules.max_tags} tags; got {len(tags)}: {', '.join(tags)}"
+        raise InvalidInput("topic", "max_items", msg, code="topic_too_many_tags")
     return tuple(tags)
 
 
 def validate_agent(value: object, limits: Limits) -> str:
+    """An agent id usable in the scope ``agent:<agent>``."""
     max_chars = min(limits.max_agent_chars, limits.max_scope_chars - len("agent:"))
     if not isinstance(value, str) or not value:
         raise InvalidInput("agent", "required", "agent is required (your agent id)")
     if len(value) > max_chars or not _AGENT.match(value) or _CONTROL.search(value):
-        raise InvalidInput(
-            "agent",
-            "agent_format",
-            f"agent must be ≤{max_chars} characters without spaces, not starting with ':'",
-        )
+        msg = f"agent must be ≤{max_chars} characters without spaces, not starting with ':'"
+        raise InvalidInput("agent", "agent_format", msg)
     return value
 
 
 def validate_note(value: str, rules: NoteRules) -> str:
+    """The note's text, stripped: non-empty, printable, at most ``max_note_chars``."""
     text = value.strip()
     if not text:
         raise InvalidInput("note", "non_empty", "note must not be empty (use 'off' to delete)")
     if len(text) > rules.max_note_chars:
-        raise InvalidInput(
-            "note",
-            "max_chars",
-            f"note is {len(text)} characters; the limit is {rules.max_note_chars}",
-            code="note_too_long",
-        )
+        msg = f"note is {len(text)} characters; the limit is {rules.max_note_chars}"
+        raise InvalidInput("note", "max_chars", msg, code="note_too_long")
     if _CONTROL.search(text):
         raise InvalidInput("note", "text_only", "note must be printable text")
     return text
@@ -124,9 +110,10 @@ def note_id(agent: str, tags: Sequence[str], generation: int = 1) -> str:
     return base if generation == 1 else f"{base}-{generation}"
 
 
-# --- ranking (pure) ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class NoteView:
+    """A note as ranking sees it (tags as stored, read count before this read)."""
+
     id: str
     tags: tuple[str, ...]
     body: str
@@ -147,6 +134,8 @@ class Why:
 
 @dataclass(frozen=True)
 class RankedNote:
+    """A returned note and why it ranked where it did."""
+
     note: NoteView
     why: Why
 
@@ -174,9 +163,10 @@ def _rank_key(r: RankedNote) -> tuple[int, int, int, float, str]:
     return (r.why.tier, -len(r.why.words), -n.read_count, -n.updated_at.timestamp(), n.id)
 
 
-# --- use cases -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SaveResult:
+    """The outcome of a PUT; ``notes_used`` counts the agent's notes afterwards."""
+
     id: str
     agent: str
     tags: tuple[str, ...]
@@ -188,6 +178,8 @@ class SaveResult:
 
 @dataclass(frozen=True)
 class NotesPage:
+    """The outcome of a GET: ranked topic notes and every topic of the agent."""
+
     agent: str
     query: tuple[str, ...]
     topic_notes: list[RankedNote]
@@ -211,14 +203,19 @@ class NotesService:
     def save(
         self, tenant: str, agent: str, topic: object, note: str, type_: MemoryType | None = None
     ) -> SaveResult:
-        limits = self.service.limits
-        agent = validate_agent(agent, limits)
-        tags = parse_topic(topic, self.rules, limits)
+        """Create, replace (same tag set) or, with ``note: "off"``, forget a note."""
+        agent = validate_agent(agent, self.service.limits)
+        tags = parse_topic(topic, self.rules, self.service.limits)
         off = note.strip().casefold() == OFF
         body = None if off else validate_note(note, self.rules)
         with self._lock:
             memory_id, live, forgotten = self._slot(tenant, agent, tags)
-            used = len(self.notes_of(tenant, agent))
+            notes = self.notes_of(tenant, agent)
+            # A replacement keeps the stored tag order: "jobs neo" is the same topic.
+            tags = next(
+                (n.tags for n in notes if n.id == memory_id and set(n.tags) == set(tags)), tags
+            )
+            used = len(notes)
             if off:
                 if not live:
                     if forgotten is None:
@@ -235,9 +232,8 @@ class NotesService:
                 )
             if not live and used >= self.rules.quota:
                 raise Conflict(
-                    f"agent {agent!r} already has {used} notes, the limit is "
-                    f"{self.rules.quota}; replace an existing topic or turn one off "
-                    "(note: 'off') first",
+                    f"agent {agent!r} already has {used} notes, the limit is {self.rules.quota}; "
+                    "replace an existing topic or turn one off (note: 'off') first",
                     code="note_quota_exceeded",
                 )
             kind = (type_ or self.rules.default_type).value
@@ -254,6 +250,7 @@ class NotesService:
     def recall(
         self, tenant: str, agent: str, topic: str | None, *, min_position: int = 0
     ) -> NotesPage:
+        """Rank the agent's notes for ``topic``, record the returned ones as read."""
         limits = self.service.limits
         agent = validate_agent(agent, limits)
         query = parse_topic(topic, self.rules, limits) if topic and topic.strip() else ()

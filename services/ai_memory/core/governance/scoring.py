@@ -72,7 +72,7 @@ def recency(delta_days: float, decay_per_day: float) -> float:
     return math.exp(-decay_per_day * max(delta_days, 0.0))
 
 
-def frequency(mentions: int, saturation: float) -> float:
+def frequency(mentions: float, saturation: float) -> float:
     """F = min(log(1+n) / log(1+N), 1), in [0, 1]."""
     return min(math.log1p(max(mentions, 0)) / math.log1p(saturation), 1.0)
 

@@ -1,0 +1,54 @@
+"""HTTP routes of governed memory: interactions (L0), episodes (L2), persona (L3), the
+governor, and lineage."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from ai_memory.service.governance import GovernanceService
+
+Wait = Annotated[bool, Query(description="Return once every projection applied it.")]
+
+
+class InteractionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    scope: str = Field(examples=["user:alice"])
+    source_agent: str
+    session_id: str | None = None
+    text: str = Field(description="What was said, verbatim (English or Chinese rules built in).")
+    at: str | int | float | None = Field(None, description="When it was said; defaults to now.")
+
+
+def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -> APIRouter:
+    api = APIRouter(tags=["governance"])
+
+    @api.post("/v1/interactions", status_code=201)
+    def record_interaction(body: InteractionIn, request: Request, wait: Wait = False) -> Any:
+        """Keep a raw interaction (L0) and extract atomic memories (L1) from it; conflicts
+        with current memories are resolved by the θ rule and every decision is an event."""
+        result = governance.record_interaction(
+            tenant_of(request), body.model_dump(exclude_unset=True), wait=wait
+        )
+        return result.to_json()
+
+    @api.get("/v1/persona")
+    def persona(request: Request, scope: Annotated[str, Query()]) -> Any:
+        """L3: the current active preferences, goals, facts, skills and tasks of a scope."""
+        return governance.persona(tenant_of(request), scope)
+
+    @api.get("/v1/episodes")
+    def episodes(request: Request, scope: Annotated[str, Query()]) -> Any:
+        """L2: extracted memories grouped by the conversation they came from."""
+        return governance.episodes(tenant_of(request), scope)
+
+    @api.post("/v1/governance/run")
+    def run_governor(request: Request, wait: Wait = False) -> Any:
+        """Run one governor pass now (TTL expiry, soft forgetting, slow-update takeovers)."""
+        return {"transitions": governance.govern(tenant_of(request), wait=wait)}
+
+    return api

@@ -1,0 +1,309 @@
+"""Governed memory use cases: interactions (L0) → extracted memories (L1) → episodes (L2)
+and persona (L3), conflict resolution, and the periodic governor.
+
+Every decision becomes an event: the interaction itself (``InteractionRecorded``, with the
+extractor's output recorded), each extracted memory (``MemoryWritten`` with its initial
+state), each state change of an older memory (``MemoryStateChanged`` with the rule and the
+score breakdowns as ``decision_json``) and each restatement (``MemoriesRecalled``, a
+mention). Projections only fold these events, so a replay reproduces every state without
+running an extractor, a detector or the scoring again.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ai_memory.core.decide import decide_write
+from ai_memory.core.errors import InvalidInput
+from ai_memory.core.events import (
+    DomainEvent,
+    EventHeader,
+    InteractionRecorded,
+    MemoriesRecalled,
+    MemoryStateChanged,
+)
+from ai_memory.core.governance import (
+    ConflictDetector,
+    DictionaryConflictDetector,
+    GovernanceParams,
+    GovernedMemory,
+    Transition,
+    from_stored,
+    govern_write,
+    plan_governor_pass,
+)
+from ai_memory.core.governance.extraction import Extractor, Interaction, RuleBasedExtractor
+from ai_memory.core.record import MemoryRecord, MemoryState, StoredRecord, validate_scope
+from ai_memory.core.timeparse import format_timestamp, parse_timestamp
+
+from .memory_service import MemoryService
+
+_ID_NAMESPACE = uuid.UUID("0b4c3f7e-9f0e-4d55-8d6a-676f7665726e")
+MAX_INTERACTION_CHARS = 8_000
+EXTRACTOR_NAME = "rules/1"
+
+
+@dataclass(frozen=True)
+class InteractionResult:
+    interaction_id: str
+    position: int
+    memories: list[dict[str, Any]]
+    transitions: list[dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "interaction_id": self.interaction_id,
+            "position": self.position,
+            "memories": self.memories,
+            "transitions": self.transitions,
+        }
+
+
+class GovernanceService:
+    def __init__(
+        self,
+        memory: MemoryService,
+        params: GovernanceParams | None = None,
+        extractor: Extractor | None = None,
+        detector: ConflictDetector | None = None,
+    ) -> None:
+        self.memory = memory
+        self.params = params or GovernanceParams()
+        self.extractor = extractor or RuleBasedExtractor()
+        self.detector = detector or DictionaryConflictDetector()
+        self._last_position = 0
+
+    # --- L0 → L1 -----------------------------------------------------------------------
+    def record_interaction(
+        self, tenant: str, body: Mapping[str, Any], *, wait: bool = False
+    ) -> InteractionResult:
+        m = self.memory
+        scope = validate_scope(body.get("scope"), m.limits)
+        agent = _text(body.get("source_agent"), "source_agent", 200)
+        text = _text(body.get("text"), "text", MAX_INTERACTION_CHARS)
+        session = body.get("session_id")
+        if session is not None:
+            session = _text(session, "session_id", 200)
+        unknown = sorted(set(body) - {"scope", "source_agent", "session_id", "text", "at"})
+        if unknown:
+            raise InvalidInput(unknown[0], "unknown_field", f"unknown field(s): {unknown}")
+        now = m.clock.now()
+        at = parse_timestamp(body["at"], field="at") if body.get("at") is not None else now
+        interaction_id = str(uuid.uuid4())
+        extracted = self.extractor.extract(Interaction(text, at, scope, agent, session))
+
+        with m.write_lock:
+            # Decide against projections that include everything this process appended.
+            if self._last_position:
+                m.wait_for(self._last_position)
+            current = self._governed(tenant, scope)
+            events: list[DomainEvent] = []
+            written: list[dict[str, Any]] = []
+            transitions: list[Transition] = []
+            for i, item in enumerate(extracted):
+                memory_id = str(uuid.uuid5(_ID_NAMESPACE, f"{interaction_id}/{i}"))
+                governed = item.to_governed(memory_id)
+                outcome = govern_write(governed, current, now, self.params, self.detector)
+                meta = item.to_meta()
+                meta["source"] = {"interaction_id": interaction_id, "session_id": session}
+                record = MemoryRecord(
+                    id=memory_id,
+                    type=item.memory_type,
+                    content=item.content,
+                    scope=scope,
+                    source_agent=agent,
+                    created_at=item.at,
+                    tags=(item.slot.key(),),
+                    meta=meta,
+                )
+                decided = decide_write(
+                    record,
+                    None,
+                    m.header(tenant, agent),
+                    cause="extractor",
+                    state=outcome.new_state,
+                )
+                assert decided.event is not None  # a fresh id always writes
+                events.append(decided.event)
+                for t in outcome.transitions:
+                    if t.memory_id != memory_id and t.from_state is not None:
+                        events.append(self._state_event(tenant, scope, t))
+                transitions.extend(outcome.transitions)
+                if outcome.reinforce:
+                    events.append(
+                        MemoriesRecalled(m.header(tenant, agent), scope, tuple(outcome.reinforce))
+                    )
+                current = _apply(current, governed, outcome.new_state, outcome.transitions)
+                written.append(
+                    {
+                        "id": memory_id,
+                        "type": item.memory_type.value,
+                        "slot": item.slot.key(),
+                        "value": item.value,
+                        "state": outcome.new_state.value,
+                        "cause": outcome.cause,
+                        "content": item.content,
+                    }
+                )
+            extraction = {
+                "extractor": EXTRACTOR_NAME,
+                "memories": written,
+                "transitions": [json.loads(t.decision_json()) for t in transitions],
+            }
+            recorded = InteractionRecorded(
+                m.header(tenant, agent),
+                interaction_id,
+                scope,
+                agent,
+                session,
+                text,
+                at,
+                json.dumps(extraction, ensure_ascii=False, sort_keys=True),
+            )
+            positions = m.log.append([recorded, *events])
+            self._last_position = max(self._last_position, *positions)
+        if wait:
+            m.wait_for(self._last_position)
+        return InteractionResult(
+            interaction_id,
+            positions[-1],
+            written,
+            [json.loads(t.decision_json()) for t in transitions],
+        )
+
+    # --- L2 / L3 -------------------------------------------------------------------------
+    def persona(self, tenant: str, scope: str) -> dict[str, Any]:
+        """L3: what is currently believed about a scope — active memories by slot."""
+        validate_scope(scope, self.memory.limits)
+        sections: dict[str, list[dict[str, Any]]] = {
+            "preferences": [],
+            "goals": [],
+            "facts": [],
+            "skills": [],
+            "tasks": [],
+        }
+        for stored in self.memory.store.scan_records(tenant, scopes=[scope]):
+            if stored.state != MemoryState.ACTIVE:
+                continue
+            gov = from_stored(stored, self.params)
+            section = _section(stored, gov)
+            if section is not None:
+                sections[section].append(_entry(stored, gov))
+        return {"scope": scope, **sections}
+
+    def episodes(self, tenant: str, scope: str) -> dict[str, Any]:
+        """L2: extracted memories grouped by the conversation they came from."""
+        validate_scope(scope, self.memory.limits)
+        grouped: dict[str, list[dict[str, Any]]] = {}
+        for stored in self.memory.store.scan_records(tenant, scopes=[scope]):
+            source = stored.record.meta.get("source")
+            if not isinstance(source, Mapping):
+                continue
+            key = str(source.get("session_id") or source.get("interaction_id"))
+            grouped.setdefault(key, []).append(_entry(stored, from_stored(stored, self.params)))
+        ordered = sorted(
+            (
+                (key, sorted(items, key=lambda e: str(e["created_at"])))
+                for key, items in grouped.items()
+            ),
+            key=lambda kv: str(kv[1][0]["created_at"]),
+        )
+        episodes = [{"session_id": key, "memories": items} for key, items in ordered]
+        return {"scope": scope, "episodes": episodes}
+
+    # --- the governor --------------------------------------------------------------------
+    def govern(self, tenant: str, *, wait: bool = False) -> list[dict[str, Any]]:
+        """One governor pass over a tenant: TTL expiry, soft forgetting, slow-update
+        takeovers. Emits the transitions as events and returns them."""
+        m = self.memory
+        now = m.clock.now()
+        with m.write_lock:
+            by_scope: dict[str, list[GovernedMemory]] = {}
+            for stored in m.store.scan_records(tenant):
+                by_scope.setdefault(stored.record.scope, []).append(
+                    from_stored(stored, self.params)
+                )
+            events: list[DomainEvent] = []
+            done: list[dict[str, Any]] = []
+            for scope, memories in sorted(by_scope.items()):
+                for t in plan_governor_pass(memories, now, self.params):
+                    if t.from_state is None:
+                        continue
+                    events.append(self._state_event(tenant, scope, t, actor="governor"))
+                    done.append({"scope": scope, **json.loads(t.decision_json())})
+            if events:
+                positions = m.log.append(events)
+                self._last_position = max(self._last_position, *positions)
+        if wait and events:
+            m.wait_for(self._last_position)
+        return done
+
+    def _state_event(
+        self, tenant: str, scope: str, t: Transition, actor: str = "governance"
+    ) -> MemoryStateChanged:
+        assert t.from_state is not None
+        return MemoryStateChanged(
+            EventHeader(str(uuid.uuid4()), tenant, self.memory.clock.now(), actor),
+            t.memory_id,
+            scope,
+            t.from_state,
+            t.to_state,
+            t.cause,
+            t.decision_json(),
+        )
+
+    def _governed(self, tenant: str, scope: str) -> list[GovernedMemory]:
+        return [
+            from_stored(s, self.params)
+            for s in self.memory.store.scan_records(tenant, scopes=[scope])
+        ]
+
+
+def _apply(
+    current: Sequence[GovernedMemory],
+    new: GovernedMemory,
+    new_state: MemoryState,
+    transitions: Sequence[Transition],
+) -> list[GovernedMemory]:
+    """The in-memory view after a decision, for later memories of the same interaction."""
+    moved = {t.memory_id: t.to_state for t in transitions if t.from_state is not None}
+    updated = [replace(g, state=moved.get(g.memory_id, g.state)) for g in current]
+    updated.append(replace(new, state=new_state))
+    return updated
+
+
+def _section(stored: StoredRecord, gov: GovernedMemory) -> str | None:
+    if gov.slot is not None and gov.slot.kind == "goal":
+        return "goals"
+    return {
+        "preference": "preferences",
+        "fact": "facts",
+        "skill": "skills",
+        "task": "tasks",
+    }.get(stored.record.type.value)
+
+
+def _entry(stored: StoredRecord, gov: GovernedMemory) -> dict[str, Any]:
+    return {
+        "id": stored.record.id,
+        "type": stored.record.type.value,
+        "slot": gov.slot.key() if gov.slot else None,
+        "value": gov.value,
+        "content": stored.record.content,
+        "state": stored.state.value,
+        "created_at": format_timestamp(stored.record.created_at),
+        "confidence": gov.confidence,
+        "importance": gov.importance,
+    }
+
+
+def _text(value: object, field: str, max_chars: int) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(field, "required", f"{field} is required and must be text")
+    if len(value) > max_chars:
+        raise InvalidInput(field, "max_chars", f"{field} must be ≤{max_chars} characters")
+    return value.strip()
