@@ -98,7 +98,9 @@ def run(args: argparse.Namespace) -> None:
             for conv in convs:
                 tenant = tenant_of(conv)
                 for q in conv.questions:
-                    request = SearchRequest(q.text, [conv.scope], top_k=TOP_K, mode=args.mode)
+                    request = SearchRequest(
+                        q.text, [conv.scope], top_k=TOP_K, mode=args.mode, rerank=args.rerank
+                    )
                     t = time.perf_counter()
                     hits = svc.search(tenant, request)
                     latencies.append(time.perf_counter() - t)
@@ -107,7 +109,9 @@ def run(args: argparse.Namespace) -> None:
                         continue
                     lists: dict[str, list[tuple[str, float]]] = {}
                     for name, mode in (("dense", "semantic"), ("keyword", "keyword")):
-                        deep = SearchRequest(q.text, [conv.scope], top_k=depth, mode=mode)
+                        deep = SearchRequest(
+                            q.text, [conv.scope], top_k=depth, mode=mode, rerank=False
+                        )
                         found = svc.search(tenant, deep)[:depth]
                         lists[name] = [(h.stored.record.id, h.score) for h in found]
                     for _, fusion, t_sweep in sweep:
@@ -145,6 +149,12 @@ def main() -> None:
     parser.add_argument("--embedder", default="static", help="static (default) or minilm")
     parser.add_argument("--data", default=None, help="path of locomo10.json")
     parser.add_argument("--sweep", action="store_true", help="also sweep fusion settings")
+    parser.add_argument(
+        "--rerank",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="two-stage rerank (relevance/recency/type priority), on by default in search",
+    )
     args = parser.parse_args()
     mode: SearchMode = args.mode
     args.mode = mode

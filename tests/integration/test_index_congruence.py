@@ -219,7 +219,7 @@ def assert_congruent(
             continue  # a tie peer, checked above
         assert x.components.keys() == peer.components.keys(), (query, x, peer)
         for key, value in x.components.items():
-            if key.endswith("_score") or key == "rrf":
+            if key.endswith(("_score", "_norm")) or key in ("rrf", "fused"):
                 assert abs(value - peer.components[key]) <= TOL, (query, key, x, peer)
 
 

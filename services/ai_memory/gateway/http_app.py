@@ -105,7 +105,12 @@ def create_app(container: Container) -> FastAPI:
         hits = service.search(tenant_of(request), parsed, min_position=min_position)
         return {
             "results": [
-                {"record": h.stored.to_json(), "score": h.score, "components": h.components}
+                {
+                    "record": h.stored.to_json(),
+                    "score": h.score,
+                    "components": h.components,
+                    "explanation": h.explanation,
+                }
                 for h in hits
             ]
         }

@@ -81,12 +81,20 @@ class SearchIn(BaseModel):
     states: list[MemoryState] | None = Field(
         None, description="Lifecycle states to include (default: only active memories)."
     )
+    rerank: bool = Field(
+        True,
+        description="Two-stage retrieval: recall K candidates by hybrid search, then rank by "
+        "relevance 0.6 + recency 0.25 + type priority 0.15 (configurable), with explanations.",
+    )
 
 
 class SearchHitOut(BaseModel):
     record: MemoryOut
     score: float
-    components: dict[str, float]
+    components: dict[str, float] = Field(description="Each retriever's rank and score.")
+    explanation: dict[str, Any] | None = Field(
+        None, description="The rerank's components: weight, value and contribution of each."
+    )
 
 
 class SearchOut(BaseModel):

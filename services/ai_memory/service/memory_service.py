@@ -11,12 +11,14 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from ai_memory.core.decide import decide_delete, decide_write, with_created_at_from
 from ai_memory.core.errors import Gone, InvalidInput, NotFound, Timeout
 from ai_memory.core.events import EventHeader
+from ai_memory.core.governance import Candidate, GovernanceParams, rerank
 from ai_memory.core.keywords import query_terms
 from ai_memory.core.ports import Clock, Embedder, EventLog, IndexQuery, RecordStore, VectorIndex
 from ai_memory.core.record import (
@@ -75,6 +77,7 @@ class SearchHit:
     stored: StoredRecord
     score: float
     components: dict[str, float] = field(default_factory=dict)
+    explanation: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ class SearchRequest:
     top_k: int = 10
     mode: SearchMode = "hybrid"
     states: tuple[MemoryState, ...] = (MemoryState.ACTIVE,)
+    rerank: bool = True
 
     @staticmethod
     def parse(body: Mapping[str, Any], limits: Limits) -> SearchRequest:
@@ -118,7 +122,10 @@ class SearchRequest:
                     "states", "enum", f"unknown state(s) {bad}; allowed: {sorted(allowed)}"
                 )
             states = tuple(MemoryState(x) for x in dict.fromkeys(raw_states))
-        return SearchRequest(query.strip(), scopes, tags, types, top_k, mode, states)
+        rerank = body.get("rerank", True)
+        if not isinstance(rerank, bool):
+            raise InvalidInput("rerank", "boolean", "rerank must be true or false")
+        return SearchRequest(query.strip(), scopes, tags, types, top_k, mode, states, rerank)
 
 
 class MemoryService:
@@ -134,6 +141,7 @@ class MemoryService:
         limits: Limits | None = None,
         wait_timeout: float = 10.0,
         recalls: RecallRecorder | None = None,
+        ranking: GovernanceParams | None = None,
     ) -> None:
         self.log = log
         self.store = store
@@ -144,6 +152,7 @@ class MemoryService:
         self.limits = limits or Limits()
         self.wait_timeout = wait_timeout
         self.recalls = recalls
+        self.ranking = ranking or GovernanceParams()
         self.write_lock = threading.Lock()
 
     def header(self, tenant: str, actor: str) -> EventHeader:
@@ -220,14 +229,16 @@ class MemoryService:
         now = self.clock.now()
         dense = self.embedder.embed([request.query])[0] if request.mode != "keyword" else None
         sparse = query_terms(request.query) if request.mode != "semantic" else None
-        # Ask for a few more than top_k: a hit can vanish between index and store.
+        # Stage 1 recalls K candidates (more than asked: a hit can vanish between index
+        # and store, and the rerank needs room to reorder); stage 2 reranks them.
+        recall_k = max(self.ranking.recall_k, request.top_k) if request.rerank else request.top_k
         hits = self.index.search(
             IndexQuery(
                 tenant=tenant,
                 dense=dense,
                 sparse=sparse,
                 now=now,
-                limit=request.top_k + 5,
+                limit=recall_k + 5,
                 scopes=request.scopes,
                 types=request.types,
                 tags=request.tags,
@@ -236,7 +247,7 @@ class MemoryService:
             )
         )
         records = self.store.get_many(tenant, [h.memory_id for h in hits])
-        results: list[SearchHit] = []
+        live: list[SearchHit] = []
         for hit in hits:
             stored = records.get(hit.memory_id)
             # The record store is the source of truth: drop what it no longer holds as live.
@@ -246,14 +257,41 @@ class MemoryService:
                 or stored.record.is_expired(now)
             ):
                 continue
-            results.append(SearchHit(stored, hit.score, dict(hit.components)))
-            if len(results) == request.top_k:
-                break
+            live.append(SearchHit(stored, hit.score, dict(hit.components)))
+        results = self._rerank(live, now, request.top_k) if request.rerank else live
+        results = results[: request.top_k]
         if self.recalls is not None and results:
             self.recalls.record(
                 tenant, [(h.stored.record.scope, h.stored.record.id) for h in results]
             )
         return results
+
+    def _rerank(self, hits: list[SearchHit], now: datetime, top_k: int) -> list[SearchHit]:
+        """Two-stage retrieval (seed 000 §4.4): relevance (the fused retrieval score,
+        normalised to the best candidate), recency and type priority, each explained."""
+        if not hits:
+            return hits
+        best = max(h.score for h in hits) or 1.0
+        by_id = {h.stored.record.id: h for h in hits}
+        ranked = rerank(
+            [
+                Candidate(
+                    h.stored.record.id,
+                    h.score / best,
+                    h.stored.record.type,
+                    h.stored.record.created_at,
+                    h.stored.read_count,
+                )
+                for h in hits
+            ],
+            now,
+            self.ranking,
+            limit=top_k,
+        )
+        return [
+            replace(by_id[r.memory_id], score=r.score, explanation=r.explanation.to_json())
+            for r in ranked
+        ]
 
     # --- read-your-writes ------------------------------------------------------------------
     def wait_for(self, position: int, timeout: float | None = None) -> None:
