@@ -165,3 +165,35 @@ class RecordStoreContract:
         assert store.checkpoint(2) == 0
         store.reset()
         assert (store.checkpoint(0), store.checkpoint(1)) == (0, 0)
+
+    def test_lineage_is_kept_in_order_idempotently_and_outlives_deletion(
+        self, store: RecordStore
+    ) -> None:
+        from ai_memory.core.projection import LineageEntry, PutLineage
+
+        def entry(pos: int, kind: str, **detail: object) -> PutLineage:
+            return PutLineage(LineageEntry("default", "m1", pos, T0, kind, dict(detail)))
+
+        batch = [
+            PutRecord(stored(position=1)),
+            entry(1, "written", version=1, cause="api"),
+            entry(4, "state_changed", to="historical", decision={"superseded_by": "m2"}),
+        ]
+        store.apply(batch, checkpoint=4)
+        store.apply(batch, checkpoint=4)  # re-delivered
+        store.apply(
+            [
+                RemoveRecord("default", "m1", 7),
+                PutTombstone(tombstone(position=7)),
+                entry(7, "deleted", reason="user_request"),
+            ],
+            checkpoint=7,
+        )
+        got = store.lineage("default", "m1")
+        assert [(e.position, e.kind) for e in got] == [
+            (1, "written"),
+            (4, "state_changed"),
+            (7, "deleted"),
+        ]
+        assert got[1].detail == {"to": "historical", "decision": {"superseded_by": "m2"}}
+        assert store.lineage("acme", "m1") == []

@@ -68,6 +68,16 @@ def test_moving_city_keeps_one_current_residence_and_the_history(
         json={"query": "Auckland", "scope": "user:alice", "states": ["historical", "archived"]},
     ).json()
     assert "I live in Auckland." in [h["record"]["content"] for h in history["results"]]
+    ids = {m["content"]: m["id"] for m in third["memories"]}
+    tokyo = client.get(f"/v1/memories/{ids['Now I live in Tokyo.']}/lineage").json()
+    assert tokyo["state"] == "active" and len(tokyo["supersedes"]) >= 1
+    sydney_id = tokyo["supersedes"][-1]
+    sydney = client.get(f"/v1/memories/{sydney_id}/lineage").json()
+    assert sydney["superseded_by"] == [ids["Now I live in Tokyo."]]
+    change = [e for e in sydney["events"] if e["kind"] == "state_changed"][-1]
+    assert change["from"] == "active" and change["cause"].startswith("conflict.theta")
+    assert "new_score" in change["decision"] and "theta" in change["decision"]
+    assert client.get("/v1/memories/nope/lineage").status_code == 404
     episodes = client.get("/v1/episodes", params={"scope": "user:alice"}).json()
     assert len(episodes["episodes"]) == 1 and len(episodes["episodes"][0]["memories"]) == 3
 

@@ -16,6 +16,8 @@ from typing import Any
 
 from ai_memory.core.projection import (
     AddReads,
+    LineageEntry,
+    PutLineage,
     PutRecord,
     PutTombstone,
     RecordMutation,
@@ -52,6 +54,10 @@ _SCHEMA = [
         position INTEGER NOT NULL,
         PRIMARY KEY (tenant, memory_id)) WITHOUT ROWID""",
     "CREATE INDEX IF NOT EXISTS tombstones_by_scope ON tombstones (tenant, scope, memory_id)",
+    """CREATE TABLE IF NOT EXISTS lineage (
+        tenant TEXT NOT NULL, memory_id TEXT NOT NULL, position INTEGER NOT NULL,
+        kind TEXT NOT NULL, at_us INTEGER NOT NULL, detail TEXT NOT NULL,
+        PRIMARY KEY (tenant, memory_id, position, kind)) WITHOUT ROWID""",
     """CREATE TABLE IF NOT EXISTS checkpoints (
         projection TEXT PRIMARY KEY, position INTEGER NOT NULL)""",
 ]
@@ -98,7 +104,7 @@ class SqliteRecordStore:
 
     def reset(self) -> None:
         with self._db.transaction() as conn:
-            for table in ("records", "tombstones", "checkpoints"):
+            for table in ("records", "tombstones", "lineage", "checkpoints"):
                 conn.execute(f"DELETE FROM {table}")
 
     # --- query side --------------------------------------------------------------------
@@ -160,6 +166,22 @@ class SqliteRecordStore:
                 .fetchone()
             )
         return int(row[0])
+
+    def lineage(self, tenant: str, memory_id: str) -> list[LineageEntry]:
+        with translate_errors():
+            rows = (
+                self._db.reader()
+                .execute(
+                    "SELECT position, kind, at_us, detail FROM lineage"
+                    " WHERE tenant = ? AND memory_id = ? ORDER BY position, kind",
+                    (tenant, memory_id),
+                )
+                .fetchall()
+            )
+        return [
+            LineageEntry(tenant, memory_id, int(pos), from_micros(int(at)), kind, json.loads(d))
+            for pos, kind, at, d in rows
+        ]
 
     def close(self) -> None:
         self._db.close()
@@ -272,6 +294,20 @@ def _apply_one(conn: sqlite3.Connection, mutation: RecordMutation) -> None:
                 "UPDATE records SET state = ?, updated_at_us = ?, position = ?"
                 " WHERE tenant = ? AND memory_id = ? AND position < ?",
                 (state.value, to_micros(at), pos, tenant, mid, pos),
+            )
+        case PutLineage(entry=e):
+            # Keyed by position: re-applying the same event is a no-op.
+            conn.execute(
+                "INSERT OR IGNORE INTO lineage (tenant, memory_id, position, kind, at_us, detail)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    e.tenant,
+                    e.memory_id,
+                    e.position,
+                    e.kind,
+                    to_micros(e.at),
+                    json.dumps(e.detail, ensure_ascii=False, sort_keys=True),
+                ),
             )
         case AddReads(tenant=tenant, memory_ids=ids, at=at, position=pos):
             # Guarded by last_read_position so a re-delivered recall event counts once.

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .events import DomainEvent, Head, LoggedEvent
-from .projection import IndexMutation, RecordMutation
+from .projection import IndexMutation, LineageEntry, RecordMutation
 from .record import MemoryRecord, MemoryState, MemoryType, StoredRecord, Tombstone
 
 Vector = npt.NDArray[np.float32]
@@ -90,6 +90,10 @@ class RecordStore(Protocol):
     ) -> Iterator[Tombstone]: ...
 
     def count(self, tenant: str) -> int: ...
+
+    def lineage(self, tenant: str, memory_id: str) -> list[LineageEntry]:
+        """Every lineage entry of a memory, oldest first (also after it was forgotten)."""
+        ...
 
     def reset(self) -> None:
         """Drop everything (before a rebuild from position 0)."""

@@ -12,8 +12,10 @@ or a duplicate delivery changes nothing (exactly-once effect on at-least-once de
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from .events import (
     InteractionRecorded,
@@ -62,7 +64,26 @@ class AddReads:
     position: int
 
 
-RecordMutation = PutRecord | RemoveRecord | PutTombstone | SetState | AddReads
+@dataclass(frozen=True)
+class LineageEntry:
+    """One fact in a memory's history: how it was written, changed state, superseded
+    another memory, or was forgotten — with the rule or decision behind it. Never holds
+    content."""
+
+    tenant: str
+    memory_id: str
+    position: int
+    at: datetime
+    kind: str  # written | state_changed | supersedes | deleted
+    detail: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class PutLineage:
+    entry: LineageEntry
+
+
+RecordMutation = PutRecord | RemoveRecord | PutTombstone | SetState | AddReads | PutLineage
 
 
 # --- index mutations -------------------------------------------------------------------
@@ -93,6 +114,67 @@ IndexMutation = IndexPut | IndexRemove | IndexSetState
 
 
 def project_records(logged: LoggedEvent) -> list[RecordMutation]:
+    return [*_records(logged), *(PutLineage(e) for e in lineage_of(logged))]
+
+
+def lineage_of(logged: LoggedEvent) -> list[LineageEntry]:
+    """The lineage entries an event adds (pure; part of the records projection)."""
+    event, pos = logged.event, logged.position
+    at, tenant = event.header.occurred_at, event.header.tenant
+    match event:
+        case MemoryWritten():
+            detail: dict[str, Any] = {
+                "version": event.version,
+                "state": event.state.value,
+                "cause": event.cause,
+                "actor": event.header.actor,
+            }
+            if event.import_batch_id:
+                detail["import_batch_id"] = event.import_batch_id
+            return [LineageEntry(tenant, event.record.id, pos, at, "written", detail)]
+        case MemoryStateChanged():
+            decision = _decision(event.decision_json)
+            change = {
+                "from": event.from_state.value,
+                "to": event.to_state.value,
+                "cause": event.cause,
+                "actor": event.header.actor,
+            }
+            entries = [
+                LineageEntry(
+                    tenant,
+                    event.memory_id,
+                    pos,
+                    at,
+                    "state_changed",
+                    {**change, "decision": decision},
+                )
+            ]
+            by = decision.get("superseded_by") if isinstance(decision, dict) else None
+            if isinstance(by, str) and by != event.memory_id:
+                entries.append(
+                    LineageEntry(
+                        tenant, by, pos, at, "supersedes", {"memory_id": event.memory_id, **change}
+                    )
+                )
+            return entries
+        case MemoryDeleted():
+            detail = {"reason": event.reason, "actor": event.header.actor, "version": event.version}
+            return [LineageEntry(tenant, event.memory_id, pos, at, "deleted", detail)]
+        case _:
+            return []
+
+
+def _decision(text: str | None) -> Any:
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return {"unparsed": text}
+
+
+def _records(logged: LoggedEvent) -> list[RecordMutation]:
     event, pos = logged.event, logged.position
     match event:
         case MemoryWritten():

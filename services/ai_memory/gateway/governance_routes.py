@@ -51,4 +51,10 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
         """Run one governor pass now (TTL expiry, soft forgetting, slow-update takeovers)."""
         return {"transitions": governance.govern(tenant_of(request), wait=wait)}
 
+    @api.get("/v1/memories/{memory_id}/lineage")
+    def lineage(memory_id: str, request: Request) -> Any:
+        """What this memory superseded, what superseded it, and the events and rules behind
+        each state change (kept after forgetting; never content)."""
+        return governance.lineage(tenant_of(request), memory_id)
+
     return api

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ai_memory.core.decide import decide_write
-from ai_memory.core.errors import InvalidInput
+from ai_memory.core.errors import InvalidInput, NotFound
 from ai_memory.core.events import (
     DomainEvent,
     EventHeader,
@@ -131,7 +131,7 @@ class GovernanceService:
                 events.append(decided.event)
                 for t in outcome.transitions:
                     if t.memory_id != memory_id and t.from_state is not None:
-                        events.append(self._state_event(tenant, scope, t))
+                        events.append(self._state_event(tenant, scope, t, by=memory_id))
                 transitions.extend(outcome.transitions)
                 if outcome.reinforce:
                     events.append(
@@ -243,9 +243,18 @@ class GovernanceService:
         return done
 
     def _state_event(
-        self, tenant: str, scope: str, t: Transition, actor: str = "governance"
+        self,
+        tenant: str,
+        scope: str,
+        t: Transition,
+        actor: str = "governance",
+        by: str | None = None,
     ) -> MemoryStateChanged:
+        """``by``: the memory whose arrival caused the change (lineage: superseded_by)."""
         assert t.from_state is not None
+        decision = json.loads(t.decision_json())
+        if by is not None:
+            decision["superseded_by"] = by
         return MemoryStateChanged(
             EventHeader(str(uuid.uuid4()), tenant, self.memory.clock.now(), actor),
             t.memory_id,
@@ -253,8 +262,39 @@ class GovernanceService:
             t.from_state,
             t.to_state,
             t.cause,
-            t.decision_json(),
+            json.dumps(decision, ensure_ascii=False, sort_keys=True, separators=(",", ":")),
         )
+
+    # --- lineage -------------------------------------------------------------------------
+    def lineage(self, tenant: str, memory_id: str) -> dict[str, Any]:
+        """What a memory superseded, what superseded it, and every event and rule behind
+        its state changes, oldest first."""
+        entries = self.memory.store.lineage(tenant, memory_id)
+        current = self.memory.store.get(tenant, memory_id)
+        if not entries and current is None:
+            raise NotFound(f"memory {memory_id!r} does not exist", code="memory_not_found")
+        superseded_by: list[str] = []
+        for e in entries:
+            decision = e.detail.get("decision")
+            by = decision.get("superseded_by") if isinstance(decision, dict) else None
+            if isinstance(by, str) and by not in superseded_by:
+                superseded_by.append(by)
+        if isinstance(current, StoredRecord):
+            state: str = current.state.value
+            version: int | None = current.version
+        else:
+            state, version = ("deleted" if current is not None else "unknown"), None
+        return {
+            "id": memory_id,
+            "state": state,
+            "version": version,
+            "supersedes": [e.detail["memory_id"] for e in entries if e.kind == "supersedes"],
+            "superseded_by": superseded_by,
+            "events": [
+                {"position": e.position, "at": format_timestamp(e.at), "kind": e.kind, **e.detail}
+                for e in entries
+            ],
+        }
 
     def _governed(self, tenant: str, scope: str) -> list[GovernedMemory]:
         return [

@@ -70,7 +70,13 @@ CP_INSERT = (
     "INSERT INTO projection_progress (projection, log_partition, position) VALUES (?, ?, ?)"
     " IF NOT EXISTS"
 )
+PUT_LINEAGE = (
+    "INSERT INTO lineage (tenant, memory_id, position, kind, at_us, detail)"
+    " VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?"
+)
+GET_LINEAGE = "SELECT position, kind, at_us, detail FROM lineage WHERE tenant = ? AND memory_id = ?"
 TABLES = (
+    "lineage",
     "records",
     "records_by_tenant",
     "records_by_scope",

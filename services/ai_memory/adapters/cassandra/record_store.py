@@ -32,6 +32,7 @@ unlogged batch (never across partitions, which would only load the coordinator).
 from __future__ import annotations
 
 import heapq
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
@@ -41,6 +42,8 @@ from cassandra.query import BatchStatement, BatchType
 
 from ai_memory.core.projection import (
     AddReads,
+    LineageEntry,
+    PutLineage,
     PutRecord,
     PutTombstone,
     RecordMutation,
@@ -48,7 +51,7 @@ from ai_memory.core.projection import (
     SetState,
 )
 from ai_memory.core.record import StoredRecord, Tombstone
-from ai_memory.core.timeparse import to_micros
+from ai_memory.core.timeparse import from_micros, to_micros
 
 from . import cql as q
 from .migrations import migrate
@@ -104,6 +107,18 @@ class CassandraRecordStore:
                 case SetState(tenant=tenant, memory_id=mid, state=state, at=at, position=pos):
                     params = (pos, state.value, to_micros(at), pos, tenant, mid)
                     writes.append((self._s.prepare(q.SET_STATE), params))
+                case PutLineage(entry=e):
+                    detail = json.dumps(e.detail, ensure_ascii=False, sort_keys=True)
+                    lineage_params = (
+                        e.tenant,
+                        e.memory_id,
+                        e.position,
+                        e.kind,
+                        to_micros(e.at),
+                        detail,
+                        e.position,
+                    )
+                    writes.append((self._s.prepare(q.PUT_LINEAGE), lineage_params))
                 case AddReads(tenant=tenant, memory_ids=ids, at=at, position=pos):
                     for mid in dict.fromkeys(ids):
                         reads[(tenant, mid)].append((pos, at))
@@ -112,6 +127,20 @@ class CassandraRecordStore:
         # Read counts after the writes: whether a memory is live depends on them.
         self._add_reads(reads)
         self._advance(partition, checkpoint)
+
+    def lineage(self, tenant: str, memory_id: str) -> list[LineageEntry]:
+        rows = self._s.execute(self._s.prepare(q.GET_LINEAGE), (tenant, memory_id))
+        return [
+            LineageEntry(
+                tenant,
+                memory_id,
+                int(r.position),
+                from_micros(int(r.at_us)),
+                r.kind,
+                json.loads(r.detail),
+            )
+            for r in rows
+        ]
 
     def checkpoint(self, partition: int = 0) -> int:
         row = self._s.execute(self._s.prepare(q.CP_GET), (PROJECTION, partition)).one()
