@@ -37,6 +37,7 @@ from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
 from ai_memory.projector.tailer import ProjectionTailer
 from ai_memory.serialization import AvroEventSerializer
 from ai_memory.service.governance import GovernanceService
+from ai_memory.service.governor import Governor
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.recalls import RecallRecorder
 from ai_memory.settings import Settings
@@ -67,9 +68,17 @@ class Container:
     service: MemoryService
     governance: GovernanceService
     heads: HeadStore | None = None
+    governor: Governor | None = None
 
-    def start(self) -> None:
+    def start(self, *, governor: bool = False) -> None:
+        """Start in-process projections and read reinforcement; ``governor``: also the
+        periodic governor (the server does; tests and tools run passes explicitly)."""
         self.projections.start()
+        if governor:
+            self.governor = Governor(
+                self.governance, self.settings.govern_tenants, self.settings.govern_interval
+            )
+            self.governor.start()
         if self.service.recalls is not None:
             self.service.recalls.start()
 
@@ -77,6 +86,8 @@ class Container:
         return self.projections.status()
 
     def close(self) -> None:
+        if self.governor is not None:
+            self.governor.stop()
         if self.service.recalls is not None:
             self.service.recalls.stop()  # appends what is still pending
         self.projections.drain(timeout=5.0)

@@ -6,6 +6,8 @@ Adapters are chosen by URL in ``bootstrap``:
 * ``AIMEM_RECORD_STORE``  ``sqlite:///<path>`` (default ``<data>/records.db``)
 * ``AIMEM_INDEX``         ``qdrant-edge:///<path>`` (default ``<data>/index``)
 * ``AIMEM_EMBEDDER``      ``static`` (default) | ``minilm``
+* ``AIMEM_GOVERN_INTERVAL`` seconds between governor passes in ``serve`` (3600; 0 = off)
+* ``AIMEM_GOVERN_TENANTS``  comma-separated tenants the governor passes over (``default``)
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     wait_timeout: float = 10.0
     projector_batch: int = 500
+    govern_interval: float = 3600.0  # seconds between governor passes; 0 = off
+    govern_tenants: tuple[str, ...] = ("default",)
 
     @staticmethod
     def from_env(**overrides: object) -> Settings:
@@ -53,6 +57,12 @@ class Settings:
             "embedder": os.environ.get("AIMEM_EMBEDDER", "static"),
             "limits": Limits(max_content_bytes=_int("AIMEM_MAX_CONTENT_BYTES", 16_384)),
             "wait_timeout": _float("AIMEM_WAIT_TIMEOUT", 10.0),
+            "govern_interval": _float("AIMEM_GOVERN_INTERVAL", 3600.0),
+            "govern_tenants": tuple(
+                t.strip()
+                for t in os.environ.get("AIMEM_GOVERN_TENANTS", "default").split(",")
+                if t.strip()
+            ),
         }
         values.update(overrides)
         return Settings(**values)  # type: ignore[arg-type]
@@ -71,4 +81,6 @@ class Settings:
             limits=self.limits,
             wait_timeout=self.wait_timeout,
             projector_batch=self.projector_batch,
+            govern_interval=self.govern_interval,
+            govern_tenants=self.govern_tenants,
         )

@@ -40,7 +40,10 @@ def states(client: TestClient) -> dict[str, str]:
 def test_moving_city_keeps_one_current_residence_and_the_history(
     client: TestClient, clock: FixedClock
 ) -> None:
+    from ai_memory.core.timeparse import format_timestamp
+
     first = say(client, clock, "I live in Auckland.")
+    auckland_time = format_timestamp(clock.now())
     assert [m["slot"] for m in first["memories"]] == ["fact/residence"]
     assert states(client) == {"I live in Auckland.": "active"}
 
@@ -68,6 +71,12 @@ def test_moving_city_keeps_one_current_residence_and_the_history(
         json={"query": "Auckland", "scope": "user:alice", "states": ["historical", "archived"]},
     ).json()
     assert "I live in Auckland." in [h["record"]["content"] for h in history["results"]]
+    believed_then = client.post(
+        "/v1/memories/search",
+        json={"query": "where does alice live", "scope": "user:alice", "as_of": auckland_time},
+    ).json()
+    assert [h["record"]["content"] for h in believed_then["results"]] == ["I live in Auckland."]
+    assert believed_then["results"][0]["record"]["state"] == "active"
     ids = {m["content"]: m["id"] for m in third["memories"]}
     tokyo = client.get(f"/v1/memories/{ids['Now I live in Tokyo.']}/lineage").json()
     assert tokyo["state"] == "active" and len(tokyo["supersedes"]) >= 1
@@ -118,3 +127,47 @@ def test_interaction_validation(client: TestClient) -> None:
     assert r.status_code == 422 and r.json()["field"] == "text"
     r = client.post("/v1/interactions", json={"scope": "Alice", "source_agent": "a", "text": "hi"})
     assert r.status_code == 422 and r.json()["field"] == "scope"
+
+
+def test_governor_expires_ttl_and_forgets_weak_memories_softly(
+    client: TestClient, clock: FixedClock, container: Container
+) -> None:
+    from ai_memory.service.governor import Governor
+
+    otp_write = client.post(
+        "/v1/memories?wait=true",
+        json={
+            "id": "otp",
+            "type": "fact",
+            "scope": "user:alice",
+            "source_agent": "a",
+            "content": "The one-time login code is 4411.",
+            "ttl": 60,
+        },
+    )
+    chat_write = client.post(
+        "/v1/memories?wait=true",
+        json={
+            "id": "chat",
+            "type": "interaction",
+            "scope": "user:alice",
+            "source_agent": "a",
+            "content": "Alice said good morning.",
+            # Low value: S = α·0.1 + β·0.4 + γ·R + δ·F falls below τ_forget as R decays.
+            "meta": {"governance": {"importance": 0.1, "confidence": 0.4}},
+        },
+    )
+    assert otp_write.status_code == chat_write.status_code == 201, chat_write.text
+    clock.advance(200 * DAY)
+    governor = Governor(container.governance, ["default"], interval=0)
+    assert governor.run_once() == 2
+    container.service.wait_for(container.log.last_position())
+    otp = client.get("/v1/memories/otp/lineage").json()
+    chat = client.get("/v1/memories/chat/lineage").json()
+    assert otp["events"][-1]["cause"] == "ttl.expired"
+    assert chat["state"] == "forgotten" and chat["events"][-1]["cause"] == "score.below_forget"
+    # Soft: still readable for audit, not found by default search.
+    assert client.get("/v1/memories/chat").json()["state"] == "forgotten"
+    hits = client.post("/v1/memories/search", json={"query": "good morning"}).json()["results"]
+    assert "chat" not in [h["record"]["id"] for h in hits]
+    assert governor.run_once() == 0  # nothing left to decide

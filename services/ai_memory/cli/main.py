@@ -72,7 +72,7 @@ def serve(
         overrides["data_dir"] = data_dir
     settings = Settings.from_env(**overrides)
     container = build(settings)
-    container.start()
+    container.start(governor=True)
     try:
         uvicorn.run(
             create_app(container),
@@ -153,6 +153,33 @@ def delete(
     """Forget one memory everywhere (log event, tombstone, every projection)."""
     with client(url) as c:
         emit(c.delete(f"/v1/memories/{memory_id}", params={"wait": True, "reason": reason}))
+
+
+@app.command()
+def govern(
+    once: Annotated[bool, typer.Option(help="Run one pass and exit.")] = False,
+    interval: Annotated[float | None, typer.Option(envvar="AIMEM_GOVERN_INTERVAL")] = None,
+) -> None:
+    """Run the governor (distributed deployments; the embedded server governs itself)."""
+    from ai_memory.bootstrap import build
+    from ai_memory.service.governor import Governor
+    from ai_memory.settings import Settings
+
+    settings = Settings.from_env()
+    container = build(settings)
+    try:
+        for tailer in container.projections.tailers:
+            tailer.catch_up()  # in-process views: decide on the whole log
+        every = settings.govern_interval if interval is None else interval
+        governor = Governor(container.governance, settings.govern_tenants, every)
+        while True:
+            done = governor.run_once()
+            err.print(f"governor pass: {done} transitions")
+            if once or every <= 0:
+                return
+            time.sleep(every)
+    finally:
+        container.close()
 
 
 @app.command()

@@ -81,6 +81,11 @@ class SearchIn(BaseModel):
     states: list[MemoryState] | None = Field(
         None, description="Lifecycle states to include (default: only active memories)."
     )
+    as_of: str | int | float | None = Field(
+        None,
+        description="What did we believe then: judge each memory by its state at this time "
+        "(ISO-8601 or Unix time), from its lineage.",
+    )
     rerank: bool = Field(
         True,
         description="Two-stage retrieval: recall K candidates by hybrid search, then rank by "

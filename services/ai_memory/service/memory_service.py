@@ -33,6 +33,7 @@ from ai_memory.core.record import (
     validate_tags,
     validate_type,
 )
+from ai_memory.core.timeparse import parse_timestamp
 from ai_memory.service.recalls import RecallRecorder
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
@@ -90,6 +91,7 @@ class SearchRequest:
     mode: SearchMode = "hybrid"
     states: tuple[MemoryState, ...] = (MemoryState.ACTIVE,)
     rerank: bool = True
+    as_of: datetime | None = None  # "what did we believe then": states as of this time
 
     @staticmethod
     def parse(body: Mapping[str, Any], limits: Limits) -> SearchRequest:
@@ -125,7 +127,8 @@ class SearchRequest:
         rerank = body.get("rerank", True)
         if not isinstance(rerank, bool):
             raise InvalidInput("rerank", "boolean", "rerank must be true or false")
-        return SearchRequest(query.strip(), scopes, tags, types, top_k, mode, states, rerank)
+        as_of = None if body.get("as_of") is None else parse_timestamp(body["as_of"], field="as_of")
+        return SearchRequest(query.strip(), scopes, tags, types, top_k, mode, states, rerank, as_of)
 
 
 class MemoryService:
@@ -242,7 +245,9 @@ class MemoryService:
                 scopes=request.scopes,
                 types=request.types,
                 tags=request.tags,
-                states=request.states,
+                # As of a past time, today's state says nothing: ask for every state and
+                # judge each candidate by its lineage below.
+                states=tuple(MemoryState) if request.as_of else request.states,
                 mode=request.mode,
             )
         )
@@ -251,11 +256,14 @@ class MemoryService:
         for hit in hits:
             stored = records.get(hit.memory_id)
             # The record store is the source of truth: drop what it no longer holds as live.
-            if (
-                stored is None
-                or stored.state not in request.states
-                or stored.record.is_expired(now)
-            ):
+            if stored is None:
+                continue
+            if request.as_of is not None:
+                then = self._state_as_of(tenant, stored, request.as_of)
+                if then is None or then not in request.states:
+                    continue
+                stored = replace(stored, state=then)
+            elif stored.state not in request.states or stored.record.is_expired(now):
                 continue
             live.append(SearchHit(stored, hit.score, dict(hit.components)))
         results = self._rerank(live, now, request.top_k) if request.rerank else live
@@ -265,6 +273,25 @@ class MemoryService:
                 tenant, [(h.stored.record.scope, h.stored.record.id) for h in results]
             )
         return results
+
+    def _state_as_of(
+        self, tenant: str, stored: StoredRecord, as_of: datetime
+    ) -> MemoryState | None:
+        """The memory's state at ``as_of`` from its lineage; None if it did not exist yet
+        (or was already forgotten, or had expired)."""
+        if stored.record.created_at > as_of or stored.record.is_expired(as_of):
+            return None
+        state: MemoryState | None = None
+        for entry in self.store.lineage(tenant, stored.record.id):
+            if entry.at > as_of:
+                break
+            if entry.kind == "written":
+                state = MemoryState(entry.detail.get("state", "active"))
+            elif entry.kind == "state_changed":
+                state = MemoryState(entry.detail["to"])
+            elif entry.kind == "deleted":
+                state = None
+        return state
 
     def _rerank(self, hits: list[SearchHit], now: datetime, top_k: int) -> list[SearchHit]:
         """Two-stage retrieval (seed 000 §4.4): relevance (the fused retrieval score,
