@@ -13,6 +13,7 @@ from ai_memory.core.events import LoggedEvent
 from ai_memory.core.projection import (
     IndexPut,
     IndexRemove,
+    PutLineage,
     PutRecord,
     PutTombstone,
     RemoveRecord,
@@ -24,15 +25,16 @@ from tests.factories import deleted, record, written
 
 def test_write_projects_to_record_and_index() -> None:
     event = written(record("m1", "Alice lives in Tokyo."))
-    (put,) = project_records(LoggedEvent(5, event))
+    put, lineage = project_records(LoggedEvent(5, event))
     assert isinstance(put, PutRecord) and put.stored.position == 5
+    assert isinstance(lineage, PutLineage) and lineage.entry.kind == "written"
     (iput,) = project_index(LoggedEvent(5, event))
     assert isinstance(iput, IndexPut) and iput.position == 5
 
 
 def test_delete_projects_to_removal_and_tombstone_everywhere() -> None:
     muts = project_records(LoggedEvent(9, deleted("m1")))
-    assert [type(m) for m in muts] == [RemoveRecord, PutTombstone]
+    assert [type(m) for m in muts] == [RemoveRecord, PutTombstone, PutLineage]
     assert [type(m) for m in project_index(LoggedEvent(9, deleted("m1")))] == [IndexRemove]
 
 
@@ -98,3 +100,28 @@ def test_duplicates_and_full_replays_give_identical_state(
         assert state(once) == state(messy)
         once.close()
         messy.close()
+
+
+def test_a_superseding_state_change_is_in_both_lineages() -> None:
+    from ai_memory.core.events import MemoryStateChanged
+    from ai_memory.core.record import MemoryState
+    from tests.factories import header
+
+    change = MemoryStateChanged(
+        header(),
+        "old",
+        "user:alice",
+        MemoryState.ACTIVE,
+        MemoryState.ARCHIVED,
+        "conflict.theta.new_better",
+        '{"superseded_by":"new","theta":0.1}',
+    )
+    entries = [
+        m.entry for m in project_records(LoggedEvent(8, change)) if isinstance(m, PutLineage)
+    ]
+    assert [(e.memory_id, e.kind) for e in entries] == [
+        ("old", "state_changed"),
+        ("new", "supersedes"),
+    ]
+    assert entries[0].detail["decision"] == {"superseded_by": "new", "theta": 0.1}
+    assert entries[1].detail["memory_id"] == "old" and entries[1].detail["to"] == "archived"
