@@ -21,6 +21,7 @@ SQLite paths follow the SQLAlchemy convention: `sqlite:///rel/path` is relative,
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from ai_memory.adapters.sqlite_event_log import SqliteEventLog
 from ai_memory.adapters.sqlite_record_store import SqliteRecordStore
 from ai_memory.clock import SystemClock
 from ai_memory.core.errors import InvalidInput
+from ai_memory.core.governance import GovernanceParams
 from ai_memory.core.heads import HeadStore
 from ai_memory.core.ports import Clock, Embedder, EventLog, RecordStore, VectorIndex
 from ai_memory.projector.progress import Projections, ProjectionStatus
@@ -192,6 +194,7 @@ def build(
             projections.external.append(sink)
     clock = clock or SystemClock()
     recalls = RecallRecorder(log, clock)
+    params = governance_params(s)
     service = MemoryService(
         log=log,
         store=store,
@@ -202,9 +205,23 @@ def build(
         limits=s.limits,
         wait_timeout=s.wait_timeout,
         recalls=recalls,
+        ranking=params,
     )
-    governance = GovernanceService(service)
+    governance = GovernanceService(service, params)
     return Container(s, log, store, index, embedder, clock, projections, service, governance, heads)
+
+
+def governance_params(s: Settings) -> GovernanceParams:
+    """Deployment overrides of the governance defaults (``AIMEM_GOVERNANCE`` JSON)."""
+    if not s.governance:
+        return GovernanceParams()
+    try:
+        raw = json.loads(s.governance)
+    except ValueError as e:
+        raise InvalidInput("AIMEM_GOVERNANCE", "json", "AIMEM_GOVERNANCE must be JSON") from e
+    if not isinstance(raw, dict):
+        raise InvalidInput("AIMEM_GOVERNANCE", "json_object", "AIMEM_GOVERNANCE: a JSON object")
+    return GovernanceParams.from_mapping(raw)
 
 
 def build_sink(settings: Settings, projection: str) -> tuple[ProjectionSink, Embedder | None]:

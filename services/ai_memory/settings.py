@@ -8,6 +8,8 @@ Adapters are chosen by URL in ``bootstrap``:
 * ``AIMEM_EMBEDDER``      ``static`` (default) | ``minilm``
 * ``AIMEM_GOVERN_INTERVAL`` seconds between governor passes in ``serve`` (3600; 0 = off)
 * ``AIMEM_GOVERN_TENANTS``  comma-separated tenants the governor passes over (``default``)
+* ``AIMEM_GOVERNANCE``      JSON object overriding governance parameters, e.g.
+  ``{"alpha": 0.4, "beta": 0.3, "gamma": 0.2, "delta": 0.1, "theta": 0.15}``
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Settings:
     projector_batch: int = 500
     govern_interval: float = 3600.0  # seconds between governor passes; 0 = off
     govern_tenants: tuple[str, ...] = ("default",)
+    governance: str = ""  # JSON object of GovernanceParams overrides (AIMEM_GOVERNANCE)
 
     @staticmethod
     def from_env(**overrides: object) -> Settings:
@@ -58,6 +61,7 @@ class Settings:
             "limits": Limits(max_content_bytes=_int("AIMEM_MAX_CONTENT_BYTES", 16_384)),
             "wait_timeout": _float("AIMEM_WAIT_TIMEOUT", 10.0),
             "govern_interval": _float("AIMEM_GOVERN_INTERVAL", 3600.0),
+            "governance": os.environ.get("AIMEM_GOVERNANCE", ""),
             "govern_tenants": tuple(
                 t.strip()
                 for t in os.environ.get("AIMEM_GOVERN_TENANTS", "default").split(",")
@@ -83,4 +87,5 @@ class Settings:
             projector_batch=self.projector_batch,
             govern_interval=self.govern_interval,
             govern_tenants=self.govern_tenants,
+            governance=self.governance,
         )

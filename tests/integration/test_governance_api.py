@@ -171,3 +171,29 @@ def test_governor_expires_ttl_and_forgets_weak_memories_softly(
     hits = client.post("/v1/memories/search", json={"query": "good morning"}).json()["results"]
     assert "chat" not in [h["record"]["id"] for h in hits]
     assert governor.run_once() == 0  # nothing left to decide
+
+
+def test_write_triggers_are_advisory(client: TestClient, container: Container) -> None:
+    before = container.log.last_position()
+    r = client.post(
+        "/v1/write-triggers", json={"text": "From now on, always answer in bullet points."}
+    )
+    assert r.status_code == 200
+    triggers = [s["trigger"] for s in r.json()["suggestions"]]
+    assert any("preference" in t for t in triggers)
+    nothing = client.post("/v1/write-triggers", json={"text": "What time is it?"}).json()
+    assert nothing["suggestions"] == []
+    assert container.log.last_position() == before
+
+
+def test_governance_parameters_are_configurable_and_validated(tmp_path: Any) -> None:
+    import pytest
+
+    from ai_memory.bootstrap import governance_params
+    from ai_memory.core.errors import InvalidInput
+    from ai_memory.settings import Settings
+
+    custom = governance_params(Settings(governance='{"theta": 0.2}'))
+    assert custom.theta == 0.2
+    with pytest.raises(InvalidInput):
+        governance_params(Settings(governance='{"alpha": 0.9}'))  # weights must sum to 1

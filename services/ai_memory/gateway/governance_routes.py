@@ -4,11 +4,12 @@ governor, and lineage."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from ai_memory.core.governance import Turn, should_write
 from ai_memory.service.governance import GovernanceService
 
 Wait = Annotated[bool, Query(description="Return once every projection applied it.")]
@@ -24,6 +25,16 @@ class InteractionIn(BaseModel):
     at: str | int | float | None = Field(None, description="When it was said; defaults to now.")
 
 
+class TurnIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    speaker: Literal["user", "agent"] = "user"
+    task_outcome: Literal["succeeded", "failed"] | None = None
+    conversation_ended: bool = False
+    summary: str | None = None
+
+
 def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -> APIRouter:
     api = APIRouter(tags=["governance"])
 
@@ -35,6 +46,25 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
             tenant_of(request), body.model_dump(exclude_unset=True), wait=wait
         )
         return result.to_json()
+
+    @api.post("/v1/write-triggers")
+    def write_triggers(body: TurnIn) -> Any:
+        """Whether and what to write for a conversation turn (seed 000 §4.3): an explicit
+        preference, a task closed, a problem solved (→ skill), a user correction, or the
+        conversation summary. Advisory: nothing is written."""
+        suggestions = should_write(Turn(**body.model_dump()))
+        return {
+            "suggestions": [
+                {
+                    "trigger": str(x.trigger),
+                    "type": x.memory_type.value,
+                    "content": x.content,
+                    "reason": x.reason,
+                    "importance": x.importance,
+                }
+                for x in suggestions
+            ]
+        }
 
     @api.get("/v1/persona")
     def persona(request: Request, scope: Annotated[str, Query()]) -> Any:
