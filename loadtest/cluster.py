@@ -109,3 +109,29 @@ class Cluster:
             w.stop()
         if self.gateway:
             self.gateway.stop()
+
+    def drain_and_stop(self, timeout: float = 120) -> None:
+        """Stop the gateway first (it appends its last batched read events on the way out),
+        let the workers apply everything on the log, then stop them."""
+        from ai_memory.adapters.cassandra.record_store import CassandraRecordStore
+        from ai_memory.adapters.kafka.event_log import KafkaEventLog
+        from ai_memory.adapters.sqlite_head_store import SqliteHeadStore
+        from ai_memory.serialization import AvroEventSerializer
+
+        if self.gateway:
+            self.gateway.stop()
+        log = KafkaEventLog.from_url(
+            self.log_url, SqliteHeadStore(self.tmp / "drain-heads.db"), AvroEventSerializer()
+        )
+        store = CassandraRecordStore.from_url(self.store_url)
+        try:
+            deadline = time.monotonic() + timeout
+            while any(store.checkpoint(p) < log.last_position(p) for p in log.partitions()):
+                if time.monotonic() > deadline:
+                    raise AssertionError("records workers did not drain the log")
+                time.sleep(0.2)
+        finally:
+            log.close()
+            store.close()
+        for w in self.workers:
+            w.stop()

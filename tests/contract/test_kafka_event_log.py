@@ -7,6 +7,7 @@ head-store contract); Kafka itself is always the real broker from ``tests/server
 from __future__ import annotations
 
 import asyncio
+import shutil
 import tempfile
 import threading
 import uuid
@@ -36,15 +37,17 @@ class RecordingHeadStore(SqliteHeadStore):
     """The embedded head store, noting whether the log closed it."""
 
     def __init__(self) -> None:
-        self._dir = tempfile.TemporaryDirectory()
-        super().__init__(Path(self._dir.name) / "heads.db")
+        # mkdtemp, not TemporaryDirectory: a store a failed log never closed must not
+        # leave a finalizer warning behind for whichever test runs next.
+        self._dir = tempfile.mkdtemp(prefix="heads-")
+        super().__init__(Path(self._dir) / "heads.db")
         self.closed = False
 
     def close(self) -> None:
         if not self.closed:
             self.closed = True
             super().close()
-            self._dir.cleanup()
+            shutil.rmtree(self._dir, ignore_errors=True)
 
 
 JUNK = b"\x00not an avro frame at all"

@@ -89,7 +89,7 @@ def test_projector_killed_mid_stream_loses_and_duplicates_nothing(cluster: Clust
                 "/v1/memories/search", json={"query": f"zq{n}x", "mode": "keyword", "top_k": 1}
             ).json()
             assert hits["results"][0]["record"]["id"] == f"m-{n:05d}"
-    cluster.stop()
+    cluster.drain_and_stop()
     assert_equals_fresh_replay(cluster)
 
 
@@ -168,7 +168,7 @@ def test_delete_while_projectors_down_is_applied_and_never_resurrected(cluster: 
         assert reimport["skipped_tombstoned"] == 1 and reimport["written"] == 0
         cluster.wait_caught_up()
         assert http.get("/v1/memories/m-00007").status_code == 410
-    cluster.stop()
+    cluster.drain_and_stop()
     # A replay from offset 0 ends with the tombstone, not the memory.
     log = KafkaEventLog.from_url(
         cluster.log_url, SqliteHeadStore(cluster.tmp / "h.db"), AvroEventSerializer()
