@@ -17,6 +17,9 @@ import httpx
 import typer
 from rich.console import Console
 
+from ai_memory.cli.doctor_cmd import doctor_cmd
+from ai_memory.cli.mcp_cmd import mcp_cmd
+from ai_memory.cli.migrate_cmd import migrate_cmd
 from ai_memory.cli.project_cmd import project_cmd
 from ai_memory.cli.replay_cmd import replay_cmd
 from ai_memory.cli.transfer_cmds import export_cmd, import_cmd
@@ -30,6 +33,9 @@ app.command("export")(export_cmd)
 app.command("import")(import_cmd)
 app.command("replay")(replay_cmd)
 app.command("project")(project_cmd)
+app.command("migrate")(migrate_cmd)
+app.command("doctor")(doctor_cmd)
+app.command("mcp")(mcp_cmd)
 err = Console(stderr=True)
 
 Url = Annotated[str, typer.Option(envvar="AIMEM_URL", help="Server base URL.")]

@@ -29,7 +29,8 @@ FORMAT_NAME = "ai-memory.bundle"
 FORMAT_VERSION = 1
 LINE_KINDS = ("header", "record", "tombstone", "trailer")
 _LINE_KEYS = {
-    "record": {"kind", "record", "state", "version", "updated_at", "read_count"},
+    # ``lineage`` is reserved for a later writer; v1 readers accept and ignore it.
+    "record": {"kind", "record", "state", "version", "updated_at", "read_count", "lineage"},
     "tombstone": {"kind", "id", "scope", "deleted_at", "reason"},
 }
 

@@ -1,0 +1,132 @@
+"""``ai-memory doctor PATH``: the pre-migration health check of a memory dump (offline).
+
+Reads the file directly (no server needed) and prints a report: type distribution,
+secrets and personal data (masked), context-dependent references, timestamp anomalies,
+duplicates, system logs and vector columns, with warnings. ``--json`` prints the report as
+JSON; ``--redact OUT`` also writes a copy with every secret replaced by
+``[REDACTED:<kind>]``. Exit code 0 even with warnings; 2 if the file cannot be read.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ai_memory.migration.doctor import DoctorReport, diagnose
+from ai_memory.migration.generic import GenericOptions
+from ai_memory.migration.mapping import FieldMap, MappingError, load_mapping_file, parse_map_spec
+
+err = Console(stderr=True)
+
+
+def doctor_cmd(
+    path: Annotated[Path, typer.Argument(help="NDJSON bundle, JSON, JSONL, CSV or SQLite file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    redact: Annotated[
+        Path | None, typer.Option("--redact", help="Write a redacted copy to this file.")
+    ] = None,
+    table: Annotated[str | None, typer.Option(help="SQLite table (default: all).")] = None,
+    fmt: Annotated[
+        str | None, typer.Option("--format", help="json | jsonl | csv | tsv | sqlite.")
+    ] = None,
+    tz: Annotated[str, typer.Option(help="Timezone of naive timestamps (IANA name).")] = "UTC",
+    map_spec: Annotated[
+        str | None, typer.Option("--map", help="e.g. content=text,created_at=ts,scope=uid:user:{}")
+    ] = None,
+    mapping_file: Annotated[
+        Path | None, typer.Option("--mapping", help="JSON/YAML mapping file.")
+    ] = None,
+) -> None:
+    """Health-check a memory dump before migrating it."""
+    try:
+        naive_tz = ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError) as e:
+        err.print(f"[red]unknown timezone[/red] {tz!r}")
+        raise typer.Exit(2) from e
+    try:
+        mapping = load_mapping_file(mapping_file) if mapping_file else FieldMap()
+        if map_spec:
+            mapping = parse_map_spec(map_spec, mapping)
+    except (MappingError, OSError, ValueError) as e:
+        err.print(f"[red]bad mapping[/red]: {e}")
+        raise typer.Exit(2) from e
+    if not path.exists():
+        err.print(f"[red]no such file[/red]: {path}")
+        raise typer.Exit(2)
+    options = GenericOptions(mapping=mapping, naive_tz=naive_tz)
+    try:
+        report = diagnose(path, options, fmt=fmt, table=table, redact_to=redact)
+    except (OSError, ValueError) as e:
+        err.print(f"[red]cannot read {path}[/red]: {e}")
+        raise typer.Exit(2) from e
+    if as_json:
+        typer.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        render(report, Console())
+
+
+def render(report: DoctorReport, console: Console) -> None:
+    """Print the report as rich tables."""
+    outcome = report.outcome
+    console.print(
+        f"[bold]{report.source}[/bold] ({report.format}): {report.rows} rows, "
+        f"{report.memories} memories, {report.tombstones} tombstones"
+    )
+    types = Table(title="Memory types")
+    types.add_column("type")
+    types.add_column("rows", justify="right")
+    types.add_column("share", justify="right")
+    for name in ("fact", "task", "preference", "skill", "interaction"):
+        count = report.types.get(name, 0)
+        share = f"{100 * count / report.memories:.1f}%" if report.memories else "-"
+        types.add_row(name, str(count), share)
+    console.print(types)
+
+    rows = Table(title="Row outcome (generic import preview)")
+    rows.add_column("outcome")
+    rows.add_column("rows", justify="right")
+    rows.add_column("example")
+    rows.add_row("memory", str(outcome.converted.get("record", 0)), "")
+    for category, count in outcome.to_json()["unimported"].items():
+        examples = outcome.examples.get(category) or [{}]
+        example = examples[0]
+        text = f"{example.get('source_ref', '')} {example.get('reason', '')}".strip()
+        rows.add_row(category, str(count), text)
+    console.print(rows)
+
+    findings = Table(title="Secrets and personal data")
+    findings.add_column("kind")
+    findings.add_column("count", justify="right")
+    findings.add_column("examples (masked)")
+    for kind, count in report.secrets.most_common():
+        findings.add_row(kind, str(count), "\n".join(report.secret_examples.get(kind, [])[:3]))
+    if report.secrets:
+        console.print(findings)
+
+    stamps = Table(title="Timestamps")
+    stamps.add_column("kind")
+    stamps.add_column("rows", justify="right")
+    stamps.add_column("examples")
+    for kind, count in sorted(report.timestamps.items()):
+        stamps.add_row(kind, str(count), "\n".join(report.timestamp_examples.get(kind, [])[:3]))
+    console.print(stamps)
+
+    if report.context_examples:
+        refs = Table(title=f"Context-dependent references ({report.context_refs} rows)")
+        refs.add_column("row")
+        refs.add_column("phrase")
+        refs.add_column("excerpt")
+        for ex in report.context_examples:
+            refs.add_row(ex["ref"], ex["phrase"], ex["excerpt"])
+        console.print(refs)
+
+    for warning in report.warnings:
+        console.print(f"[yellow]warning[/yellow]: {warning}")
+    if report.redacted_to:
+        console.print(f"redacted copy written to {report.redacted_to}")

@@ -1,0 +1,310 @@
+"""After a migration: the five checks of seed 000 §5.4 as automated probes of the target.
+
+Each check compares what the source said (the converted bundle lines) with what the
+target answers, through the same API an agent uses (GET a memory, search):
+
+1. ``preferences`` — preferences carried over: every source preference is findable by
+   searching its own text in its scope.
+2. ``tasks`` — task state answerable: every task is readable with the same text and
+   state, and a search for it finds it.
+3. ``lessons`` — lessons present: every skill is readable with the same text.
+4. ``history`` — history traceable by time: every record's ``created_at`` is preserved
+   and the chronological order of the source is the order on the target.
+5. ``forgetting`` — nothing forgotten came back: every source tombstone / DELETE answers
+   410 on the target.
+
+A check passes vacuously when the source holds nothing of its kind (the evidence says
+so). A source record the target had already forgotten before the migration (410 without
+a source tombstone) is reported as kept forgotten, not as lost.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import httpx
+
+from ai_memory.core.errors import Gone, NotFound
+from ai_memory.core.timeparse import format_timestamp, parse_timestamp
+from ai_memory.service.memory_service import MemoryService, SearchRequest
+from ai_memory.service.transfer import _ID_NAMESPACE
+
+MAX_FAILURES_SHOWN = 10
+CHECKS = (
+    ("preferences", "preferences carried over"),
+    ("tasks", "task state answerable"),
+    ("lessons", "lessons (skills) present"),
+    ("history", "history traceable by time"),
+    ("forgetting", "nothing forgotten came back"),
+)
+
+
+class Target(Protocol):
+    """The migrated-to memory service, as an agent sees it."""
+
+    def get(self, memory_id: str) -> tuple[int, dict[str, Any] | None]:
+        """HTTP-style status and the record body (with ``state`` and ``created_at``)."""
+
+    def search(self, body: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Search results as ``[{"record": {...}}, ...]``."""
+
+
+class EmbeddedTarget:
+    """A target in this process (a container on a data dir)."""
+
+    def __init__(self, service: MemoryService, tenant: str) -> None:
+        self.service, self.tenant = service, tenant
+
+    def get(self, memory_id: str) -> tuple[int, dict[str, Any] | None]:
+        """GET through the service."""
+        try:
+            return 200, self.service.get(self.tenant, memory_id).to_json()
+        except Gone:
+            return 410, None
+        except NotFound:
+            return 404, None
+
+    def search(self, body: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Search through the service."""
+        request = SearchRequest.parse(body, self.service.limits)
+        return [{"record": h.stored.to_json()} for h in self.service.search(self.tenant, request)]
+
+
+class HttpTarget:
+    """A running server."""
+
+    def __init__(self, client: httpx.Client) -> None:
+        self.client = client
+
+    def get(self, memory_id: str) -> tuple[int, dict[str, Any] | None]:
+        """``GET /v1/memories/{id}``."""
+        response = self.client.get(f"/v1/memories/{memory_id}")
+        body = response.json() if response.status_code == 200 else None
+        return response.status_code, body
+
+    def search(self, body: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """``POST /v1/memories/search``."""
+        response = self.client.post("/v1/memories/search", json=dict(body))
+        response.raise_for_status()
+        results: list[dict[str, Any]] = response.json()["results"]
+        return results
+
+
+@dataclass(frozen=True)
+class Expected:
+    """One source record as the target should hold it."""
+
+    id: str
+    type: str
+    scope: str
+    content: str
+    created_at: str | None
+    state: str
+
+
+@dataclass
+class CheckResult:
+    """One check: pass/fail, how many probes, and evidence."""
+
+    key: str
+    name: str
+    passed: bool = True
+    checked: int = 0
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    evidence: str = ""
+
+    def fail(self, **detail: Any) -> None:
+        """Record one failing probe."""
+        self.passed = False
+        self.failures.append(detail)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready summary (the first failures only)."""
+        return {
+            "check": self.key,
+            "name": self.name,
+            "result": "pass" if self.passed else "fail",
+            "checked": self.checked,
+            "failed": len(self.failures),
+            "evidence": self.evidence,
+            "failures": self.failures[:MAX_FAILURES_SHOWN],
+        }
+
+
+def _norm(value: object) -> str | None:
+    return None if value is None else format_timestamp(parse_timestamp(value))
+
+
+def expected_from(lines: Iterable[Mapping[str, Any]]) -> tuple[list[Expected], list[str]]:
+    """Records the target should hold and ids it must answer 410 for.
+
+    A record the same source later deletes is expected forgotten, not present.
+    """
+    records: dict[str, Expected] = {}
+    tombstones: dict[str, None] = {}
+    for line in lines:
+        if line.get("kind") == "tombstone":
+            tombstones[str(line["id"])] = None
+            records.pop(str(line["id"]), None)
+            continue
+        raw = line.get("record") or {}
+        rid = raw.get("id") or str(
+            uuid.uuid5(
+                _ID_NAMESPACE, f"{raw.get('scope')}\n{raw.get('type')}\n{raw.get('content')}"
+            )
+        )
+        try:
+            created = _norm(raw.get("created_at"))
+        except Exception:  # an invalid timestamp was rejected on import; nothing to compare
+            created = None
+        records[str(rid)] = Expected(
+            str(rid),
+            str(raw.get("type")),
+            str(raw.get("scope")),
+            str(raw.get("content")),
+            created,
+            str(line.get("state") or "active"),
+        )
+        tombstones.pop(str(rid), None)
+    return list(records.values()), list(tombstones)
+
+
+class _Probe:
+    """GETs each id once across all checks."""
+
+    def __init__(self, target: Target) -> None:
+        self.target, self.cache = target, dict[str, tuple[int, dict[str, Any] | None]]()
+
+    def get(self, memory_id: str) -> tuple[int, dict[str, Any] | None]:
+        if memory_id not in self.cache:
+            self.cache[memory_id] = self.target.get(memory_id)
+        return self.cache[memory_id]
+
+    def found_by_search(self, want: Expected) -> str | None:
+        """The search mode that finds ``want`` by its own text, or None."""
+        for mode in ("hybrid", "keyword"):
+            body = {
+                "query": want.content[:2000],
+                "scope": want.scope,
+                "types": [want.type],
+                "states": [want.state],
+                "top_k": 20,
+                "mode": mode,
+            }
+            if any(hit["record"]["id"] == want.id for hit in self.target.search(body)):
+                return mode
+        return None
+
+
+def _readable(check: CheckResult, probe: _Probe, want: Expected, *, search: bool) -> bool:
+    """GET (and optionally search) one record; record a failure; False if pre-forgotten."""
+    status, body = probe.get(want.id)
+    if status == 410:
+        return False
+    check.checked += 1
+    if status != 200 or body is None:
+        check.fail(id=want.id, problem=f"GET answered {status}", content=want.content[:120])
+    elif body.get("content") != want.content:
+        check.fail(
+            id=want.id,
+            problem="content differs",
+            expected=want.content[:120],
+            actual=str(body.get("content"))[:120],
+        )
+    elif body.get("state") != want.state:
+        check.fail(id=want.id, problem=f"state {body.get('state')!r}, expected {want.state!r}")
+    elif search and probe.found_by_search(want) is None:
+        check.fail(id=want.id, problem="not found by searching its own text", scope=want.scope)
+    return True
+
+
+def _per_type(
+    key: str, name: str, probe: _Probe, wants: list[Expected], *, search: bool, noun: str
+) -> CheckResult:
+    check = CheckResult(key, name)
+    kept_forgotten = sum(0 if _readable(check, probe, w, search=search) else 1 for w in wants)
+    if not wants:
+        check.evidence = f"the source holds no {noun}s (nothing to carry over)"
+        return check
+    how = "read back with the same text and state" + (
+        " and found by searching that text" if search else ""
+    )
+    check.evidence = (
+        f"{check.checked - len(check.failures)} of {check.checked} source {noun}s {how}"
+    )
+    if kept_forgotten:
+        check.evidence += f"; {kept_forgotten} already forgotten on the target and kept forgotten"
+    return check
+
+
+def _history(probe: _Probe, wants: list[Expected]) -> CheckResult:
+    check = CheckResult("history", "history traceable by time")
+    timed = sorted((w for w in wants if w.created_at), key=lambda w: (w.created_at or "", w.id))
+    previous: tuple[str, str] | None = None
+    for want in timed:
+        status, body = probe.get(want.id)
+        if status != 200 or body is None:
+            continue  # absence is the other checks' finding; here only time is judged
+        check.checked += 1
+        actual = _norm(body.get("created_at"))
+        if actual != want.created_at:
+            check.fail(
+                id=want.id, problem="created_at changed", expected=want.created_at, actual=actual
+            )
+            continue
+        if previous is not None and actual is not None and actual < previous[0]:
+            check.fail(id=want.id, problem=f"ordered before {previous[1]} on the target")
+        previous = (actual or "", want.id)
+    untimed = len(wants) - len(timed)
+    check.evidence = (
+        f"{check.checked - len(check.failures)} of {check.checked} records kept their created_at "
+        "and the source's chronological order"
+        + (f"; {untimed} source records had no timestamp" if untimed else "")
+    )
+    return check
+
+
+def _forgetting(probe: _Probe, tombstones: list[str]) -> CheckResult:
+    check = CheckResult("forgetting", "nothing forgotten came back")
+    for memory_id in tombstones:
+        check.checked += 1
+        status, body = probe.get(memory_id)
+        if status != 410:
+            check.fail(
+                id=memory_id,
+                problem=f"GET answered {status}, expected 410",
+                content=(body or {}).get("content"),
+            )
+    check.evidence = (
+        f"{check.checked - len(check.failures)} of {check.checked} source deletions "
+        "answer 410 on the target"
+        if tombstones
+        else "the source holds no deletions"
+    )
+    return check
+
+
+def verify(target: Target, lines: Iterable[Mapping[str, Any]]) -> list[CheckResult]:
+    """Run the five checks against ``target`` for the converted source ``lines``."""
+    records, tombstones = expected_from(lines)
+    probe = _Probe(target)
+    of = {t: [r for r in records if r.type == t] for t in ("preference", "task", "skill")}
+    return [
+        _per_type(
+            "preferences",
+            "preferences carried over",
+            probe,
+            of["preference"],
+            search=True,
+            noun="preference",
+        ),
+        _per_type("tasks", "task state answerable", probe, of["task"], search=True, noun="task"),
+        _per_type(
+            "lessons", "lessons (skills) present", probe, of["skill"], search=False, noun="skill"
+        ),
+        _history(probe, records),
+        _forgetting(probe, tombstones),
+    ]

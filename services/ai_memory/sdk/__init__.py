@@ -1,0 +1,116 @@
+"""The Python SDK of ai-memory: typed sync and async clients, lifecycle helpers, and a
+LangGraph store.
+
+    from ai_memory.sdk import MemoryClient
+
+    with MemoryClient("http://127.0.0.1:8080") as memory:
+        memory.write("Alice prefers short bullet lists.", type="preference",
+                     scope="user:alice", source_agent="planner", wait=True)
+        hits = memory.search("how should replies be formatted", scope="user:alice")
+
+``AiMemoryStore`` (LangGraph) is imported lazily, so the SDK does not need LangGraph
+unless you use it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .async_client import AsyncMemoryClient
+from .client import MemoryClient
+from .errors import (
+    ApiError,
+    ConflictError,
+    ConnectionFailedError,
+    GoneError,
+    InvalidInputError,
+    NotFoundError,
+    RateLimitedError,
+    ServerError,
+    UnavailableError,
+    WaitTimeoutError,
+)
+from .lifecycle import Observation, end_session, estimate_tokens, observe, wake_up
+from .models import (
+    DeleteOut,
+    EpisodesOut,
+    GovernanceRunOut,
+    HealthOut,
+    ImportOut,
+    InteractionIn,
+    InteractionOut,
+    LineageOut,
+    MemoryIn,
+    MemoryOut,
+    MemoryState,
+    MemoryType,
+    NoteIn,
+    NoteSaveOut,
+    NotesOut,
+    PersonaOut,
+    SearchHitOut,
+    SearchIn,
+    SearchOut,
+    TurnIn,
+    WriteOut,
+    WriteSuggestion,
+    WriteTriggersOut,
+)
+from .retry import RetryPolicy
+
+if TYPE_CHECKING:
+    from .langgraph_store import AiMemoryStore
+
+__all__ = [
+    "AiMemoryStore",
+    "ApiError",
+    "AsyncMemoryClient",
+    "ConflictError",
+    "ConnectionFailedError",
+    "DeleteOut",
+    "EpisodesOut",
+    "GoneError",
+    "GovernanceRunOut",
+    "HealthOut",
+    "ImportOut",
+    "InteractionIn",
+    "InteractionOut",
+    "InvalidInputError",
+    "LineageOut",
+    "MemoryClient",
+    "MemoryIn",
+    "MemoryOut",
+    "MemoryState",
+    "MemoryType",
+    "NotFoundError",
+    "NoteIn",
+    "NoteSaveOut",
+    "NotesOut",
+    "Observation",
+    "PersonaOut",
+    "RateLimitedError",
+    "RetryPolicy",
+    "SearchHitOut",
+    "SearchIn",
+    "SearchOut",
+    "ServerError",
+    "TurnIn",
+    "UnavailableError",
+    "WaitTimeoutError",
+    "WriteOut",
+    "WriteSuggestion",
+    "WriteTriggersOut",
+    "end_session",
+    "estimate_tokens",
+    "observe",
+    "wake_up",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Import ``AiMemoryStore`` (and with it LangGraph) only when it is asked for."""
+    if name == "AiMemoryStore":
+        from .langgraph_store import AiMemoryStore
+
+        return AiMemoryStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,235 @@
+"""One description of every HTTP call, shared by the sync and the async client.
+
+Each builder returns a ``Call``: method, path, query, JSON body, whether it is safe to
+repeat, and how to read the answer. The clients only add transport and retries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel
+
+from .errors import ServerError, error_from_response
+from .models import (
+    DeleteOut,
+    EpisodesOut,
+    GovernanceRunOut,
+    HealthOut,
+    ImportOut,
+    InteractionIn,
+    InteractionOut,
+    LineageOut,
+    MemoryIn,
+    MemoryOut,
+    NoteIn,
+    NoteSaveOut,
+    NotesOut,
+    PersonaOut,
+    SearchIn,
+    SearchOut,
+    TurnIn,
+    WriteOut,
+    WriteTriggersOut,
+)
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+Params = dict[str, str | int | bool | list[str]]
+#: What ``import_bundle`` accepts: a file, a whole bundle, or its lines.
+ImportSource = os.PathLike[str] | bytes | Iterable[str | bytes | Mapping[str, Any]]
+NDJSON = "application/x-ndjson"
+_CHUNK = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    """One HTTP request and how to read its answer."""
+
+    method: str
+    path: str
+    parse: Callable[[httpx.Response], T]
+    params: Params | None = None
+    json: Any = None
+    idempotent: bool = True
+
+
+def check(response: httpx.Response) -> httpx.Response:
+    """Raise the typed error for a failure status (the body must have been read)."""
+    if response.status_code >= 400:
+        raise error_from_response(response)
+    return response
+
+
+def model(cls: type[M]) -> Callable[[httpx.Response], M]:
+    """A parser: the answer's JSON body validated as ``cls``."""
+
+    def parse(response: httpx.Response) -> M:
+        check(response)
+        try:
+            return cls.model_validate_json(response.content)
+        except ValueError as exc:
+            raise ServerError(
+                f"unexpected answer from {response.request.url.path}: {exc}",
+                status=response.status_code,
+                code="unexpected_response",
+            ) from exc
+
+    return parse
+
+
+def _id(memory_id: str) -> str:
+    return quote(memory_id, safe="")
+
+
+def _body(record: MemoryIn, *, drop_id: bool) -> dict[str, Any]:
+    body = record.model_dump(mode="json", exclude_unset=True)
+    if drop_id:
+        body.pop("id", None)
+    return body
+
+
+def _wait(wait: bool) -> Params:
+    return {"wait": "true"} if wait else {}
+
+
+def create(record: MemoryIn, wait: bool) -> Call[WriteOut]:
+    """``POST /v1/memories`` — idempotent only when the record carries an id."""
+    body = _body(record, drop_id=False)
+    return Call("POST", "/v1/memories", model(WriteOut), _wait(wait), body, "id" in body)
+
+
+def upsert(memory_id: str, record: MemoryIn, wait: bool) -> Call[WriteOut]:
+    """``PUT /v1/memories/{id}`` — idempotent."""
+    body = _body(record, drop_id=True)
+    return Call("PUT", f"/v1/memories/{_id(memory_id)}", model(WriteOut), _wait(wait), body)
+
+
+def get(memory_id: str, min_position: int) -> Call[MemoryOut]:
+    """``GET /v1/memories/{id}``."""
+    params: Params = {"min_position": min_position} if min_position else {}
+    return Call("GET", f"/v1/memories/{_id(memory_id)}", model(MemoryOut), params)
+
+
+def delete(memory_id: str, reason: str | None, wait: bool) -> Call[DeleteOut]:
+    """``DELETE /v1/memories/{id}`` — idempotent (``already_forgotten`` the second time)."""
+    params = _wait(wait) | ({"reason": reason} if reason else {})
+    return Call("DELETE", f"/v1/memories/{_id(memory_id)}", model(DeleteOut), params)
+
+
+def search(request: SearchIn, min_position: int) -> Call[SearchOut]:
+    """``POST /v1/memories/search`` — a read."""
+    params: Params = {"min_position": min_position} if min_position else {}
+    body = request.model_dump(mode="json", exclude_none=True)
+    return Call("POST", "/v1/memories/search", model(SearchOut), params, body)
+
+
+def export_params(scope: str | Sequence[str] | None) -> Params:
+    """Query of ``GET /v1/export``: one or more scopes, or everything."""
+    if scope is None:
+        return {}
+    return {"scope": [scope] if isinstance(scope, str) else list(scope)}
+
+
+def import_params(wait: bool, source: str | None) -> Params:
+    """Query of ``POST /v1/import``."""
+    return _wait(wait) | ({"source": source} if source else {})
+
+
+def import_body(source: ImportSource) -> tuple[Callable[[], Iterable[bytes]], bool]:
+    """A factory of the NDJSON body and whether it can be produced again (for retries)."""
+    if isinstance(source, str):
+        raise TypeError("pass Path(...) to import a file, or an iterable of lines")
+    if isinstance(source, bytes):
+        data = source
+        return (lambda: [data]), True
+    if isinstance(source, os.PathLike):
+        path = Path(source)
+        return (lambda: _file_chunks(path)), True
+    lines = source
+    replayable = isinstance(lines, Sequence)
+    return (lambda: _encode_lines(lines)), replayable
+
+
+def _file_chunks(path: Path) -> Iterator[bytes]:
+    with path.open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            yield chunk
+
+
+def _encode_lines(lines: Iterable[str | bytes | Mapping[str, Any]]) -> Iterator[bytes]:
+    for line in lines:
+        if isinstance(line, Mapping):
+            raw = json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode()
+        elif isinstance(line, str):
+            raw = line.encode("utf-8")
+        else:
+            raw = line
+        yield raw if raw.endswith(b"\n") else raw + b"\n"
+
+
+def interaction(body: InteractionIn, wait: bool) -> Call[InteractionOut]:
+    """``POST /v1/interactions`` — not idempotent (each call is a new turn)."""
+    payload = body.model_dump(mode="json", exclude_unset=True)
+    return Call(
+        "POST", "/v1/interactions", model(InteractionOut), _wait(wait), payload, idempotent=False
+    )
+
+
+def persona(scope: str) -> Call[PersonaOut]:
+    """``GET /v1/persona``."""
+    return Call("GET", "/v1/persona", model(PersonaOut), {"scope": scope})
+
+
+def episodes(scope: str) -> Call[EpisodesOut]:
+    """``GET /v1/episodes``."""
+    return Call("GET", "/v1/episodes", model(EpisodesOut), {"scope": scope})
+
+
+def lineage(memory_id: str) -> Call[LineageOut]:
+    """``GET /v1/memories/{id}/lineage``."""
+    return Call("GET", f"/v1/memories/{_id(memory_id)}/lineage", model(LineageOut))
+
+
+def write_triggers(turn: TurnIn) -> Call[WriteTriggersOut]:
+    """``POST /v1/write-triggers`` — pure advice, safe to repeat."""
+    body = turn.model_dump(mode="json")
+    return Call("POST", "/v1/write-triggers", model(WriteTriggersOut), None, body)
+
+
+def governance_run(wait: bool) -> Call[GovernanceRunOut]:
+    """``POST /v1/governance/run`` — a second pass right after finds nothing to do."""
+    return Call("POST", "/v1/governance/run", model(GovernanceRunOut), _wait(wait))
+
+
+def save_note(note: NoteIn) -> Call[NoteSaveOut]:
+    """``PUT /v1/notes`` — idempotent (the same note twice is ``unchanged``)."""
+    body = note.model_dump(mode="json", exclude_none=True)
+    return Call("PUT", "/v1/notes", model(NoteSaveOut), None, body)
+
+
+def recall_notes(agent: str, topic: str | None, min_position: int) -> Call[NotesOut]:
+    """``GET /v1/notes``."""
+    params: Params = {"agent": agent}
+    if topic is not None:
+        params["topic"] = topic
+    if min_position:
+        params["min_position"] = min_position
+    return Call("GET", "/v1/notes", model(NotesOut), params)
+
+
+def health() -> Call[HealthOut]:
+    """``GET /healthz``."""
+    return Call("GET", "/healthz", model(HealthOut))
+
+
+def import_report() -> Callable[[httpx.Response], ImportOut]:
+    """The parser of ``POST /v1/import``."""
+    return model(ImportOut)

@@ -1,0 +1,316 @@
+"""``MemoryClient``: the synchronous, typed client of the ai-memory HTTP API.
+
+One method per endpoint; answers are pydantic models (``ai_memory.sdk.models``), failures
+typed exceptions (``ai_memory.sdk.errors``), and 429/503/transport failures are retried
+as ``ai_memory.sdk.retry`` describes.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+
+from . import _wire as w
+from .errors import ConnectionFailedError
+from .models import (
+    DeleteOut,
+    EpisodesOut,
+    GovernanceRunOut,
+    HealthOut,
+    ImportOut,
+    InteractionIn,
+    InteractionOut,
+    LineageOut,
+    MemoryIn,
+    MemoryOut,
+    MemoryState,
+    MemoryType,
+    NoteIn,
+    NoteSaveOut,
+    NotesOut,
+    PersonaOut,
+    SearchIn,
+    SearchOut,
+    TurnIn,
+    WriteOut,
+    WriteTriggersOut,
+)
+from .retry import RetryPolicy
+
+__all__ = ["DEFAULT_URL", "MemoryClient"]
+
+T = TypeVar("T")
+DEFAULT_URL = "http://127.0.0.1:8080"
+
+
+class MemoryClient:
+    """A synchronous client of one ai-memory server.
+
+    ``retries`` is a retry count or a ``RetryPolicy``; ``transport`` replaces the network
+    (``httpx.MockTransport`` in tests). Use it as a context manager, or call ``close``.
+    """
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_URL,
+        *,
+        timeout: float = 30.0,
+        retries: int | RetryPolicy = 3,
+        transport: httpx.BaseTransport | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.retry = RetryPolicy.of(retries)
+        self._http = httpx.Client(
+            base_url=self.base_url, timeout=timeout, transport=transport, headers=headers
+        )
+
+    def __enter__(self) -> MemoryClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._http.close()
+
+    # --- transport ----------------------------------------------------------------------
+    def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: w.Params | None = None,
+        json: Any = None,
+        content: Any = None,
+        headers: dict[str, str] | None = None,
+        idempotent: bool = True,
+        stream: bool = False,
+    ) -> httpx.Response:
+        """Send with retries; a failure status raises its typed error."""
+        attempt = 0
+        while True:
+            body = content() if callable(content) else content
+            request = self._http.build_request(
+                method, path, params=params, json=json, content=body, headers=headers
+            )
+            try:
+                response = self._http.send(request, stream=stream)
+            except httpx.TransportError as exc:
+                delay = self.retry.after_error(exc, attempt, idempotent=idempotent)
+                if delay is None:
+                    raise ConnectionFailedError(
+                        f"{method} {path}: {exc!r}", code="connection_failed"
+                    ) from exc
+            else:
+                delay = self.retry.after_response(response, attempt, idempotent=idempotent)
+                if delay is None:
+                    if response.status_code >= 400:
+                        response.read()
+                        response.close()
+                        w.check(response)
+                    return response
+                response.close()
+            self.retry.sleep(delay)
+            attempt += 1
+
+    def _call(self, call: w.Call[T]) -> T:
+        response = self._send(
+            call.method, call.path, params=call.params, json=call.json, idempotent=call.idempotent
+        )
+        return call.parse(response)
+
+    # --- memories -----------------------------------------------------------------------
+    def write(
+        self,
+        content: str,
+        *,
+        scope: str,
+        source_agent: str,
+        type: MemoryType | str = MemoryType.FACT,
+        id: str | None = None,
+        tags: Sequence[str] | None = None,
+        meta: dict[str, Any] | None = None,
+        ttl: int | None = None,
+        created_at: str | int | float | None = None,
+        wait: bool = False,
+    ) -> WriteOut:
+        """Write a memory with an idempotent ``PUT`` (a UUID is generated when ``id`` is
+        None), so it is safe to retry; ``record.id`` of the answer is the id."""
+        fields: dict[str, Any] = {
+            "type": type,
+            "content": content,
+            "scope": scope,
+            "source_agent": source_agent,
+        }
+        optional = {"meta": meta, "ttl": ttl, "created_at": created_at}
+        fields |= {k: v for k, v in optional.items() if v is not None}
+        if tags is not None:
+            fields["tags"] = list(tags)
+        return self.upsert(id or str(uuid.uuid4()), MemoryIn.model_validate(fields), wait=wait)
+
+    def create(self, record: MemoryIn, *, wait: bool = False) -> WriteOut:
+        """``POST /v1/memories``: create (the server picks the id when ``record.id`` is
+        unset; such a request is never retried once it may have reached the server)."""
+        return self._call(w.create(record, wait))
+
+    def upsert(self, memory_id: str, record: MemoryIn, *, wait: bool = False) -> WriteOut:
+        """``PUT /v1/memories/{id}``: create (201) or update; unchanged → ``changed=False``."""
+        return self._call(w.upsert(memory_id, record, wait))
+
+    def get(self, memory_id: str, *, min_position: int = 0) -> MemoryOut:
+        """``GET /v1/memories/{id}``; ``NotFoundError`` (404), ``GoneError`` (410)."""
+        return self._call(w.get(memory_id, min_position))
+
+    def delete(self, memory_id: str, *, reason: str | None = None, wait: bool = False) -> DeleteOut:
+        """``DELETE /v1/memories/{id}``: forget for good (the id is never reused)."""
+        return self._call(w.delete(memory_id, reason, wait))
+
+    def search(
+        self,
+        query: str,
+        *,
+        scope: str | None = None,
+        tags: Sequence[str] | None = None,
+        types: Sequence[MemoryType | str] | None = None,
+        top_k: int = 10,
+        mode: str = "hybrid",
+        states: Sequence[MemoryState | str] | None = None,
+        as_of: str | int | float | None = None,
+        rerank: bool = True,
+        min_position: int = 0,
+    ) -> SearchOut:
+        """``POST /v1/memories/search``: hybrid (or ``semantic``/``keyword``) search; each
+        hit carries its ``score``, ``components`` and rerank ``explanation``."""
+        request = SearchIn.model_validate(
+            {
+                "query": query,
+                "scope": scope,
+                "tags": None if tags is None else list(tags),
+                "types": None if types is None else list(types),
+                "top_k": top_k,
+                "mode": mode,
+                "states": None if states is None else list(states),
+                "as_of": as_of,
+                "rerank": rerank,
+            }
+        )
+        return self.search_request(request, min_position=min_position)
+
+    def search_request(self, request: SearchIn, *, min_position: int = 0) -> SearchOut:
+        """``POST /v1/memories/search`` with a prepared ``SearchIn``."""
+        return self._call(w.search(request, min_position))
+
+    # --- export / import ----------------------------------------------------------------
+    def export_lines(self, scope: str | Sequence[str] | None = None) -> Iterator[str]:
+        """``GET /v1/export``: the NDJSON bundle streamed line by line (header, records,
+        tombstones, trailer). Only opening the stream is retried."""
+        response = self._send("GET", "/v1/export", params=w.export_params(scope), stream=True)
+        try:
+            for line in response.iter_lines():
+                if line:
+                    yield line
+        finally:
+            response.close()
+
+    def export_to(self, path: str | Path, scope: str | Sequence[str] | None = None) -> int:
+        """Stream the bundle into a file; returns the number of lines written."""
+        count = 0
+        with Path(path).open("w", encoding="utf-8") as f:
+            for line in self.export_lines(scope):
+                f.write(line + "\n")
+                count += 1
+        return count
+
+    def import_bundle(
+        self, source: w.ImportSource, *, wait: bool = False, source_name: str | None = None
+    ) -> ImportOut:
+        """``POST /v1/import``: stream a bundle from a file (``Path``), ``bytes`` or an
+        iterable of lines (str, bytes or record dicts); returns the report. Idempotent,
+        so retried unless ``source`` is a one-shot iterator."""
+        body, replayable = w.import_body(source)
+        response = self._send(
+            "POST",
+            "/v1/import",
+            params=w.import_params(wait, source_name),
+            content=body,
+            headers={"content-type": w.NDJSON},
+            idempotent=replayable,
+        )
+        return w.import_report()(response)
+
+    # --- governed memory ----------------------------------------------------------------
+    def record_interaction(
+        self,
+        text: str,
+        *,
+        scope: str,
+        source_agent: str,
+        session_id: str | None = None,
+        at: str | int | float | None = None,
+        wait: bool = False,
+    ) -> InteractionOut:
+        """``POST /v1/interactions``: keep a raw turn (L0) and extract memories (L1)."""
+        fields = {"session_id": session_id, "at": at}
+        body = InteractionIn.model_validate(
+            {"text": text, "scope": scope, "source_agent": source_agent}
+            | {k: v for k, v in fields.items() if v is not None}
+        )
+        return self._call(w.interaction(body, wait))
+
+    def persona(self, scope: str) -> PersonaOut:
+        """``GET /v1/persona``: L3, the active preferences, goals, facts, skills, tasks."""
+        return self._call(w.persona(scope))
+
+    def episodes(self, scope: str) -> EpisodesOut:
+        """``GET /v1/episodes``: L2, extracted memories grouped by conversation."""
+        return self._call(w.episodes(scope))
+
+    def lineage(self, memory_id: str) -> LineageOut:
+        """``GET /v1/memories/{id}/lineage``: supersession and every state change."""
+        return self._call(w.lineage(memory_id))
+
+    def write_triggers(self, turn: TurnIn | str) -> WriteTriggersOut:
+        """``POST /v1/write-triggers``: whether and what to write for a turn (advisory)."""
+        body = TurnIn(text=turn) if isinstance(turn, str) else turn
+        return self._call(w.write_triggers(body))
+
+    def run_governance(self, *, wait: bool = False) -> GovernanceRunOut:
+        """``POST /v1/governance/run``: one governor pass now."""
+        return self._call(w.governance_run(wait))
+
+    # --- notes --------------------------------------------------------------------------
+    def save_note(
+        self,
+        agent: str,
+        topic: str | Iterable[str],
+        note: str,
+        *,
+        type: MemoryType | str | None = None,
+    ) -> NoteSaveOut:
+        """``PUT /v1/notes``: save or replace the note on a topic (``note="off"`` deletes)."""
+        topics = topic if isinstance(topic, str) else list(topic)
+        body = NoteIn.model_validate({"agent": agent, "topic": topics, "note": note, "type": type})
+        return self._call(w.save_note(body))
+
+    def recall_notes(
+        self, agent: str, topic: str | None = None, *, min_position: int = 0
+    ) -> NotesOut:
+        """``GET /v1/notes``: the best 3 notes for a topic and all your topics."""
+        return self._call(w.recall_notes(agent, topic, min_position))
+
+    # --- operations ---------------------------------------------------------------------
+    def health(self) -> HealthOut:
+        """``GET /healthz``: log position, each projection's position and lag."""
+        return self._call(w.health())
