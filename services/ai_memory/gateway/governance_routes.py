@@ -4,35 +4,16 @@ governor, and lineage."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel, ConfigDict, Field
 
 from ai_memory.core.governance import Turn, should_write
 from ai_memory.service.governance import GovernanceService
 
+from .governance_models import InteractionIn, TurnIn
+
 Wait = Annotated[bool, Query(description="Return once every projection applied it.")]
-
-
-class InteractionIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    scope: str = Field(examples=["user:alice"])
-    source_agent: str
-    session_id: str | None = None
-    text: str = Field(description="What was said, verbatim (English or Chinese rules built in).")
-    at: str | int | float | None = Field(None, description="When it was said; defaults to now.")
-
-
-class TurnIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    text: str
-    speaker: Literal["user", "agent"] = "user"
-    task_outcome: Literal["succeeded", "failed"] | None = None
-    conversation_ended: bool = False
-    summary: str | None = None
 
 
 def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -> APIRouter:
