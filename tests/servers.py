@@ -36,8 +36,10 @@ def _ensure(service: str, port: int) -> Iterator[str]:
         if not port_open(port):
             subprocess.run([str(SERVERS), "start", service], check=True)
             started = True
-        # `wait` checks a real protocol round trip, not only the port.
-        subprocess.run([str(SERVERS), "wait", service], check=True)
+            # `wait` checks a real protocol round trip, not only the port.
+            subprocess.run([str(SERVERS), "wait", service], check=True)
+        # Otherwise a server someone else started (another checkout, a developer) is
+        # listening: its pid file is not ours, so it is reused as it is.
         fcntl.flock(lock, fcntl.LOCK_UN)
     try:
         yield f"127.0.0.1:{port}"

@@ -21,6 +21,7 @@ from ai_memory.service.memory_service import SearchRequest
 from ai_memory.service.transfer import ImportSession, export_lines
 
 from . import governance_routes, metrics, notes_routes, problems
+from .a2a_server import A2aHttp
 from .mcp_server import McpHttp
 from .models import DeleteOut, ImportOut, MemoryIn, MemoryOut, SearchIn, SearchOut, WriteOut
 
@@ -38,12 +39,13 @@ def tenant_of(_: Request) -> str:
 
 def create_app(container: Container) -> FastAPI:
     mcp = McpHttp(container, tenant_of)  # MCP (streamable HTTP) at /mcp, same services
+    a2a = A2aHttp(container, tenant_of)  # A2A: card at /.well-known/agent-card.json, /a2a
     app = FastAPI(
         title="ai-memory",
         version=__version__,
         description="Event-sourced memory for AI agents: write, read, search, forget, "
         "export, import.",
-        lifespan=mcp.lifespan,
+        lifespan=a2a.lifespan(mcp.lifespan),
     )
     problems.install(app)
     metrics.install(app, container)
@@ -156,6 +158,7 @@ def create_app(container: Container) -> FastAPI:
     app.include_router(notes_routes.router(container, tenant_of))
     app.include_router(governance_routes.router(container.governance, tenant_of))
     mcp.mount(app)
+    a2a.mount(app)
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:

@@ -1,0 +1,219 @@
+"""ai-memory over A2A (Agent2Agent): memory and notes as skills another agent asks for.
+
+Built on the official ``a2a-sdk`` (protocol 1.0, JSON-RPC binding). The gateway serves the
+agent card at ``/.well-known/agent-card.json`` (its interface URL is the address the caller
+used, so it is right behind any host name or proxy prefix) and the JSON-RPC endpoint at
+``/a2a``. Skills: ``memory.write``, ``memory.search``, ``memory.forget``, ``notes.save``,
+``notes.recall`` (``a2a_skills``).
+
+Each request runs one MCP tool through the same ``MemoryTools`` (same schemas, size limits,
+secret refusal, confirmed forget, same services) and is answered by one agent message: a
+data part with the tool's structured result and a short text part. A failure answers a
+message whose data part is ``{"error": {"code", "message", ...}}`` with the stable code of
+``core.errors``, whose text is ``Error <code>: <message>`` and whose metadata carries
+``"error": <code>``; stack traces never reach the caller. Answers are messages, not tasks:
+nothing is kept between requests (no task holds the content of a memory later forgotten),
+so any gateway replica can answer any request.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+import anyio
+from a2a.helpers import get_data_parts, get_text_parts, new_data_part, new_text_part
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.context import ServerCallContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.request_handlers.response_helpers import agent_card_to_dict
+from a2a.server.routes import DefaultServerCallContextBuilder, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentProvider,
+    AgentSkill,
+    Message,
+    Role,
+)
+from a2a.utils.constants import (
+    AGENT_CARD_WELL_KNOWN_PATH,
+    PROTOCOL_VERSION_CURRENT,
+    TransportProtocol,
+)
+from a2a.utils.errors import UnsupportedOperationError
+from fastapi import FastAPI, Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from ai_memory import __version__
+from ai_memory.bootstrap import Container
+from ai_memory.core.errors import AiMemoryError
+
+from .a2a_skills import SKILLS, SkillCall, parse_request, summary
+from .mcp_server import INSTRUCTIONS, MemoryTools, error_result
+
+logger = logging.getLogger(__name__)
+TenantOf = Callable[[Request], str]
+Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
+JSON = "application/json"
+_TENANT = "ai_memory.tenant"
+
+
+def agent_card(url: str, tools: MemoryTools) -> AgentCard:
+    """The card for an agent reachable at ``url`` (the JSON-RPC endpoint)."""
+    skills = []
+    for skill_id, (tool, name, how, examples) in SKILLS.items():
+        spec = tools.specs[tool]
+        skills.append(
+            AgentSkill(
+                id=skill_id,
+                name=name,
+                description=f"{spec.description} {how}",
+                tags=["memory" if skill_id.startswith("memory.") else "notes"],
+                examples=examples,
+                input_modes=[JSON, "text/plain"] if skill_id == "memory.search" else [JSON],
+                output_modes=[JSON, "text/plain"],
+            )
+        )
+    return AgentCard(
+        name="ai-memory",
+        description=INSTRUCTIONS.replace("_", "."),  # the skill ids, not the MCP tool names
+        supported_interfaces=[
+            AgentInterface(
+                url=url,
+                protocol_binding=TransportProtocol.JSONRPC.value,
+                protocol_version=PROTOCOL_VERSION_CURRENT,
+            )
+        ],
+        provider=AgentProvider(organization="ai-memory", url=url.removesuffix(A2aHttp.PATH)),
+        version=__version__,
+        capabilities=AgentCapabilities(streaming=False, push_notifications=False),
+        default_input_modes=[JSON, "text/plain"],
+        default_output_modes=[JSON, "text/plain"],
+        skills=skills,
+    )
+
+
+def answer(call: SkillCall | None, data: dict[str, Any], text: str, **meta: str) -> Message:
+    """The agent's reply: the structured result as a data part, plus a short text."""
+    metadata = ({"skill": call.skill} if call is not None else {}) | meta
+    return Message(
+        role=Role.ROLE_AGENT,
+        parts=[new_data_part(data, media_type=JSON), new_text_part(text)],
+        metadata=metadata,
+    )
+
+
+def failure(call: SkillCall | None, error: AiMemoryError) -> Message:
+    """The reply to a failed request, shaped like the MCP ``isError`` result."""
+    result = error_result(error)
+    text = getattr(result.content[0], "text", error.message)
+    return answer(call, dict(result.structured_content or {}), text, error=error.code)
+
+
+class MemoryAgentExecutor(AgentExecutor):
+    """Runs the requested skill with ``MemoryTools`` and replies with one message."""
+
+    def __init__(self, tools: MemoryTools) -> None:
+        self.tools = tools
+
+    def parse(self, context: RequestContext) -> SkillCall:
+        """The skill call ``context``'s message asks for (``InvalidInput`` otherwise)."""
+        message = context.message
+        if message is None:
+            return parse_request([], [], context.metadata)
+        return parse_request(
+            get_data_parts(message.parts),
+            get_text_parts(message.parts),
+            dict(message.metadata.items()),  # top level is enough: only 'skill' is read
+            context.metadata,
+        )
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """Parse, run the tool in a worker thread (the services block), reply."""
+        tenant = str(context.call_context.state[_TENANT])
+        call: SkillCall | None = None
+        try:
+            call = self.parse(context)
+            output = await anyio.to_thread.run_sync(
+                self.tools.call, tenant, call.tool, call.arguments
+            )
+            reply = answer(call, output.data, summary(call.skill, output.data))
+        except AiMemoryError as e:
+            reply = failure(call, e)
+        except Exception:
+            logger.exception("A2A skill %s failed", call.skill if call else "?")
+            reply = failure(call, AiMemoryError("internal error; the server log has details"))
+        reply.message_id = f"reply-{context.task_id}"
+        if context.context_id:
+            reply.context_id = context.context_id
+        await event_queue.enqueue_event(reply)
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """Nothing runs long enough to cancel: every request is answered at once."""
+        raise UnsupportedOperationError(message="requests are answered at once; nothing to cancel")
+
+
+class _ContextBuilder(DefaultServerCallContextBuilder):
+    """The SDK's call context plus the caller's tenant (the gateway's ``tenant_of``)."""
+
+    def __init__(self, tenant_of: TenantOf) -> None:
+        self.tenant_of = tenant_of
+
+    def build(self, request: Request) -> ServerCallContext:
+        context = super().build(request)
+        context.state[_TENANT] = self.tenant_of(request)
+        return context
+
+
+class A2aHttp:
+    """A2A for the gateway: route it with ``mount`` and run ``lifespan`` around the app's."""
+
+    PATH = "/a2a"
+    CARD_PATH = AGENT_CARD_WELL_KNOWN_PATH
+
+    def __init__(self, container: Container, tenant_of: TenantOf) -> None:
+        self.tools = MemoryTools(container)
+        self.tenant_of = tenant_of
+        # The handler needs a task store; replies are messages, so it stays empty.
+        self.handler = DefaultRequestHandler(
+            agent_executor=MemoryAgentExecutor(self.tools),
+            task_store=InMemoryTaskStore(),
+            agent_card=agent_card(f"http://localhost{self.PATH}", self.tools),
+        )
+
+    def lifespan(self, inner: Lifespan) -> Lifespan:
+        """``inner`` wrapped so the A2A handler drains its work on shutdown."""
+
+        @asynccontextmanager
+        async def run(app: FastAPI) -> AsyncIterator[None]:
+            try:
+                async with inner(app):
+                    yield
+            finally:
+                await self.handler.aclose()
+
+        return run
+
+    def card_for(self, request: Request) -> dict[str, Any]:
+        """The agent card as JSON, its URL the address this request came to."""
+        base = str(request.base_url).rstrip("/")
+        return agent_card_to_dict(agent_card(base + self.PATH, self.tools))
+
+    def mount(self, app: FastAPI) -> None:
+        """Route the agent card (GET) and the JSON-RPC endpoint (POST ``/a2a``)."""
+
+        async def get_card(request: Request) -> JSONResponse:
+            return JSONResponse(self.card_for(request))
+
+        app.router.routes.append(Route(self.CARD_PATH, get_card, methods=["GET"]))
+        routes = create_jsonrpc_routes(
+            self.handler, rpc_url=self.PATH, context_builder=_ContextBuilder(self.tenant_of)
+        )
+        app.router.routes.extend(routes)
