@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ai_memory.adapters.embedders import make_embedder
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
@@ -207,7 +208,7 @@ def build(
         recalls=recalls,
         ranking=params,
     )
-    governance = GovernanceService(service, params)
+    governance = GovernanceService(service, params, *model_plugins(s))
     return Container(s, log, store, index, embedder, clock, projections, service, governance, heads)
 
 
@@ -222,6 +223,25 @@ def governance_params(s: Settings) -> GovernanceParams:
     if not isinstance(raw, dict):
         raise InvalidInput("AIMEM_GOVERNANCE", "json_object", "AIMEM_GOVERNANCE: a JSON object")
     return GovernanceParams.from_mapping(raw)
+
+
+def model_plugins(s: Settings) -> tuple[Any, Any]:
+    """(extractor, detector) backed by an OpenAI-compatible model, or the rule-based
+    defaults (None) when no ``AIMEM_LLM_URL`` is configured."""
+    if not s.llm_url:
+        return None, None
+    from ai_memory.adapters.llm_openai import ModelExtractor, OpenAICompatibleClient
+    from ai_memory.core.governance import LLMJudgeDetector
+
+    unknown = set(s.llm_roles) - {"judge", "extract"}
+    if unknown or not s.llm_model:
+        raise InvalidInput(
+            "AIMEM_LLM_ROLES", "enum", "AIMEM_LLM_MODEL is required and roles are judge,extract"
+        )
+    client = OpenAICompatibleClient(s.llm_url, s.llm_model, api_key=s.llm_api_key or None)
+    extractor = ModelExtractor(client) if "extract" in s.llm_roles else None
+    detector = LLMJudgeDetector(client) if "judge" in s.llm_roles else None
+    return extractor, detector
 
 
 def build_sink(settings: Settings, projection: str) -> tuple[ProjectionSink, Embedder | None]:

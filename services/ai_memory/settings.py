@@ -8,6 +8,9 @@ Adapters are chosen by URL in ``bootstrap``:
 * ``AIMEM_EMBEDDER``      ``static`` (default) | ``minilm``
 * ``AIMEM_GOVERN_INTERVAL`` seconds between governor passes in ``serve`` (3600; 0 = off)
 * ``AIMEM_GOVERN_TENANTS``  comma-separated tenants the governor passes over (``default``)
+* ``AIMEM_LLM_URL`` / ``AIMEM_LLM_MODEL`` / ``AIMEM_LLM_API_KEY`` / ``AIMEM_LLM_ROLES``:
+  an OpenAI-compatible endpoint as conflict ``judge`` and/or ``extract`` (decisions are
+  recorded in the events; replays never call it)
 * ``AIMEM_GOVERNANCE``      JSON object overriding governance parameters, e.g.
   ``{"alpha": 0.4, "beta": 0.3, "gamma": 0.2, "delta": 0.1, "theta": 0.15}``
 """
@@ -46,6 +49,10 @@ class Settings:
     govern_interval: float = 3600.0  # seconds between governor passes; 0 = off
     govern_tenants: tuple[str, ...] = ("default",)
     governance: str = ""  # JSON object of GovernanceParams overrides (AIMEM_GOVERNANCE)
+    llm_url: str = ""  # OpenAI-compatible endpoint for the conflict judge / extractor
+    llm_model: str = ""
+    llm_api_key: str = ""
+    llm_roles: tuple[str, ...] = ("judge",)
 
     @staticmethod
     def from_env(**overrides: object) -> Settings:
@@ -62,6 +69,14 @@ class Settings:
             "wait_timeout": _float("AIMEM_WAIT_TIMEOUT", 10.0),
             "govern_interval": _float("AIMEM_GOVERN_INTERVAL", 3600.0),
             "governance": os.environ.get("AIMEM_GOVERNANCE", ""),
+            "llm_url": os.environ.get("AIMEM_LLM_URL", ""),
+            "llm_model": os.environ.get("AIMEM_LLM_MODEL", ""),
+            "llm_api_key": os.environ.get("AIMEM_LLM_API_KEY", ""),
+            "llm_roles": tuple(
+                r.strip()
+                for r in os.environ.get("AIMEM_LLM_ROLES", "judge").split(",")
+                if r.strip()
+            ),
             "govern_tenants": tuple(
                 t.strip()
                 for t in os.environ.get("AIMEM_GOVERN_TENANTS", "default").split(",")
@@ -88,4 +103,8 @@ class Settings:
             govern_interval=self.govern_interval,
             govern_tenants=self.govern_tenants,
             governance=self.governance,
+            llm_url=self.llm_url,
+            llm_model=self.llm_model,
+            llm_api_key=self.llm_api_key,
+            llm_roles=self.llm_roles,
         )

@@ -94,7 +94,15 @@ class GovernanceService:
         now = m.clock.now()
         at = parse_timestamp(body["at"], field="at") if body.get("at") is not None else now
         interaction_id = str(uuid.uuid4())
-        extracted = self.extractor.extract(Interaction(text, at, scope, agent, session))
+        interaction = Interaction(text, at, scope, agent, session)
+        recorded_extraction: dict[str, Any] | None = None
+        extract_recorded = getattr(self.extractor, "extract_recorded", None)
+        if extract_recorded is not None:
+            # A model's extraction is not reproducible: record its decision in the event.
+            extracted, decision = extract_recorded(interaction)
+            recorded_extraction = json.loads(decision.to_json())
+        else:
+            extracted = self.extractor.extract(interaction)
 
         with m.write_lock:
             # Decide against projections that include everything this process appended.
@@ -150,7 +158,8 @@ class GovernanceService:
                     }
                 )
             extraction = {
-                "extractor": EXTRACTOR_NAME,
+                "extractor": EXTRACTOR_NAME if recorded_extraction is None else "model",
+                "decision": recorded_extraction,
                 "memories": written,
                 "transitions": [json.loads(t.decision_json()) for t in transitions],
             }

@@ -17,6 +17,7 @@ transition, never by deletion, so the lineage stays auditable.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -83,7 +84,7 @@ def _evidence(
         out["detector"] = verdict.detector
         out["reason"] = verdict.reason
         if verdict.decision is not None:
-            out["decision"] = verdict.decision.to_json()
+            out["decision"] = json.loads(verdict.decision.to_json())  # an object, not a string
     return out
 
 
