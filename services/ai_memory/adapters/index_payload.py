@@ -23,6 +23,7 @@ search and count filters on ``state``, which tombstones lack, so they are invisi
 
 from __future__ import annotations
 
+import heapq
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -287,15 +288,14 @@ RRF = Fusion("rrf")
 DEFAULT_FUSION = Fusion("minmax", (("dense", 0.3), ("keyword", 0.7)))
 
 
-def _best_rank(parts: Mapping[str, float]) -> float:
-    return min(v for key, v in parts.items() if key.endswith("_rank"))
-
-
-def _ordered(fused: dict[str, dict[str, float]], key: str, limit: int) -> list[IndexHit]:
-    """Best fused score first; ties on the best single rank, then the memory id, so
-    results are deterministic."""
-    order = sorted(fused.items(), key=lambda kv: (-kv[1][key], _best_rank(kv[1]), kv[0]))
-    return [IndexHit(mid, parts[key], parts) for mid, parts in order[:limit]]
+def _ordered(
+    fused: dict[str, dict[str, float]], key: str, limit: int, best: Mapping[str, int]
+) -> list[IndexHit]:
+    """Best fused score first; ties on the best single rank (``best``), then the memory
+    id, so results are deterministic. Only the ``limit`` best are ordered (a search fuses
+    hundreds of prefetched candidates to return a few dozen)."""
+    order = heapq.nsmallest(limit, fused.items(), key=lambda kv: (-kv[1][key], best[kv[0]], kv[0]))
+    return [IndexHit(mid, parts[key], parts) for mid, parts in order]
 
 
 def rrf_fuse(
@@ -308,6 +308,7 @@ def rrf_fuse(
 
     Components keep every retriever's rank and raw score for explanations."""
     fused: dict[str, dict[str, float]] = {}
+    best: dict[str, int] = {}
     for name, ranked in lists.items():
         w = 1.0 if weights is None else weights.get(name, 1.0)
         for rank, (mid, score) in enumerate(ranked, start=1):
@@ -315,7 +316,8 @@ def rrf_fuse(
             parts["rrf"] += w / (k + rank)
             parts[f"{name}_rank"] = float(rank)
             parts[f"{name}_score"] = score
-    return _ordered(fused, "rrf", limit)
+            best[mid] = min(rank, best.get(mid, rank))
+    return _ordered(fused, "rrf", limit, best)
 
 
 def _normaliser(scores: Sequence[float], method: FusionMethod) -> tuple[float, float]:
@@ -343,6 +345,7 @@ def score_fuse(
     normalisation (see ``Fusion``). Components keep each retriever's rank, raw score
     and normalised score (``<name>_norm``) and the fused score (``fused``)."""
     fused: dict[str, dict[str, float]] = {}
+    best: dict[str, int] = {}
     for name, ranked in lists.items():
         if not ranked:
             continue
@@ -355,7 +358,8 @@ def score_fuse(
             parts[f"{name}_rank"] = float(rank)
             parts[f"{name}_score"] = score
             parts[f"{name}_norm"] = norm
-    return _ordered(fused, "fused", limit)
+            best[mid] = min(rank, best.get(mid, rank))
+    return _ordered(fused, "fused", limit, best)
 
 
 def fuse(
