@@ -22,7 +22,8 @@ import httpx
 from ai_memory.core.bundle import dumps, parse_line
 from ai_memory.core.errors import InvalidInput
 from ai_memory.migration import Converted, SourceReport, Unimported
-from ai_memory.migration.generic import GenericOptions, convert_file
+from ai_memory.migration.generic import GenericImporter, GenericOptions, convert_file
+from ai_memory.service.transfer import derived_id
 
 from .importers import ImportOptions, RowError
 from .importers.detect import FORMATS, IMPORTERS, detect
@@ -117,11 +118,23 @@ def _bundle(path: Path, options: ImportOptions) -> Iterator[Converted]:
                 yield _map_scope(line.body, options)
 
 
+GENERIC_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".db", ".sqlite", ".sqlite3")
+
+
 def _generic(path: Path, options: ImportOptions) -> Iterator[Converted]:
-    """The generic importer (JSON / JSONL / CSV / SQLite rows), scopes mapped after."""
+    """The generic importer (JSON / JSONL / CSV / SQLite rows), scopes mapped after. A
+    directory is one export split over files of mixed formats: every file in it is read
+    (in name order) and rows duplicated across files are recognised as duplicates."""
     generic_options = GenericOptions(default_scope=options.default_scope)
-    for item in convert_file(path, generic_options):
-        yield _map_scope(item, options)
+    files = (
+        sorted(p for p in path.iterdir() if p.suffix.lower() in GENERIC_SUFFIXES)
+        if path.is_dir()
+        else [path]
+    )
+    importer = GenericImporter(generic_options)
+    for file in files:
+        for item in convert_file(file, generic_options, importer=importer):
+            yield _map_scope(item, options)
 
 
 def _map_scope(item: Converted, options: ImportOptions) -> Converted:
@@ -155,10 +168,17 @@ def convert_source(
     try:
         fmt, reason = detect(source) if fmt == "auto" else (fmt, "given with --format")
         report = SourceReport(source=f"{fmt}:{source}")
-        lines = list(report.track(converter(fmt)(source, options)))
+        lines = [_with_id(line) for line in report.track(converter(fmt)(source, options))]
     except RowError as e:
         raise MigrationError(str(e)) from e
     return fmt, reason, lines, report
+
+
+def _with_id(line: dict[str, Any]) -> dict[str, Any]:
+    """Give an id-less record the id the import will derive, so verification can read it."""
+    if line.get("kind") != "record" or line["record"].get("id") is not None:
+        return line
+    return {**line, "record": {**line["record"], "id": derived_id(line["record"])}}
 
 
 def doctor(lines: list[dict[str, Any]], report: SourceReport) -> dict[str, Any]:
@@ -185,8 +205,13 @@ def doctor(lines: list[dict[str, Any]], report: SourceReport) -> dict[str, Any]:
     }
 
 
+def _wire(line: dict[str, Any]) -> str:
+    """A bundle line as sent: ``source_ref`` is for this report only, not the bundle."""
+    return dumps({k: v for k, v in line.items() if k != "source_ref"})
+
+
 def _numbered(lines: list[dict[str, Any]]) -> list[tuple[int, str]]:
-    return [(i, dumps(line)) for i, line in enumerate(lines, start=1)]
+    return [(i, _wire(line)) for i, line in enumerate(lines, start=1)]
 
 
 def _import_http(
@@ -195,7 +220,7 @@ def _import_http(
     def body() -> Iterator[bytes]:
         for start in range(0, len(lines), BATCH):
             chunk = lines[start : start + BATCH]
-            yield ("\n".join(dumps(x) for x in chunk) + "\n").encode("utf-8")
+            yield ("\n".join(_wire(x) for x in chunk) + "\n").encode("utf-8")
             if progress:
                 progress("import", min(start + BATCH, len(lines)), len(lines))
 

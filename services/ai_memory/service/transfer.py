@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -259,8 +259,12 @@ def _line_id(line: BundleLine, limits: Any) -> str:
     raw = line.body["record"]
     if raw.get("id") is not None:
         return validate_id(raw["id"], limits)
-    # No id in the source: derive one from what the memory says, so importing the same
-    # file twice still recognises it.
+    return derived_id(raw)
+
+
+def derived_id(raw: Mapping[str, Any]) -> str:
+    """The id of a record line that has none: derived from what the memory says, so
+    importing the same file twice still recognises it (and a migration can verify it)."""
     basis = f"{raw.get('scope')}\n{raw.get('type')}\n{raw.get('content')}"
     return str(uuid.uuid5(_ID_NAMESPACE, basis))
 

@@ -97,6 +97,9 @@ def _from_head(head: str) -> tuple[str, str] | None:
     return None
 
 
+_GENERIC = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".db", ".sqlite", ".sqlite3")
+
+
 def detect(path: Path) -> tuple[str, str]:
     """``(format, reason)`` for ``path``."""
     if not path.exists():
@@ -106,6 +109,8 @@ def detect(path: Path) -> tuple[str, str]:
             return "cognee", "a directory with a COGX manifest.json"
         if any(p.suffix in (".db", ".sqlite") and _has_history_table(p) for p in path.iterdir()):
             return "mem0", "a directory with a Mem0 history database"
+        if any(p.suffix.lower() in _GENERIC for p in path.iterdir()):
+            return "generic", "a directory of JSON/JSONL/CSV/SQLite files (one split export)"
         raise RowError(f"{path}: cannot tell the format of this directory; pass --format")
     name = path.name.lower()
     if name.endswith((".cogx.tar.gz", ".cogx.tgz")):
