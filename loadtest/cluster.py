@@ -56,6 +56,8 @@ class Proc:
 class Cluster:
     def __init__(self, tmp: Path, kafka: str, cassandra: str) -> None:
         suffix = uuid.uuid4().hex[:10]
+        tmp.mkdir(parents=True, exist_ok=True)
+        self.servers = (kafka, cassandra)
         self.tmp = tmp
         self.log_url = f"kafka://{kafka}/aimem.e2e.{suffix}?partitions=4"
         self.store_url = f"cassandra://{cassandra}/aimem_e2e_{suffix}"
@@ -97,7 +99,11 @@ class Cluster:
         deadline = time.monotonic() + timeout
         health: dict[str, Any] = {}
         while time.monotonic() < deadline:
-            health = httpx.get(f"{self.url}/healthz", timeout=5).json()
+            try:
+                health = httpx.get(f"{self.url}/healthz", timeout=10).json()
+            except httpx.TransportError:  # a loaded box: ask again
+                time.sleep(0.5)
+                continue
             if all(v == 0 for v in health["lag"].values()):
                 return health
             time.sleep(0.5)
