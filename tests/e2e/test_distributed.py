@@ -30,6 +30,7 @@ from ai_memory.core.ports import IndexQuery
 from ai_memory.projector.sinks import IndexSink, RecordsSink
 from ai_memory.projector.tailer import ProjectionTailer, rebuild_all
 from ai_memory.serialization import AvroEventSerializer
+from tests.integration.test_http_api import portable
 
 TOTAL = 10_000
 CHUNK = 500
@@ -40,19 +41,6 @@ def cluster(tmp_path: Path, kafka_bootstrap: str, cassandra_contact: str) -> Ite
     c = Cluster(tmp_path, kafka_bootstrap, cassandra_contact)
     yield c
     c.stop()
-
-
-def portable(bundle_text: str) -> tuple[list[str], list[str]]:
-    """A bundle's records and tombstones, order-insensitive, without what each instance
-    stamps itself (export time, update time, read counts)."""
-    records, tombstones = [], []
-    for line in bundle_text.splitlines():
-        item = json.loads(line)
-        if item["kind"] == "record":
-            records.append(json.dumps([item["record"], item["state"]], sort_keys=True))
-        elif item["kind"] == "tombstone":
-            tombstones.append(json.dumps([item["id"], item["scope"]], sort_keys=True))
-    return sorted(records), sorted(tombstones)
 
 
 def bundle(start: int, count: int) -> bytes:
