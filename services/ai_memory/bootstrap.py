@@ -42,6 +42,7 @@ from ai_memory.serialization import AvroEventSerializer
 from ai_memory.service.governance import GovernanceService
 from ai_memory.service.governor import Governor
 from ai_memory.service.memory_service import MemoryService
+from ai_memory.service.notes import NotesService, rules_from_env
 from ai_memory.service.recalls import RecallRecorder
 from ai_memory.settings import Settings
 
@@ -70,6 +71,7 @@ class Container:
     projections: Projections
     service: MemoryService
     governance: GovernanceService
+    notes: NotesService
     heads: HeadStore | None = None
     governor: Governor | None = None
 
@@ -209,7 +211,10 @@ def build(
         ranking=params,
     )
     governance = GovernanceService(service, params, *model_plugins(s))
-    return Container(s, log, store, index, embedder, clock, projections, service, governance, heads)
+    notes = NotesService(service, rules_from_env())
+    return Container(
+        s, log, store, index, embedder, clock, projections, service, governance, notes, heads
+    )
 
 
 def governance_params(s: Settings) -> GovernanceParams:

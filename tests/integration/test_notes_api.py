@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -96,13 +97,21 @@ def test_quota_refuses_the_51st_note_and_changes_nothing(
     assert save(client, "one-too-many", "x")["notes_used"] == 50
 
 
-def test_quota_is_configurable(container: Container, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("AIMEM_NOTE_QUOTA", "2")
-    with TestClient(create_app(container)) as c:
-        save(c, "a", "1")
-        save(c, "b", "2")
-        r = put(c, "c", "3")
-        assert r.status_code == 409 and r.json()["code"] == "note_quota_exceeded"
+def test_quota_is_configurable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ai_memory.bootstrap import build
+    from ai_memory.settings import Settings
+
+    monkeypatch.setenv("AIMEM_NOTE_QUOTA", "2")  # read when the container is built
+    configured = build(Settings(data_dir=tmp_path / "quota"))
+    configured.start()
+    try:
+        with TestClient(create_app(configured)) as c:
+            save(c, "a", "1")
+            save(c, "b", "2")
+            r = put(c, "c", "3")
+            assert r.status_code == 409 and r.json()["code"] == "note_quota_exceeded"
+    finally:
+        configured.close()
 
 
 @pytest.mark.parametrize(

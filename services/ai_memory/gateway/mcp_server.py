@@ -54,7 +54,7 @@ from ai_memory.service.transfer import export_lines
 
 from .mcp_tools import MAX_EXPORT_BYTES, ToolSpec, cap_lines, check_arguments, refuse_secrets
 from .mcp_tools import tool_specs as _tool_specs
-from .notes_routes import page_json, rules_from_env
+from .notes_routes import page_json
 
 logger = logging.getLogger(__name__)
 TenantOf = Callable[[Request], str]
@@ -99,7 +99,7 @@ class MemoryTools:
 
     def __init__(self, container: Container, rules: NoteRules | None = None) -> None:
         self.service = container.service
-        self.notes = NotesService(self.service, rules or rules_from_env())
+        self.notes = container.notes if rules is None else NotesService(self.service, rules)
         self.specs = {s.name: s for s in _tool_specs(self.service.limits, self.notes.rules)}
         self._impl: dict[str, Callable[[str, Mapping[str, Any]], ToolOutput]] = {
             "memory_write": self.memory_write,

@@ -11,28 +11,23 @@ Errors are the usual problem+json (see ``problems``); the per-agent quota comes 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 
 from ai_memory.bootstrap import Container
-from ai_memory.core.errors import InvalidInput
 from ai_memory.core.timeparse import format_timestamp
-from ai_memory.service.notes import NoteRules, NotesPage, NotesService, NoteView, RankedNote, Why
+from ai_memory.service.notes import (
+    NoteRules,
+    NotesPage,
+    NotesService,
+    NoteView,
+    RankedNote,
+    Why,
+)
 
 from .notes_models import NoteIn, NoteSaveOut, NotesOut
-
-
-def rules_from_env() -> NoteRules:
-    """``AIMEM_NOTE_QUOTA`` (notes per agent, default 50)."""
-    raw = os.environ.get("AIMEM_NOTE_QUOTA", "").strip()
-    if not raw:
-        return NoteRules()
-    if not raw.isdigit() or int(raw) < 1:
-        raise InvalidInput("AIMEM_NOTE_QUOTA", "positive_integer", "must be an integer ≥ 1")
-    return NoteRules(quota=int(raw))
 
 
 def why_json(why: Why) -> dict[str, Any]:
@@ -86,7 +81,9 @@ def router(
     container: Container, tenant_of: Callable[[Request], str], rules: NoteRules | None = None
 ) -> APIRouter:
     """The notes routes over ``container.service``; ``tenant_of`` is the app's helper."""
-    notes = NotesService(container.service, rules or rules_from_env())
+    # One NotesService per container (shared with MCP and A2A): its lock keeps the
+    # per-agent quota check and the save together for every transport of this process.
+    notes = container.notes if rules is None else NotesService(container.service, rules)
     api = APIRouter(tags=["notes"])
 
     @api.put(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import re
 import threading
 import unicodedata
@@ -294,3 +295,13 @@ class NotesService:
 def _view(stored: StoredRecord) -> NoteView:
     r = stored.record
     return NoteView(r.id, r.tags, r.content, stored.read_count, stored.updated_at)
+
+
+def rules_from_env() -> NoteRules:
+    """``AIMEM_NOTE_QUOTA`` (notes per agent, default 50)."""
+    raw = os.environ.get("AIMEM_NOTE_QUOTA", "").strip()
+    if not raw:
+        return NoteRules()
+    if not raw.isdigit() or int(raw) < 1:
+        raise InvalidInput("AIMEM_NOTE_QUOTA", "positive_integer", "must be an integer ≥ 1")
+    return NoteRules(quota=int(raw))
