@@ -21,9 +21,9 @@ from pathlib import Path
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.events import DomainEvent, Head, LoggedEvent, MemoryDeleted, MemoryWritten
 from ai_memory.core.ports import EventSerializer
-from ai_memory.core.timeparse import from_micros, to_micros
+from ai_memory.core.timeparse import to_micros
 
-from .sqlite_util import Connections, translate_errors
+from .sqlite_util import Connections, head_from_row, rows_for_ids, translate_errors
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -132,29 +132,14 @@ class SqliteEventLog:
                 self._appended.wait(min(remaining, _POLL_SECONDS))
 
     def heads(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, Head]:
-        result: dict[str, Head] = {}
-        ids = list(dict.fromkeys(memory_ids))
-        conn = self._db.reader()
-        with translate_errors():
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                rows = conn.execute(
-                    "SELECT memory_id, scope, version, content_sha256, deleted, position,"
-                    f" created_at_us FROM heads WHERE tenant = ? AND memory_id IN ({marks})",
-                    (tenant, *chunk),
-                ).fetchall()
-                for mid, scope, version, sha, deleted, position, created_us in rows:
-                    result[mid] = Head(
-                        memory_id=mid,
-                        scope=scope,
-                        version=int(version),
-                        content_sha256=sha,
-                        deleted=bool(deleted),
-                        position=int(position),
-                        created_at=None if created_us is None else from_micros(int(created_us)),
-                    )
-        return result
+        rows = rows_for_ids(
+            self._db.reader(),
+            "SELECT memory_id, scope, version, content_sha256, deleted, position,"
+            " created_at_us FROM heads WHERE tenant = ? AND memory_id IN",
+            tenant,
+            memory_ids,
+        )
+        return {row[0]: head_from_row(row) for row in rows}
 
     def close(self) -> None:
         self._db.close()

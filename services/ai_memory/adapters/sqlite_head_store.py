@@ -19,9 +19,9 @@ from typing import Any
 
 from ai_memory.core.events import Head
 from ai_memory.core.heads import HeadUpdate, PositionUpdate
-from ai_memory.core.timeparse import from_micros, to_micros
+from ai_memory.core.timeparse import to_micros
 
-from .sqlite_util import Connections, translate_errors
+from .sqlite_util import Connections, head_from_row, rows_for_ids
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS cas_heads (
     tenant TEXT NOT NULL, memory_id TEXT NOT NULL, scope TEXT NOT NULL,
@@ -42,21 +42,13 @@ class SqliteHeadStore:
             conn.execute(_SCHEMA)
 
     def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, Head]:
-        ids = list(dict.fromkeys(memory_ids))
-        conn = self._db.reader()
-        result: dict[str, Head] = {}
-        with translate_errors():
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                rows = conn.execute(
-                    f"SELECT memory_id, {_COLS} FROM cas_heads"
-                    f" WHERE tenant = ? AND memory_id IN ({marks})",
-                    (tenant, *chunk),
-                ).fetchall()
-                for row in rows:
-                    result[row[0]] = _to_head(row)
-        return result
+        rows = rows_for_ids(
+            self._db.reader(),
+            f"SELECT memory_id, {_COLS} FROM cas_heads WHERE tenant = ? AND memory_id IN",
+            tenant,
+            memory_ids,
+        )
+        return {row[0]: head_from_row(row) for row in rows}
 
     def compare_and_set(self, update: HeadUpdate) -> tuple[bool, str | None]:
         key = (update.tenant, update.head.memory_id)
@@ -123,16 +115,3 @@ class SqliteHeadStore:
 def _values(h: Head, event_id: str | None) -> tuple[Any, ...]:
     created = None if h.created_at is None else to_micros(h.created_at)
     return (h.scope, h.version, h.content_sha256, int(h.deleted), h.position, created, event_id)
-
-
-def _to_head(row: Sequence[Any]) -> Head:
-    mid, scope, version, sha, deleted, position, created_us, _ = row
-    return Head(
-        memory_id=mid,
-        scope=scope,
-        version=int(version),
-        content_sha256=sha,
-        deleted=bool(deleted),
-        position=int(position),
-        created_at=None if created_us is None else from_micros(int(created_us)),
-    )

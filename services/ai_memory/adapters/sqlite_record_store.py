@@ -25,15 +25,13 @@ from ai_memory.core.projection import (
     SetState,
 )
 from ai_memory.core.record import (
-    MemoryRecord,
-    MemoryState,
-    MemoryType,
     StoredRecord,
     Tombstone,
 )
 from ai_memory.core.timeparse import from_micros, to_micros
 
-from .sqlite_util import Connections, translate_errors
+from .record_rows import RECORD_COLUMNS, record_values, to_stored, to_tombstone
+from .sqlite_util import Connections, rows_for_ids, translate_errors
 
 PROJECTION = "records"
 
@@ -61,12 +59,6 @@ _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS checkpoints (
         projection TEXT PRIMARY KEY, position INTEGER NOT NULL)""",
 ]
-
-_RECORD_COLUMNS = (
-    "memory_id, scope, type, content, source_agent, created_at_us, ttl, tags, meta,"
-    " schema_version, version, state, content_sha256, updated_at_us, position, read_count,"
-    " last_read_at_us"
-)
 
 
 class SqliteRecordStore:
@@ -112,51 +104,52 @@ class SqliteRecordStore:
         conn = self._db.reader()
         with translate_errors():
             row = conn.execute(
-                f"SELECT {_RECORD_COLUMNS} FROM records WHERE tenant = ? AND memory_id = ?",
+                f"SELECT {RECORD_COLUMNS} FROM records WHERE tenant = ? AND memory_id = ?",
                 (tenant, memory_id),
             ).fetchone()
             if row:
-                return _to_stored(tenant, row)
+                return to_stored(tenant, row)
             trow = conn.execute(
                 "SELECT memory_id, scope, deleted_at_us, reason, actor, position"
                 " FROM tombstones WHERE tenant = ? AND memory_id = ?",
                 (tenant, memory_id),
             ).fetchone()
-        return _to_tombstone(tenant, trow) if trow else None
+        return to_tombstone(tenant, trow) if trow else None
 
     def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, StoredRecord]:
         result: dict[str, StoredRecord] = {}
-        for rows in self._chunked(
-            f"SELECT {_RECORD_COLUMNS} FROM records WHERE tenant = ? AND memory_id IN",
+        for row in rows_for_ids(
+            self._db.reader(),
+            f"SELECT {RECORD_COLUMNS} FROM records WHERE tenant = ? AND memory_id IN",
             tenant,
             memory_ids,
         ):
-            for row in rows:
-                result[row[0]] = _to_stored(tenant, row)
+            result[row[0]] = to_stored(tenant, row)
         return result
 
     def tombstoned(self, tenant: str, memory_ids: Sequence[str]) -> set[str]:
         found: set[str] = set()
-        for rows in self._chunked(
+        for row in rows_for_ids(
+            self._db.reader(),
             "SELECT memory_id FROM tombstones WHERE tenant = ? AND memory_id IN",
             tenant,
             memory_ids,
         ):
-            found.update(row[0] for row in rows)
+            found.add(row[0])
         return found
 
     def scan_records(
         self, tenant: str, *, scopes: Sequence[str] | None = None, batch: int = 1000
     ) -> Iterator[StoredRecord]:
-        for row in self._scan("records", _RECORD_COLUMNS, tenant, scopes, batch):
-            yield _to_stored(tenant, row)
+        for row in self._scan("records", RECORD_COLUMNS, tenant, scopes, batch):
+            yield to_stored(tenant, row)
 
     def scan_tombstones(
         self, tenant: str, *, scopes: Sequence[str] | None = None, batch: int = 1000
     ) -> Iterator[Tombstone]:
         columns = "memory_id, scope, deleted_at_us, reason, actor, position"
         for row in self._scan("tombstones", columns, tenant, scopes, batch):
-            yield _to_tombstone(tenant, row)
+            yield to_tombstone(tenant, row)
 
     def count(self, tenant: str) -> int:
         with translate_errors():
@@ -187,15 +180,6 @@ class SqliteRecordStore:
         self._db.close()
 
     # --- helpers -----------------------------------------------------------------------
-    def _chunked(self, sql_prefix: str, tenant: str, ids: Sequence[str]) -> Iterator[list[Any]]:
-        unique = list(dict.fromkeys(ids))
-        conn = self._db.reader()
-        for start in range(0, len(unique), 500):
-            chunk = unique[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            with translate_errors():
-                yield conn.execute(f"{sql_prefix} ({marks})", (tenant, *chunk)).fetchall()
-
     def _scan(
         self, table: str, columns: str, tenant: str, scopes: Sequence[str] | None, batch: int
     ) -> Iterator[Any]:
@@ -244,27 +228,7 @@ def _apply_one(conn: sqlite3.Connection, mutation: RecordMutation) -> None:
                 " state = excluded.state, content_sha256 = excluded.content_sha256,"
                 " updated_at_us = excluded.updated_at_us, position = excluded.position"
                 " WHERE excluded.position > records.position",
-                (
-                    s.tenant,
-                    r.id,
-                    r.scope,
-                    r.type.value,
-                    r.content,
-                    r.source_agent,
-                    to_micros(r.created_at),
-                    r.ttl,
-                    json.dumps(list(r.tags), ensure_ascii=False),
-                    json.dumps(dict(r.meta), ensure_ascii=False, sort_keys=True),
-                    r.schema_version,
-                    s.version,
-                    s.state.value,
-                    s.content_sha256,
-                    to_micros(s.updated_at),
-                    s.position,
-                    s.tenant,
-                    r.id,
-                    s.position,
-                ),
+                (s.tenant, r.id, *record_values(s), s.tenant, r.id, s.position),
             )
         case RemoveRecord(tenant=tenant, memory_id=mid, position=pos):
             conn.execute(
@@ -318,60 +282,3 @@ def _apply_one(conn: sqlite3.Connection, mutation: RecordMutation) -> None:
                     " AND last_read_position < ?",
                     (to_micros(at), pos, tenant, mid, pos),
                 )
-
-
-def _to_stored(tenant: str, row: Sequence[Any]) -> StoredRecord:
-    (
-        mid,
-        scope,
-        type_,
-        content,
-        agent,
-        created_us,
-        ttl,
-        tags,
-        meta,
-        schema_version,
-        version,
-        state,
-        sha,
-        updated_us,
-        position,
-        read_count,
-        last_read_us,
-    ) = row
-    return StoredRecord(
-        tenant=tenant,
-        record=MemoryRecord(
-            id=mid,
-            type=MemoryType(type_),
-            content=content,
-            scope=scope,
-            source_agent=agent,
-            created_at=from_micros(int(created_us)),
-            ttl=ttl,
-            tags=tuple(json.loads(tags)),
-            meta=json.loads(meta),
-            schema_version=int(schema_version),
-        ),
-        version=int(version),
-        state=MemoryState(state),
-        content_sha256=sha,
-        updated_at=from_micros(int(updated_us)),
-        position=int(position),
-        read_count=int(read_count),
-        last_read_at=None if last_read_us is None else from_micros(int(last_read_us)),
-    )
-
-
-def _to_tombstone(tenant: str, row: Sequence[Any]) -> Tombstone:
-    mid, scope, deleted_us, reason, actor, position = row
-    return Tombstone(
-        tenant=tenant,
-        memory_id=mid,
-        scope=scope,
-        deleted_at=from_micros(int(deleted_us)),
-        reason=reason,
-        actor=actor,
-        position=int(position),
-    )

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ai_memory.core.errors import Unavailable
+from ai_memory.core.events import Head
+from ai_memory.core.timeparse import from_micros
 
 
 def connect(path: Path | str) -> sqlite3.Connection:
@@ -67,6 +70,36 @@ class Connections:
             self._readers.clear()
         with self.write_lock:
             self.writer.close()
+
+
+def rows_for_ids(
+    conn: sqlite3.Connection, sql_prefix: str, tenant: str, ids: Sequence[str]
+) -> Iterator[Any]:
+    """Rows of ``{sql_prefix} (?, ?, …)`` for a tenant and many ids, in chunks under
+    SQLite's bound-parameter limit; ids are de-duplicated first."""
+    unique = list(dict.fromkeys(ids))
+    for start in range(0, len(unique), 500):
+        chunk = unique[start : start + 500]
+        with translate_errors():
+            rows = conn.execute(
+                f"{sql_prefix} ({','.join('?' * len(chunk))})", (tenant, *chunk)
+            ).fetchall()
+        yield from rows
+
+
+def head_from_row(row: Sequence[Any]) -> Head:
+    """A head from ``memory_id, scope, version, content_sha256, deleted, position,
+    created_at_us`` (the layout of the embedded log's heads and the SQLite head store)."""
+    mid, scope, version, sha, deleted, position, created_us = row[:7]
+    return Head(
+        memory_id=mid,
+        scope=scope,
+        version=int(version),
+        content_sha256=sha,
+        deleted=bool(deleted),
+        position=int(position),
+        created_at=None if created_us is None else from_micros(int(created_us)),
+    )
 
 
 @contextmanager

@@ -37,6 +37,10 @@ class MigrationError(Exception):
     """The migration cannot start (unknown format, unreadable source, bad target)."""
 
 
+# What the import report says happened to each line it received.
+IMPORT_OUTCOMES = ("written", "unchanged", "skipped_tombstoned", "tombstones_applied", "rejected")
+
+
 @dataclass
 class MigrationReport:
     """Everything the migration did, JSON-ready via :meth:`to_json`."""
@@ -59,31 +63,13 @@ class MigrationReport:
     def accounting(self) -> dict[str, Any]:
         """Every input item: converted (then each import outcome) or not imported."""
         received = int(self.imported.get("received", 0))
-        outcomes = sum(
-            int(self.imported.get(k, 0))
-            for k in (
-                "written",
-                "unchanged",
-                "skipped_tombstoned",
-                "tombstones_applied",
-                "rejected",
-            )
-        )
+        outcomes = sum(int(self.imported.get(k, 0)) for k in IMPORT_OUTCOMES)
         converted = sum(self.converted.converted.values())
         return {
             "source_items": self.converted.total,
             "converted": converted,
             "not_imported": {k: v for k, v in self.converted.unimported.items() if v},
-            "import_outcomes": {
-                k: self.imported.get(k, 0)
-                for k in (
-                    "written",
-                    "unchanged",
-                    "skipped_tombstoned",
-                    "tombstones_applied",
-                    "rejected",
-                )
-            },
+            "import_outcomes": {k: self.imported.get(k, 0) for k in IMPORT_OUTCOMES},
             "balanced": self.dry_run or (received == converted and outcomes == received),
         }
 

@@ -1,0 +1,92 @@
+"""The row layout of the records projection, shared by the SQLite and Cassandra stores.
+
+Both stores keep a record and a tombstone in the same columns, in the same order, with the
+same encodings (times as integer microseconds, tags and meta as JSON text with sorted meta
+keys), so the conversions live here once. Rows are read positionally in the order of
+``RECORD_COLUMNS`` / ``TOMBSTONE_COLUMNS``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ai_memory.core.record import MemoryRecord, MemoryState, MemoryType, StoredRecord, Tombstone
+from ai_memory.core.timeparse import from_micros, to_micros
+
+RECORD_COLUMNS = (
+    "memory_id, scope, type, content, source_agent, created_at_us, ttl, tags, meta,"
+    " schema_version, version, state, content_sha256, updated_at_us, position, read_count,"
+    " last_read_at_us"
+)
+TOMBSTONE_COLUMNS = "memory_id, scope, deleted_at_us, reason, actor, position"
+
+
+def record_values(s: StoredRecord) -> tuple[Any, ...]:
+    """Values of the columns a PutRecord writes, from ``scope`` to ``position`` (the
+    caller adds the key columns before them)."""
+    r = s.record
+    return (
+        r.scope,
+        r.type.value,
+        r.content,
+        r.source_agent,
+        to_micros(r.created_at),
+        r.ttl,
+        json.dumps(list(r.tags), ensure_ascii=False),
+        json.dumps(dict(r.meta), ensure_ascii=False, sort_keys=True),
+        r.schema_version,
+        s.version,
+        s.state.value,
+        s.content_sha256,
+        to_micros(s.updated_at),
+        s.position,
+    )
+
+
+def to_stored(tenant: str, row: Sequence[Any]) -> StoredRecord:
+    """A row selected as ``RECORD_COLUMNS``."""
+    (mid, scope, type_, content, agent, created_us, ttl, tags, meta, schema_version, version,
+     state, sha, updated_us, position, read_count, last_read_us) = row  # fmt: skip
+    return StoredRecord(
+        tenant=tenant,
+        record=MemoryRecord(
+            id=mid,
+            type=MemoryType(type_),
+            content=content,
+            scope=scope,
+            source_agent=agent,
+            created_at=from_micros(int(created_us)),
+            ttl=ttl,
+            tags=tuple(json.loads(tags)),
+            meta=json.loads(meta),
+            schema_version=int(schema_version),
+        ),
+        version=int(version),
+        state=MemoryState(state),
+        content_sha256=sha,
+        updated_at=from_micros(int(updated_us)),
+        position=int(position),
+        read_count=int(read_count or 0),
+        last_read_at=None if last_read_us is None else from_micros(int(last_read_us)),
+    )
+
+
+def tombstone_values(t: Tombstone) -> tuple[Any, ...]:
+    """Values of ``TOMBSTONE_COLUMNS`` after ``memory_id``."""
+    return (t.scope, to_micros(t.deleted_at), t.reason, t.actor, t.position)
+
+
+def to_tombstone(tenant: str, row: Sequence[Any]) -> Tombstone:
+    """A row selected as ``TOMBSTONE_COLUMNS``."""
+    mid, scope, deleted_us, reason, actor, position = row
+    return Tombstone(
+        tenant=tenant,
+        memory_id=mid,
+        scope=scope,
+        deleted_at=from_micros(int(deleted_us)),
+        reason=reason,
+        actor=actor,
+        position=int(position),
+    )
