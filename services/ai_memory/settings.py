@@ -1,5 +1,9 @@
 """Settings from the environment (``AIMEM_*``), with embedded defaults.
 
+One typed object (pydantic-settings): ``Settings(...)`` takes exactly the values it is
+given (tests, ``migrate``), ``Settings.from_env()`` reads the environment, and a bad value
+fails naming its variable (``AIMEM_WAIT_TIMEOUT: Input should be a valid number``).
+
 Adapters are chosen by URL in ``bootstrap``:
 
 * ``AIMEM_EVENT_LOG``     ``sqlite:///<path>`` (default ``<data>/events.db``)
@@ -13,98 +17,156 @@ Adapters are chosen by URL in ``bootstrap``:
   recorded in the events; replays never call it)
 * ``AIMEM_GOVERNANCE``      JSON object overriding governance parameters, e.g.
   ``{"alpha": 0.4, "beta": 0.3, "gamma": 0.2, "delta": 0.1, "theta": 0.15}``
+
+Limits of the HTTP edge (refused early with problem+json):
+
+* ``AIMEM_MAX_BODY_BYTES``    JSON request bodies (1 MiB) → 413
+* ``AIMEM_MAX_IMPORT_BYTES``  one ``/v1/import`` body (64 MiB) → 413
+* ``AIMEM_MAX_LINE_BYTES``    one NDJSON import line (1 MiB) → that line rejected
+* ``AIMEM_MAX_QUERY_CHARS``   a search ``query`` (4096) → 422
+* ``AIMEM_BODY_TIMEOUT``      seconds between two body chunks (30) → 408
+* ``AIMEM_HEADER_TIMEOUT``    seconds to send the request headers in ``serve`` (10)
+* ``AIMEM_WAIT_TIMEOUT``      longest read-your-writes wait, seconds (10) → 503
+
+Browser protections:
+
+* ``AIMEM_ALLOWED_HOSTS``  comma-separated extra ``Host`` names besides localhost,
+  127.0.0.1, ::1 (``*`` = any; needed behind a load balancer or a Kubernetes probe)
+* ``AIMEM_CORS_ORIGINS``   comma-separated origins allowed to call the API from a browser,
+  including writes (none by default: cross-origin writes are refused)
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ai_memory.core.record import Limits
 
-
-def _int(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    return default if raw in (None, "") else int(raw)
+CommaList = Annotated[tuple[str, ...], NoDecode]
 
 
-def _float(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    return default if raw in (None, "") else float(raw)
+class SettingsError(ValueError):
+    """A setting from the environment has a value that cannot be used."""
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        frozen=True,
+        extra="ignore",
+        case_sensitive=False,
+        arbitrary_types_allowed=True,
+        # Every variable is AIMEM_<field> (or AIMEM_<alias>); the constructor takes field
+        # names. Empty variables mean "default", as they always did.
+        env_prefix="AIMEM_",
+        env_prefix_target="all",
+        env_ignore_empty=True,
+        populate_by_name=True,
+    )
+
     data_dir: Path = Path("data")
     host: str = "127.0.0.1"
     port: int = 8080
-    event_log_url: str = ""
-    record_store_url: str = ""
-    index_url: str = ""
+    event_log_url: str = Field("", validation_alias="EVENT_LOG")
+    record_store_url: str = Field("", validation_alias="RECORD_STORE")
+    index_url: str = Field("", validation_alias="INDEX")
     embedder: str = "static"
-    limits: Limits = field(default_factory=Limits)
-    wait_timeout: float = 10.0
+    limits: Limits = Field(default_factory=Limits)
+    max_content_bytes: int | None = Field(None, ge=1)
+    wait_timeout: float = Field(10.0, ge=0)
     projector_batch: int = 500
-    govern_interval: float = 3600.0  # seconds between governor passes; 0 = off
-    govern_tenants: tuple[str, ...] = ("default",)
-    governance: str = ""  # JSON object of GovernanceParams overrides (AIMEM_GOVERNANCE)
-    llm_url: str = ""  # OpenAI-compatible endpoint for the conflict judge / extractor
+    # seconds between governor passes; 0 = off
+    govern_interval: float = Field(3600.0, ge=0)
+    govern_tenants: CommaList = ("default",)
+    # JSON object of GovernanceParams overrides (AIMEM_GOVERNANCE)
+    governance: str = ""
+    # OpenAI-compatible endpoint for the conflict judge / extractor
+    llm_url: str = ""
     llm_model: str = ""
     llm_api_key: str = ""
-    llm_roles: tuple[str, ...] = ("judge",)
+    llm_roles: CommaList = ("judge",)
+    # --- limits of the HTTP edge ---------------------------------------------------------
+    max_body_bytes: int = Field(1 << 20, ge=1024)
+    max_import_bytes: int = Field(64 << 20, ge=1024)
+    max_line_bytes: int = Field(1 << 20, ge=1024)
+    max_query_chars: int = Field(4096, ge=1)
+    body_timeout: float = Field(30.0, gt=0)
+    header_timeout: float = Field(10.0, gt=0)
+    # --- browser protections -------------------------------------------------------------
+    allowed_hosts: CommaList = ()
+    cors_origins: CommaList = ()
+
+    @field_validator("govern_tenants", "llm_roles", "allowed_hosts", "cors_origins", mode="before")
+    @classmethod
+    def _comma_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # The constructor takes only what it is given: a test's Settings(data_dir=...)
+        # must not pick up the developer's environment. from_env() adds the environment.
+        return (init_settings,)
+
+    def model_post_init(self, _context: Any) -> None:
+        if self.max_content_bytes is not None and (
+            self.max_content_bytes != self.limits.max_content_bytes
+        ):
+            limits = Limits(**{**self.limits.__dict__, "max_content_bytes": self.max_content_bytes})
+            object.__setattr__(self, "limits", limits)
 
     @staticmethod
     def from_env(**overrides: object) -> Settings:
-        data_dir = Path(os.environ.get("AIMEM_DATA_DIR", "data"))
-        values: dict[str, object] = {
-            "data_dir": data_dir,
-            "host": os.environ.get("AIMEM_HOST", "127.0.0.1"),
-            "port": _int("AIMEM_PORT", 8080),
-            "event_log_url": os.environ.get("AIMEM_EVENT_LOG", ""),
-            "record_store_url": os.environ.get("AIMEM_RECORD_STORE", ""),
-            "index_url": os.environ.get("AIMEM_INDEX", ""),
-            "embedder": os.environ.get("AIMEM_EMBEDDER", "static"),
-            "limits": Limits(max_content_bytes=_int("AIMEM_MAX_CONTENT_BYTES", 16_384)),
-            "wait_timeout": _float("AIMEM_WAIT_TIMEOUT", 10.0),
-            "govern_interval": _float("AIMEM_GOVERN_INTERVAL", 3600.0),
-            "governance": os.environ.get("AIMEM_GOVERNANCE", ""),
-            "llm_url": os.environ.get("AIMEM_LLM_URL", ""),
-            "llm_model": os.environ.get("AIMEM_LLM_MODEL", ""),
-            "llm_api_key": os.environ.get("AIMEM_LLM_API_KEY", ""),
-            "llm_roles": tuple(
-                r.strip()
-                for r in os.environ.get("AIMEM_LLM_ROLES", "judge").split(",")
-                if r.strip()
-            ),
-            "govern_tenants": tuple(
-                t.strip()
-                for t in os.environ.get("AIMEM_GOVERN_TENANTS", "default").split(",")
-                if t.strip()
-            ),
-        }
-        values.update(overrides)
-        return Settings(**values)  # type: ignore[arg-type]
+        """The environment's settings; ``overrides`` (e.g. CLI options) win."""
+        try:
+            return _FromEnvironment.model_validate(overrides)
+        except ValidationError as e:
+            raise SettingsError(describe(e)) from None
 
     def resolved(self) -> Settings:
         """Fill embedded defaults under ``data_dir``."""
         d = self.data_dir
-        return Settings(
-            data_dir=d,
-            host=self.host,
-            port=self.port,
-            event_log_url=self.event_log_url or f"sqlite:///{d / 'events.db'}",
-            record_store_url=self.record_store_url or f"sqlite:///{d / 'records.db'}",
-            index_url=self.index_url or f"qdrant-edge:///{d / 'index'}",
-            embedder=self.embedder,
-            limits=self.limits,
-            wait_timeout=self.wait_timeout,
-            projector_batch=self.projector_batch,
-            govern_interval=self.govern_interval,
-            govern_tenants=self.govern_tenants,
-            governance=self.governance,
-            llm_url=self.llm_url,
-            llm_model=self.llm_model,
-            llm_api_key=self.llm_api_key,
-            llm_roles=self.llm_roles,
+        return self.model_copy(
+            update={
+                "event_log_url": self.event_log_url or f"sqlite:///{d / 'events.db'}",
+                "record_store_url": self.record_store_url or f"sqlite:///{d / 'records.db'}",
+                "index_url": self.index_url or f"qdrant-edge:///{d / 'index'}",
+            }
         )
+
+
+class _FromEnvironment(Settings):
+    """``Settings`` that also read ``AIMEM_*`` variables (constructor values win)."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings)
+
+
+def describe(error: ValidationError) -> str:
+    """One line per bad value, each naming the variable and what it got."""
+    lines = []
+    for err in error.errors():
+        name = ".".join(str(p) for p in err.get("loc", ())) or "settings"
+        if not name.startswith("AIMEM_"):
+            name = f"AIMEM_{name.upper()}" if name.isidentifier() else name
+        lines.append(f"{name}: {err.get('msg', 'invalid value')} (got {err.get('input')!r})")
+    return "invalid settings: " + "; ".join(lines)
