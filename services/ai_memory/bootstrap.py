@@ -34,7 +34,7 @@ from ai_memory.clock import SystemClock
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.governance import GovernanceParams
 from ai_memory.core.heads import HeadStore
-from ai_memory.core.ports import Clock, Embedder, EventLog, RecordStore, VectorIndex
+from ai_memory.core.ports import Clock, DeadLetters, Embedder, EventLog, RecordStore, VectorIndex
 from ai_memory.projector.progress import Projections, ProjectionStatus
 from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
 from ai_memory.projector.tailer import ProjectionTailer
@@ -74,6 +74,7 @@ class Container:
     notes: NotesService
     heads: HeadStore | None = None
     governor: Governor | None = None
+    dead_letters: DeadLetters | None = None
 
     def start(self, *, governor: bool = False) -> None:
         """Start in-process projections and read reinforcement; ``governor``: also the
@@ -97,6 +98,8 @@ class Container:
             self.service.recalls.stop()  # appends what is still pending
         self.projections.drain(timeout=5.0)
         self.projections.stop()
+        if self.dead_letters is not None:
+            self.dead_letters.close()
         self.index.close()
         self.store.close()
         self.log.close()
@@ -183,6 +186,8 @@ def build(
     index = build_index(s.index_url, embedder)
     embedded_log = scheme_of(s.event_log_url) == "sqlite"
     projections = Projections(log, packed_positions=not embedded_log)
+    dead_letters = build_dead_letters(s)
+    serializer = AvroEventSerializer()
     sinks: list[tuple[ProjectionSink, str]] = [
         (RecordsSink(store), s.record_store_url),
         (IndexSink(index, embedder), s.index_url),
@@ -190,7 +195,14 @@ def build(
     for sink, url in sinks:
         if embedded_log or single_process(url):
             projections.tailers += [
-                ProjectionTailer(log, sink, batch_size=s.projector_batch, partition=p)
+                ProjectionTailer(
+                    log,
+                    sink,
+                    batch_size=s.projector_batch,
+                    partition=p,
+                    dead_letters=dead_letters,
+                    raw_of=lambda logged: serializer.encode(logged.event),
+                )
                 for p in log.partitions()
             ]
         else:
@@ -213,8 +225,33 @@ def build(
     governance = GovernanceService(service, params, *model_plugins(s))
     notes = NotesService(service, rules_from_env())
     return Container(
-        s, log, store, index, embedder, clock, projections, service, governance, notes, heads
+        s,
+        log,
+        store,
+        index,
+        embedder,
+        clock,
+        projections,
+        service,
+        governance,
+        notes,
+        heads,
+        dead_letters=dead_letters,
     )
+
+
+def build_dead_letters(s: Settings) -> DeadLetters:
+    """Where projections park events they cannot apply: a table beside the embedded log,
+    or the ``<topic>.dlq`` topic of a Kafka log (connected on first use)."""
+    s = s.resolved()
+    if scheme_of(s.event_log_url) == "kafka":
+        from ai_memory.adapters.kafka.config import parse_kafka_url
+        from ai_memory.adapters.kafka.dead_letters import KafkaDeadLetters
+
+        return KafkaDeadLetters(parse_kafka_url(s.event_log_url))
+    from ai_memory.adapters.sqlite_dead_letters import SqliteDeadLetters
+
+    return SqliteDeadLetters(s.data_dir / "dead_letters.db")
 
 
 def governance_params(s: Settings) -> GovernanceParams:

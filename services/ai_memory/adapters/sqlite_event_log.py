@@ -22,6 +22,7 @@ from ai_memory.core.errors import InvalidInput
 from ai_memory.core.events import DomainEvent, Head, LoggedEvent, MemoryDeleted, MemoryWritten
 from ai_memory.core.ports import EventSerializer
 from ai_memory.core.timeparse import to_micros
+from ai_memory.serialization import UndecodableEvent
 
 from .sqlite_util import Connections, head_from_row, rows_for_ids, translate_errors
 
@@ -110,9 +111,15 @@ class SqliteEventLog:
                 )
                 .fetchall()
             )
-        return [
-            LoggedEvent(int(pos), self._serializer.decode(bytes(payload))) for pos, payload in rows
-        ]
+        events: list[LoggedEvent] = []
+        for pos, payload in rows:
+            try:
+                events.append(LoggedEvent(int(pos), self._serializer.decode(bytes(payload))))
+            except UndecodableEvent as e:
+                if events:
+                    break  # return the good prefix; the next read starts at the bad row
+                raise UndecodableRow(e, position=int(pos), raw=bytes(payload)) from e
+        return events
 
     def last_position(self, partition: int = 0) -> int:
         _single_partition(partition)
@@ -143,6 +150,21 @@ class SqliteEventLog:
 
     def close(self) -> None:
         self._db.close()
+
+
+class UndecodableRow(UndecodableEvent):
+    """An ``UndecodableEvent`` that knows its position and holds its bytes, so a projector
+    can dead-letter it and continue after it (the Kafka log's ``UndecodableRecord``)."""
+
+    def __init__(self, cause: UndecodableEvent, *, position: int, raw: bytes) -> None:
+        super().__init__(
+            cause.reason,
+            f"undecodable event at position {position}: {cause.message}",
+            fingerprint=cause.fingerprint,
+        )
+        self.position = position
+        self.partition = 0
+        self.raw = raw
 
 
 def _single_partition(partition: int) -> None:

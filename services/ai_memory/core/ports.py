@@ -191,6 +191,49 @@ def index_text(record: MemoryRecord) -> str:
     return record.content
 
 
+@dataclass(frozen=True)
+class DeadLetter:
+    """An event a projection could not apply on its own, parked so the projection moves on.
+
+    ``raw`` holds the event's bytes as they were on the log (empty when unknown);
+    ``attempts`` counts every failed try, across re-drives."""
+
+    projection: str
+    position: int
+    partition: int
+    reason: str  # a stable word: an undecodable reason or ``projection:<error code>``
+    error: str  # the last error, ``Type: message``
+    raw: bytes
+    attempts: int
+    first_failed_at: datetime
+    last_failed_at: datetime
+
+
+class DeadLetters(Protocol):
+    """Where projections park events they cannot apply (the dead-letter port)."""
+
+    def put(self, letter: DeadLetter) -> DeadLetter:
+        """Park ``letter``; parking the same (projection, position) again keeps the first
+        failure time and adds the attempts. Returns what is stored."""
+        ...
+
+    def get(self, projection: str, position: int) -> DeadLetter | None: ...
+
+    def entries(self, projection: str | None = None, *, limit: int = 1000) -> list[DeadLetter]:
+        """Unresolved entries ordered by (projection, position)."""
+        ...
+
+    def counts(self) -> dict[str, int]:
+        """Unresolved entries per projection (projections without any are absent)."""
+        ...
+
+    def resolve(self, projection: str, position: int) -> bool:
+        """Remove an entry (re-driven or discarded); False when there was none."""
+        ...
+
+    def close(self) -> None: ...
+
+
 class EventSerializer(Protocol):
     """Domain event ↔ bytes (Avro single-object encoding in production)."""
 

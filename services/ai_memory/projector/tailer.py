@@ -2,8 +2,9 @@
 
 One daemon thread per sink follows the log from the sink's own checkpoint (stored with the
 view, so a restart resumes where it stopped), applies batches, and wakes anyone waiting
-for a position (read-your-writes). Failures are retried with capped backoff; the sink's
-checkpoint only moves when a batch is applied, so nothing is skipped.
+for a position (read-your-writes). Every batch goes through the shared ``ApplyPolicy``:
+an unavailable store is retried forever (the projection reports itself stuck), an event
+that cannot be applied — or decoded — is dead-lettered and the projection moves on.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import threading
 import time
 from collections.abc import Callable
 
-from ai_memory.core.ports import EventLog
+from ai_memory.core.ports import DeadLetters, EventLog
 from ai_memory.serialization import UndecodableEvent
 
+from .policy import ApplyPolicy, Backoff, RawOf, Stopping
 from .sinks import ProjectionSink
 
 log = logging.getLogger(__name__)
@@ -31,6 +33,9 @@ class ProjectionTailer:
         *,
         batch_size: int = 500,
         partition: int = 0,
+        dead_letters: DeadLetters | None = None,
+        raw_of: RawOf | None = None,
+        backoff: Backoff | None = None,
     ) -> None:
         self.log = event_log
         self.sink = sink
@@ -40,9 +45,23 @@ class ProjectionTailer:
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.last_error: str | None = None
-        self.failures = 0
         self._idle = False
+        self._raw_of = raw_of
+        # Waits end early when the tailer is stopped; a synchronous catch-up (replay) has
+        # no thread to stop, so the event is only set by ``stop``.
+        self.policy = ApplyPolicy(sink, dead_letters, backoff=backoff, wait=self._stop.wait)
+
+    @property
+    def failures(self) -> int:
+        return self.policy.failures
+
+    @property
+    def last_error(self) -> str | None:
+        return self.policy.last_error
+
+    @property
+    def dead_lettered(self) -> int:
+        return self.policy.dead_lettered
 
     @property
     def name(self) -> str:
@@ -83,13 +102,17 @@ class ProjectionTailer:
         return True
 
     def step(self) -> int:
-        """Apply one batch; return how many events were applied."""
-        events = self.log.read(
-            after=self._position, limit=self.batch_size, partition=self.partition
-        )
+        """Apply one batch; return how many events it covered (applied or dead-lettered)."""
+        try:
+            events = self.log.read(
+                after=self._position, limit=self.batch_size, partition=self.partition
+            )
+        except UndecodableEvent as e:
+            return self._dead_letter(e)
         if not events:
+            self.policy.clear()
             return 0
-        self.sink.apply(events, self.partition)
+        self.policy.apply(events, self.partition, self._raw_of)
         self._advance(events[-1].position)
         return len(events)
 
@@ -116,15 +139,16 @@ class ProjectionTailer:
             self._position = 0
 
     def _dead_letter(self, error: UndecodableEvent) -> int:
-        """A poison event must not stop the projection: logs that can (Kafka) keep it in
-        their dead-letter topic with the reason; the checkpoint moves past it."""
+        """Bytes no schema can read must not stop the projection: they are parked with
+        the reason and the checkpoint moves past them. Logs report where the bad record
+        is (``position``, ``raw``) when it is the first of a page."""
         position = getattr(error, "position", None)
-        dead_letter = getattr(self.log, "dead_letter", None)
-        if position is None or dead_letter is None:
-            raise error  # nowhere to put it: stop here and surface the failure
-        dead_letter(getattr(error, "raw", b""), error.reason, position)
-        log.error("projection %s dead-lettered position %s: %s", self.name, position, error)
-        self.sink.skip_to(position, self.partition)
+        if not isinstance(position, int):
+            raise error  # a log that cannot say where: surface it (retried by the loop)
+        raw = getattr(error, "raw", b"")
+        self.policy.park_undecodable(
+            position, self.partition, raw if isinstance(raw, bytes) else b"", error
+        )
         self._advance(position)
         return 1
 
@@ -150,9 +174,10 @@ class ProjectionTailer:
                     self.sink.idle()
                     self._idle = True
                 backoff = 0.05
-            except Exception as e:  # keep projecting; the checkpoint did not move
-                self.failures += 1
-                self.last_error = f"{type(e).__name__}: {e}"
+            except Stopping:
+                return
+            except Exception as e:  # reading the log failed; the checkpoint did not move
+                self.policy.note_failure(self.partition, self._position, e)
                 log.exception("projection %s failed at position %s", self.name, self._position)
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, 5.0)
