@@ -10,31 +10,36 @@ idempotent by log position — turn the redelivery into a no-op. Faust's ``exact
 mode is deliberately not used.
 
 Per batch: events are grouped by partition (positions are per-partition), decoded with
-the same Avro serializer as every other reader, and applied by the same sink code as the
-embedded tailer, in a worker thread so the Faust event loop keeps heartbeating.
-Undecodable events and events a sink permanently rejects go to the dead-letter topic
-with the reason; retryable failures (a store is down) are retried with backoff and the
-batch is not acknowledged meanwhile.
+the same Avro serializer as every other reader, and applied by the same sink code and the
+same ``ApplyPolicy`` as the embedded tailer, in a worker thread so the Faust event loop
+keeps heartbeating. Retryable failures (a store is down) are retried with backoff forever
+and the batch is not acknowledged meanwhile (``aimem_projection_stuck`` is 1); undecodable
+events and events the sink cannot apply on their own are dead-lettered through the
+``DeadLetters`` port (the ``<topic>.dlq`` topic, one format) and the projection moves on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import faust
 from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 from ai_memory.adapters.kafka.config import KafkaLogConfig
-from ai_memory.core.errors import PermanentError, RetryableError
+from ai_memory.adapters.kafka.dead_letters import KafkaDeadLetters
 from ai_memory.core.events import LoggedEvent
-from ai_memory.core.ports import EventSerializer
+from ai_memory.core.ports import DeadLetters, EventSerializer
 from ai_memory.core.positions import pack
 
+from .policy import ApplyPolicy, Backoff
 from .sinks import ProjectionSink
 
 log = logging.getLogger(__name__)
@@ -59,12 +64,6 @@ class WorkerMetrics:
         self.applied = Counter(
             "aimem_projection_events", "Events applied", ["projection"], registry=self.registry
         )
-        self.failures = Gauge(
-            "aimem_projection_failures",
-            "Failed batches (retried)",
-            ["projection"],
-            registry=self.registry,
-        )
         self.dead_lettered = Counter(
             "aimem_dead_lettered_events",
             "Events sent to the DLQ",
@@ -72,93 +71,113 @@ class WorkerMetrics:
             registry=self.registry,
         )
 
+    def watch(self, worker: ProjectorWorker) -> None:
+        """Failures and the stuck flag are read at scrape time: while a projection is
+        stuck its worker thread is blocked retrying and updates nothing."""
+        self.registry.register(_PolicyCollector(worker))
+
+
+class _PolicyCollector(Collector):
+    def __init__(self, worker: ProjectorWorker) -> None:
+        self.worker = worker
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        policy = self.worker.policy
+        failures = GaugeMetricFamily(
+            "aimem_projection_failures", "Failed batches (retried)", labels=["projection"]
+        )
+        failures.add_metric([policy.name], policy.failures)
+        stuck = GaugeMetricFamily(
+            "aimem_projection_stuck",
+            "1 while the projection cannot advance on this partition (retrying)",
+            labels=["projection", "partition"],
+        )
+        blocked = policy.stuck
+        for partition in sorted(self.worker.partitions):
+            flag = blocked is not None and blocked.partition == partition
+            stuck.add_metric([policy.name, str(partition)], 1.0 if flag else 0.0)
+        yield failures
+        yield stuck
+
 
 class ProjectorWorker:
-    """The agent's body, separate from Faust wiring so it can be tested directly."""
+    """The agent's body, separate from Faust wiring so it can be tested directly.
+
+    Owns ``dead_letters`` (closed by ``close``)."""
 
     def __init__(
         self,
         sink: ProjectionSink,
         serializer: EventSerializer,
-        dead_letter: DeadLetter,
+        dead_letters: DeadLetters,
         metrics: WorkerMetrics | None = None,
+        *,
+        backoff: Backoff | None = None,
     ) -> None:
         self.sink = sink
         self.serializer = serializer
-        self.dead_letter = dead_letter
+        self.dead_letters = dead_letters
+        self._stopping = threading.Event()
+        self.policy = ApplyPolicy(
+            sink,
+            dead_letters,
+            backoff=backoff or Backoff(0.1, MAX_BACKOFF_S),
+            wait=self._stopping.wait,
+        )
+        self.partitions: set[int] = set()
         self.metrics = metrics or WorkerMetrics()
-        self.failures = 0
+        self.metrics.watch(self)
         # One thread: batches of a projection are applied strictly one after another.
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"sink-{sink.name}")
 
+    @property
+    def failures(self) -> int:
+        return self.policy.failures
+
     async def handle(self, messages: Sequence[tuple[int, int, bytes]]) -> None:
-        """Apply ``(partition, offset, value)`` messages; return once all are applied."""
-        by_partition: dict[int, list[LoggedEvent]] = {}
-        raw: dict[int, bytes] = {}
+        """Apply ``(partition, offset, value)`` messages; return once every one of them is
+        applied or dead-lettered."""
+        by_partition: dict[int, list[tuple[int, bytes]]] = {}
         for partition, offset, value in messages:
+            by_partition.setdefault(partition, []).append((offset, value))
+        loop = asyncio.get_running_loop()
+        for partition, items in by_partition.items():
+            self.partitions.add(partition)
+            before = dict(self.policy.dead_lettered_by_reason)
+            applied = await loop.run_in_executor(self.executor, self._project, partition, items)
+            name = self.sink.name
+            self.metrics.position.labels(name, str(partition)).set(pack(partition, items[-1][0]))
+            self.metrics.applied.labels(name).inc(applied)
+            for reason, count in self.policy.dead_lettered_by_reason.items():
+                new = count - before.get(reason, 0)
+                if new:
+                    self.metrics.dead_lettered.labels(name, reason).inc(new)
+
+    def _project(self, partition: int, items: list[tuple[int, bytes]]) -> int:
+        """Decode and apply one partition's messages in offset order (on the sink thread).
+
+        An undecodable message splits the batch: what precedes it is applied first, so the
+        checkpoint — which read-your-writes waits on — never passes an unapplied event."""
+        applied = 0
+        run: list[LoggedEvent] = []
+        raw: dict[int, bytes] = {}
+        for offset, value in items:
             position = pack(partition, offset)
-            raw[position] = value
             try:
                 event = self.serializer.decode(value)
-            except PermanentError as e:
-                await self._dead_letter(value, getattr(e, "reason", e.code), position)
+            except Exception as e:  # whatever the decoder raises, the bytes are parked
+                applied += self.policy.apply(run, partition, raw).applied
+                run = []
+                self.policy.park_undecodable(position, partition, value, e)
                 continue
-            by_partition.setdefault(partition, []).append(LoggedEvent(position, event))
-        for partition, events in by_partition.items():
-            await self._apply(partition, events, raw)
-            self.metrics.position.labels(self.sink.name, str(partition)).set(events[-1].position)
-            self.metrics.applied.labels(self.sink.name).inc(len(events))
-
-    async def _apply(
-        self, partition: int, events: list[LoggedEvent], raw: dict[int, bytes]
-    ) -> None:
-        loop = asyncio.get_running_loop()
-        backoff = 0.1
-        while True:
-            try:
-                await loop.run_in_executor(self.executor, self.sink.apply, events, partition)
-                return
-            except RetryableError as e:
-                self.failures += 1
-                self.metrics.failures.labels(self.sink.name).set(self.failures)
-                log.warning("projection %s: %s; retrying in %.1fs", self.sink.name, e, backoff)
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, MAX_BACKOFF_S)
-            except PermanentError:
-                # Find the poison event(s): apply one by one, dead-letter what fails.
-                for event in events:
-                    try:
-                        await loop.run_in_executor(
-                            self.executor, self.sink.apply, [event], partition
-                        )
-                    except PermanentError as e:
-                        await self._dead_letter(
-                            raw[event.position], f"projection:{e.code}", event.position
-                        )
-                return
-
-    async def _dead_letter(self, raw: bytes, reason: str, position: int) -> None:
-        log.error(
-            "projection %s: dead-lettering position %s (%s)", self.sink.name, position, reason
-        )
-        self.metrics.dead_lettered.labels(self.sink.name, reason).inc()
-        await self.dead_letter(raw, reason, position)
+            run.append(LoggedEvent(position, event))
+            raw[position] = value
+        return applied + self.policy.apply(run, partition, raw).applied
 
     def close(self) -> None:
+        self._stopping.set()  # a policy retrying a down store gives up waiting
         self.executor.shutdown(wait=True)
-
-
-class DeadLetter:
-    """Sends an event's original bytes to the dead-letter topic with the reason."""
-
-    def __init__(self, topic: Any) -> None:
-        self.topic = topic
-
-    async def __call__(self, raw: bytes, reason: str, position: int) -> None:
-        await self.topic.send(
-            value=raw,
-            headers=[("reason", reason.encode()), ("position", str(position).encode())],
-        )
+        self.dead_letters.close()
 
 
 def create_app(
@@ -189,9 +208,8 @@ def create_app(
     source = app.topic(
         kafka.topic, value_type=bytes, key_type=bytes, partitions=kafka.partitions, internal=False
     )
-    dlq = app.topic(kafka.dead_letter_topic, value_type=bytes, key_type=bytes, internal=False)
     metrics = WorkerMetrics()
-    worker = ProjectorWorker(sink, serializer, DeadLetter(dlq), metrics)
+    worker = ProjectorWorker(sink, serializer, KafkaDeadLetters(kafka), metrics)
 
     @app.agent(source, name=f"project-{projection}", concurrency=1)
     async def project(stream: Any) -> None:  # faust.Stream; its stubs lack take_events

@@ -123,6 +123,7 @@ class ApplyPolicy:
         self.now = now
         self.failures = 0  # failed attempts so far (a metric)
         self.dead_lettered = 0  # events parked by this policy (a metric)
+        self.dead_lettered_by_reason: dict[str, int] = {}
         self.last_error: str | None = None
         self._stuck: Stuck | None = None
         self._lock = threading.Lock()
@@ -273,6 +274,8 @@ class ApplyPolicy:
         else:
             self._settle(lambda: self._put(letter), position, partition)
         self.dead_lettered += 1
+        reasons = self.dead_lettered_by_reason
+        reasons[letter.reason] = reasons.get(letter.reason, 0) + 1
 
     def _put(self, letter: DeadLetter) -> None:
         assert self.dead_letters is not None
