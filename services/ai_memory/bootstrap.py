@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ai_memory.adapters.embedders import make_embedder
+from ai_memory.adapters.projectable_log import ProjectableLog
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
 from ai_memory.adapters.sqlite_event_log import SqliteEventLog
 from ai_memory.adapters.sqlite_record_store import SqliteRecordStore
@@ -208,10 +209,13 @@ def build(
         else:
             projections.external.append(sink)
     clock = clock or SystemClock()
-    recalls = RecallRecorder(log, clock)
+    # Every appender gets the guarded log: only projectable events can land on it.
+    # Projections and replays read ``log`` itself.
+    appender = ProjectableLog(log, AvroEventSerializer())
+    recalls = RecallRecorder(appender, clock)
     params = governance_params(s)
     service = MemoryService(
-        log=log,
+        log=appender,
         store=store,
         index=index,
         embedder=embedder,
@@ -238,6 +242,22 @@ def build(
         heads,
         dead_letters=dead_letters,
     )
+
+
+def replay_tailers(c: Container, sink: ProjectionSink) -> list[ProjectionTailer]:
+    """Tailers that replay the log into ``sink`` synchronously (``ai-memory replay``),
+    dead-lettering what they cannot apply exactly as the live projections do."""
+    serializer = AvroEventSerializer()
+    return [
+        ProjectionTailer(
+            c.log,
+            sink,
+            partition=p,
+            dead_letters=c.dead_letters,
+            raw_of=lambda logged: serializer.encode(logged.event),
+        )
+        for p in c.log.partitions()
+    ]
 
 
 def build_dead_letters(s: Settings) -> DeadLetters:

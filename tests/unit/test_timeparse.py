@@ -7,7 +7,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ai_memory.core.errors import InvalidInput
-from ai_memory.core.timeparse import format_timestamp, from_micros, parse_timestamp, to_micros
+from ai_memory.core.timeparse import (
+    MAX_TIMESTAMP,
+    MIN_TIMESTAMP,
+    format_timestamp,
+    from_micros,
+    parse_timestamp,
+    to_micros,
+)
 
 EXPECTED = datetime(2024, 3, 12, 1, 30, tzinfo=UTC)
 
@@ -41,10 +48,48 @@ def test_rejected_forms_name_the_field(value: object) -> None:
     assert e.value.field == "created_at"
 
 
-def test_out_of_range_is_rejected() -> None:
+@pytest.mark.parametrize(
+    "value",
+    [
+        "9999-12-31T23:00:00-05:00",  # the offset pushes it past year 9999
+        "0001-01-01T00:00:00+05:00",  # the offset pushes it before year 1
+        "0001-01-01",  # midnight in a zone ahead of UTC is the year 0 in UTC
+        -62135596801,  # one second before 0001-01-01T00:00:00Z
+        253402300800000,  # 10000-01-01T00:00:00Z as Unix milliseconds
+        "1e400",  # not a numeral here, and no date either
+        10**400,  # too large for a float
+        float("inf"),
+        float("nan"),
+        "9" * 5000,  # a numeral of 5000 digits
+    ],
+)
+def test_out_of_range_is_refused_never_crashes(value: object) -> None:
+    tz = timezone(timedelta(hours=3))
     with pytest.raises(InvalidInput) as e:
-        parse_timestamp("1066-10-14T00:00:00Z")
-    assert e.value.rule == "timestamp_range"
+        parse_timestamp(value, naive_tz=tz)
+    assert e.value.field == "created_at"
+    assert e.value.rule in ("timestamp_range", "timestamp")
+    assert len(e.value.message) < 300
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("1066-10-14T00:00:00Z", datetime(1066, 10, 14, tzinfo=UTC)),
+        ("0001-01-01T00:00:00Z", MIN_TIMESTAMP),
+        ("0001-01-01T05:00:00+05:00", MIN_TIMESTAMP),
+        ("9999-12-31T23:59:59.999999Z", MAX_TIMESTAMP),
+        ("9999-12-31T18:59:59.999999-05:00", MAX_TIMESTAMP),
+    ],
+)
+def test_bounds_are_years_1_to_9999_in_utc(value: str, expected: datetime) -> None:
+    assert parse_timestamp(value) == expected
+
+
+def test_the_bounds_are_representable_as_micros() -> None:
+    for bound in (MIN_TIMESTAMP, MAX_TIMESTAMP):
+        assert from_micros(to_micros(bound)) == bound
+        assert parse_timestamp(format_timestamp(bound)) == bound
 
 
 def test_format_is_utc_with_z() -> None:
@@ -55,7 +100,9 @@ def test_format_is_utc_with_z() -> None:
 
 @given(
     st.datetimes(
-        min_value=datetime(1900, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)
+        min_value=datetime(1, 1, 1),
+        max_value=datetime(9999, 12, 31, 23, 59, 59, 999999),
+        timezones=st.just(UTC),
     )
 )
 def test_format_parse_and_micros_round_trip(value: datetime) -> None:

@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from .errors import InvalidInput
-from .record import StoredRecord, Tombstone
+from .record import StoredRecord, Tombstone, check_utf8
 from .timeparse import format_timestamp
 
 FORMAT_NAME = "ai-memory.bundle"
@@ -86,17 +86,23 @@ class BundleLine:
 
 
 def parse_line(text: str) -> BundleLine:
-    """Parse one NDJSON line; raise InvalidInput naming what is wrong."""
+    """Parse one NDJSON line; raise InvalidInput naming what is wrong (and nothing else,
+    whatever the line holds)."""
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
         raise InvalidInput(
             "line", "json", f"not valid JSON: {e.msg} at column {e.colno}", code="malformed_json"
         ) from e
+    except RecursionError as e:  # nesting deeper than the parser's stack
+        raise InvalidInput(
+            "line", "json", "the line nests too deeply to be a memory", code="malformed_json"
+        ) from e
     if not isinstance(obj, dict):
         raise InvalidInput(
             "line", "json_object", "each line must be a JSON object", code="malformed_json"
         )
+    _check_text(obj)
     kind = obj.get("kind")
     if kind is None and "content" in obj:
         # A bare record (hand-written NDJSON): the whole line is the record.
@@ -128,6 +134,37 @@ def parse_line(text: str) -> BundleLine:
             if not isinstance(obj.get(key), str) or not obj[key]:
                 raise InvalidInput(key, "required", f"a tombstone line needs {key!r}")
     return BundleLine(str(kind), obj)
+
+
+def _check_text(obj: dict[str, Any]) -> None:
+    """Every string of the line, keys included, must be encodable UTF-8: JSON escapes can
+    spell lone surrogates (``"\\ud800"``), and ids are derived from the text. The error
+    names the record field (or the line key) holding it."""
+    inner = obj.get("record")
+    stack: list[tuple[object, str]] = [(v, str(k)) for k, v in obj.items() if k != "record"]
+    if isinstance(inner, dict):
+        stack.extend((v, str(k)) for k, v in inner.items())
+    stack.extend((k, "line") for k in obj)
+    if isinstance(inner, dict):
+        stack.extend((k, "record") for k in inner)
+    while stack:
+        node, field = stack.pop()
+        if isinstance(node, str):
+            check_utf8(node, field if _usable_field(field) else "line")
+        elif isinstance(node, dict):
+            stack.extend((k, field) for k in node)
+            stack.extend((v, field) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, field) for v in node)
+
+
+def _usable_field(name: str) -> bool:
+    """Whether a key may itself be used as the field of an error."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return name.isprintable() and len(name) <= 80
 
 
 def unknown_line_keys(line: BundleLine, format_version: int) -> list[str]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from .errors import Conflict, Gone, NotFound
 from .events import EventHeader, Head, MemoryDeleted, MemoryWritten
-from .record import MemoryRecord, MemoryState
+from .record import MemoryRecord, MemoryState, check_expiry
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,9 @@ def decide_write(
             "between scopes (delete it and write a new one)",
             code="scope_immutable",
         )
+    # Checked here as well as at parsing: an upsert that keeps the stored ``created_at``
+    # (``with_created_at_from``) gets a new expiry only now.
+    check_expiry(record)
     sha = record.fingerprint()
     if head is not None and head.content_sha256 == sha:
         return WriteOutcome(event=None, version=head.version, position=head.position)

@@ -5,13 +5,29 @@ record as the record-store projection holds it: plus tenant, version, lifecycle 
 read count and the log position it reflects.
 
 Validation lives here, once, so the HTTP edge, the importer and the CLI reject the same
-inputs with the same ``field`` / ``rule`` / ``code``.
+inputs with the same ``field`` / ``rule`` / ``code``. It computes every value a projection
+derives from a record (the expiry, UTC timestamps, the JSON and UTF-8 forms), so anything
+it accepts can be stored, indexed and serialised:
+
+* every string, anywhere (content, identifiers, tags, meta keys and nested values), is
+  strictly encodable UTF-8 (no lone surrogates) — rule ``utf8``;
+* identifiers (id, scope, source_agent, tags, meta keys) hold no control characters
+  (C0, DEL, C1) — rule ``control_chars`` (or the identifier's own format rule);
+* timestamps lie in years 1–9999 after conversion to UTC (``core.timeparse``);
+* ``ttl`` ≤ ``Limits.max_ttl_seconds`` and ``created_at + ttl`` ≤ 9999-12-31T23:59:59Z —
+  rules ``max_ttl`` / ``expiry_range``;
+* ``meta`` nests at most ``Limits.max_meta_depth`` levels, has keys of at most
+  ``Limits.max_meta_key_chars`` and at most ``Limits.max_meta_bytes`` as JSON; its errors
+  name the offending path in the message;
+* at most ``Limits.max_tags`` tags are *received* (counted before de-duplication, so a
+  huge list is refused in linear time).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import uuid
 from collections.abc import Mapping
@@ -21,7 +37,7 @@ from enum import StrEnum
 from typing import Any
 
 from .errors import InvalidInput
-from .timeparse import format_timestamp, parse_timestamp
+from .timeparse import MAX_TIMESTAMP, format_timestamp, parse_timestamp, short_repr
 
 RECORD_SCHEMA_VERSION = 1
 DEFAULT_TENANT = "default"
@@ -53,6 +69,11 @@ class Limits:
     max_id_chars: int = 200
     max_scope_chars: int = 200
     max_agent_chars: int = 200
+    #: 100 Julian years; the expiry must also stay ≤ 9999-12-31T23:59:59Z.
+    max_ttl_seconds: int = 3_155_760_000
+    #: Nested objects/arrays, ``meta`` itself included (``{"a": {"b": 1}}`` is depth 2).
+    max_meta_depth: int = 32
+    max_meta_key_chars: int = 256
 
 
 @dataclass(frozen=True)
@@ -175,13 +196,61 @@ RECORD_FIELDS = frozenset(
 # Kinds named by the protocol plus a lowercase identifier for anything else a deployment
 # needs (e.g. ``project:``); ``public`` is the one scope without a kind.
 _SCOPE = re.compile(r"^(public|[a-z][a-z0-9_-]{0,31}:[^\s:][^\s]*)$")
+# Free text (content, notes) may hold tab, LF and CR; nothing else of C0, nor DEL.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Identifiers hold nothing invisible: no C0, DEL or C1 at all.
+_IDENT_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# The only code points a Python str can hold that UTF-8 cannot encode: lone surrogates
+# (JSON's "\ud800" decodes to one). Searching is cheaper than encoding to find them.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _ID = re.compile(r"^[^\s/\x00-\x1f\x7f][^/\x00-\x1f\x7f]*$")
+
+
+def safe_name(value: object, max_chars: int = 80) -> str:
+    """``value`` as it may appear in an error (a field name or message): printable,
+    encodable and short. Plain names stay as they are."""
+    if (
+        isinstance(value, str)
+        and len(value) <= max_chars
+        and value.isprintable()
+        and not _SURROGATE.search(value)
+    ):
+        return value
+    return short_repr(value, max_chars)
+
+
+def check_utf8(value: str, field_name: str, where: str = "") -> str:
+    """Refuse text UTF-8 cannot encode; every log, store and index needs UTF-8."""
+    found = _SURROGATE.search(value)
+    if found is not None:
+        raise InvalidInput(
+            field_name,
+            "utf8",
+            f"{field_name}{where} is not valid Unicode text: a lone surrogate "
+            f"{found.group()!r} at index {found.start()}",
+        )
+    return value
+
+
+def check_identifier(value: str, field_name: str, where: str = "") -> str:
+    """An identifier: encodable UTF-8 without any control character."""
+    check_utf8(value, field_name, where)
+    found = _IDENT_CONTROL.search(value)
+    if found is not None:
+        raise InvalidInput(
+            field_name,
+            "control_chars",
+            f"{field_name}{where} must not contain control characters "
+            f"(found {found.group()!r} at index {found.start()})",
+        )
+    return value
 
 
 def validate_scope(value: object, limits: Limits, field_name: str = "scope") -> str:
     if not isinstance(value, str) or not value:
         raise InvalidInput(field_name, "required", f"{field_name} is required (e.g. 'user:alice')")
+    if len(value) <= limits.max_scope_chars:
+        check_identifier(value, field_name)
     if len(value) > limits.max_scope_chars or not _SCOPE.match(value):
         raise InvalidInput(
             field_name,
@@ -197,6 +266,7 @@ def validate_id(value: object, limits: Limits) -> str:
         raise InvalidInput(
             "id", "id_format", f"id must be a non-empty string of ≤{limits.max_id_chars} chars"
         )
+    check_identifier(value, "id")
     if value != value.strip() or not _ID.match(value):
         raise InvalidInput(
             "id", "id_format", "id must not contain '/', control characters or edge whitespace"
@@ -209,6 +279,16 @@ def validate_content(value: object, limits: Limits) -> str:
         raise InvalidInput("content", "text_only", "content must be UTF-8 text, not binary data")
     if not isinstance(value, str):
         raise InvalidInput("content", "text_only", "content must be a string")
+    # Four bytes per character at most: a longer string cannot fit, whatever it holds.
+    if len(value) > limits.max_content_bytes:
+        raise InvalidInput(
+            "content",
+            "max_bytes",
+            f"content is over {limits.max_content_bytes} bytes; "
+            f"the limit is {limits.max_content_bytes} bytes",
+            code="content_too_large",
+        )
+    check_utf8(value, "content")
     if not value.strip():
         raise InvalidInput("content", "non_empty", "content must not be empty")
     if _CONTROL.search(value) or "\ufffd" in value:
@@ -232,39 +312,49 @@ def validate_content(value: object, limits: Limits) -> str:
 def _validate_text(value: object, field_name: str, max_chars: int) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(field_name, "required", f"{field_name} is required")
-    if len(value) > max_chars or _CONTROL.search(value):
+    if len(value) > max_chars:
         raise InvalidInput(
             field_name, "format", f"{field_name} must be ≤{max_chars} printable characters"
         )
+    check_identifier(value.strip(), field_name)
     return value.strip()
 
 
 def validate_tags(value: object, limits: Limits) -> tuple[str, ...]:
+    """At most ``max_tags`` received (before de-duplication), each 1–``max_tag_chars``
+    printable characters after stripping; duplicates are dropped, first one kept."""
     if value is None:
         return ()
-    if not isinstance(value, list | tuple) or not all(isinstance(t, str) for t in value):
+    if not isinstance(value, list | tuple):
         raise InvalidInput("tags", "string_list", "tags must be a list of strings")
-    tags: list[str] = []
+    if len(value) > limits.max_tags:
+        raise InvalidInput(
+            "tags", "max_items", f"at most {limits.max_tags} tags are allowed, got {len(value)}"
+        )
+    tags: dict[str, None] = {}  # ordered set: linear-time de-duplication
     for raw in value:
+        if not isinstance(raw, str):
+            raise InvalidInput("tags", "string_list", "tags must be a list of strings")
         tag = raw.strip()
-        if not tag or len(tag) > limits.max_tag_chars or _CONTROL.search(tag):
+        if not tag or len(tag) > limits.max_tag_chars:
             raise InvalidInput(
                 "tags",
                 "tag_format",
-                f"each tag must be 1–{limits.max_tag_chars} printable characters, got {raw!r}",
+                f"each tag must be 1–{limits.max_tag_chars} printable characters, "
+                f"got {short_repr(raw)}",
             )
-        if tag not in tags:
-            tags.append(tag)
-    if len(tags) > limits.max_tags:
-        raise InvalidInput("tags", "max_items", f"at most {limits.max_tags} tags are allowed")
+        check_identifier(tag, "tags")
+        tags.setdefault(tag)
     return tuple(tags)
 
 
 def validate_meta(value: object, limits: Limits) -> dict[str, Any]:
+    """A JSON object within the depth, key and size limits; errors name the path."""
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise InvalidInput("meta", "json_object", "meta must be a JSON object")
+    _check_json_tree(value, limits)
     try:
         encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as e:
@@ -277,14 +367,90 @@ def validate_meta(value: object, limits: Limits) -> dict[str, Any]:
     return result
 
 
-def validate_ttl(value: object) -> int | None:
+def _meta_path(parent: str, key: object) -> str:
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    # ASCII JSON string: printable and encodable whatever the key holds.
+    return f"{parent}[{json.dumps(str(key)[:40])}]"
+
+
+def _check_json_tree(meta: dict[str, Any], limits: Limits) -> None:
+    """Walk ``meta`` without recursion (a hostile document may nest thousands deep).
+
+    Every node costs at least one byte of JSON, so the walk stops at ``max_meta_bytes``
+    nodes: its time is bounded by the limit, not by the input."""
+    stack: list[tuple[object, str, int]] = [(meta, "meta", 1)]
+    nodes = 0
+    while stack:
+        node, path, depth = stack.pop()
+        nodes += 1
+        if nodes > limits.max_meta_bytes:
+            raise InvalidInput(
+                "meta", "max_bytes", f"meta must be ≤{limits.max_meta_bytes} bytes as JSON"
+            )
+        if isinstance(node, dict | list | tuple) and depth > limits.max_meta_depth:
+            raise InvalidInput(
+                "meta",
+                "max_depth",
+                f"meta nests deeper than {limits.max_meta_depth} levels at {path}",
+            )
+        if isinstance(node, dict):
+            for key, child in node.items():
+                if not isinstance(key, str):
+                    raise InvalidInput(
+                        "meta", "json_object", f"meta keys must be strings, at {path}"
+                    )
+                child_path = _meta_path(path, key)
+                if len(key) > limits.max_meta_key_chars:
+                    raise InvalidInput(
+                        "meta",
+                        "key_length",
+                        f"meta keys must be ≤{limits.max_meta_key_chars} characters, "
+                        f"at {child_path}",
+                    )
+                check_identifier(key, "meta", f" key at {child_path}")
+                stack.append((child, child_path, depth + 1))
+        elif isinstance(node, list | tuple):
+            stack.extend((child, _meta_path(path, i), depth + 1) for i, child in enumerate(node))
+        elif isinstance(node, str):
+            check_utf8(node, "meta", f" value at {path}")
+        elif isinstance(node, float) and not math.isfinite(node):
+            raise InvalidInput("meta", "json_object", f"meta numbers must be finite, at {path}")
+        elif node is not None and not isinstance(node, bool | int | float):
+            raise InvalidInput(
+                "meta", "json_object", f"meta must contain only JSON values, at {path}"
+            )
+
+
+def validate_ttl(value: object, limits: Limits | None = None) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+    max_ttl = (limits or Limits()).max_ttl_seconds
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInput("ttl", "positive_integer", "ttl must be a whole number of seconds")
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
         raise InvalidInput("ttl", "positive_integer", "ttl must be a whole number of seconds")
     if value <= 0:
         raise InvalidInput("ttl", "positive_integer", "ttl must be > 0 seconds")
+    if value > max_ttl:
+        raise InvalidInput("ttl", "max_ttl", f"ttl must be ≤{max_ttl} seconds")
     return int(value)
+
+
+def check_expiry(record: MemoryRecord) -> None:
+    """The expiry a projection derives (``created_at + ttl``) must be a storable time."""
+    if record.ttl is None:
+        return
+    try:
+        expiry: datetime | None = record.expires_at()
+    except OverflowError:
+        expiry = None
+    if expiry is None or expiry > MAX_TIMESTAMP:
+        raise InvalidInput(
+            "ttl",
+            "expiry_range",
+            "created_at + ttl must not pass 9999-12-31T23:59:59Z; use a shorter ttl",
+        )
 
 
 _TYPE_VALUES = frozenset(t.value for t in MemoryType)
@@ -294,7 +460,7 @@ def validate_type(value: object) -> MemoryType:
     if isinstance(value, str) and value in _TYPE_VALUES:
         return MemoryType(value)
     allowed = ", ".join(t.value for t in MemoryType)
-    raise InvalidInput("type", "enum", f"type must be one of: {allowed}; got {value!r}")
+    raise InvalidInput("type", "enum", f"type must be one of: {allowed}; got {short_repr(value)}")
 
 
 def parse_record(
@@ -313,12 +479,14 @@ def parse_record(
     """
     if not isinstance(data, Mapping):
         raise InvalidInput("body", "json_object", "a memory must be a JSON object")
-    unknown = sorted(set(data) - RECORD_FIELDS)
+    # Key names reach the error (field and message): only their safe forms may.
+    unknown = sorted(safe_name(k) for k in data if k not in RECORD_FIELDS)
     if unknown:
         raise InvalidInput(
             unknown[0],
             "unknown_field",
-            f"unknown field(s): {', '.join(unknown)}; allowed: {', '.join(sorted(RECORD_FIELDS))}",
+            f"unknown field(s): {', '.join(unknown[:10])}; "
+            f"allowed: {', '.join(sorted(RECORD_FIELDS))}",
         )
     body_id = data.get("id")
     if memory_id is not None and body_id is not None and body_id != memory_id:
@@ -330,14 +498,14 @@ def parse_record(
         raise InvalidInput(
             "schema_version",
             "supported",
-            f"schema_version {version!r} is not supported "
+            f"schema_version {short_repr(version)} is not supported "
             f"(this server reads {RECORD_SCHEMA_VERSION})",
         )
     raw_created = data.get("created_at")
     created = (
         parse_timestamp(raw_created) if raw_created is not None else (default_created_at or now)
     )
-    return MemoryRecord(
+    record = MemoryRecord(
         id=rid,
         type=validate_type(data.get("type")),
         content=validate_content(data.get("content"), limits),
@@ -346,10 +514,12 @@ def parse_record(
             data.get("source_agent"), "source_agent", limits.max_agent_chars
         ),
         created_at=created,
-        ttl=validate_ttl(data.get("ttl")),
+        ttl=validate_ttl(data.get("ttl"), limits),
         tags=validate_tags(data.get("tags"), limits),
         meta=validate_meta(data.get("meta"), limits),
     )
+    check_expiry(record)
+    return record
 
 
 def record_from_json(data: Mapping[str, Any]) -> MemoryRecord:

@@ -10,45 +10,80 @@ Accepted on input (documented in the README):
   value is ≥ 1e11 is taken as milliseconds (1e11 s is the year 5138, 1e11 ms is 1973)
 
 Output is always ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``.
+
+Bounds: every accepted timestamp lies in ``MIN_TIMESTAMP`` … ``MAX_TIMESTAMP``, i.e.
+``0001-01-01T00:00:00Z`` … ``9999-12-31T23:59:59.999999Z``, *after* conversion to UTC: an
+offset that pushes a value outside (``9999-12-31T23:00:00-05:00``,
+``0001-01-01T00:00:00+05:00``) is refused with rule ``timestamp_range``, like any value
+outside. That range is what every projection holds without loss: Python ``datetime``,
+Avro ``timestamp-micros`` (a signed 64-bit count of microseconds), the record stores'
+integer microseconds and the index's float seconds. Values derived from a timestamp (a
+memory's expiry, ``created_at + ttl``) must stay inside it too (``core.record``).
+
+Every failure is an ``InvalidInput`` naming the field: rule ``timestamp`` for text that is
+not a timestamp, ``timestamp_range`` for one outside the bounds.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from .errors import InvalidInput
 
 _MS_THRESHOLD = 100_000_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-# Anything outside these bounds is far more likely a unit mix-up than a real memory.
-_MIN = datetime(1900, 1, 1, tzinfo=UTC)
-_MAX = datetime(9999, 12, 31, tzinfo=UTC)
+#: The bounds of every timestamp the system stores (see the module docstring).
+MIN_TIMESTAMP = datetime(1, 1, 1, tzinfo=UTC)
+MAX_TIMESTAMP = datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC)
 _NUMERIC = re.compile(r"^[+-]?\d+(\.\d+)?$")
+# Longer text is never a timestamp; refusing it early keeps error messages short and
+# float()/fromisoformat() from chewing on megabytes.
+_MAX_TEXT = 64
 
 
 def parse_timestamp(
     value: object, *, field: str = "created_at", naive_tz: tzinfo = UTC
 ) -> datetime:
-    """Parse ``value`` into an aware UTC datetime or raise InvalidInput naming ``field``."""
+    """Parse ``value`` into an aware UTC datetime or raise InvalidInput naming ``field``.
+
+    Never raises anything else: overflow while converting an offset or a number is a
+    ``timestamp_range`` refusal."""
+    out_of_range = f"{field} is out of range (years 1–9999 in UTC): {short_repr(value)}"
+    try:
+        parsed = _parse(value, field, naive_tz).astimezone(UTC)
+    except (OverflowError, OSError, ValueError) as e:
+        raise InvalidInput(field, "timestamp_range", out_of_range) from e
+    if not MIN_TIMESTAMP <= parsed <= MAX_TIMESTAMP:
+        raise InvalidInput(field, "timestamp_range", out_of_range)
+    return parsed
+
+
+def _parse(value: object, field: str, naive_tz: tzinfo) -> datetime:
     if isinstance(value, bool) or value is None:
         raise InvalidInput(field, "timestamp", f"{field} must be a timestamp, got {value!r}")
     if isinstance(value, datetime):
-        parsed = value if value.tzinfo else value.replace(tzinfo=naive_tz)
-    elif isinstance(value, int | float):
-        parsed = _from_epoch(float(value), field)
-    elif isinstance(value, str):
-        text = value.strip()
-        if _NUMERIC.match(text):
-            parsed = _from_epoch(float(text), field)
-        else:
-            parsed = _from_iso(text, field, naive_tz)
-    else:
+        return value if value.tzinfo else value.replace(tzinfo=naive_tz)
+    if isinstance(value, int | float):
+        return _from_epoch(float(value), field)
+    if not isinstance(value, str):
         raise InvalidInput(field, "timestamp", f"{field} must be a string or a number")
-    parsed = parsed.astimezone(UTC)
-    if not _MIN <= parsed <= _MAX:
-        raise InvalidInput(field, "timestamp_range", f"{field} is out of range: {value!r}")
-    return parsed
+    text = value.strip()
+    if len(text) > _MAX_TEXT:
+        raise InvalidInput(field, "timestamp", f"{field} is not a recognised timestamp")
+    if _NUMERIC.match(text):
+        return _from_epoch(float(text), field)
+    return _from_iso(text, field, naive_tz)
+
+
+def short_repr(value: object, max_chars: int = 80) -> str:
+    """A short repr for error messages; always printable and encodable (repr escapes
+    surrogates and control characters; a huge int has no repr at all: Python refuses)."""
+    try:
+        text = repr(value[: max_chars + 1] if isinstance(value, str) else value)
+    except ValueError:
+        return "<a number too large to show>"
+    return text if len(text) <= max_chars else text[: max_chars - 3] + "..."
 
 
 def _from_epoch(number: float, field: str) -> datetime:
@@ -56,7 +91,9 @@ def _from_epoch(number: float, field: str) -> datetime:
     try:
         return datetime.fromtimestamp(seconds, tz=UTC)
     except (OverflowError, OSError, ValueError) as e:
-        raise InvalidInput(field, "timestamp_range", f"{field} is out of range: {number!r}") from e
+        raise InvalidInput(
+            field, "timestamp_range", f"{field} is out of range: {short_repr(number)}"
+        ) from e
 
 
 def _from_iso(text: str, field: str, naive_tz: tzinfo) -> datetime:
@@ -67,7 +104,7 @@ def _from_iso(text: str, field: str, naive_tz: tzinfo) -> datetime:
         raise InvalidInput(
             field,
             "timestamp",
-            f"{field} is not a recognised timestamp: {text!r} (use ISO-8601, "
+            f"{field} is not a recognised timestamp: {short_repr(text)} (use ISO-8601, "
             "'YYYY-MM-DD HH:mm:ss', or Unix seconds/milliseconds)",
         ) from e
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=naive_tz)
@@ -86,6 +123,4 @@ def to_micros(value: datetime) -> int:
 
 
 def from_micros(micros: int) -> datetime:
-    from datetime import timedelta
-
     return _EPOCH + timedelta(microseconds=micros)

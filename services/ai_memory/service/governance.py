@@ -37,7 +37,15 @@ from ai_memory.core.governance import (
     plan_governor_pass,
 )
 from ai_memory.core.governance.extraction import Extractor, Interaction, RuleBasedExtractor
-from ai_memory.core.record import MemoryRecord, MemoryState, StoredRecord, validate_scope
+from ai_memory.core.record import (
+    MemoryRecord,
+    MemoryState,
+    StoredRecord,
+    check_identifier,
+    check_utf8,
+    safe_name,
+    validate_scope,
+)
 from ai_memory.core.timeparse import format_timestamp, parse_timestamp
 
 from .memory_service import MemoryService
@@ -83,14 +91,18 @@ class GovernanceService:
     ) -> InteractionResult:
         m = self.memory
         scope = validate_scope(body.get("scope"), m.limits)
-        agent = _text(body.get("source_agent"), "source_agent", 200)
-        text = _text(body.get("text"), "text", MAX_INTERACTION_CHARS)
+        agent = check_identifier(
+            _text(body.get("source_agent"), "source_agent", m.limits.max_agent_chars),
+            "source_agent",
+        )
+        text = check_utf8(_text(body.get("text"), "text", MAX_INTERACTION_CHARS), "text")
         session = body.get("session_id")
         if session is not None:
-            session = _text(session, "session_id", 200)
-        unknown = sorted(set(body) - {"scope", "source_agent", "session_id", "text", "at"})
+            session = check_identifier(_text(session, "session_id", 200), "session_id")
+        allowed = {"scope", "source_agent", "session_id", "text", "at"}
+        unknown = sorted(safe_name(k) for k in body if k not in allowed)
         if unknown:
-            raise InvalidInput(unknown[0], "unknown_field", f"unknown field(s): {unknown}")
+            raise InvalidInput(unknown[0], "unknown_field", f"unknown field(s): {unknown[:10]}")
         now = m.clock.now()
         at = parse_timestamp(body["at"], field="at") if body.get("at") is not None else now
         interaction_id = str(uuid.uuid4())

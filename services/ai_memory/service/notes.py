@@ -29,7 +29,14 @@ from typing import Literal
 
 from ai_memory.core.errors import Conflict, InvalidInput, NotFound, Timeout
 from ai_memory.core.events import MemoriesRecalled
-from ai_memory.core.record import Limits, MemoryState, MemoryType, StoredRecord
+from ai_memory.core.record import (
+    Limits,
+    MemoryState,
+    MemoryType,
+    StoredRecord,
+    check_identifier,
+    check_utf8,
+)
 
 from .memory_service import MemoryService
 
@@ -59,24 +66,30 @@ def normalise(text: str) -> str:
 
 
 def parse_topic(value: object, rules: NoteRules, limits: Limits) -> tuple[str, ...]:
-    """``"neo, jobs"`` or ``["neo", "jobs"]`` → normalised, de-duplicated tags in order."""
+    """``"neo, jobs"`` or ``["neo", "jobs"]`` → normalised, de-duplicated tags in order.
+
+    Linear in the input: the tag count is checked as tags are found, so a topic of a
+    million words is refused after ``max_tags + 1`` of them."""
     parts = [value] if isinstance(value, str) else value
     if not isinstance(parts, list | tuple) or not all(isinstance(p, str) for p in parts):
         raise InvalidInput("topic", "string_list", "topic must be a string such as 'neo, jobs'")
-    tags: list[str] = []
+    tags: dict[str, None] = {}  # an ordered set
     for part in parts:
+        check_utf8(part, "topic")
         for raw in _SEPARATORS.split(normalise(part)):
             if not raw or raw in tags:
                 continue
             if len(raw) > limits.max_tag_chars or _CONTROL.search(raw):
                 msg = f"each topic tag must be 1–{limits.max_tag_chars} printable characters"
                 raise InvalidInput("topic", "tag_format", f"{msg}, got {raw[:80]!r}", code=_BAD_TAG)
-            tags.append(raw)
+            check_identifier(raw, "topic")
+            tags[raw] = None
+            if len(tags) > rules.max_tags:
+                shown = ", ".join(tags)
+                msg = f"a topic has at most {rules.max_tags} tags; got more: {shown}"
+                raise InvalidInput("topic", "max_items", msg, code="topic_too_many_tags")
     if not tags:
         raise InvalidInput("topic", "required", "topic needs at least one tag, e.g. 'neo, jobs'")
-    if len(tags) > rules.max_tags:
-        msg = f"a topic has at most {rules.max_tags} tags; got {len(tags)}: {', '.join(tags)}"
-        raise InvalidInput("topic", "max_items", msg, code="topic_too_many_tags")
     return tuple(tags)
 
 
@@ -88,12 +101,14 @@ def validate_agent(value: object, limits: Limits) -> str:
     if len(value) > max_chars or not _AGENT.match(value) or _CONTROL.search(value):
         msg = f"agent must be ≤{max_chars} characters without spaces, not starting with ':'"
         raise InvalidInput("agent", "agent_format", msg)
-    return value
+    return check_identifier(value, "agent")
 
 
 def validate_note(value: str, rules: NoteRules) -> str:
     """The note's text, stripped: non-empty, printable, at most ``max_note_chars``."""
-    text = value.strip()
+    if not isinstance(value, str):
+        raise InvalidInput("note", "text_only", "note must be text")
+    text = check_utf8(value.strip(), "note")
     if not text:
         raise InvalidInput("note", "non_empty", "note must not be empty (use 'off' to delete)")
     if len(text) > rules.max_note_chars:
@@ -207,7 +222,7 @@ class NotesService:
         """Create, replace (same tag set) or, with ``note: "off"``, forget a note."""
         agent = validate_agent(agent, self.service.limits)
         tags = parse_topic(topic, self.rules, self.service.limits)
-        off = note.strip().casefold() == OFF
+        off = isinstance(note, str) and note.strip().casefold() == OFF
         body = None if off else validate_note(note, self.rules)
         with self._lock:
             memory_id, live, forgotten = self._slot(tenant, agent, tags)
