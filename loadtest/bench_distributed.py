@@ -33,6 +33,8 @@ from loadtest.corpus import QUERIES, memories
 
 CHUNK = 500
 
+NDJSON = {"content-type": "application/x-ndjson"}
+
 
 def chunks(count: int) -> list[bytes]:
     out, batch = [], []
@@ -67,7 +69,9 @@ def main() -> None:
             t0 = time.perf_counter()
             with ThreadPoolExecutor(args.clients) as pool:
                 reports = list(
-                    pool.map(lambda b: http.post("/v1/import", content=b).json(), bodies)
+                    pool.map(
+                        lambda b: http.post("/v1/import", content=b, headers=NDJSON).json(), bodies
+                    )
                 )
             acked = time.perf_counter() - t0
             assert sum(r["written"] for r in reports) == args.memories, reports[:1]

@@ -30,6 +30,8 @@ from loadtest.corpus import QUERIES, memories
 
 WORK = Path(__file__).parent / ".work"
 
+NDJSON = {"content-type": "application/x-ndjson"}
+
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
@@ -77,7 +79,7 @@ def bench_size(size: int) -> dict[str, Any]:
         with LiveServer(container) as live, httpx.Client(base_url=live.url, timeout=None) as http:
             # 1. Import over HTTP: acknowledged (on the log) and fully projected.
             t0 = time.perf_counter()
-            report = http.post("/v1/import", content=ndjson(size)).json()
+            report = http.post("/v1/import", content=ndjson(size), headers=NDJSON).json()
             acked = time.perf_counter() - t0
             container.service.wait_for(report["position"], timeout=3600)
             projected = time.perf_counter() - t0

@@ -35,6 +35,8 @@ from tests.integration.test_http_api import portable
 TOTAL = 10_000
 CHUNK = 500
 
+NDJSON = {"content-type": "application/x-ndjson"}
+
 
 @pytest.fixture
 def cluster(tmp_path: Path, kafka_bootstrap: str, cassandra_contact: str) -> Iterator[Cluster]:
@@ -71,7 +73,7 @@ def test_projector_killed_mid_stream_loses_and_duplicates_nothing(cluster: Clust
     acknowledged: set[str] = set()
     with httpx.Client(base_url=cluster.url, timeout=120) as http:
         for i, start in enumerate(range(0, TOTAL, CHUNK)):
-            report = http.post("/v1/import", content=bundle(start, CHUNK)).json()
+            report = http.post("/v1/import", content=bundle(start, CHUNK), headers=NDJSON).json()
             assert report["written"] == CHUNK, report
             acknowledged.update(f"m-{n:05d}" for n in range(start, start + CHUNK))
             if i == 6:
@@ -146,7 +148,7 @@ def test_delete_while_projectors_down_is_applied_and_never_resurrected(cluster: 
     cluster.start_gateway()
     worker = cluster.start_worker(1)
     with httpx.Client(base_url=cluster.url, timeout=120) as http:
-        http.post("/v1/import", content=bundle(0, 50))
+        http.post("/v1/import", content=bundle(0, 50), headers=NDJSON)
         cluster.wait_caught_up()
         before_delete = http.get("/v1/export").content
         worker.stop()
@@ -165,7 +167,7 @@ def test_delete_while_projectors_down_is_applied_and_never_resurrected(cluster: 
         assert http.get("/v1/memories/m-00007").status_code == 410
         hits = http.post("/v1/memories/search", json={"query": "zq7x", "mode": "keyword"}).json()
         assert "m-00007" not in [h["record"]["id"] for h in hits["results"]]
-        reimport = http.post("/v1/import", content=before_delete).json()
+        reimport = http.post("/v1/import", content=before_delete, headers=NDJSON).json()
         assert reimport["skipped_tombstoned"] == 1 and reimport["written"] == 0
         cluster.wait_caught_up()
         assert http.get("/v1/memories/m-00007").status_code == 410
@@ -178,7 +180,7 @@ def test_delete_while_projectors_down_is_applied_and_never_resurrected(cluster: 
         other.start_gateway()
         other.start_worker(1)
         with httpx.Client(base_url=other.url, timeout=120) as http2:
-            report = http2.post("/v1/import", content=exported.encode()).json()
+            report = http2.post("/v1/import", content=exported.encode(), headers=NDJSON).json()
             assert (report["written"], report["tombstones_applied"]) == (49, 1), report
             other.wait_caught_up()
             assert portable(http2.get("/v1/export").text) == portable(exported)

@@ -13,6 +13,9 @@ from tests.factories import FixedClock
 PROBLEM = "application/problem+json"
 
 
+NDJSON_HEADERS = {"content-type": "application/x-ndjson"}
+
+
 def memory(**kw: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
         "type": "preference",
@@ -205,7 +208,9 @@ def test_export_then_import_into_a_fresh_instance(client: TestClient, tmp_path: 
                 == "Alice's favourite editor is Helix."
             )
             assert other.get("/v1/memories/c").status_code == 410
-            second = other.post("/v1/import?wait=true", content=export.content).json()
+            second = other.post(
+                "/v1/import?wait=true", content=export.content, headers=NDJSON_HEADERS
+            ).json()
             assert second["written"] == 0 and second["unchanged"] == 3
             # A record whose id is tombstoned is never resurrected by an import.
             resurrect = json.dumps(
@@ -220,7 +225,9 @@ def test_export_then_import_into_a_fresh_instance(client: TestClient, tmp_path: 
                     },
                 }
             )
-            third = other.post("/v1/import?wait=true", content=resurrect).json()
+            third = other.post(
+                "/v1/import?wait=true", content=resurrect, headers=NDJSON_HEADERS
+            ).json()
             assert third["skipped_tombstoned"] == 1 and third["written"] == 0
             assert other.get("/v1/memories/c").status_code == 410
             re_export = other.get("/v1/export", params={"scope": "user:alice"}).text
@@ -244,7 +251,7 @@ def test_import_reports_every_bad_line_and_keeps_the_rest(client: TestClient) ->
         json.dumps({"kind": "mystery"}),
     ]
     body = ("\n".join(lines) + "\n").encode() + b"\xff\xfe bad bytes\n"
-    r = client.post("/v1/import?wait=true", content=body)
+    r = client.post("/v1/import?wait=true", content=body, headers=NDJSON_HEADERS)
     assert r.status_code == 200, r.text
     report = r.json()
     assert report["received"] == 8 and report["written"] == 2 and report["rejected"] == 6
@@ -267,7 +274,7 @@ def test_import_of_an_unknown_bundle_format_is_refused_whole(
         + "\n"
         + json.dumps({"kind": "record", "record": memory(id="x")})
     )
-    r = client.post("/v1/import", content=body)
+    r = client.post("/v1/import", content=body, headers=NDJSON_HEADERS)
     assert r.status_code == 422 and r.json()["code"] == "unsupported_format"
     assert container.log.last_position() == before
 

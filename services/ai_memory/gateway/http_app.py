@@ -1,13 +1,17 @@
 """The HTTP API (FastAPI): a thin edge translating requests into service calls.
 
-Handlers that touch SQLite or the index are plain ``def`` so they run in the worker
-thread pool and never block the event loop; streaming import/export hand batches to the
-pool themselves.
+Handlers that touch SQLite or the index run their service calls in the worker thread
+pool and never block the event loop; streaming import/export hand batches to the pool
+themselves. Waits for projections (``wait=true``, ``min_position``) are awaited on the
+event loop, so a slow projection never holds a worker thread.
+
+The edge around the routes (``edge``): request ids and problem+json for every failure,
+body limits, and the browser protections.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request, Response
@@ -16,19 +20,39 @@ from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
 from ai_memory import __version__
 from ai_memory.bootstrap import Container
+from ai_memory.core.errors import InvalidInput
 from ai_memory.core.record import DEFAULT_TENANT, validate_scope
 from ai_memory.service.memory_service import SearchRequest
-from ai_memory.service.transfer import ImportSession, export_lines
+from ai_memory.service.transfer import ImportSession, Line, export_lines
 
-from . import governance_routes, metrics, notes_routes, problems
+from . import edge, governance_routes, metrics, notes_routes, openapi_doc, problems
 from .a2a_server import A2aHttp
 from .mcp_server import McpHttp
-from .models import DeleteOut, ImportOut, MemoryIn, MemoryOut, SearchIn, SearchOut, WriteOut
+from .models import (
+    DeleteOut,
+    ImportOut,
+    MemoryIn,
+    MemoryOut,
+    SearchIn,
+    SearchOut,
+    WriteOut,
+)
+from .ndjson_lines import numbered_lines
 
 NDJSON = "application/x-ndjson"
 Wait = Annotated[bool, Query(description="Return only after every projection applied the write.")]
 MinPosition = Annotated[
-    int, Query(ge=0, description="Wait until projections reach this log position first.")
+    int,
+    Query(
+        ge=0,
+        le=2**62,
+        description="Wait until projections reach this log position first (a position a "
+        "write returned; one beyond the log head is refused at once).",
+    ),
+]
+Reason = Annotated[str, Query(min_length=1, max_length=200, description="Why it is forgotten.")]
+Source = Annotated[
+    str, Query(min_length=1, max_length=100, description="Name of the import's source.")
 ]
 
 
@@ -38,7 +62,10 @@ def tenant_of(_: Request) -> str:
 
 
 def create_app(container: Container) -> FastAPI:
-    mcp = McpHttp(container, tenant_of)  # MCP (streamable HTTP) at /mcp, same services
+    settings = container.settings
+    hosts = edge.trusted_hosts(settings.allowed_hosts)
+    security = edge.mcp_transport_security(hosts, settings.cors_origins)
+    mcp = McpHttp(container, tenant_of, security)  # MCP (streamable HTTP) at /mcp
     a2a = A2aHttp(container, tenant_of)  # A2A: card at /.well-known/agent-card.json, /a2a
     app = FastAPI(
         title="ai-memory",
@@ -49,7 +76,16 @@ def create_app(container: Container) -> FastAPI:
     )
     problems.install(app)
     metrics.install(app, container)
+    edge.install(app, settings, hosts)
     service = container.service
+    max_query_chars = settings.max_query_chars
+
+    async def reach(position: int) -> None:
+        """Read-your-writes before a read: refuse a position beyond the head at once,
+        then wait on the event loop (no worker thread is held while waiting)."""
+        if position:
+            await run_in_threadpool(service.check_position, position)
+            await service.wait_for_async(position)
 
     @app.post(
         "/v1/memories",
@@ -57,10 +93,14 @@ def create_app(container: Container) -> FastAPI:
         status_code=201,
         responses={200: {"model": WriteOut, "description": "Unchanged or updated"}},
     )
-    def create_memory(
+    async def create_memory(
         body: MemoryIn, request: Request, response: Response, wait: Wait = False
     ) -> dict[str, Any]:
-        result = service.write(tenant_of(request), body.model_dump(exclude_unset=True), wait=wait)
+        result = await run_in_threadpool(
+            service.write, tenant_of(request), body.model_dump(exclude_unset=True)
+        )
+        if wait:
+            await service.wait_for_async(result.position)
         response.status_code = 201 if result.created else 200
         return result.to_json()
 
@@ -69,12 +109,15 @@ def create_app(container: Container) -> FastAPI:
         response_model=WriteOut,
         responses={201: {"model": WriteOut, "description": "Created"}},
     )
-    def upsert_memory(
+    async def upsert_memory(
         memory_id: str, body: MemoryIn, request: Request, response: Response, wait: Wait = False
     ) -> dict[str, Any]:
-        result = service.write(
-            tenant_of(request), body.model_dump(exclude_unset=True), memory_id=memory_id, wait=wait
+        body_json = body.model_dump(exclude_unset=True)
+        result = await run_in_threadpool(
+            lambda: service.write(tenant_of(request), body_json, memory_id=memory_id)
         )
+        if wait:
+            await service.wait_for_async(result.position)
         response.status_code = 201 if result.created else 200
         return result.to_json()
 
@@ -83,18 +126,22 @@ def create_app(container: Container) -> FastAPI:
         response_model=MemoryOut,
         responses={404: {"description": "Never existed"}, 410: {"description": "Forgotten"}},
     )
-    def read_memory(
+    async def read_memory(
         memory_id: str, request: Request, min_position: MinPosition = 0
     ) -> dict[str, Any]:
-        return service.get(tenant_of(request), memory_id, min_position=min_position).to_json()
+        await reach(min_position)
+        stored = await run_in_threadpool(service.get, tenant_of(request), memory_id)
+        return stored.to_json()
 
     @app.delete("/v1/memories/{memory_id}", response_model=DeleteOut)
-    def forget_memory(
-        memory_id: str, request: Request, wait: Wait = False, reason: str = "user_request"
+    async def forget_memory(
+        memory_id: str, request: Request, wait: Wait = False, reason: Reason = "user_request"
     ) -> dict[str, Any]:
-        result = service.delete(
-            tenant_of(request), memory_id, actor="api", reason=reason, wait=wait
+        result = await run_in_threadpool(
+            lambda: service.delete(tenant_of(request), memory_id, actor="api", reason=reason)
         )
+        if wait and not result.already_forgotten:
+            await service.wait_for_async(result.position)
         return {
             "id": result.memory_id,
             "position": result.position,
@@ -103,11 +150,19 @@ def create_app(container: Container) -> FastAPI:
         }
 
     @app.post("/v1/memories/search", response_model=SearchOut)
-    def search_memories(
+    async def search_memories(
         body: SearchIn, request: Request, min_position: MinPosition = 0
     ) -> dict[str, Any]:
+        if len(body.query) > max_query_chars:
+            raise InvalidInput(
+                "query",
+                "max_length",
+                f"query is {len(body.query)} characters; the limit is {max_query_chars}",
+                code="query_too_long",
+            )
         parsed = SearchRequest.parse(body.model_dump(exclude_unset=True), service.limits)
-        hits = service.search(tenant_of(request), parsed, min_position=min_position)
+        await reach(min_position)
+        hits = await run_in_threadpool(service.search, tenant_of(request), parsed)
         return {
             "results": [
                 {
@@ -137,22 +192,38 @@ def create_app(container: Container) -> FastAPI:
         "/v1/import",
         response_model=ImportOut,
         openapi_extra={
-            "requestBody": {"content": {NDJSON: {"schema": {"type": "string"}}}, "required": True}
+            "requestBody": {
+                "description": "NDJSON: one JSON object per line — bundle lines (header, "
+                "record, tombstone, trailer) or bare records. Each line is checked and "
+                "committed on its own; a line over the line limit is rejected by number.",
+                "content": {
+                    NDJSON: {
+                        "schema": {
+                            "type": "array",
+                            "items": {"$ref": "#/components/schemas/MemoryIn"},
+                        }
+                    }
+                },
+                "required": True,
+            }
         },
     )
     async def import_bundle(
-        request: Request, wait: Wait = False, source: str = "ndjson"
+        request: Request, wait: Wait = False, source: Source = "ndjson"
     ) -> dict[str, Any]:
+        edge.require_ndjson(request.headers.get("content-type"))
         session = ImportSession(service, tenant_of(request), source=source)
-        batch: list[tuple[int, str | bytes]] = []
-        async for number, text in _lines(request.stream()):
+        batch: list[tuple[int, Line]] = []
+        async for number, text in numbered_lines(request.stream(), settings.max_line_bytes):
             batch.append((number, text))
             if len(batch) >= 500:
                 await run_in_threadpool(session.feed, batch)
                 batch = []
         if batch:
             await run_in_threadpool(session.feed, batch)
-        report = await run_in_threadpool(session.finish, wait=wait)
+        report = await run_in_threadpool(session.finish)
+        if wait:
+            await service.wait_for_async(report.position)
         return report.to_json()
 
     app.include_router(notes_routes.router(container, tenant_of))
@@ -162,49 +233,11 @@ def create_app(container: Container) -> FastAPI:
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
-        statuses = container.status()
-        lag: dict[str, int] = {}
-        for st in statuses:
-            lag[st.projection] = lag.get(st.projection, 0) + st.lag
-        return {
-            "status": "ok",
-            "version": __version__,
-            "projections": [
-                {
-                    "projection": st.projection,
-                    "partition": st.partition,
-                    "position": st.position,
-                    "head": st.head,
-                    "lag": st.lag,
-                    "in_process": st.in_process,
-                }
-                for st in statuses
-            ],
-            "lag": lag,
-            "embedder": container.embedder.name,
-        }
+        # "degraded" (a projection stuck, dead letters unresolved) still answers 200:
+        # see gateway/health.py for why a liveness probe must not restart on it.
+        from .health import report
 
+        return report(container, __version__)
+
+    openapi_doc.install(app)
     return app
-
-
-async def _lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[tuple[int, str | bytes]]:
-    """Split a byte stream into numbered UTF-8 lines (1-based)."""
-    pending = b""
-    number = 0
-    async for chunk in chunks:
-        pending += chunk
-        *complete, pending = pending.split(b"\n")
-        for raw in complete:
-            number += 1
-            yield number, _decode(raw)
-    if pending:
-        number += 1
-        yield number, _decode(pending)
-
-
-def _decode(raw: bytes) -> str | bytes:
-    """Text, or the raw bytes when they are not UTF-8 (the session rejects that line)."""
-    try:
-        return raw.decode("utf-8").rstrip("\r")
-    except UnicodeDecodeError:
-        return raw

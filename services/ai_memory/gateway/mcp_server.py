@@ -31,6 +31,7 @@ from fastapi import FastAPI, Request
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
@@ -293,11 +294,17 @@ class McpHttp:
 
     PATH = "/mcp"
 
-    def __init__(self, container: Container, tenant_of: TenantOf) -> None:
+    def __init__(
+        self,
+        container: Container,
+        tenant_of: TenantOf,
+        security: TransportSecuritySettings | None = None,
+    ) -> None:
         self.server = build_server(container, tenant_of)
         # Stateless with JSON answers: no per-session state pinned to one replica.
+        # ``security``: the transport's own Host/Origin checks (DNS-rebinding protection).
         self.manager = StreamableHTTPSessionManager(
-            app=self.server, stateless=True, json_response=True
+            app=self.server, stateless=True, json_response=True, security_settings=security
         )
 
     def lifespan(self, _app: FastAPI) -> AbstractAsyncContextManager[None]:

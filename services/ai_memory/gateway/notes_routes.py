@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
+from starlette.concurrency import run_in_threadpool
 
 from ai_memory.bootstrap import Container
 from ai_memory.core.timeparse import format_timestamp
@@ -111,17 +112,26 @@ def router(
         }
 
     @api.get("/v1/notes", response_model=NotesOut)
-    def recall_notes(
+    async def recall_notes(
         request: Request,
         agent: Annotated[str, Query(description="Your agent id.")],
         topic: Annotated[
             str | None, Query(description="Words or tags to recall, e.g. 'neo'.")
         ] = None,
         min_position: Annotated[
-            int, Query(ge=0, description="Wait until projections reach this log position.")
+            int,
+            Query(
+                ge=0,
+                le=2**62,
+                description="Wait until projections reach this log position (one beyond "
+                "the log head is refused at once).",
+            ),
         ] = 0,
     ) -> dict[str, Any]:
-        page = notes.recall(tenant_of(request), agent, topic, min_position=min_position)
+        if min_position:  # refused at once beyond the head; waited for on the event loop
+            await run_in_threadpool(notes.service.check_position, min_position)
+            await notes.service.wait_for_async(min_position)
+        page = await run_in_threadpool(notes.recall, tenant_of(request), agent, topic)
         return page_json(page, notes.rules.quota)
 
     return api

@@ -3,6 +3,8 @@ with a stable machine-readable ``code`` and a sentence a person can act on."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -19,6 +21,8 @@ from ai_memory.core.errors import (
     RetryableError,
 )
 
+from .body_limits import EdgeRefusal
+
 PROBLEM_JSON = "application/problem+json"
 _STATUS: list[tuple[type[AiMemoryError], int]] = [
     (InvalidInput, 422),
@@ -29,20 +33,30 @@ _STATUS: list[tuple[type[AiMemoryError], int]] = [
 ]
 _TITLES = {
     400: "Bad Request",
+    403: "Forbidden",
     404: "Not Found",
     405: "Method Not Allowed",
+    406: "Not Acceptable",
+    408: "Request Timeout",
     409: "Conflict",
     410: "Gone",
     413: "Content Too Large",
     415: "Unsupported Media Type",
+    421: "Misdirected Request",
     422: "Unprocessable Content",
     500: "Internal Server Error",
     503: "Service Unavailable",
 }
 
 
-def problem(status: int, code: str, detail: str, **extra: Any) -> JSONResponse:
-    body = {
+def request_id_of(scope: Mapping[str, Any]) -> str:
+    """The id the edge gave this request (``problem_guard``); "" outside it."""
+    state = scope.get("state") or {}
+    return str(state.get("request_id", ""))
+
+
+def problem_body(status: int, code: str, detail: str, **extra: Any) -> dict[str, Any]:
+    return {
         "type": f"urn:ai-memory:problem:{code}",
         "title": _TITLES.get(status, "Error"),
         "status": status,
@@ -50,10 +64,22 @@ def problem(status: int, code: str, detail: str, **extra: Any) -> JSONResponse:
         "detail": detail,
         **extra,
     }
+
+
+def problem(status: int, code: str, detail: str, **extra: Any) -> JSONResponse:
+    body = problem_body(status, code, detail, **extra)
     headers = {}
     if "retry_after" in extra:
         headers["Retry-After"] = str(max(1, round(float(extra["retry_after"]))))
-    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+    return ProblemResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+class ProblemResponse(JSONResponse):
+    """JSON with non-ASCII escaped: a detail quoting the caller's input may hold a lone
+    surrogate, which has no UTF-8 encoding — the error must still be readable."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 def status_of(error: AiMemoryError) -> int:
@@ -63,7 +89,7 @@ def status_of(error: AiMemoryError) -> int:
     return 500
 
 
-def from_domain(error: AiMemoryError) -> JSONResponse:
+def from_domain(error: AiMemoryError, request_id: str = "") -> JSONResponse:
     extra: dict[str, Any] = {}
     if isinstance(error, InvalidInput):
         extra = {"field": error.field, "rule": error.rule}
@@ -73,16 +99,19 @@ def from_domain(error: AiMemoryError) -> JSONResponse:
     # Malformed JSON is a syntax problem (400), not a semantic one (422).
     if isinstance(error, InvalidInput) and error.code == "malformed_json":
         status = 400
+    if request_id:
+        extra["request_id"] = request_id
     return problem(status, error.code, error.message, **extra)
 
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(AiMemoryError)
-    async def _domain(_: Request, exc: AiMemoryError) -> JSONResponse:
-        return from_domain(exc)
+    async def _domain(request: Request, exc: AiMemoryError) -> JSONResponse:
+        return from_domain(exc, request_id_of(request.scope))
 
     @app.exception_handler(RequestValidationError)
-    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        request_id = request_id_of(request.scope)
         errors = []
         for err in exc.errors():
             loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path")]
@@ -101,15 +130,29 @@ def install(app: FastAPI) -> None:
                 "the request body is not valid JSON",
                 field="body",
                 rule="json",
+                request_id=request_id,
             )
         rule = first["rule"]
         code = "unknown_field" if rule == "extra_forbidden" else "invalid_input"
         detail = f"{first['field']}: {first['message']}"
-        return problem(422, code, detail, field=first["field"], rule=rule, errors=errors)
+        return problem(
+            422, code, detail, field=first["field"], rule=rule, errors=errors, request_id=request_id
+        )
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "route_not_found", 405: "method_not_allowed"}.get(
             exc.status_code, "http_error"
         )
-        return problem(exc.status_code, code, str(exc.detail))
+        return problem(
+            exc.status_code, code, str(exc.detail), request_id=request_id_of(request.scope)
+        )
+
+    @app.exception_handler(EdgeRefusal)
+    async def _refused(request: Request, exc: EdgeRefusal) -> JSONResponse:
+        response = problem(
+            exc.status, exc.code, exc.detail, request_id=request_id_of(request.scope)
+        )
+        # The rest of the body was never read: the connection cannot be reused.
+        response.headers["connection"] = "close"
+        return response

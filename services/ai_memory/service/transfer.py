@@ -11,6 +11,7 @@ ever forgotten is never resurrected.
 from __future__ import annotations
 
 import hashlib
+import logging
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -36,6 +37,17 @@ from .memory_service import MemoryService
 BATCH_LINES = 500
 MAX_REPORTED_ERRORS = 1000
 _ID_NAMESPACE = uuid.UUID("6f1c1a8e-4f55-4b43-9a43-6d656d6f7279")
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class OversizedLine:
+    """A line longer than the upload allows; its bytes were dropped unread."""
+
+    limit: int
+
+
+Line = str | bytes | OversizedLine
 
 
 def export_lines(
@@ -109,9 +121,21 @@ class ImportSession:
         self.report = ImportReport(batch_id=str(uuid.uuid4()))
         self._seen_content = False
 
-    def feed(self, lines: Sequence[tuple[int, str | bytes]]) -> None:
+    def feed(self, lines: Sequence[tuple[int, Line]]) -> None:
         parsed: list[tuple[int, BundleLine]] = []
         for number, text in lines:
+            if isinstance(text, OversizedLine):
+                self.report.received += 1
+                self._reject(
+                    number,
+                    InvalidInput(
+                        "line",
+                        "max_bytes",
+                        f"the line is longer than {text.limit} bytes",
+                        code="line_too_long",
+                    ),
+                )
+                continue
             if isinstance(text, bytes):
                 self.report.received += 1
                 self._reject(
@@ -129,6 +153,10 @@ class ImportSession:
                 self.report.received += 1
                 self._reject(number, e)
                 continue
+            except Exception as e:  # whatever a hostile line does, it is only that line
+                self.report.received += 1
+                self._reject(number, _unexpected(number, e))
+                continue
             if line.kind == "header":
                 if self._seen_content:
                     self.report.received += 1
@@ -143,7 +171,11 @@ class ImportSession:
             if line.kind == "trailer":
                 continue
             self.report.received += 1
-            unknown = unknown_line_keys(line, self.format_version)
+            try:
+                unknown = unknown_line_keys(line, self.format_version)
+            except Exception as e:
+                self._reject(number, _unexpected(number, e))
+                continue
             if unknown:
                 self._reject(
                     number,
@@ -183,7 +215,10 @@ class ImportSession:
                 candidates.append((number, line, _line_id(line, limits)))
             except InvalidInput as e:
                 self._reject(number, e)
+            except Exception as e:
+                self._reject(number, _unexpected(number, e))
         events: list[DomainEvent] = []
+        decided: list[tuple[int, str]] = []  # (line, counter) of each event, for _append
         with service.write_lock:
             heads: dict[str, Head] = service.log.heads(self.tenant, [c[2] for c in candidates])
             for number, line, memory_id in candidates:
@@ -206,6 +241,7 @@ class ImportSession:
                             memory_id, event.scope, event.version, "", True, 0, None
                         )
                         events.append(event)
+                        decided.append((number, "tombstones_applied"))
                         continue
                     raw = line.body["record"]
                     record = parse_record({**raw, "id": memory_id}, now=now, limits=limits)
@@ -226,11 +262,15 @@ class ImportSession:
                 except (InvalidInput, Conflict) as e:
                     self._reject(number, e)
                     continue
+                except Exception as e:  # e.g. a value no encoder accepts: this line only
+                    self._reject(number, _unexpected(number, e))
+                    continue
                 if outcome.event is None:
                     self.report.unchanged += 1
                     continue
                 self.report.written += 1
                 events.append(outcome.event)
+                decided.append((number, "written"))
                 heads[memory_id] = Head(
                     memory_id,
                     record.scope,
@@ -241,16 +281,53 @@ class ImportSession:
                     record.created_at,
                 )
             if events:
-                positions = service.log.append(events)
-                self.report.position = max(self.report.position, positions[-1])
+                self._append(events, decided)
+
+    def _append(self, events: Sequence[DomainEvent], decided: Sequence[tuple[int, str]]) -> None:
+        """Append the batch at once; if the log refuses it, line by line, so one event the
+        log cannot take is reported on its line and the others still land."""
+        log = self.service.log
+        try:
+            positions = log.append(list(events))
+        except Exception:
+            logger.warning("import batch append failed; retrying line by line", exc_info=True)
+            positions = []
+            for event, (number, counter) in zip(events, decided, strict=True):
+                try:
+                    positions += log.append([event])
+                except Exception as e:
+                    setattr(self.report, counter, getattr(self.report, counter) - 1)
+                    self._reject(number, _unexpected(number, e))
+        if positions:
+            self.report.position = max(self.report.position, max(positions))
 
     def _reject(self, number: int, error: InvalidInput | Conflict) -> None:
         self.report.rejected += 1
         if len(self.report.errors) < MAX_REPORTED_ERRORS:
-            entry: dict[str, Any] = {"line": number, "code": error.code, "message": error.message}
+            entry: dict[str, Any] = {
+                "line": number,
+                "code": error.code,
+                "message": _printable(error.message),
+            }
             if isinstance(error, InvalidInput):
-                entry["field"] = error.field
+                entry["field"] = _printable(error.field)
             self.report.errors.append(entry)
+
+
+def _unexpected(number: int, error: Exception) -> InvalidInput:
+    """A line that failed in a way no rule names: rejected on its own, logged for us."""
+    logger.warning("import line %d failed unexpectedly", number, exc_info=error)
+    return InvalidInput(
+        "line",
+        "unprocessable",
+        f"the line could not be processed ({type(error).__name__})",
+        code="unprocessable_line",
+    )
+
+
+def _printable(text: str) -> str:
+    """Report text that always encodes: a lone surrogate quoted from the line is escaped."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _line_id(line: BundleLine, limits: Any) -> str:
