@@ -8,6 +8,7 @@ asks the projection about the partition the position belongs to.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 
@@ -51,6 +52,39 @@ class Projections:
                     return False
                 time.sleep(_POLL_SECONDS)
         return True
+
+    async def wait_async(self, position: int, timeout: float) -> bool:
+        """``wait`` for the event loop: polls instead of blocking, so a waiting request
+        holds a timer, not a worker thread (the pool stays free for /healthz and reads)."""
+        deadline = time.monotonic() + timeout
+        partition = positions.partition_of(position) if self.packed_positions else 0
+        delay = 0.001
+        while not await self._reached(partition, position):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            await asyncio.sleep(min(delay, remaining))
+            delay = min(delay * 2, _POLL_SECONDS)
+        return True
+
+    async def _reached(self, partition: int, position: int) -> bool:
+        if any(t.partition == partition and t.position < position for t in self.tailers):
+            return False
+        for sink in self.external:
+            # A stored checkpoint is I/O: read it on a thread for a moment, not the loop.
+            if await asyncio.to_thread(sink.checkpoint, partition) < position:
+                return False
+        return True
+
+    def beyond_head(self, position: int) -> bool:
+        """True when no event has that position yet: a wait for it could only time out."""
+        partition = positions.partition_of(position) if self.packed_positions else 0
+        if partition not in self.log.partitions():
+            return True
+        head = self.log.last_position(partition)
+        if not self.packed_positions:
+            return position > head
+        return head == 0 or positions.offset_of(position) > positions.offset_of(head)
 
     def status(self) -> list[ProjectionStatus]:
         heads = {p: self.log.last_position(p) for p in self.log.partitions()}

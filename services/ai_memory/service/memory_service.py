@@ -45,6 +45,10 @@ class PositionWaiter(Protocol):
 
     def wait(self, position: int, timeout: float) -> bool: ...
 
+    async def wait_async(self, position: int, timeout: float) -> bool: ...
+
+    def beyond_head(self, position: int) -> bool: ...
+
 
 @dataclass(frozen=True)
 class WriteResult:
@@ -194,6 +198,7 @@ class MemoryService:
     # --- read ------------------------------------------------------------------------------
     def get(self, tenant: str, memory_id: str, *, min_position: int = 0) -> StoredRecord:
         if min_position:
+            self.check_position(min_position)
             self.wait_for(min_position)
         found = self.store.get(tenant, memory_id)
         if isinstance(found, Tombstone):
@@ -228,6 +233,7 @@ class MemoryService:
         self, tenant: str, request: SearchRequest, *, min_position: int = 0
     ) -> list[SearchHit]:
         if min_position:
+            self.check_position(min_position)
             self.wait_for(min_position)
         now = self.clock.now()
         dense = self.embedder.embed([request.query])[0] if request.mode != "keyword" else None
@@ -321,11 +327,33 @@ class MemoryService:
         ]
 
     # --- read-your-writes ------------------------------------------------------------------
+    def check_position(self, position: int, field_name: str = "min_position") -> None:
+        """Refuse at once a position no write has returned yet: waiting for it could only
+        time out, holding the request (and, before, a worker thread) for nothing."""
+        if position < 0 or self.waiter.beyond_head(position):
+            raise InvalidInput(
+                field_name,
+                "beyond_head",
+                f"{field_name} {position} is beyond the log head; pass a position that a "
+                "write returned",
+                code="position_beyond_head",
+            )
+
     def wait_for(self, position: int, timeout: float | None = None) -> None:
         limit = self.wait_timeout if timeout is None else timeout
         if not self.waiter.wait(position, limit):
-            raise Timeout(
-                f"projections did not reach log position {position} within {limit:g}s",
-                retry_after=1.0,
-                code="projection_lag",
-            )
+            raise self._lagging(position, limit)
+
+    async def wait_for_async(self, position: int, timeout: float | None = None) -> None:
+        """``wait_for`` on the event loop: the wait holds no worker thread."""
+        limit = self.wait_timeout if timeout is None else timeout
+        if not await self.waiter.wait_async(position, limit):
+            raise self._lagging(position, limit)
+
+    @staticmethod
+    def _lagging(position: int, limit: float) -> Timeout:
+        return Timeout(
+            f"projections did not reach log position {position} within {limit:g}s",
+            retry_after=1.0,
+            code="projection_lag",
+        )
