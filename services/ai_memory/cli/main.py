@@ -17,6 +17,7 @@ import httpx
 import typer
 from rich.console import Console
 
+from ai_memory.cli.dead_letters_cmd import app as dead_letters_app
 from ai_memory.cli.doctor_cmd import doctor_cmd
 from ai_memory.cli.mcp_cmd import mcp_cmd
 from ai_memory.cli.migrate_cmd import migrate_cmd
@@ -32,6 +33,7 @@ app = typer.Typer(
 app.command("export")(export_cmd)
 app.command("import")(import_cmd)
 app.command("replay")(replay_cmd)
+app.add_typer(dead_letters_app, name="dead-letters")
 app.command("project")(project_cmd)
 app.command("migrate")(migrate_cmd)
 app.command("doctor")(doctor_cmd)

@@ -1,7 +1,11 @@
 """``ai-memory replay``: rebuild projections from log position 0.
 
 Embedded views (and any view of the records projection) are reset and replayed in place —
-stop the server first. A Qdrant server index is rebuilt with zero downtime instead: the
+stop the server first. Poison does not stop a replay: an event the projection cannot
+decode or apply is dead-lettered (``ai-memory dead-letters list``), the replay finishes,
+reports how many were dead-lettered and exits 0. A projection's old dead letters are
+cleared when its replay starts — the replay meets every one of them again and parks only
+what still fails. A Qdrant server index is rebuilt with zero downtime instead: the
 log is replayed into a new collection generation while searches keep using the current
 one through the alias; the alias is switched when the new one has caught up, and a last
 catch-up pass applies whatever arrived during the switch.
@@ -24,7 +28,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from ai_memory.bootstrap import PROJECTIONS, Container, build
+from ai_memory.bootstrap import PROJECTIONS, Container, build, replay_tailers
 from ai_memory.core import positions
 from ai_memory.core.ports import EventLog
 from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
@@ -76,34 +80,55 @@ def replay_cmd(
                     rate = done / max(time.perf_counter() - start, 1e-9)
                     bar.update(task, completed=done, rate=f"{rate:,.0f}")
 
-                applied = _replay_one(container, name, progress)
+                _clear_dead_letters(container, name)
+                tailers: list[ProjectionTailer] = []
+                applied = _replay_one(container, name, progress, tailers)
                 elapsed = time.perf_counter() - start
+                parked = sum(t.dead_lettered for t in tailers)
                 err.print(
                     f"{name}: {applied} events in {elapsed:.2f}s "
-                    f"({applied / max(elapsed, 1e-9):,.0f} events/s)"
+                    f"({applied / max(elapsed, 1e-9):,.0f} events/s), "
+                    f"{parked} dead-lettered"
                 )
+                if parked:
+                    err.print(
+                        f"[yellow]{name}: {parked} event(s) could not be applied and were "
+                        "dead-lettered[/yellow]; see `ai-memory dead-letters list`"
+                    )
     finally:
         container.close()
 
 
-def _tailers(log: EventLog, sink: ProjectionSink) -> list[ProjectionTailer]:
-    return [ProjectionTailer(log, sink, partition=p) for p in log.partitions()]
+def _clear_dead_letters(container: Container, name: str) -> None:
+    store = container.dead_letters
+    if store is not None:
+        for entry in store.entries(name, limit=1_000_000):
+            store.resolve(entry.projection, entry.position)
 
 
-def _replay_one(container: Container, name: str, progress: ProgressCallback) -> int:
+def _replay_one(
+    container: Container, name: str, progress: ProgressCallback, used: list[ProjectionTailer]
+) -> int:
+    """Replay one projection; ``used`` receives the tailers (for their counts)."""
+
+    def _tailers(sink: ProjectionSink) -> list[ProjectionTailer]:
+        tailers = replay_tailers(container, sink)
+        used.extend(tailers)
+        return tailers
+
     if name == "records":
-        return rebuild_all(_tailers(container.log, RecordsSink(container.store)), progress)
+        return rebuild_all(_tailers(RecordsSink(container.store)), progress)
     from ai_memory.adapters.qdrant_server_index import QdrantServerIndex
 
     index = container.index
     if not isinstance(index, QdrantServerIndex):
         sink = IndexSink(index, container.embedder)
-        applied = rebuild_all(_tailers(container.log, sink), progress)
+        applied = rebuild_all(_tailers(sink), progress)
         err.print("compacting the index …")
         index.optimize()
         return applied
     rebuilt = index.begin_rebuild()
-    tailers = _tailers(container.log, IndexSink(rebuilt, container.embedder))
+    tailers = _tailers(IndexSink(rebuilt, container.embedder))
     applied = sum(t.catch_up(progress) for t in tailers)
     index.switch_alias(rebuilt)
     # Events that arrived while switching: the live workers may have sent them to the old

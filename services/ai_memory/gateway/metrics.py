@@ -14,17 +14,19 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from ai_memory.bootstrap import Container
+
+from .health import dead_letter_counts
 
 
 class _ProjectionCollector(Collector):
     def __init__(self, container: Container) -> None:
         self.container = container
 
-    def collect(self) -> Iterable[GaugeMetricFamily]:
+    def collect(self) -> Iterable[GaugeMetricFamily | CounterMetricFamily]:
         statuses = self.container.status()
         labels = ["projection", "partition"]
         head = GaugeMetricFamily("aimem_log_position", "Newest log position", labels=["partition"])
@@ -46,12 +48,42 @@ class _ProjectionCollector(Collector):
             "Failed batches (retried) of in-process projections",
             labels=["projection"],
         )
+        # The same names and labels as the projector workers' (projector/faust_app.py).
+        stuck = GaugeMetricFamily(
+            "aimem_projection_stuck",
+            "1 while the projection cannot advance on this partition (retrying)",
+            labels=labels,
+        )
+        parked = CounterMetricFamily(
+            "aimem_dead_lettered_events",
+            "Events sent to the dead-letter store by in-process projections",
+            labels=["projection", "reason"],
+        )
+        by_reason: dict[tuple[str, str], int] = {}
         for tailer in self.container.projections.tailers:
             failures.add_metric([tailer.name], tailer.failures)
+            flag = tailer.policy.stuck is not None
+            stuck.add_metric([tailer.sink.name, str(tailer.partition)], 1.0 if flag else 0.0)
+            for reason, n in tailer.policy.dead_lettered_by_reason.items():
+                key = (tailer.sink.name, reason)
+                by_reason[key] = by_reason.get(key, 0) + n
+        for (name, reason), n in sorted(by_reason.items()):
+            parked.add_metric([name, reason], n)
+        unresolved = GaugeMetricFamily(
+            "aimem_dead_letters",
+            "Dead-lettered events not re-driven or discarded yet",
+            labels=["projection"],
+        )
+        counts, _ = dead_letter_counts(self.container.dead_letters)
+        for name in sorted(set(counts) | {t.sink.name for t in self.container.projections.tailers}):
+            unresolved.add_metric([name], counts.get(name, 0))
         yield head
         yield position
         yield lag
         yield failures
+        yield stuck
+        yield parked
+        yield unresolved
 
 
 def install(app: FastAPI, container: Container) -> None:

@@ -1,0 +1,110 @@
+"""What ``GET /healthz`` says: ``ok``, or ``degraded`` and why.
+
+``degraded`` means the server answers but a projection needs an operator: one is stuck (it
+cannot apply the event at ``position`` of ``partition`` and keeps retrying — a store is
+down, or a batch is being retried before its poison is isolated), or events were
+dead-lettered and are not resolved yet (``ai-memory dead-letters list``). A degraded
+server still answers HTTP 200 on purpose: ``/healthz`` doubles as the liveness probe, and
+restarting a server whose projection is stuck on a down store, or that holds dead letters,
+fixes neither and would only turn "degraded" into a restart loop. Alert on the body (or on
+``aimem_projection_stuck`` / ``aimem_dead_letters``), not on the status code.
+
+Stuck state is known for projections driven in this process; projector workers report
+theirs on their own ``/metrics``. Dead-letter counts come from the shared store, so they
+cover every driver; they are cached briefly because on Kafka counting folds the topic.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from ai_memory.bootstrap import Container
+from ai_memory.core.ports import DeadLetters
+
+log = logging.getLogger(__name__)
+
+COUNTS_TTL_SECONDS = 5.0
+
+_cache_lock = threading.Lock()
+_cache: dict[int, tuple[float, dict[str, int] | None, str | None]] = {}
+
+
+def dead_letter_counts(store: DeadLetters | None) -> tuple[dict[str, int], str | None]:
+    """Unresolved dead letters per projection, and the error when they cannot be counted
+    (a health check must answer even when the dead-letter store does not)."""
+    if store is None:
+        return {}, None
+    now = time.monotonic()
+    with _cache_lock:
+        cached = _cache.get(id(store))
+        if cached is not None and now - cached[0] < COUNTS_TTL_SECONDS:
+            return dict(cached[1] or {}), cached[2]
+    try:
+        counts: dict[str, int] | None = store.counts()
+        error = None
+    except Exception as e:
+        log.warning("cannot count dead letters: %s", e)
+        counts, error = None, f"{type(e).__name__}: {e}"
+    with _cache_lock:
+        _cache[id(store)] = (now, counts, error)
+    return dict(counts or {}), error
+
+
+def forget_cached_counts() -> None:
+    """Re-read on the next check (after the CLI or a test resolved entries)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def stuck_projections(container: Container) -> list[dict[str, Any]]:
+    stuck: list[dict[str, Any]] = []
+    for tailer in container.projections.tailers:
+        state = tailer.policy.stuck
+        if state is None:
+            continue
+        stuck.append(
+            {
+                "projection": tailer.sink.name,
+                "partition": state.partition,
+                "position": state.position,
+                "since": state.since.isoformat().replace("+00:00", "Z"),
+                "attempts": state.attempts,
+                "retryable": state.retryable,
+                "last_error": state.error,
+            }
+        )
+    return stuck
+
+
+def report(container: Container, version: str) -> dict[str, Any]:
+    statuses = container.status()
+    lag: dict[str, int] = {}
+    for st in statuses:
+        lag[st.projection] = lag.get(st.projection, 0) + st.lag
+    stuck = stuck_projections(container)
+    dead_letters, dead_letters_error = dead_letter_counts(container.dead_letters)
+    body: dict[str, Any] = {
+        "status": "degraded" if stuck or dead_letters else "ok",
+        "version": version,
+        "projections": [
+            {
+                "projection": st.projection,
+                "partition": st.partition,
+                "position": st.position,
+                "head": st.head,
+                "lag": st.lag,
+                "in_process": st.in_process,
+            }
+            for st in statuses
+        ],
+        "lag": lag,
+        "embedder": container.embedder.name,
+        "stuck": stuck,
+        "dead_letters": dead_letters,
+    }
+    if dead_letters_error is not None:
+        body["dead_letters_error"] = dead_letters_error
+    return body
