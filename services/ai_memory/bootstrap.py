@@ -260,6 +260,36 @@ def replay_tailers(c: Container, sink: ProjectionSink) -> list[ProjectionTailer]
     ]
 
 
+def build_projector_worker(
+    settings: Settings, projection: str, *, metrics_port: int | None = None
+) -> tuple[Any, Any]:
+    """A Faust projector worker for one projection of a Kafka log (``ai-memory project``):
+    ``(faust.App, ProjectorWorker)``; close the worker after the app stops."""
+    from ai_memory.adapters.kafka.config import parse_kafka_url
+    from ai_memory.adapters.kafka.event_log import KafkaEventLog
+    from ai_memory.projector.faust_app import create_app
+
+    s = settings.resolved()
+    if scheme_of(s.event_log_url) != "kafka":
+        raise InvalidInput(
+            "AIMEM_EVENT_LOG",
+            "scheme",
+            "projector workers follow a Kafka log (AIMEM_EVENT_LOG=kafka://…); "
+            "the embedded server projects in-process",
+        )
+    # Open the log once so the topics exist (and match) before the worker subscribes.
+    KafkaEventLog.from_url(s.event_log_url, build_head_store(s), AvroEventSerializer()).close()
+    sink, _ = build_sink(s, projection)
+    return create_app(
+        projection,
+        parse_kafka_url(s.event_log_url),
+        sink,
+        AvroEventSerializer(),
+        build_dead_letters(s),
+        metrics_port=metrics_port,
+    )
+
+
 def build_dead_letters(s: Settings) -> DeadLetters:
     """Where projections park events they cannot apply: a table beside the embedded log,
     or the ``<topic>.dlq`` topic of a Kafka log (connected on first use)."""

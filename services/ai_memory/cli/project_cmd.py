@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from ai_memory.bootstrap import PROJECTIONS, build_sink, scheme_of
+from ai_memory.bootstrap import PROJECTIONS, build_projector_worker
+from ai_memory.core.errors import InvalidInput
 from ai_memory.settings import Settings
 
 
@@ -17,33 +18,17 @@ def project_cmd(
     metrics_port: Annotated[int, typer.Option(envvar="AIMEM_METRICS_PORT")] = 9464,
 ) -> None:
     """Run a Faust worker that projects the Kafka log into one view (until SIGTERM)."""
-    from ai_memory.adapters.kafka.config import parse_kafka_url
-    from ai_memory.adapters.kafka.event_log import KafkaEventLog
-    from ai_memory.bootstrap import build_head_store
-    from ai_memory.projector.faust_app import create_app, run_worker
-    from ai_memory.serialization import AvroEventSerializer
+    from ai_memory.projector.faust_app import run_worker
 
     if projection not in PROJECTIONS:
         raise typer.BadParameter(f"must be one of {', '.join(PROJECTIONS)}")
-    settings = Settings.from_env().resolved()
-    if scheme_of(settings.event_log_url) != "kafka":
-        raise typer.BadParameter(
-            "projector workers follow a Kafka log (AIMEM_EVENT_LOG=kafka://…); "
-            "the embedded server projects in-process"
-        )
     logging.basicConfig(level=os.environ.get("AIMEM_LOG_LEVEL", "INFO"))
-    # Open the log once so the topics exist (and match) before the worker subscribes.
-    KafkaEventLog.from_url(
-        settings.event_log_url, build_head_store(settings), AvroEventSerializer()
-    ).close()  # closes the head store too
-    sink, _ = build_sink(settings, projection)
-    app, worker = create_app(
-        projection,
-        parse_kafka_url(settings.event_log_url),
-        sink,
-        AvroEventSerializer(),
-        metrics_port=metrics_port or None,
-    )
+    try:
+        app, worker = build_projector_worker(
+            Settings.from_env(), projection, metrics_port=metrics_port or None
+        )
+    except InvalidInput as e:
+        raise typer.BadParameter(e.message) from e
     try:
         run_worker(app)
     finally:

@@ -34,7 +34,6 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from ai_memory.adapters.kafka.config import KafkaLogConfig
-from ai_memory.adapters.kafka.dead_letters import KafkaDeadLetters
 from ai_memory.core.events import LoggedEvent
 from ai_memory.core.ports import DeadLetters, EventSerializer
 from ai_memory.core.positions import pack
@@ -185,6 +184,7 @@ def create_app(
     kafka: KafkaLogConfig,
     sink: ProjectionSink,
     serializer: EventSerializer,
+    dead_letters: DeadLetters,
     *,
     metrics_port: int | None = None,
 ) -> tuple[faust.App, ProjectorWorker]:
@@ -209,7 +209,7 @@ def create_app(
         kafka.topic, value_type=bytes, key_type=bytes, partitions=kafka.partitions, internal=False
     )
     metrics = WorkerMetrics()
-    worker = ProjectorWorker(sink, serializer, KafkaDeadLetters(kafka), metrics)
+    worker = ProjectorWorker(sink, serializer, dead_letters, metrics)
 
     @app.agent(source, name=f"project-{projection}", concurrency=1)
     async def project(stream: Any) -> None:  # faust.Stream; its stubs lack take_events
