@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aiokafka import AIOKafkaProducer, TopicPartition
 from aiokafka import errors as ke
-from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from ai_memory.core.ports import DeadLetter
 
@@ -46,7 +47,7 @@ from .dead_letter import (
 from .errors import translate_errors
 from .loop import BackgroundLoop
 from .reader import new_consumer
-from .topics import ensure_topics
+from .topics import _create, _wait_ready, topic_configs
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _PARTITION = 0  # the dead-letter topic has one partition (see ``topics``)
@@ -160,7 +161,7 @@ class KafkaDeadLetters:
         )
         await admin.start()
         try:
-            await ensure_topics(admin, self.config)  # the log creates them too; idempotent
+            await _ensure_dead_letter_topic(admin, self.config)
         finally:
             await admin.close()
         self._producer = AIOKafkaProducer(
@@ -245,6 +246,16 @@ class KafkaDeadLetters:
             first_failed_at=_at(int(headers.get(FIRST_AT_MS, str(at_ms)))),
             last_failed_at=_at(at_ms),
         )
+
+
+async def _ensure_dead_letter_topic(admin: AIOKafkaAdminClient, config: KafkaLogConfig) -> None:
+    """Create the dead-letter topic as the log would (``topics.ensure_topics``), without
+    checking the event topic: listing dead letters must not depend on its layout."""
+    topic = config.dead_letter_topic
+    if topic not in set(await admin.list_topics()):
+        new = NewTopic(topic, 1, config.replication_factor, topic_configs=topic_configs(config))
+        await _create(admin, [new], config)
+    await _wait_ready(admin, topic, time.monotonic() + config.request_timeout)
 
 
 def _millis(at: datetime) -> int:
