@@ -1,8 +1,9 @@
 """schemathesis over every operation of the OpenAPI document, in process.
 
 Positive data from the documented constraints (so writes create real memories and reads
-find them), a bounded number of examples per operation; each answer must not be a server
-error and must conform to the document (status code, content type, body schema). The
+find them), then negative data that breaks them, a bounded number of examples per
+operation; each answer must not be a server error and must conform to the document
+(status code, content type, body schema). The
 ``/mcp`` and ``/a2a`` mounts are not in the document; ``test_http_hardening`` covers them
 with hostile input.
 """
@@ -14,6 +15,7 @@ from typing import Any
 
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis.errors import Unsatisfiable
 from schemathesis import Case, GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -25,8 +27,9 @@ from schemathesis.specs.openapi.checks import (
 from ai_memory.bootstrap import Container
 from ai_memory.gateway.http_app import create_app
 
-# Examples per operation: ~25 operations × this stay within a few minutes on two cores.
-MAX_EXAMPLES = 25
+# Examples per operation and mode (valid data, then data breaking the document): 16
+# operations × 2 × this stays well within a minute or two on two cores.
+MAX_EXAMPLES = 50
 CHECKS = [
     not_a_server_error,
     response_schema_conformance,
@@ -47,27 +50,30 @@ def _ndjson(_: schemathesis.SerializationContext, value: Any) -> bytes:
 
 def test_every_operation_answers_within_its_document(container: Container) -> None:
     schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(container))
-    schema.config.generation.update(modes=["positive"], max_examples=MAX_EXAMPLES)
     failures: dict[str, str] = {}
     labels = []
     for result in schema.get_all_operations():
         operation = result.ok()
         labels.append(operation.label)
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
 
-        @given(case=operation.as_strategy(generation_mode=GenerationMode.POSITIVE))
-        @settings(
-            max_examples=MAX_EXAMPLES,
-            deadline=None,
-            derandomize=True,
-            suppress_health_check=list(HealthCheck),
-            phases=[Phase.explicit, Phase.generate],  # no shrinking: report, don't minimise
-        )
-        def exercise(case: Case) -> None:
-            case.call_and_validate(checks=CHECKS)
+            @given(case=operation.as_strategy(generation_mode=mode))
+            @settings(
+                max_examples=MAX_EXAMPLES,
+                deadline=None,
+                derandomize=True,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+                phases=[Phase.explicit, Phase.generate],  # report, don't spend time shrinking
+            )
+            def exercise(case: Case) -> None:
+                case.call_and_validate(checks=CHECKS)
 
-        try:
-            exercise()
-        except Exception as e:  # collect every operation's failure, then report them all
-            failures[operation.label] = f"{type(e).__name__}: {e}"[:3000]
+            try:
+                exercise()
+            except Unsatisfiable:
+                assert mode is GenerationMode.NEGATIVE, operation.label  # nothing to break
+            except Exception as e:  # collect every operation's failure, then report them all
+                failures[f"{operation.label} ({mode.value})"] = f"{type(e).__name__}: {e}"[:3000]
     assert len(labels) >= 16, labels  # the document lists every operation
     assert not failures, "\n\n".join(f"{k}\n{v}" for k, v in failures.items())

@@ -6,22 +6,31 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import wire_constraints as wc
+
 
 class InteractionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    scope: str = Field(examples=["user:alice"])
-    source_agent: str
-    session_id: str | None = None
-    text: str = Field(description="What was said, verbatim (English or Chinese rules built in).")
-    at: str | int | float | None = Field(None, description="When it was said; defaults to now.")
+    scope: str = Field(examples=["user:alice"], json_schema_extra=wc.scope())
+    source_agent: str = Field(json_schema_extra=wc.name())
+    session_id: str | None = Field(None, json_schema_extra=wc.optional(wc.identifier()))
+    text: str = Field(
+        description="What was said, verbatim (English or Chinese rules built in).",
+        json_schema_extra=wc.text(wc.MAX_CONTENT_CHARS),
+    )
+    at: str | int | float | None = Field(
+        None,
+        description="When it was said; defaults to now.",
+        json_schema_extra=wc.optional(wc.timestamp()),
+    )
 
 
 class TurnIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    text: str
+    text: str = Field(json_schema_extra=wc.text(wc.MAX_CONTENT_CHARS))
     speaker: Literal["user", "agent"] = "user"
     task_outcome: Literal["succeeded", "failed"] | None = None
     conversation_ended: bool = False
-    summary: str | None = None
+    summary: str | None = Field(None, json_schema_extra=wc.optional(wc.text(wc.MAX_CONTENT_CHARS)))

@@ -6,13 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 
 from ai_memory.core.governance import Turn, should_write
 from ai_memory.service.governance import GovernanceService
 
+from . import wire_constraints as wc
 from .governance_models import InteractionIn, TurnIn
 
+ScopeQuery = Annotated[str, Query(json_schema_extra=wc.scope())]
 Wait = Annotated[bool, Query(description="Return once every projection applied it.")]
 
 
@@ -48,12 +50,12 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
         }
 
     @api.get("/v1/persona")
-    def persona(request: Request, scope: Annotated[str, Query()]) -> Any:
+    def persona(request: Request, scope: ScopeQuery) -> Any:
         """L3: the current active preferences, goals, facts, skills and tasks of a scope."""
         return governance.persona(tenant_of(request), scope)
 
     @api.get("/v1/episodes")
-    def episodes(request: Request, scope: Annotated[str, Query()]) -> Any:
+    def episodes(request: Request, scope: ScopeQuery) -> Any:
         """L2: extracted memories grouped by the conversation they came from."""
         return governance.episodes(tenant_of(request), scope)
 
@@ -63,7 +65,9 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
         return {"transitions": governance.govern(tenant_of(request), wait=wait)}
 
     @api.get("/v1/memories/{memory_id}/lineage")
-    def lineage(memory_id: str, request: Request) -> Any:
+    def lineage(
+        memory_id: Annotated[str, Path(json_schema_extra=wc.identifier())], request: Request
+    ) -> Any:
         """What this memory superseded, what superseded it, and the events and rules behind
         each state change (kept after forgetting; never content)."""
         return governance.lineage(tenant_of(request), memory_id)

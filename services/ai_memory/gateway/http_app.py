@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Query, Request, Response
+from fastapi import FastAPI, Path, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
@@ -26,6 +26,7 @@ from ai_memory.service.memory_service import SearchRequest
 from ai_memory.service.transfer import ImportSession, Line, export_lines
 
 from . import edge, governance_routes, metrics, notes_routes, openapi_doc, problems
+from . import wire_constraints as wc
 from .a2a_server import A2aHttp
 from .mcp_server import McpHttp
 from .models import (
@@ -50,6 +51,10 @@ MinPosition = Annotated[
         "write returned; one beyond the log head is refused at once).",
     ),
 ]
+MemoryId = Annotated[str, Path(description="The memory's id.", json_schema_extra=wc.identifier())]
+ScopesQuery = Query(
+    description="Only these scopes.", json_schema_extra={"maxItems": 16, "items": wc.scope()}
+)
 Reason = Annotated[str, Query(min_length=1, max_length=200, description="Why it is forgotten.")]
 Source = Annotated[
     str, Query(min_length=1, max_length=100, description="Name of the import's source.")
@@ -110,7 +115,11 @@ def create_app(container: Container) -> FastAPI:
         responses={201: {"model": WriteOut, "description": "Created"}},
     )
     async def upsert_memory(
-        memory_id: str, body: MemoryIn, request: Request, response: Response, wait: Wait = False
+        memory_id: MemoryId,
+        body: MemoryIn,
+        request: Request,
+        response: Response,
+        wait: Wait = False,
     ) -> dict[str, Any]:
         body_json = body.model_dump(exclude_unset=True)
         result = await run_in_threadpool(
@@ -127,7 +136,7 @@ def create_app(container: Container) -> FastAPI:
         responses={404: {"description": "Never existed"}, 410: {"description": "Forgotten"}},
     )
     async def read_memory(
-        memory_id: str, request: Request, min_position: MinPosition = 0
+        memory_id: MemoryId, request: Request, min_position: MinPosition = 0
     ) -> dict[str, Any]:
         await reach(min_position)
         stored = await run_in_threadpool(service.get, tenant_of(request), memory_id)
@@ -135,7 +144,7 @@ def create_app(container: Container) -> FastAPI:
 
     @app.delete("/v1/memories/{memory_id}", response_model=DeleteOut)
     async def forget_memory(
-        memory_id: str, request: Request, wait: Wait = False, reason: Reason = "user_request"
+        memory_id: MemoryId, request: Request, wait: Wait = False, reason: Reason = "user_request"
     ) -> dict[str, Any]:
         result = await run_in_threadpool(
             lambda: service.delete(tenant_of(request), memory_id, actor="api", reason=reason)
@@ -181,7 +190,7 @@ def create_app(container: Container) -> FastAPI:
         responses={200: {"content": {NDJSON: {}}, "description": "NDJSON bundle"}},
     )
     def export(
-        request: Request, scope: Annotated[list[str] | None, Query()] = None
+        request: Request, scope: Annotated[list[str] | None, ScopesQuery] = None
     ) -> StreamingResponse:
         scopes = [validate_scope(s, service.limits) for s in scope] if scope else None
         lines = export_lines(service, tenant_of(request), scopes)

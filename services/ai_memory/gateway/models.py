@@ -12,30 +12,71 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ai_memory.core.record import MemoryState, MemoryType
 
+from . import wire_constraints as wc
+
 Timestamp = str | int | float
 
 
 class MemoryIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    id: str | None = Field(None, description="Stable id; a UUID is generated when absent.")
+    id: str | None = Field(
+        None,
+        description="Stable id; a UUID is generated when absent.",
+        json_schema_extra=wc.optional(wc.identifier()),
+    )
     type: MemoryType
-    content: str = Field(description="Self-contained UTF-8 text (the source of truth).")
+    content: str = Field(
+        description="Self-contained UTF-8 text (the source of truth), at most 16 KiB "
+        "(AIMEM_MAX_CONTENT_BYTES) as UTF-8.",
+        json_schema_extra=wc.text(wc.MAX_CONTENT_CHARS),
+    )
     scope: str = Field(
         description="Namespace: 'public' or '<kind>:<name>', e.g. 'user:alice'.",
         examples=["user:alice"],
+        json_schema_extra=wc.scope(),
     )
-    source_agent: str = Field(description="The agent that wrote this memory.")
+    source_agent: str = Field(
+        description="The agent that wrote this memory.", json_schema_extra=wc.name()
+    )
     created_at: Timestamp | None = Field(
         None,
         description="ISO-8601 with offset or Z, naive ISO / 'YYYY-MM-DD HH:mm:ss' (UTC), or "
         "Unix seconds / milliseconds. Returned as UTC ISO-8601 with Z. Defaults to now "
-        "(on upsert: the original creation time).",
+        "(on upsert: the original creation time). Years 1–9999 after the offset.",
+        json_schema_extra=wc.optional(wc.timestamp()),
     )
-    ttl: int | None = Field(None, description="Seconds until the memory expires.")
-    tags: list[str] | None = None
-    meta: dict[str, Any] | None = None
-    schema_version: int | None = None
+    ttl: int | None = Field(
+        None,
+        description="Seconds until the memory expires (at most 100 years, and the expiry "
+        "must fall before year 10000).",
+        json_schema_extra={
+            "anyOf": [
+                {"type": "integer", "minimum": 1, "maximum": wc.MAX_TTL_SECONDS},
+                {"type": "null"},
+            ]
+        },
+    )
+    tags: list[str] | None = Field(None, json_schema_extra=wc.optional(wc.tags()))
+    meta: dict[str, Any] | None = Field(
+        None,
+        description="Free-form JSON object (at most 16 KiB as JSON, 32 levels deep).",
+        json_schema_extra={
+            "anyOf": [
+                {
+                    "type": "object",
+                    "maxProperties": 16,
+                    "propertyNames": {"pattern": wc.NAME_PATTERN},
+                },
+                {"type": "null"},
+            ]
+        },
+    )
+    schema_version: int | None = Field(
+        None,
+        description="The record schema this body follows; omit it for the current one.",
+        json_schema_extra=wc.replace_schema({"type": "integer", "enum": [1]}),
+    )
 
 
 class MemoryOut(BaseModel):
@@ -72,11 +113,18 @@ class DeleteOut(BaseModel):
 class SearchIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    query: str
-    scope: str | None = None
-    tags: list[str] | None = Field(None, description="Match memories with any of these tags.")
+    query: str = Field(
+        description="What to look for (at most AIMEM_MAX_QUERY_CHARS characters).",
+        json_schema_extra=wc.text(wc.MAX_QUERY_CHARS),
+    )
+    scope: str | None = Field(None, json_schema_extra=wc.optional(wc.scope()))
+    tags: list[str] | None = Field(
+        None,
+        description="Match memories with any of these tags.",
+        json_schema_extra=wc.optional(wc.tags()),
+    )
     types: list[MemoryType] | None = None
-    top_k: int = 10
+    top_k: int = Field(10, json_schema_extra={"minimum": 1, "maximum": 100})
     mode: Literal["hybrid", "semantic", "keyword"] = "hybrid"
     states: list[MemoryState] | None = Field(
         None, description="Lifecycle states to include (default: only active memories)."
@@ -85,6 +133,7 @@ class SearchIn(BaseModel):
         None,
         description="What did we believe then: judge each memory by its state at this time "
         "(ISO-8601 or Unix time), from its lineage.",
+        json_schema_extra=wc.optional(wc.timestamp()),
     )
     rerank: bool = Field(
         True,

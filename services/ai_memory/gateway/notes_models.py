@@ -8,21 +8,33 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ai_memory.core.record import MemoryType
 
+from . import wire_constraints as wc
+
 
 class NoteIn(BaseModel):
     """Save, replace or (note: 'off') delete the note on a topic."""
 
     model_config = ConfigDict(extra="forbid")
 
-    agent: str = Field(description="Your agent id; notes live in scope 'agent:<agent>'.")
+    agent: str = Field(
+        description="Your agent id; notes live in scope 'agent:<agent>'.",
+        json_schema_extra=wc.name(),
+    )
     topic: str | list[str] = Field(
         description="Up to 5 tags in any language, split on commas or spaces, e.g. "
         "'neo, jobs'. Case-insensitive; the same tag set is the same topic.",
         examples=["neo, jobs"],
+        json_schema_extra={
+            "anyOf": [
+                {"type": "string", "minLength": 1, "maxLength": 64, "pattern": wc.TAG_PATTERN},
+                {"type": "array", "minItems": 1, "maxItems": 5, "items": wc.tags()["items"]},
+            ]
+        },
     )
     note: str = Field(
         description="At most 500 characters. 'off' deletes the note on this topic.",
         examples=["neo asked about X; I owe a plain answer"],
+        json_schema_extra=wc.text(500),
     )
     type: MemoryType | None = Field(None, description="Memory type; defaults to 'fact'.")
 

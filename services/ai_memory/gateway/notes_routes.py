@@ -28,6 +28,7 @@ from ai_memory.service.notes import (
     Why,
 )
 
+from . import wire_constraints as wc
 from .notes_models import NoteIn, NoteSaveOut, NotesOut
 
 
@@ -114,9 +115,13 @@ def router(
     @api.get("/v1/notes", response_model=NotesOut)
     async def recall_notes(
         request: Request,
-        agent: Annotated[str, Query(description="Your agent id.")],
+        agent: Annotated[str, Query(description="Your agent id.", json_schema_extra=wc.name())],
         topic: Annotated[
-            str | None, Query(description="Words or tags to recall, e.g. 'neo'.")
+            str | None,
+            Query(
+                description="Words or tags to recall, e.g. 'neo'.",
+                json_schema_extra=wc.optional(wc.text(200)),
+            ),
         ] = None,
         min_position: Annotated[
             int,
