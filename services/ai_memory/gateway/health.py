@@ -27,34 +27,73 @@ from ai_memory.core.ports import DeadLetters
 log = logging.getLogger(__name__)
 
 COUNTS_TTL_SECONDS = 5.0
+FIRST_COUNT_WAIT_SECONDS = 1.0
+
+
+class _Counts:
+    """The latest dead-letter counts of one store, refreshed off the request thread.
+
+    Counting may be slow or hang when the store is unreachable (a Kafka topic is folded),
+    and a health check must answer at once: a check returns what is known and starts one
+    refresh in the background when that is older than ``COUNTS_TTL_SECONDS``. Only the
+    very first check waits a little for a value."""
+
+    def __init__(self, store: DeadLetters) -> None:
+        self.store = store
+        self.lock = threading.Lock()
+        self.counts: dict[str, int] | None = None
+        self.error: str | None = None
+        self.at = float("-inf")
+        self.refreshing: threading.Thread | None = None
+
+    def get(self) -> tuple[dict[str, int], str | None]:
+        with self.lock:
+            if self.refreshing is None and time.monotonic() - self.at >= COUNTS_TTL_SECONDS:
+                self.refreshing = threading.Thread(
+                    target=self._refresh, name="dead-letter-counts", daemon=True
+                )
+                self.refreshing.start()
+            pending = self.refreshing if self.counts is None and self.error is None else None
+        if pending is not None:
+            pending.join(FIRST_COUNT_WAIT_SECONDS)
+        with self.lock:
+            if self.counts is None and self.error is None:
+                return {}, "dead letters not counted yet"
+            return dict(self.counts or {}), self.error
+
+    def _refresh(self) -> None:
+        try:
+            counts: dict[str, int] | None = self.store.counts()
+            error = None
+        except Exception as e:
+            log.warning("cannot count dead letters: %s", e)
+            counts, error = None, f"{type(e).__name__}: {e}"
+        with self.lock:
+            if counts is not None:
+                self.counts = counts
+            self.error = error
+            self.at = time.monotonic()
+            self.refreshing = None
+
 
 _cache_lock = threading.Lock()
-_cache: dict[int, tuple[float, dict[str, int] | None, str | None]] = {}
+_cache: dict[int, _Counts] = {}
 
 
 def dead_letter_counts(store: DeadLetters | None) -> tuple[dict[str, int], str | None]:
-    """Unresolved dead letters per projection, and the error when they cannot be counted
-    (a health check must answer even when the dead-letter store does not)."""
+    """Unresolved dead letters per projection (as of at most a few seconds ago), and the
+    error when they cannot be counted."""
     if store is None:
         return {}, None
-    now = time.monotonic()
     with _cache_lock:
-        cached = _cache.get(id(store))
-        if cached is not None and now - cached[0] < COUNTS_TTL_SECONDS:
-            return dict(cached[1] or {}), cached[2]
-    try:
-        counts: dict[str, int] | None = store.counts()
-        error = None
-    except Exception as e:
-        log.warning("cannot count dead letters: %s", e)
-        counts, error = None, f"{type(e).__name__}: {e}"
-    with _cache_lock:
-        _cache[id(store)] = (now, counts, error)
-    return dict(counts or {}), error
+        counts = _cache.get(id(store))
+        if counts is None or counts.store is not store:
+            counts = _cache[id(store)] = _Counts(store)
+    return counts.get()
 
 
 def forget_cached_counts() -> None:
-    """Re-read on the next check (after the CLI or a test resolved entries)."""
+    """Count again on the next check (after the CLI or a test resolved entries)."""
     with _cache_lock:
         _cache.clear()
 

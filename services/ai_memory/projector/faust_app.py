@@ -92,7 +92,7 @@ class _PolicyCollector(Collector):
             labels=["projection", "partition"],
         )
         blocked = policy.stuck
-        for partition in sorted(self.worker.partitions):
+        for partition in self.worker.seen_partitions():
             flag = blocked is not None and blocked.partition == partition
             stuck.add_metric([policy.name, str(partition)], 1.0 if flag else 0.0)
         yield failures
@@ -123,7 +123,8 @@ class ProjectorWorker:
             backoff=backoff or Backoff(0.1, MAX_BACKOFF_S),
             wait=self._stopping.wait,
         )
-        self.partitions: set[int] = set()
+        self._partitions: set[int] = set()
+        self._partitions_lock = threading.Lock()  # read by the metrics server's thread
         self.metrics = metrics or WorkerMetrics()
         self.metrics.watch(self)
         # One thread: batches of a projection are applied strictly one after another.
@@ -133,6 +134,10 @@ class ProjectorWorker:
     def failures(self) -> int:
         return self.policy.failures
 
+    def seen_partitions(self) -> list[int]:
+        with self._partitions_lock:
+            return sorted(self._partitions)
+
     async def handle(self, messages: Sequence[tuple[int, int, bytes]]) -> None:
         """Apply ``(partition, offset, value)`` messages; return once every one of them is
         applied or dead-lettered."""
@@ -141,7 +146,8 @@ class ProjectorWorker:
             by_partition.setdefault(partition, []).append((offset, value))
         loop = asyncio.get_running_loop()
         for partition, items in by_partition.items():
-            self.partitions.add(partition)
+            with self._partitions_lock:
+                self._partitions.add(partition)
             before = dict(self.policy.dead_lettered_by_reason)
             applied = await loop.run_in_executor(self.executor, self._project, partition, items)
             name = self.sink.name

@@ -1,0 +1,52 @@
+"""/healthz never waits long on the dead-letter store (a Kafka topic may be unreachable)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from ai_memory.gateway import health
+
+
+class SlowStore:
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.calls = 0
+
+    def counts(self) -> dict[str, int]:
+        self.calls += 1
+        self.release.wait(10)
+        return {"index": 2}
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(name)
+
+
+def test_an_unreachable_store_does_not_hold_the_health_check(monkeypatch: Any) -> None:
+    monkeypatch.setattr(health, "FIRST_COUNT_WAIT_SECONDS", 0.05)
+    health.forget_cached_counts()
+    store = SlowStore()
+    start = time.monotonic()
+    counts, error = health.dead_letter_counts(store)
+    assert time.monotonic() - start < 1.0
+    assert counts == {} and error == "dead letters not counted yet"
+    health.dead_letter_counts(store)
+    assert store.calls == 1  # one refresh in flight at a time
+    store.release.set()
+    deadline = time.monotonic() + 5
+    while health.dead_letter_counts(store)[0] != {"index": 2}:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    health.forget_cached_counts()
+
+
+def test_a_failing_store_is_reported_not_raised() -> None:
+    class Broken:
+        def counts(self) -> dict[str, int]:
+            raise OSError("no route to host")
+
+    health.forget_cached_counts()
+    counts, error = health.dead_letter_counts(Broken())
+    assert counts == {} and error == "OSError: no route to host"
+    health.forget_cached_counts()
