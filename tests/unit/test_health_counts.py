@@ -47,6 +47,6 @@ def test_a_failing_store_is_reported_not_raised() -> None:
             raise OSError("no route to host")
 
     health.forget_cached_counts()
-    counts, error = health.dead_letter_counts(Broken())
+    counts, error = health.dead_letter_counts(Broken())  # type: ignore[arg-type]
     assert counts == {} and error == "OSError: no route to host"
     health.forget_cached_counts()
