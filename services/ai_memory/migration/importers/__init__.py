@@ -179,10 +179,20 @@ def guarded(
     """
     try:
         items = list(convert(*args))
-    except (RowError, InvalidInput, KeyError, TypeError, ValueError, AttributeError) as e:
+    except (
+        RowError,
+        InvalidInput,
+        KeyError,
+        TypeError,
+        ValueError,
+        AttributeError,
+        RecursionError,  # a value nested deeper than the parser's or converter's stack
+    ) as e:
         message = e.message if isinstance(e, InvalidInput) else str(e)
         if isinstance(e, KeyError):
             message = f"missing field {e.args[0]!r}"
+        elif isinstance(e, RecursionError):
+            message = "a value is nested too deeply"
         yield Unimported(ref, "rejected", f"malformed row: {message}")
         return
     yield from items
@@ -198,3 +208,5 @@ def load_json(path: Path) -> Any:
         ) from e
     except UnicodeDecodeError as e:
         raise RowError(f"{path.name} is not UTF-8 text") from e
+    except RecursionError as e:
+        raise RowError(f"{path.name} nests JSON deeper than any export does") from e

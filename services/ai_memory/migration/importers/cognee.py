@@ -141,6 +141,8 @@ def _line(name: str, text: str, ref: str, options: ImportOptions) -> Iterator[Co
         record = json.loads(text)
     except json.JSONDecodeError as e:
         raise RowError(f"not valid JSON: {e.msg} at column {e.colno}") from e
+    except RecursionError as e:
+        raise RowError("the line nests JSON too deeply") from e
     if not isinstance(record, Mapping):
         raise RowError("a COGX line must be a JSON object")
     if name == TOMBSTONES_FILE:

@@ -40,7 +40,7 @@ def _json_head(path: Path) -> Any:
         return None
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return None
 
 
@@ -128,7 +128,7 @@ def detect(path: Path) -> tuple[str, str]:
     if path.suffix in (".ndjson", ".jsonl"):
         try:
             first = json.loads(first_line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             first = None
         if isinstance(first, dict) and "namespace" in first and "key" in first:
             return "langmem", "NDJSON LangGraph store items"

@@ -52,6 +52,8 @@ def items_of(path: Path) -> list[tuple[str, Any]]:
                 out.append((f"{path.name}:{number}", json.loads(line)))
             except json.JSONDecodeError as e:
                 out.append((f"{path.name}:{number}", RowError(f"not valid JSON: {e.msg}")))
+            except RecursionError:
+                out.append((f"{path.name}:{number}", RowError("the line nests JSON too deeply")))
         return out
     data = load_json(path)
     if isinstance(data, Mapping):

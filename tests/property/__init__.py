@@ -1,0 +1,1 @@
+"""Property-based tests: Hypothesis over the record model, the service and every parser."""
