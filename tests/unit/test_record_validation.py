@@ -219,3 +219,11 @@ def test_an_upsert_keeping_created_at_cannot_push_the_expiry_out_of_range() -> N
     with pytest.raises(InvalidInput) as e:
         decide_write(with_created_at_from(update, head, explicit=False), head, header())
     assert (e.value.field, e.value.rule) == ("ttl", "expiry_range")
+
+
+def test_a_search_query_must_be_encodable() -> None:
+    from ai_memory.service.memory_service import SearchRequest
+
+    with pytest.raises(InvalidInput) as e:
+        SearchRequest.parse({"query": "tea \ud800"}, Limits())
+    assert (e.value.field, e.value.rule) == ("query", "utf8")

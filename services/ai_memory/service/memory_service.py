@@ -28,6 +28,7 @@ from ai_memory.core.record import (
     MemoryType,
     StoredRecord,
     Tombstone,
+    check_utf8,
     parse_record,
     validate_scope,
     validate_tags,
@@ -102,6 +103,7 @@ class SearchRequest:
         query = body.get("query")
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query", "non_empty", "query must be a non-empty string")
+        check_utf8(query, "query")  # the embedder and the keyword hashing need UTF-8
         scope = body.get("scope")
         scopes = None if scope is None else [validate_scope(scope, limits)]
         raw_types = body.get("types")
