@@ -419,7 +419,7 @@ _HOSTILE: dict[str, st.SearchStrategy[Any]] = {
         st.just("   "),
     ),
     "type": st.one_of(st.text(max_size=10), st.none(), st.lists(st.just("fact"))),
-    "schema_version": st.one_of(st.integers(), st.just(10**5000)),
+    "schema_version": st.one_of(st.integers(), st.just(10**4000)),
     "\ud800": st.just(1),  # an unknown field whose very name is unencodable
 }
 
@@ -474,3 +474,11 @@ json_ish: st.SearchStrategy[Any] = st.one_of(
 deep_json_texts = st.tuples(
     st.integers(min_value=1, max_value=100_000), st.sampled_from(["object", "array"])
 ).map(lambda p: '{"a":' * p[0] + "1" + "}" * p[0] if p[1] == "object" else "[" * p[0] + "]" * p[0])
+
+#: Short text as an attacker would send it: any code point, lone surrogates and control
+#: characters included.
+hostile_texts = st.one_of(
+    st.text(max_size=30),
+    _with_bad_char(_surrogate() | st.sampled_from(["\x00", "\n", "\x85", "\ufffd", "/", ":"])),
+    st.sampled_from(["", " ", "off", "OFF", "neo, jobs", "a:b", "user:x"]),
+)

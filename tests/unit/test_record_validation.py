@@ -227,3 +227,9 @@ def test_a_search_query_must_be_encodable() -> None:
     with pytest.raises(InvalidInput) as e:
         SearchRequest.parse({"query": "tea \ud800"}, Limits())
     assert (e.value.field, e.value.rule) == ("query", "utf8")
+
+
+def test_a_number_too_large_to_print_is_still_refused_with_a_message() -> None:
+    with pytest.raises(InvalidInput) as e:
+        parse_record(body(schema_version=10**5000), now=T0, limits=Limits())
+    assert e.value.rule == "supported" and len(e.value.message) < 300
