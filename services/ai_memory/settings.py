@@ -70,16 +70,16 @@ class Settings(BaseSettings):
     data_dir: Path = Path("data")
     host: str = "127.0.0.1"
     port: int = 8080
-    event_log_url: str = Field("", validation_alias="EVENT_LOG")
-    record_store_url: str = Field("", validation_alias="RECORD_STORE")
-    index_url: str = Field("", validation_alias="INDEX")
+    event_log_url: str = Field(default="", validation_alias="EVENT_LOG")
+    record_store_url: str = Field(default="", validation_alias="RECORD_STORE")
+    index_url: str = Field(default="", validation_alias="INDEX")
     embedder: str = "static"
     limits: Limits = Field(default_factory=Limits)
-    max_content_bytes: int | None = Field(None, ge=1)
-    wait_timeout: float = Field(10.0, ge=0)
+    max_content_bytes: int | None = Field(default=None, ge=1)
+    wait_timeout: float = Field(default=10.0, ge=0)
     projector_batch: int = 500
     # seconds between governor passes; 0 = off
-    govern_interval: float = Field(3600.0, ge=0)
+    govern_interval: float = Field(default=3600.0, ge=0)
     govern_tenants: CommaList = ("default",)
     # JSON object of GovernanceParams overrides (AIMEM_GOVERNANCE)
     governance: str = ""
@@ -89,12 +89,12 @@ class Settings(BaseSettings):
     llm_api_key: str = ""
     llm_roles: CommaList = ("judge",)
     # --- limits of the HTTP edge ---------------------------------------------------------
-    max_body_bytes: int = Field(1 << 20, ge=1024)
-    max_import_bytes: int = Field(64 << 20, ge=1024)
-    max_line_bytes: int = Field(1 << 20, ge=1024)
-    max_query_chars: int = Field(4096, ge=1)
-    body_timeout: float = Field(30.0, gt=0)
-    header_timeout: float = Field(10.0, gt=0)
+    max_body_bytes: int = Field(default=1 << 20, ge=1024)
+    max_import_bytes: int = Field(default=64 << 20, ge=1024)
+    max_line_bytes: int = Field(default=1 << 20, ge=1024)
+    max_query_chars: int = Field(default=4096, ge=1)
+    body_timeout: float = Field(default=30.0, gt=0)
+    header_timeout: float = Field(default=10.0, gt=0)
     # --- browser protections -------------------------------------------------------------
     allowed_hosts: CommaList = ()
     cors_origins: CommaList = ()

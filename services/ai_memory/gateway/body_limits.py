@@ -44,6 +44,21 @@ class BadContentLength(EdgeRefusal):
     code = "bad_content_length"
 
 
+def refusal_behind(exc: BaseException | None, depth: int = 0) -> EdgeRefusal | None:
+    """The edge refusal (body too large, too slow) behind ``exc``, even inside a group
+    or re-raised by a library as another error."""
+    if exc is None or depth > 8:
+        return None
+    if isinstance(exc, EdgeRefusal):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = refusal_behind(inner, depth + 1)
+            if found is not None:
+                return found
+    return refusal_behind(exc.__cause__ or exc.__context__, depth + 1)
+
+
 class BodyLimit:
     """``limit_for(path)`` → the most bytes a body on that path may have."""
 

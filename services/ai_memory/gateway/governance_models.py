@@ -33,4 +33,6 @@ class TurnIn(BaseModel):
     speaker: Literal["user", "agent"] = "user"
     task_outcome: Literal["succeeded", "failed"] | None = None
     conversation_ended: bool = False
-    summary: str | None = Field(None, json_schema_extra=wc.optional(wc.text(wc.MAX_CONTENT_CHARS)))
+    summary: str | None = Field(
+        default=None, json_schema_extra=wc.optional(wc.text(wc.MAX_CONTENT_CHARS))
+    )

@@ -24,7 +24,7 @@ from typing import Any
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .body_limits import EdgeRefusal
+from .body_limits import refusal_behind
 from .problems import PROBLEM_JSON, problem_body
 
 logger = logging.getLogger("ai_memory.gateway")
@@ -60,6 +60,13 @@ _CODES = {
     413: "content_too_large",
     415: "unsupported_media_type",
     421: "misdirected_request",
+}
+
+# The plain-text refusals of Starlette's host check and the MCP transport, by their text.
+_CODES_BY_TEXT = {
+    "invalid host header": "untrusted_host",
+    "invalid origin header": "cross_origin_refused",
+    "invalid content-type header": "unsupported_media_type",
 }
 
 
@@ -98,9 +105,8 @@ class ProblemGuard:
                     return
                 status = held["status"]
                 text = held["body"].decode("utf-8", "replace").strip() or _reason(status)
-                start, body = problem_message(
-                    status, _CODES.get(status, "http_error"), text, request_id, held["headers"]
-                )
+                code = _CODES_BY_TEXT.get(text.lower()) or _CODES.get(status, "http_error")
+                start, body = problem_message(status, code, text, request_id, held["headers"])
                 held = None
                 started = True
                 await send(start)
@@ -111,7 +117,7 @@ class ProblemGuard:
         try:
             await self.app(scope, receive, guarded_send)
         except Exception as exc:  # the last line of defence: nothing escapes as text
-            refusal = _refusal_in(exc)
+            refusal = refusal_behind(exc)
             if refusal is not None:
                 if not started:
                     status, code, detail = refusal.status, refusal.code, refusal.detail
@@ -135,21 +141,6 @@ class ProblemGuard:
             )
             await send(start)
             await send(body)
-
-
-def _refusal_in(exc: BaseException | None, depth: int = 0) -> EdgeRefusal | None:
-    """The edge refusal (body too large, too slow) behind ``exc``, even inside a group
-    or re-raised by a library as another error."""
-    if exc is None or depth > 8:
-        return None
-    if isinstance(exc, EdgeRefusal):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            found = _refusal_in(inner, depth + 1)
-            if found is not None:
-                return found
-    return _refusal_in(exc.__cause__ or exc.__context__, depth + 1)
 
 
 def _reason(status: int) -> str:

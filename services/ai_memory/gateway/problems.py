@@ -21,7 +21,7 @@ from ai_memory.core.errors import (
     RetryableError,
 )
 
-from .body_limits import EdgeRefusal
+from .body_limits import EdgeRefusal, refusal_behind
 
 PROBLEM_JSON = "application/problem+json"
 _STATUS: list[tuple[type[AiMemoryError], int]] = [
@@ -141,6 +141,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        refusal = refusal_behind(exc.__cause__)  # FastAPI wraps body-read errors in a 400
+        if refusal is not None:
+            return await _refused(request, refusal)
         code = {404: "route_not_found", 405: "method_not_allowed"}.get(
             exc.status_code, "http_error"
         )
