@@ -233,3 +233,11 @@ def test_a_number_too_large_to_print_is_still_refused_with_a_message() -> None:
     with pytest.raises(InvalidInput) as e:
         parse_record(body(schema_version=10**5000), now=T0, limits=Limits())
     assert e.value.rule == "supported" and len(e.value.message) < 300
+
+
+def test_search_states_that_are_not_strings_are_refused() -> None:
+    from ai_memory.service.memory_service import SearchRequest
+
+    with pytest.raises(InvalidInput) as e:
+        SearchRequest.parse({"query": "tea", "states": [[]]}, Limits())
+    assert (e.value.field, e.value.rule) == ("states", "enum")

@@ -34,7 +34,7 @@ from ai_memory.core.record import (
     validate_tags,
     validate_type,
 )
-from ai_memory.core.timeparse import parse_timestamp
+from ai_memory.core.timeparse import parse_timestamp, short_repr
 from ai_memory.service.recalls import RecallRecorder
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
@@ -124,10 +124,12 @@ class SearchRequest:
             raise InvalidInput("states", "string_list", "states must be a non-empty list")
         else:
             allowed = {s.value for s in MemoryState}
-            bad = [x for x in raw_states if x not in allowed]
+            # Only strings can be states; a list inside would not even be hashable.
+            bad = [x for x in raw_states if not isinstance(x, str) or x not in allowed]
             if bad:
+                shown = short_repr(bad)
                 raise InvalidInput(
-                    "states", "enum", f"unknown state(s) {bad}; allowed: {sorted(allowed)}"
+                    "states", "enum", f"unknown state(s) {shown}; allowed: {sorted(allowed)}"
                 )
             states = tuple(MemoryState(x) for x in dict.fromkeys(raw_states))
         rerank = body.get("rerank", True)
