@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from ai_memory.core.bundle import LINE_KINDS, parse_line
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.events import DomainEvent
+from ai_memory.core.record import Limits
 from ai_memory.core.timeparse import (
     MAX_TIMESTAMP,
     MIN_TIMESTAMP,
@@ -36,8 +37,15 @@ from ai_memory.core.timeparse import (
 from ai_memory.migration.importers import ImportOptions, RowError, cognee
 from ai_memory.migration.importers.detect import IMPORTERS
 from ai_memory.serialization import MAGIC, AvroEventSerializer, UndecodableEvent
+from ai_memory.service.memory_service import SearchRequest
 from tests.factories import header, record, written
-from tests.strategies import deep_json_texts, domain_events, json_ish, timestamp_inputs
+from tests.strategies import (
+    deep_json_texts,
+    domain_events,
+    hostile_texts,
+    json_ish,
+    timestamp_inputs,
+)
 
 SERIALIZER = AvroEventSerializer()
 IO = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -241,3 +249,19 @@ def test_the_bounds_survive_the_frame(at: datetime) -> None:
     event = written(record("m1", created_at=at), tenant="default")
     event = replace(event, header=header(at=at))
     assert SERIALIZER.decode(SERIALIZER.encode(event)) == event
+
+
+# --- search requests ------------------------------------------------------------------
+_search_keys = ["query", "scope", "types", "tags", "top_k", "mode", "states", "rerank", "as_of"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(body=st.dictionaries(st.sampled_from(_search_keys), json_ish | hostile_texts))
+def test_search_requests_parse_or_are_refused(body: dict[str, Any]) -> None:
+    try:
+        request = SearchRequest.parse({"query": "tea", **body}, Limits())
+    except InvalidInput as e:
+        e.message.encode("utf-8")
+        return
+    request.query.encode("utf-8")
+    assert 1 <= request.top_k <= 100
