@@ -131,8 +131,7 @@ def list_cmd(
 
 @app.command("show")
 def show_cmd(projection: Projection, position: int, data_dir: DataDir = None) -> None:
-    """One entry as JSON: the error, the original bytes (base64) and, when they can be
-    decoded, the event."""
+    """One entry as JSON: error, original bytes (base64), the event if decodable."""
     store = build_dead_letters(_settings(data_dir))
     try:
         (entry,) = _chosen(store, projection, position, False)
@@ -153,8 +152,7 @@ def discard_cmd(
     every: All = False,
     data_dir: DataDir = None,
 ) -> None:
-    """Remove entries without applying them (the view stays without those events until
-    the next ``ai-memory replay``)."""
+    """Remove entries without applying them (the view lacks them until a replay)."""
     store = build_dead_letters(_settings(data_dir))
     try:
         chosen = _chosen(store, projection, position, every)
@@ -171,8 +169,9 @@ def redrive_cmd(
     every: All = False,
     data_dir: DataDir = None,
 ) -> None:
-    """Read each event back from the log and apply it; remove the entry on success, keep
-    it with the new error on failure (stop an embedded server first)."""
+    """Re-read events from the log and apply them (stop an embedded server first).
+
+    An entry is removed when its event applies, and kept with the new error otherwise."""
     container = build(_settings(data_dir))
     try:
         store = container.dead_letters
