@@ -7,7 +7,10 @@ server reports ``degraded`` on ``/healthz`` until every entry is re-driven or di
 embedded log, or the Kafka ``.dlq`` topic) and work while the server runs. ``redrive``
 reads each event back from the log and applies it through the projection's sink, so like
 ``ai-memory replay`` it opens the views: with the embedded index stop the server first
-(a Qdrant Edge index is single-process); a distributed deployment can re-drive any time.
+(a Qdrant Edge index is single-process). That is rarely a cost: an event that failed on its
+own fails again until the code that rejected it is fixed, and shipping the fix restarts
+the server anyway — re-drive between the stop and the start. A distributed deployment can
+re-drive any time.
 Exit codes: 0 done, 1 some re-drives failed again (kept with the new error), 2 nothing
 matched.
 """
