@@ -67,7 +67,7 @@ class Backoff:
     maximum: float = 5.0
 
     def delays(self) -> Callable[[], float]:
-        """A generator of delays doubling from ``initial`` up to ``maximum``."""
+        """A function returning the next delay: doubling from ``initial`` up to ``maximum``."""
         current = self.initial
 
         def next_delay() -> float:
@@ -192,7 +192,7 @@ class ApplyPolicy:
             except RetryableError as e:
                 attempts += 1
                 self._mark(partition, position, e, True, attempts)
-                self._pause(max(delay(), 0.0))
+                self._pause(delay())
             except Exception as e:
                 attempts += 1
                 self._mark(partition, position, e, False, attempts)
