@@ -146,6 +146,48 @@ class Settings(BaseSettings):
         )
 
 
+#: Every variable ``Settings.from_env`` reads, spelled out for the reader and for the
+#: checks of the deployment manifests (a test keeps it equal to the fields).
+VARIABLES = (
+    "AIMEM_DATA_DIR",
+    "AIMEM_HOST",
+    "AIMEM_PORT",
+    "AIMEM_EVENT_LOG",
+    "AIMEM_RECORD_STORE",
+    "AIMEM_INDEX",
+    "AIMEM_EMBEDDER",
+    "AIMEM_MAX_CONTENT_BYTES",
+    "AIMEM_WAIT_TIMEOUT",
+    "AIMEM_PROJECTOR_BATCH",
+    "AIMEM_GOVERN_INTERVAL",
+    "AIMEM_GOVERN_TENANTS",
+    "AIMEM_GOVERNANCE",
+    "AIMEM_LLM_URL",
+    "AIMEM_LLM_MODEL",
+    "AIMEM_LLM_API_KEY",
+    "AIMEM_LLM_ROLES",
+    "AIMEM_MAX_BODY_BYTES",
+    "AIMEM_MAX_IMPORT_BYTES",
+    "AIMEM_MAX_LINE_BYTES",
+    "AIMEM_MAX_QUERY_CHARS",
+    "AIMEM_BODY_TIMEOUT",
+    "AIMEM_HEADER_TIMEOUT",
+    "AIMEM_ALLOWED_HOSTS",
+    "AIMEM_CORS_ORIGINS",
+)
+
+
+def variable_names() -> tuple[str, ...]:
+    """The variables the fields read, as pydantic-settings derives them."""
+    names = []
+    for name, info in Settings.model_fields.items():
+        if name == "limits":  # set through AIMEM_MAX_CONTENT_BYTES
+            continue
+        alias = info.validation_alias if isinstance(info.validation_alias, str) else name
+        names.append(f"AIMEM_{alias.upper()}")
+    return tuple(names)
+
+
 class _FromEnvironment(Settings):
     """``Settings`` that also read ``AIMEM_*`` variables (constructor values win)."""
 

@@ -8,7 +8,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Iterator, MutableMapping
+from collections.abc import AsyncIterator, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from ai_memory.bootstrap import Container, build
 from ai_memory.gateway.http_app import create_app
 from ai_memory.gateway.ndjson_lines import numbered_lines
 from ai_memory.service.transfer import OversizedLine
-from ai_memory.settings import Settings, SettingsError
+from ai_memory.settings import VARIABLES, Settings, SettingsError, variable_names
 from tests.factories import FixedClock
 
 NDJSON = {"content-type": "application/x-ndjson"}
@@ -298,7 +298,7 @@ def test_a_declared_body_over_the_limit_is_refused_before_it_is_read(
 def test_a_streamed_body_over_the_limit_is_refused_while_it_streams(
     small: tuple[Container, TestClient],
 ) -> None:
-    _, client = small
+    container, client = small
     sent = 0
 
     def chunks() -> Iterator[bytes]:
@@ -309,8 +309,29 @@ def test_a_streamed_body_over_the_limit_is_refused_while_it_streams(
 
     r = client.post("/v1/memories", content=chunks(), headers={"content-type": "application/json"})
     assert_problem(r, 413, "body_too_large")
-    r = client.post("/v1/import", content=chunks(), headers=NDJSON)
-    assert_problem(r, 413, "body_too_large")
+    line = (record_line() + "\n").encode()
+
+    def bundle() -> Iterator[bytes]:
+        for n in range(100_000):
+            yield line.replace(b'"content": "', f'"id": "m{n}", "content": "'.encode())
+
+    async def upload() -> httpx.Response:
+        async def chunked() -> AsyncIterator[bytes]:
+            for chunk in bundle():
+                yield chunk
+
+        transport = httpx.ASGITransport(app=create_app(container))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            return await http.post("/v1/import?wait=true", content=chunked(), headers=NDJSON)
+
+    streamed = asyncio.run(upload())
+    assert "content-length" not in streamed.request.headers  # streamed, so found out on the way
+    report = assert_problem(streamed, 413, "body_too_large")["report"]  # what landed first
+    assert report["written"] > 0 and report["rejected"] == 0
+    last = client.get(
+        f"/v1/memories/m{report['written'] - 1}", params={"min_position": report["position"]}
+    )
+    assert last.status_code == 200
 
 
 def test_an_import_line_over_the_limit_is_rejected_by_number_and_the_rest_land(
@@ -446,3 +467,4 @@ def test_a_bad_setting_names_its_variable(monkeypatch: pytest.MonkeyPatch) -> No
     assert settings.wait_timeout == 2.5 and settings.host == "127.0.0.1"
     assert settings.cors_origins == ("https://a.example", "https://b.example")
     assert Settings(data_dir=Path("x")).wait_timeout == 10.0  # the constructor ignores env
+    assert set(variable_names()) == set(VARIABLES)  # the spelled-out list is the truth

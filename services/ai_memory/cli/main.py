@@ -73,12 +73,17 @@ def serve(
 
     from ai_memory.bootstrap import build
     from ai_memory.gateway.http_app import create_app
-    from ai_memory.settings import Settings
+    from ai_memory.gateway.slow_headers import with_header_timeout
+    from ai_memory.settings import Settings, SettingsError
 
     overrides: dict[str, object] = {}
     if data_dir is not None:
         overrides["data_dir"] = data_dir
-    settings = Settings.from_env(**overrides)
+    try:
+        settings = Settings.from_env(**overrides)
+    except SettingsError as e:
+        err.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
     container = build(settings)
     container.start(governor=True)
     try:
@@ -87,6 +92,12 @@ def serve(
             host=host or settings.host,
             port=port or settings.port,
             log_level="info",
+            # Slow clients cannot hold connections: headers within header_timeout (the
+            # body has its own timeout at the edge), idle keep-alives closed after 5 s,
+            # and at most 64 KiB of an incomplete request line and headers buffered.
+            http=with_header_timeout(settings.header_timeout),
+            timeout_keep_alive=5,
+            h11_max_incomplete_event_size=64 * 1024,
         )
     finally:
         container.close()

@@ -28,6 +28,7 @@ from ai_memory.service.transfer import ImportSession, Line, export_lines
 from . import edge, governance_routes, metrics, notes_routes, openapi_doc, problems
 from . import wire_constraints as wc
 from .a2a_server import A2aHttp
+from .body_limits import BodyTooLarge, refusal_behind
 from .mcp_server import McpHttp
 from .models import (
     DeleteOut,
@@ -219,15 +220,35 @@ def create_app(container: Container) -> FastAPI:
     )
     async def import_bundle(
         request: Request, wait: Wait = False, source: Source = "ndjson"
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | Response:
         edge.require_ndjson(request.headers.get("content-type"))
         session = ImportSession(service, tenant_of(request), source=source)
         batch: list[tuple[int, Line]] = []
-        async for number, text in numbered_lines(request.stream(), settings.max_line_bytes):
-            batch.append((number, text))
-            if len(batch) >= 500:
+        try:
+            async for number, text in numbered_lines(request.stream(), settings.max_line_bytes):
+                batch.append((number, text))
+                if len(batch) >= 500:
+                    await run_in_threadpool(session.feed, batch)
+                    batch = []
+        except Exception as error:
+            # A chunked upload is only found too large on the way: what arrived before is
+            # committed line by line, so the refusal carries the report of those lines.
+            # (A middleware's task group may have wrapped the refusal in a group.)
+            e = refusal_behind(error)
+            if not isinstance(e, BodyTooLarge):
+                raise
+            if batch:
                 await run_in_threadpool(session.feed, batch)
-                batch = []
+            report = await run_in_threadpool(session.finish)
+            refused = problems.problem(
+                e.status,
+                e.code,
+                f"{e.detail}; the complete lines before the limit were imported (see report)",
+                report=report.to_json(),
+                request_id=problems.request_id_of(request.scope),
+            )
+            refused.headers["connection"] = "close"
+            return refused
         if batch:
             await run_in_threadpool(session.feed, batch)
         report = await run_in_threadpool(session.finish)
