@@ -51,9 +51,11 @@ def convert(path: Path, options: ImportOptions) -> Iterator[Converted]:
     agents = data.get("agents")
     if not isinstance(agents, list):
         agents = [data]  # v1: one agent at the top level
-    blocks = {
-        str(b["id"]): b for b in data.get("blocks") or [] if isinstance(b, Mapping) and b.get("id")
-    }
+    raw_blocks = data.get("blocks") or []
+    if not isinstance(raw_blocks, list):
+        yield Unimported(f"{path.name}:blocks", "rejected", "blocks must be a JSON array")
+        raw_blocks = []
+    blocks = {str(b["id"]): b for b in raw_blocks if isinstance(b, Mapping) and b.get("id")}
     used_blocks: set[str] = set()
     file_time = data.get("created_at")
     for index, agent in enumerate(agents):
@@ -61,7 +63,8 @@ def convert(path: Path, options: ImportOptions) -> Iterator[Converted]:
         if not isinstance(agent, Mapping):
             yield Unimported(ref, "rejected", "malformed agent: expected a JSON object")
             continue
-        yield from _agent(agent, ref, blocks, used_blocks, file_time, options)
+        # A malformed part of one agent (a field of the wrong type) rejects that agent only.
+        yield from guarded(ref, _agent, agent, ref, blocks, used_blocks, file_time, options)
     for block_id in sorted(set(blocks) - used_blocks):
         yield Unimported(
             f"{path.name}:blocks[{block_id}]",
@@ -71,7 +74,8 @@ def convert(path: Path, options: ImportOptions) -> Iterator[Converted]:
     if agents is not data.get("agents"):
         return
     for key in _CONFIG_KEYS:
-        for i, _item in enumerate(data.get(key) or []):
+        items = data.get(key)
+        for i, _item in enumerate(items if isinstance(items, list) else []):
             yield Unimported(
                 f"{path.name}:{key}[{i}]", "system_log", f"agent configuration ({key}), not memory"
             )
