@@ -93,6 +93,7 @@ bundle_texts = st.one_of(
 
 @settings(max_examples=200, deadline=None)
 @given(text=bundle_texts)
+@example('{"kind":"trailer","record":"\\ud800"}')  # a surrogate where no record is
 def test_bundle_lines_parse_or_are_refused(text: str) -> None:
     try:
         line = parse_line(text)

@@ -140,13 +140,14 @@ def _check_text(obj: dict[str, Any]) -> None:
     """Every string of the line, keys included, must be encodable UTF-8: JSON escapes can
     spell lone surrogates (``"\\ud800"``), and ids are derived from the text. The error
     names the record field (or the line key) holding it."""
-    inner = obj.get("record")
-    stack: list[tuple[object, str]] = [(v, str(k)) for k, v in obj.items() if k != "record"]
-    if isinstance(inner, dict):
-        stack.extend((v, str(k)) for k, v in inner.items())
-    stack.extend((k, "line") for k in obj)
-    if isinstance(inner, dict):
-        stack.extend((k, "record") for k in inner)
+    stack: list[tuple[object, str]] = []
+    for key, value in obj.items():
+        stack.append((key, "line"))
+        if key == "record" and isinstance(value, dict):  # name the record's own fields
+            stack.extend((inner_key, "record") for inner_key in value)
+            stack.extend((inner, str(inner_key)) for inner_key, inner in value.items())
+        else:
+            stack.append((value, str(key)))
     while stack:
         node, field = stack.pop()
         if isinstance(node, str):
