@@ -12,12 +12,14 @@ projection derives from it deterministically:
 * the pure projections ``project_records`` and ``project_index`` on the decoded event;
 * the record-store row (``record_rows``) read back into a record, the JSON a read and
   an export of it answer, lineage and tombstone rows;
-* the index point: point id, payload (finite floats, JSON), index text and its sparse
-  keyword vector.
+* the index point: point id, payload (finite floats, JSON) and the text it indexes as
+  UTF-8.
 
-Only embedding is left out: it is the one costly step, and any text that reaches it
-(already proven encodable above) embeds. If any step fails the whole batch is refused
-with ``InvalidInput(field="event", rule="projectable")`` and nothing is appended.
+Left out are the two costly steps, embedding and keyword extraction (tokenising and
+stemming, ~10 ms for a maximum-size record): both are total functions of encodable text,
+which the steps above prove it is (``tests/property`` holds them to that). If any step
+fails the whole batch is refused with ``InvalidInput(field="event", rule="projectable")``
+and nothing is appended.
 
 The composition root hands this decorator to every appender (the memory service and
 through it notes, governance and imports; read reinforcement); projections and replays
@@ -36,7 +38,6 @@ from ai_memory.adapters.record_rows import record_values, to_stored, tombstone_v
 from ai_memory.core.bundle import record_line, tombstone_line
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.events import DomainEvent, Head, LoggedEvent
-from ai_memory.core.keywords import sparse_terms
 from ai_memory.core.ports import EventLog, EventSerializer, index_text
 from ai_memory.core.projection import (
     AddReads,
@@ -115,7 +116,7 @@ def _index_point(m: IndexMutation) -> None:
                 if isinstance(value, float) and not math.isfinite(value):
                     raise ValueError(f"index payload {key} is not a finite number")
             _json_bytes(payload)
-            sparse_terms(index_text(m.record))
+            index_text(m.record).encode("utf-8")
         case IndexRemove():
             point_id(m.tenant, m.memory_id)
             _json_bytes(tombstone_payload(m))
