@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from ai_memory.bootstrap import Container
-from ai_memory.core.errors import Conflict, InvalidInput, NotFound
+from ai_memory.core.errors import Conflict, Gone, InvalidInput, NotFound
 from ai_memory.service.transfer import ImportSession
 from tests.property.log_probe import appended_since
 from tests.strategies import hostile_bodies, hostile_texts, record_bodies
@@ -97,3 +97,21 @@ def test_imports_account_for_every_line_and_are_projected(
     for error in report.errors:
         json.dumps(error, ensure_ascii=False).encode("utf-8")
     event(f"written {min(report.written, 3)}+, rejected {min(report.rejected, 3)}+")
+
+
+@settings(SLOW_IO)
+@given(memory_id=hostile_texts, actor=hostile_texts, reason=hostile_texts)
+def test_reads_and_deletes_of_any_id_answer_or_refuse(
+    container: Container, memory_id: str, actor: str, reason: str
+) -> None:
+    before = container.log.last_position()
+    for call in (
+        lambda: container.service.get(TENANT, memory_id),
+        lambda: container.service.delete(TENANT, memory_id, actor=actor, reason=reason),
+    ):
+        try:
+            call()
+        except InvalidInput as e:
+            refused_without_a_trace(container, before, e)
+        except (NotFound, Gone):
+            event("not found or gone")

@@ -201,6 +201,7 @@ class MemoryService:
 
     # --- read ------------------------------------------------------------------------------
     def get(self, tenant: str, memory_id: str, *, min_position: int = 0) -> StoredRecord:
+        check_utf8(memory_id, "id")  # a store cannot even look up what UTF-8 cannot encode
         if min_position:
             self.check_position(min_position)
             self.wait_for(min_position)
@@ -221,6 +222,9 @@ class MemoryService:
         reason: str = "user_request",
         wait: bool = False,
     ) -> DeleteResult:
+        # Callers other than HTTP (MCP, A2A, the SDK) can send any JSON string.
+        for value, name in ((memory_id, "id"), (actor, "actor"), (reason, "reason")):
+            check_utf8(value, name)
         with self.write_lock:
             head = self.log.heads(tenant, [memory_id]).get(memory_id)
             event = decide_delete(memory_id, None, head, self.header(tenant, actor), reason=reason)
