@@ -74,7 +74,8 @@ def test_hostile_bodies_are_projected_or_refused_without_a_trace(
         # the refusal can be sent back as it is: field and message are encodable text
         e.field.encode("utf-8")
         e.message.encode("utf-8")
-        assert e.rule
+        # Validation, not the projectability guard, must catch what API input gets wrong.
+        assert e.rule and e.rule != "projectable", e.message
         event(f"refused: {e.rule}")
         return
     event("accepted")

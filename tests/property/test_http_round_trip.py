@@ -96,4 +96,5 @@ def test_hostile_memories_are_refused_with_a_problem_or_round_trip(
     assert appended_since(container, before) == []
     assert response.status_code == 422, response.text
     assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json().get("rule") != "projectable", response.text
     event("refused with 422")

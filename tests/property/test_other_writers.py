@@ -28,6 +28,8 @@ def refused_without_a_trace(container: Container, before: int, e: InvalidInput) 
     assert appended_since(container, before) == [], "a refusal must append nothing"
     e.field.encode("utf-8")
     e.message.encode("utf-8")
+    # Validation, not the projectability guard, must catch what API input gets wrong.
+    assert e.rule != "projectable", e.message
     event(f"refused: {e.field}/{e.rule}")
 
 
@@ -96,6 +98,7 @@ def test_imports_account_for_every_line_and_are_projected(
     assert settled == report.received
     for error in report.errors:
         json.dumps(error, ensure_ascii=False).encode("utf-8")
+        assert error["code"] != "unprojectable_event", error  # validation must catch it
     event(f"written {min(report.written, 3)}+, rejected {min(report.rejected, 3)}+")
 
 
