@@ -15,7 +15,7 @@ from ai_memory.core.errors import PermanentError, Unavailable
 from ai_memory.core.events import LoggedEvent, MemoryWritten
 from ai_memory.core.positions import pack
 from ai_memory.projector.faust_app import ProjectorWorker
-from ai_memory.projector.policy import Backoff
+from ai_memory.projector.policy import Backoff, Rewind
 from ai_memory.serialization import AvroEventSerializer
 from tests.factories import record, written
 
@@ -147,3 +147,94 @@ def test_a_stuck_worker_reports_it_and_stops_when_closed(dlq: SqliteDeadLetters)
     worker.close()
     assert 'aimem_projection_stuck{partition="3",projection="records"} 1.0' in metrics
     assert sink.applied == [] and dlq.entries() == []
+
+
+class LossySink:
+    """A view with durable state that can "lose" its last applied batch, as a single
+    Cassandra node killed before its commit log was synced loses acknowledged writes."""
+
+    name = "records"
+
+    def __init__(self) -> None:
+        self.rows: dict[int, int] = {}  # position -> partition
+        self.checkpoints: dict[int, int] = {}
+        self._undo: tuple[list[int], int, int] | None = None
+        self.down = 0
+
+    def checkpoint(self, partition: int = 0) -> int:
+        return self.checkpoints.get(partition, 0)
+
+    def apply(self, events: Sequence[LoggedEvent], partition: int = 0) -> None:
+        if self.down:
+            self.down -= 1
+            raise Unavailable("store restarting", retry_after=0.01)
+        self._undo = ([e.position for e in events], partition, self.checkpoint(partition))
+        for e in events:
+            self.rows[e.position] = partition
+        self.checkpoints[partition] = events[-1].position
+
+    def lose_last_batch(self) -> None:
+        assert self._undo is not None
+        positions, partition, before = self._undo
+        for position in positions:
+            self.rows.pop(position, None)
+        self.checkpoints[partition] = before
+
+    def reset(self) -> None: ...
+
+    def skip_to(self, position: int, partition: int = 0) -> None:
+        self.checkpoints[partition] = position
+
+    def idle(self) -> None: ...
+
+
+def test_a_view_that_lost_its_last_batch_is_rewound_to_its_own_checkpoint(
+    dlq: SqliteDeadLetters,
+) -> None:
+    sink = LossySink()
+    worker = ProjectorWorker(sink, SERIALIZER, dlq, backoff=FAST)
+
+    async def scenario() -> None:
+        assert await worker.resume_offset(0) == 0
+        await worker.handle([message(0, n, f"m{n}") for n in range(3)])
+        await worker.handle([message(0, n, f"m{n}") for n in range(3, 5)])
+        sink.lose_last_batch()  # the store came back without offsets 3 and 4
+        # The next batch would move the checkpoint past the gap: it is refused instead.
+        with pytest.raises(Rewind) as rewound:
+            await worker.handle([message(0, 5, "m5")])
+        assert (rewound.value.checkpoint, rewound.value.expected) == (pack(0, 2), pack(0, 4))
+        assert pack(0, 5) not in sink.rows
+        # Where the driver seeks: the event after what the view durably holds.
+        assert await worker.resume_offset(0) == 3
+        await worker.handle([message(0, n, f"m{n}") for n in range(3, 6)])
+
+    asyncio.run(scenario())
+    worker.close()
+    assert sorted(sink.rows) == [pack(0, n) for n in range(6)]
+    assert sink.checkpoint(0) == pack(0, 5) and worker.rewinds == 1
+
+
+def test_a_store_that_fails_and_comes_back_behind_is_caught_before_the_retry(
+    dlq: SqliteDeadLetters,
+) -> None:
+    sink = LossySink()
+    worker = ProjectorWorker(sink, SERIALIZER, dlq, backoff=FAST)
+
+    async def scenario() -> None:
+        await worker.resume_offset(1)
+        await worker.handle([message(1, 0, "a"), message(1, 1, "b")])
+        sink.lose_last_batch()
+        sink.down = 2  # the crash shows up as failures of the next batch first
+        with pytest.raises(Rewind):
+            await worker.handle([message(1, 2, "c")])
+
+    asyncio.run(scenario())
+    worker.close()
+    assert sink.rows == {} and sink.checkpoint(1) == 0 and dlq.entries() == []
+
+
+def test_partitions_not_resumed_by_this_worker_are_not_guarded(dlq: SqliteDeadLetters) -> None:
+    sink = LossySink()
+    sink.checkpoints[0] = pack(0, 9)  # another worker's progress; nothing was held here
+    run(ProjectorWorker(sink, SERIALIZER, dlq, backoff=FAST), [message(0, 10, "a")])
+    assert sink.checkpoint(0) == pack(0, 10)

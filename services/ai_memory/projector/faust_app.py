@@ -1,44 +1,67 @@
-"""Faust projector workers: thin stream-processor agents around the projection sinks.
+"""Kafka projector workers: consumer-group members around the projection sinks.
 
-``ai-memory project --projection records|index`` runs one worker. Each projection is its
-own Faust app, hence its own Kafka consumer group: records and index lag, fail and are
-rebuilt independently, and replicas of one projection share the partitions.
+``ai-memory project --projection records|index`` runs one worker. Each projection of a
+topic is its own consumer group (``aimem-projector-<projection>.<topic>``): records and
+index lag, fail and are rebuilt independently, replicas of one projection share the
+partitions, and deployments sharing a Kafka cluster never rebalance each other.
 
-Delivery is at-least-once. A batch is acknowledged only after its sink applied it; a
-worker killed mid-batch gets the uncommitted events again, and the sinks — order-safe and
-idempotent by log position — turn the redelivery into a no-op. Faust's ``exactly_once``
-mode is deliberately not used.
+**Where a worker resumes.** The view's own checkpoint, stored with its data in the same
+store, is the only truth of what the view holds (principle 9). On every partition
+assignment the worker reads that checkpoint and seeks the partition to the event after
+it; Kafka's committed offsets are never used to resume (they are committed only so the
+usual consumer-lag tools work). Before each batch, and before each retry after a sink
+error, the shared ``ApplyPolicy`` asks the worker's guard whether the stored checkpoint is
+still where this worker left it; if it went back (a single Cassandra node killed before
+its commit log was synced forgets the last acknowledged mutations), the batch is given up
+and every assigned partition is sought back to its stored checkpoint, so the lost events
+are applied again instead of being skipped by the next batch's checkpoint.
 
-Per batch: events are grouped by partition (positions are per-partition), decoded with
-the same Avro serializer as every other reader, and applied by the same sink code and the
-same ``ApplyPolicy`` as the embedded tailer, in a worker thread so the Faust event loop
-keeps heartbeating. Retryable failures (a store is down) are retried with backoff forever
-and the batch is not acknowledged meanwhile (``aimem_projection_stuck`` is 1); undecodable
+**Why aiokafka directly, not Faust.** The module keeps its name for the entry point, but
+the loop is a plain ``AIOKafkaConsumer``. Seeking is the whole point here, and Faust makes
+it impractical: a Faust stream buffers fetched events in its own per-topic channel and
+acks them into its own commit bookkeeping, so a seek does not discard events already
+buffered past the gap (they would be applied first, moving the checkpoint past it), and
+Faust seeks assigned partitions to the committed offsets on its own schedule. aiokafka's
+``seek`` drops what it prefetched for the partition, and ``getmany`` then returns from the
+new position — exactly the semantics needed. The consumer reads ``read_committed``, so
+events of an aborted transaction are never projected once appends are transactional.
+
+Delivery is at-least-once; the sinks — order-safe and idempotent by log position — turn
+redelivery into a no-op. Per batch: events are grouped by partition (positions are
+per-partition), decoded with the same Avro serializer as every other reader, and applied
+by the same sink code and the same ``ApplyPolicy`` as the embedded tailer, on one worker
+thread so the event loop keeps heartbeating. Retryable failures (a store is down) are
+retried with backoff forever (``aimem_projection_stuck`` is 1 meanwhile); undecodable
 events and events the sink cannot apply on their own are dead-lettered through the
-``DeadLetters`` port (the ``<topic>.dlq`` topic, one format) and the projection moves on.
+``DeadLetters`` port (the ``<topic>.dlq`` topic) and the projection moves on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import signal
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-import faust
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.errors import KafkaError
 from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from ai_memory.adapters.kafka.config import KafkaLogConfig
+from ai_memory.core.errors import RetryableError
 from ai_memory.core.events import LoggedEvent
 from ai_memory.core.ports import DeadLetters, EventSerializer
-from ai_memory.core.positions import pack
+from ai_memory.core.positions import offset_of, pack
 
-from .policy import ApplyPolicy, Backoff
+from .policy import ApplyPolicy, Backoff, Rewind, Stopping
 from .sinks import ProjectionSink
 
 log = logging.getLogger(__name__)
@@ -122,7 +145,12 @@ class ProjectorWorker:
             dead_letters,
             backoff=backoff or Backoff(0.1, MAX_BACKOFF_S),
             wait=self._stopping.wait,
+            guard=self._guard,
         )
+        # The checkpoint each partition's view held when this worker last read it or
+        # moved it (only touched on the sink thread). Absent: not resumed by this worker.
+        self._held: dict[int, int] = {}
+        self.rewinds = 0  # times the view was found behind (a metric and for tests)
         self._partitions: set[int] = set()
         self._partitions_lock = threading.Lock()  # read by the metrics server's thread
         self.metrics = metrics or WorkerMetrics()
@@ -137,6 +165,49 @@ class ProjectorWorker:
     def seen_partitions(self) -> list[int]:
         with self._partitions_lock:
             return sorted(self._partitions)
+
+    async def resume_offset(self, partition: int) -> int:
+        """The offset to read ``partition`` from: the event after the view's stored
+        checkpoint (waiting out a store that is down). Remembers it for the guard."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, self._resume_offset, partition)
+
+    def _resume_offset(self, partition: int) -> int:
+        delay = self.policy.backoff.delays()
+        while True:
+            try:
+                stored = self.sink.checkpoint(partition)
+                break
+            except RetryableError as e:
+                self.policy.note_failure(partition, 0, e)
+                if self._stopping.wait(delay()):
+                    raise Stopping(f"projection {self.sink.name} is stopping") from e
+        self.policy.clear()
+        self._held[partition] = stored
+        return 0 if stored == 0 else offset_of(stored) + 1
+
+    def forget(self, partitions: Iterable[int]) -> None:
+        """Partitions taken away: their checkpoint is someone else's to move now."""
+        for partition in partitions:
+            self._held.pop(partition, None)
+
+    def _guard(self, partition: int) -> None:
+        """Raise ``Rewind`` if the view lost what this worker applied to it."""
+        held = self._held.get(partition)
+        if held is None:
+            return
+        stored = self.sink.checkpoint(partition)
+        if stored < held:
+            self.rewinds += 1
+            log.error(
+                "projection %s: partition %d checkpoint is %d, behind %d that this worker "
+                "applied (the store lost writes); re-reading the log from the checkpoint",
+                self.sink.name,
+                partition,
+                stored,
+                held,
+            )
+            raise Rewind(partition, stored, held)
 
     async def handle(self, messages: Sequence[tuple[int, int, bytes]]) -> None:
         """Apply ``(partition, offset, value)`` messages; return once every one of them is
@@ -177,12 +248,145 @@ class ProjectorWorker:
                 continue
             run.append(LoggedEvent(position, event))
             raw[position] = value
-        return applied + self.policy.apply(run, partition, raw).applied
+        applied += self.policy.apply(run, partition, raw).applied
+        if partition in self._held:
+            last = pack(partition, items[-1][0])
+            self._held[partition] = max(self._held[partition], last)
+        return applied
+
+    async def idle(self) -> None:
+        """Nothing new on the log: let the sink make buffered work durable."""
+        await asyncio.get_running_loop().run_in_executor(self.executor, self.sink.idle)
+
+    def stopping(self) -> None:
+        """A policy retrying a down store gives up waiting (the batch stays unapplied)."""
+        self._stopping.set()
 
     def close(self) -> None:
         self._stopping.set()  # a policy retrying a down store gives up waiting
         self.executor.shutdown(wait=True)
         self.dead_letters.close()
+
+
+class _Resume(ConsumerRebalanceListener):  # type: ignore[misc]  # untyped base
+    """Partitions assigned: queued for a seek to the view's checkpoint (done by the
+    loop, which can wait out a store that is down without stalling the group)."""
+
+    def __init__(self, app: ProjectorApp) -> None:
+        self.app = app
+
+    async def on_partitions_revoked(self, revoked: Any) -> None:
+        self.app.worker.forget(tp.partition for tp in revoked)
+        self.app.pending.difference_update(revoked)
+
+    async def on_partitions_assigned(self, assigned: Any) -> None:
+        self.app.pending.update(assigned)
+        # Nothing is read from a partition before its seek: pause it until then.
+        self.app.consumer.pause(*assigned)
+
+
+class ProjectorApp:
+    """The consumer loop of one projection worker (see the module docstring)."""
+
+    def __init__(self, projection: str, kafka: KafkaLogConfig, worker: ProjectorWorker) -> None:
+        self.projection = projection
+        self.kafka = kafka
+        self.worker = worker
+        self.pending: set[TopicPartition] = set()
+        self.stop = asyncio.Event()
+        self._next_commit = 0.0
+        self.consumer = AIOKafkaConsumer(
+            bootstrap_servers=kafka.bootstrap,
+            group_id=f"aimem-projector-{projection}.{kafka.topic}",
+            client_id=f"aimem-projector-{projection}",
+            enable_auto_commit=False,  # resuming never reads committed offsets
+            auto_offset_reset="earliest",
+            isolation_level="read_committed",
+            max_poll_records=BATCH_SIZE,
+            # A dead worker's partitions move to the survivors after this long.
+            session_timeout_ms=10_000,
+            heartbeat_interval_ms=2_000,
+            # A batch retried while a store is down may take long; the group must not
+            # evict the worker for it (the partition could not advance elsewhere either).
+            max_poll_interval_ms=3_600_000,
+            request_timeout_ms=int(kafka.request_timeout * 1000),
+        )
+
+    def shutdown(self) -> None:
+        """Stop after the batch in hand (or at once, if it waits for a store that is down)."""
+        self.stop.set()
+        self.worker.stopping()
+
+    async def run(self) -> None:
+        await self.consumer.start()
+        try:
+            self.consumer.subscribe([self.kafka.topic], listener=_Resume(self))
+            while not self.stop.is_set():
+                await self._step()
+        finally:
+            await self.worker.idle()
+            await self.consumer.stop()
+
+    async def _step(self) -> None:
+        if self.pending:
+            await self._seek_pending()
+        batch = await self.consumer.getmany(timeout_ms=int(BATCH_WITHIN_S * 1000))
+        messages = [
+            (tp.partition, r.offset, r.value)
+            for tp, records in batch.items()
+            if tp not in self.pending
+            for r in records
+        ]
+        if not messages:
+            await self.worker.idle()
+            return
+        try:
+            await self.worker.handle(messages)
+        except Rewind:
+            # The view lost writes: every assigned partition goes back to what its view
+            # durably holds (the others are cheap to re-check, and nothing is skipped).
+            self.pending.update(self.consumer.assignment())
+            self.consumer.pause(*self.pending)
+            return
+        self._report_lag(batch)
+        await self._commit(batch)
+
+    async def _seek_pending(self) -> None:
+        for tp in sorted(self.pending):
+            if tp not in self.consumer.assignment():
+                self.pending.discard(tp)
+                continue
+            offset = await self.worker.resume_offset(tp.partition)
+            if tp not in self.pending:  # revoked while the checkpoint was read
+                continue
+            self.consumer.seek(tp, offset)
+            self.consumer.resume(tp)
+            self.pending.discard(tp)
+            log.info(
+                "projection %s: partition %d resumes at offset %d (view checkpoint)",
+                self.projection,
+                tp.partition,
+                offset,
+            )
+
+    def _report_lag(self, batch: dict[Any, list[Any]]) -> None:
+        for tp, records in batch.items():
+            highwater = self.consumer.highwater(tp)
+            if records and highwater is not None:
+                lag = max(0, highwater - records[-1].offset - 1)
+                self.worker.metrics.lag.labels(self.projection, str(tp.partition)).set(lag)
+
+    async def _commit(self, batch: dict[Any, list[Any]]) -> None:
+        """Commit what was applied, at most once a second — only for lag tooling."""
+        now = time.monotonic()
+        if now < self._next_commit:
+            return
+        self._next_commit = now + 1.0
+        offsets = {tp: records[-1].offset + 1 for tp, records in batch.items() if records}
+        try:
+            await self.consumer.commit(offsets)
+        except KafkaError as e:  # a rebalance in progress: harmless, never read back
+            log.debug("projection %s: offset commit skipped (%s)", self.projection, e)
 
 
 def create_app(
@@ -193,47 +397,21 @@ def create_app(
     dead_letters: DeadLetters,
     *,
     metrics_port: int | None = None,
-) -> tuple[faust.App, ProjectorWorker]:
-    app = faust.App(
-        f"aimem-projector-{projection}",
-        broker=[f"kafka://{host}" for host in kafka.bootstrap.split(",")],
-        value_serializer="raw",
-        key_serializer="raw",
-        store="memory://",
-        web_enabled=False,
-        consumer_auto_offset_reset="earliest",
-        topic_replication_factor=kafka.replication_factor,
-        producer_acks=-1,
-        # Commit often: a crash then redelivers little (the sinks make it harmless anyway).
-        broker_commit_every=BATCH_SIZE,
-        broker_commit_interval=1.0,
-        # A dead worker's partitions move to the survivors after this long.
-        broker_session_timeout=10.0,
-        broker_heartbeat_interval=2.0,
-    )
-    source = app.topic(
-        kafka.topic, value_type=bytes, key_type=bytes, partitions=kafka.partitions, internal=False
-    )
-    metrics = WorkerMetrics()
-    worker = ProjectorWorker(sink, serializer, dead_letters, metrics)
-
-    @app.agent(source, name=f"project-{projection}", concurrency=1)
-    async def project(stream: Any) -> None:  # faust.Stream; its stubs lack take_events
-        async for events in stream.take_events(BATCH_SIZE, within=BATCH_WITHIN_S):
-            messages = [(e.message.partition, e.message.offset, e.value) for e in events]
-            await worker.handle(messages)
-            for e in events:
-                tp = e.message.tp
-                highwater = app.consumer.highwater(tp)
-                if highwater is not None:
-                    lag = max(0, highwater - e.message.offset - 1)
-                    metrics.lag.labels(projection, str(tp.partition)).set(lag)
-
+) -> tuple[ProjectorApp, ProjectorWorker]:
+    worker = ProjectorWorker(sink, serializer, dead_letters, WorkerMetrics())
     if metrics_port:
-        start_http_server(metrics_port, registry=metrics.registry)
-    return app, worker
+        start_http_server(metrics_port, registry=worker.metrics.registry)
+    return ProjectorApp(projection, kafka, worker), worker
 
 
-def run_worker(app: faust.App) -> None:
+def run_worker(app: ProjectorApp) -> None:
     """Run until SIGTERM/SIGINT (blocks)."""
-    faust.Worker(app, loglevel="WARNING", quiet=True).execute_from_commandline()
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, app.shutdown)
+        with contextlib.suppress(Stopping):  # stopped while a store was down
+            await app.run()
+
+    asyncio.run(main())

@@ -11,6 +11,13 @@ Both drivers — the embedded tailer threads and the Faust workers — hand each
   event that fails on its own is dead-lettered with the reason and the error, and the
   sink's checkpoint moves past it with ``skip_to``. The rest of the batch is applied.
 * Undecodable events never reach a sink: the driver hands them to ``park_undecodable``.
+* A driver that reads the log itself (the Kafka workers) passes a ``guard``: it is called
+  before every attempt of a batch and before every retry after a failure, and raises
+  ``Rewind`` when the view's stored checkpoint is behind what this driver last applied —
+  the store lost acknowledged writes (a single Cassandra node killed before its commit log
+  was synced). Applying the batch then would move the checkpoint past the gap for good,
+  so the policy gives the batch up and the driver re-reads the log from the stored
+  checkpoint (principle 9: never resume past what the view durably holds).
 
 The policy blocks the calling thread while it waits; ``wait`` is injected (it returns
 True when the driver is stopping) and so is the clock, so every decision is testable
@@ -39,8 +46,25 @@ Now = Callable[[], datetime]
 RawOf = Callable[[LoggedEvent], bytes]
 
 
+Guard = Callable[[int], None]  # called with the partition; raises Rewind
+
+
 class Stopping(Exception):
     """The driver is stopping while the policy waits: the batch is not applied."""
+
+
+class Rewind(Exception):
+    """The view's stored checkpoint went back: the batch is not applied, and the driver
+    must read the log again from ``checkpoint`` (see the module docstring)."""
+
+    def __init__(self, partition: int, checkpoint: int, expected: int) -> None:
+        super().__init__(
+            f"partition {partition}: the view's checkpoint is {checkpoint}, "
+            f"behind {expected} that was applied"
+        )
+        self.partition = partition
+        self.checkpoint = checkpoint
+        self.expected = expected
 
 
 @dataclass(frozen=True)
@@ -114,8 +138,10 @@ class ApplyPolicy:
         backoff: Backoff | None = None,
         wait: Wait = _sleep,
         now: Now = _utcnow,
+        guard: Guard | None = None,
     ) -> None:
         self.sink = sink
+        self.guard = guard
         self.dead_letters = dead_letters
         self.retries = max(1, retries)
         self.backoff = backoff or Backoff()
@@ -147,13 +173,14 @@ class ApplyPolicy:
         applied or dead-lettered (the sink's checkpoint is then past the last one).
 
         ``raw``: the events' original bytes by position (or a function of the event), kept
-        in the dead-letter entry. Raises ``Stopping`` if the driver stops meanwhile."""
+        in the dead-letter entry. Raises ``Stopping`` if the driver stops meanwhile and
+        ``Rewind`` if the guard finds the view behind."""
         if not events:
             return Outcome(0)
         parked: list[int] = []
         try:
             self._apply_retrying(events, partition)
-        except Stopping:
+        except (Stopping, Rewind):
             raise
         except Exception as first:
             log.warning(
@@ -187,8 +214,12 @@ class ApplyPolicy:
         position = events[0].position
         while True:
             try:
+                if self.guard is not None:
+                    self.guard(partition)
                 self.sink.apply(events, partition)
                 return
+            except Rewind:
+                raise
             except RetryableError as e:
                 attempts += 1
                 self._mark(partition, position, e, True, attempts)
@@ -222,7 +253,7 @@ class ApplyPolicy:
         for half in (events[:middle], events[middle:]):
             try:
                 self._apply_infra_retrying(half, partition)
-            except Stopping:
+            except (Stopping, Rewind):
                 raise
             except Exception as e:
                 self._isolate(half, partition, raw, parked, e)
@@ -233,11 +264,14 @@ class ApplyPolicy:
         self._settle(lambda: self.sink.apply(events, partition), events[0].position, partition)
 
     def _settle(self, action: Callable[[], None], position: int, partition: int) -> None:
-        """Run ``action``, retrying only ``RetryableError`` (forever)."""
+        """Run ``action``, retrying only ``RetryableError`` (forever); after a failure the
+        guard checks the view first."""
         delay = self.backoff.delays()
         attempts = 0
         while True:
             try:
+                if attempts and self.guard is not None:
+                    self.guard(partition)
                 action()
                 return
             except RetryableError as e:
@@ -323,4 +357,4 @@ def _raw(raw: Mapping[int, bytes] | RawOf | None, event: LoggedEvent) -> bytes:
     return raw.get(event.position, b"")
 
 
-__all__ = ["ApplyPolicy", "Backoff", "Outcome", "Stopping", "Stuck"]
+__all__ = ["ApplyPolicy", "Backoff", "Guard", "Outcome", "Rewind", "Stopping", "Stuck"]
