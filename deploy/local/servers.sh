@@ -4,11 +4,14 @@
 # server jars come from Maven Central through deploy/local/pom.xml.
 #
 # Usage: servers.sh fetch
-#        servers.sh start  [kafka|cassandra|all]
-#        servers.sh wait   [kafka|cassandra|all]
-#        servers.sh stop   [kafka|cassandra|all]
-#        servers.sh status [kafka|cassandra|all]
+#        servers.sh start  [kafka|cassandra|all|cluster|kafkaN|cassandraN]
+#        servers.sh wait   [kafka|cassandra|all|cluster|kafkaN|cassandraN]
+#        servers.sh stop   [kafka|cassandra|all|cluster|kafkaN|cassandraN]
+#        servers.sh status [kafka|cassandra|all|cluster|kafkaN|cassandraN]
 #        servers.sh clean            # stop, then delete run/ (data and logs)
+#
+# `cluster` is three Kafka brokers (kafka1-3) and three Cassandra nodes (cassandra1-3),
+# node N on 127.0.0.N, all with the same ports (AIMEM_CLUSTER_* below).
 #
 # See README.md next to this file for ports, environment variables and
 # measured start-up times.
@@ -31,6 +34,21 @@ CASSANDRA_HEAP="${AIMEM_CASSANDRA_HEAP:-1G}"
 # committed heap page resident: a small initial heap keeps the idle RSS and
 # the start-up time down.
 CASSANDRA_HEAP_MIN="${AIMEM_CASSANDRA_HEAP_MIN:-256M}"
+
+# Cassandra commit log: `group` acknowledges a write after its fsync (one fsync per
+# window); `periodic` acknowledges before it (faster, loses writes on SIGKILL).
+CASSANDRA_COMMITLOG="${AIMEM_CASSANDRA_COMMITLOG:-group}"
+CASSANDRA_COMMITLOG_WINDOW="${AIMEM_CASSANDRA_COMMITLOG_WINDOW:-15ms}"
+
+# The three-node cluster: node N listens on 127.0.0.N; every node uses these ports
+# (JMX, which binds 127.0.0.1 only, gets one port per node: base + N).
+CLUSTER_KAFKA_PORT="${AIMEM_CLUSTER_KAFKA_PORT:-19092}"
+CLUSTER_KAFKA_CONTROLLER_PORT="${AIMEM_CLUSTER_KAFKA_CONTROLLER_PORT:-$((CLUSTER_KAFKA_PORT + 1))}"
+CLUSTER_KAFKA_HEAP="${AIMEM_CLUSTER_KAFKA_HEAP:-384m}"
+CLUSTER_CASSANDRA_PORT="${AIMEM_CLUSTER_CASSANDRA_PORT:-19042}"
+CLUSTER_CASSANDRA_STORAGE_PORT="${AIMEM_CLUSTER_CASSANDRA_STORAGE_PORT:-17000}"
+CLUSTER_CASSANDRA_JMX_PORT="${AIMEM_CLUSTER_CASSANDRA_JMX_PORT:-17200}"
+CLUSTER_CASSANDRA_HEAP="${AIMEM_CLUSTER_CASSANDRA_HEAP:-768M}"
 
 KEEP_DATA="${AIMEM_KEEP_DATA:-0}"
 WAIT_TIMEOUT="${AIMEM_WAIT_TIMEOUT:-180}"
@@ -127,8 +145,40 @@ cmd_fetch() {
 pid_file() { printf '%s/%s.pid\n' "$RUN_DIR" "$1"; }
 log_file() { printf '%s/%s.log\n' "$RUN_DIR" "$1"; }
 
+kind_of() { printf '%s\n' "${1%[0-9]}"; }
+node_of() { [[ "$1" =~ ([1-3])$ ]] && printf '%s\n' "${BASH_REMATCH[1]}" || printf '0\n'; }
+
+# use_node SVC: sets the addresses, ports and directory of a server. `kafka` and
+# `cassandra` are the single-node servers; `kafkaN`/`cassandraN` (N = 1-3) the cluster's.
+use_node() {
+    local n
+    n="$(node_of "$1")"
+    NODE="$n"
+    if [[ "$n" == 0 ]]; then
+        HOST=127.0.0.1
+        SVC_DIR="$RUN_DIR/$1"
+        K_PORT="$KAFKA_PORT" K_CTRL="$KAFKA_CONTROLLER_PORT" K_HEAP="$KAFKA_HEAP"
+        C_PORT="$CASSANDRA_PORT" C_STORAGE="$CASSANDRA_STORAGE_PORT"
+        C_SSL="$CASSANDRA_SSL_STORAGE_PORT" C_JMX="$CASSANDRA_JMX_PORT" C_HEAP="$CASSANDRA_HEAP"
+        C_SEEDS="127.0.0.1:$CASSANDRA_STORAGE_PORT"
+    else
+        HOST="127.0.0.$n"
+        SVC_DIR="$RUN_DIR/cluster/$1"
+        K_PORT="$CLUSTER_KAFKA_PORT" K_CTRL="$CLUSTER_KAFKA_CONTROLLER_PORT"
+        K_HEAP="$CLUSTER_KAFKA_HEAP"
+        C_PORT="$CLUSTER_CASSANDRA_PORT" C_STORAGE="$CLUSTER_CASSANDRA_STORAGE_PORT"
+        C_SSL="$((CLUSTER_CASSANDRA_STORAGE_PORT + 1))" C_JMX="$((CLUSTER_CASSANDRA_JMX_PORT + n))"
+        C_HEAP="$CLUSTER_CASSANDRA_HEAP"
+        C_SEEDS="127.0.0.1:$CLUSTER_CASSANDRA_STORAGE_PORT"
+    fi
+    case "$(kind_of "$1")" in
+        kafka) PORT="$K_PORT" ;;
+        cassandra) PORT="$C_PORT" ;;
+    esac
+}
+
 main_class() {
-    case "$1" in
+    case "$(kind_of "$1")" in
         kafka) printf '%s\n' 'kafka.Kafka' ;;
         cassandra) printf '%s\n' 'org.apache.cassandra.service.CassandraDaemon' ;;
     esac
@@ -148,8 +198,8 @@ running_pid() {
 }
 
 port_open() {
-    # port_open PORT: true if something accepts TCP connections on 127.0.0.1.
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+    # port_open PORT [HOST]: true if something accepts TCP connections there.
+    (exec 3<>"/dev/tcp/${2:-127.0.0.1}/$1") 2>/dev/null
 }
 
 render() {
@@ -171,22 +221,30 @@ prepare_data_dir() {
 }
 
 start_kafka() {
-    local dir="$RUN_DIR/kafka" java props cluster_id pid p
-    if pid="$(running_pid kafka)"; then
-        log "kafka: already running (pid $pid)"
+    local svc="${1:-kafka}" dir java props cluster_id pid p voters
+    use_node "$svc"
+    dir="$SVC_DIR"
+    if pid="$(running_pid "$svc")"; then
+        log "$svc: already running (pid $pid)"
         return
     fi
-    for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
-        port_open "$p" && die "kafka: port $p is already in use"
+    for p in "$K_PORT" "$K_CTRL"; do
+        port_open "$p" "$HOST" && die "$svc: port $HOST:$p is already in use"
     done
     fetch_one kafka
     java="$(java_bin)"
     mkdir -p "$dir"
     prepare_data_dir "$dir/data"
     props="$dir/server.properties"
-    render "$HERE/kafka/server.properties" "$props" \
-        "KAFKA_PORT=$KAFKA_PORT" "CONTROLLER_PORT=$KAFKA_CONTROLLER_PORT" \
-        "DATA_DIR=$dir/data"
+    if [[ "$NODE" == 0 ]]; then
+        render "$HERE/kafka/server.properties" "$props" \
+            "KAFKA_PORT=$K_PORT" "CONTROLLER_PORT=$K_CTRL" "DATA_DIR=$dir/data"
+    else
+        voters="1@127.0.0.1:$K_CTRL,2@127.0.0.2:$K_CTRL,3@127.0.0.3:$K_CTRL"
+        render "$HERE/kafka/cluster.properties" "$props" \
+            "NODE_ID=$NODE" "VOTERS=$voters" "HOST=$HOST" \
+            "KAFKA_PORT=$K_PORT" "CONTROLLER_PORT=$K_CTRL" "DATA_DIR=$dir/data"
+    fi
     local jvm_common=(
         -Djava.awt.headless=true
         -Djava.net.preferIPv4Stack=true
@@ -195,47 +253,70 @@ start_kafka() {
         -cp "$KAFKA_LIB/*"
     )
     if [[ ! -f "$dir/data/meta.properties" ]]; then
-        # A fresh KRaft log dir must be formatted with a cluster id first.
-        # Kafka ids are 16 random bytes, base64url without padding, not
-        # starting with '-' (the same rule as Uuid.randomUuid()).
-        cluster_id="-"
-        while [[ "$cluster_id" == -* ]]; do
-            cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
-        done
-        log "kafka: formatting $dir/data (cluster id $cluster_id)"
+        # A fresh KRaft log dir must be formatted with a cluster id first; the nodes of
+        # the cluster share one (run/cluster/kafka.cluster-id).
+        cluster_id="$(new_cluster_id)"
+        if [[ "$NODE" != 0 ]]; then
+            [[ -f "$RUN_DIR/cluster/kafka.cluster-id" ]] ||
+                printf '%s\n' "$cluster_id" >"$RUN_DIR/cluster/kafka.cluster-id"
+            cluster_id="$(cat "$RUN_DIR/cluster/kafka.cluster-id")"
+        fi
+        log "$svc: formatting $dir/data (cluster id $cluster_id)"
         "$java" -Xmx256m "${jvm_common[@]}" kafka.tools.StorageTool format \
             --cluster-id "$cluster_id" --config "$props" --ignore-formatted \
-            >"$RUN_DIR/kafka-format.log" 2>&1 ||
-            { cat "$RUN_DIR/kafka-format.log" >&2; die "kafka: storage format failed"; }
+            >"$RUN_DIR/$svc-format.log" 2>&1 ||
+            { cat "$RUN_DIR/$svc-format.log" >&2; die "$svc: storage format failed"; }
     fi
-    now_ms >"$RUN_DIR/kafka.started"
-    nohup "$java" "-Xms$KAFKA_HEAP" "-Xmx$KAFKA_HEAP" \
+    now_ms >"$RUN_DIR/$svc.started"
+    nohup "$java" "-Xms$K_HEAP" "-Xmx$K_HEAP" \
         -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
         -XX:+ExplicitGCInvokesConcurrent \
         "-XX:ErrorFile=$dir/hs_err_%p.log" \
         "${jvm_common[@]}" kafka.Kafka "$props" \
-        >"$(log_file kafka)" 2>&1 </dev/null &
-    echo $! >"$(pid_file kafka)"
-    log "kafka: started (pid $!, 127.0.0.1:$KAFKA_PORT, log $(log_file kafka))"
+        >"$(log_file "$svc")" 2>&1 </dev/null &
+    echo $! >"$(pid_file "$svc")"
+    log "$svc: started (pid $!, $HOST:$K_PORT, log $(log_file "$svc"))"
+}
+
+new_cluster_id() {
+    # Kafka ids are 16 random bytes, base64url without padding, not starting with '-'
+    # (the same rule as Uuid.randomUuid()).
+    local id="-"
+    while [[ "$id" == -* ]]; do
+        id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+    done
+    printf '%s\n' "$id"
+}
+
+commitlog_lines() {
+    case "$CASSANDRA_COMMITLOG" in
+        group) printf 'commitlog_sync: group\\ncommitlog_sync_group_window: %s' \
+            "$CASSANDRA_COMMITLOG_WINDOW" ;;
+        periodic) printf 'commitlog_sync: periodic\\ncommitlog_sync_period: 10000ms' ;;
+        *) die "AIMEM_CASSANDRA_COMMITLOG must be group or periodic" ;;
+    esac
 }
 
 start_cassandra() {
-    local dir="$RUN_DIR/cassandra" java pid opts=() line jamm p
-    if pid="$(running_pid cassandra)"; then
-        log "cassandra: already running (pid $pid)"
+    local svc="${1:-cassandra}" dir java pid opts=() line jamm p
+    use_node "$svc"
+    dir="$SVC_DIR"
+    if pid="$(running_pid "$svc")"; then
+        log "$svc: already running (pid $pid)"
         return
     fi
-    for p in "$CASSANDRA_PORT" "$CASSANDRA_STORAGE_PORT" "$CASSANDRA_JMX_PORT"; do
-        port_open "$p" && die "cassandra: port $p is already in use"
+    for p in "$C_PORT" "$C_STORAGE"; do
+        port_open "$p" "$HOST" && die "$svc: port $HOST:$p is already in use"
     done
+    port_open "$C_JMX" && die "$svc: JMX port $C_JMX is already in use"
     fetch_one cassandra
     java="$(java_bin)"
     mkdir -p "$dir"
     prepare_data_dir "$dir/data"
     mkdir -p "$dir/logs" "$dir/triggers"
     render "$HERE/cassandra/cassandra.yaml" "$dir/cassandra.yaml" \
-        "CQL_PORT=$CASSANDRA_PORT" "STORAGE_PORT=$CASSANDRA_STORAGE_PORT" \
-        "SSL_STORAGE_PORT=$CASSANDRA_SSL_STORAGE_PORT" "DATA_DIR=$dir/data"
+        "CQL_PORT=$C_PORT" "STORAGE_PORT=$C_STORAGE" "HOST=$HOST" "SEEDS=$C_SEEDS" \
+        "SSL_STORAGE_PORT=$C_SSL" "DATA_DIR=$dir/data" "COMMITLOG=$(commitlog_lines)"
     while IFS= read -r line || [[ -n "$line" ]]; do
         line="${line%%#*}"
         line="${line#"${line%%[![:space:]]*}"}"
@@ -246,9 +327,9 @@ start_cassandra() {
     # an agent.
     jamm="$(compgen -G "$CASSANDRA_LIB/jamm-*.jar" | head -n 1)" ||
         die "cassandra: jamm jar missing from $CASSANDRA_LIB"
-    now_ms >"$RUN_DIR/cassandra.started"
+    now_ms >"$RUN_DIR/$svc.started"
     nohup "$java" "${opts[@]}" \
-        "-Xms$CASSANDRA_HEAP_MIN" "-Xmx$CASSANDRA_HEAP" \
+        "-Xms$CASSANDRA_HEAP_MIN" "-Xmx$C_HEAP" \
         "-javaagent:$jamm" \
         "-XX:HeapDumpPath=$dir" "-XX:ErrorFile=$dir/hs_err_%p.log" \
         "-Dcassandra.config=file://$dir/cassandra.yaml" \
@@ -256,13 +337,13 @@ start_cassandra() {
         "-Dcassandra.logdir=$dir/logs" \
         "-Dcassandra.storagedir=$dir/data" \
         "-Dcassandra.triggers_dir=$dir/triggers" \
-        "-Dcassandra.jmx.local.port=$CASSANDRA_JMX_PORT" \
-        "-Dcom.sun.management.jmxremote.rmi.port=$CASSANDRA_JMX_PORT" \
+        "-Dcassandra.jmx.local.port=$C_JMX" \
+        "-Dcom.sun.management.jmxremote.rmi.port=$C_JMX" \
         -Dcassandra-foreground=yes \
         -cp "$CASSANDRA_LIB/*" org.apache.cassandra.service.CassandraDaemon \
-        >"$(log_file cassandra)" 2>&1 </dev/null &
-    echo $! >"$(pid_file cassandra)"
-    log "cassandra: started (pid $!, 127.0.0.1:$CASSANDRA_PORT, log $(log_file cassandra))"
+        >"$(log_file "$svc")" 2>&1 </dev/null &
+    echo $! >"$(pid_file "$svc")"
+    log "$svc: started (pid $!, $HOST:$C_PORT, log $(log_file "$svc"))"
 }
 
 # ------------------------------------------------------------- readiness
@@ -278,7 +359,7 @@ kafka_probe() {
     # topics=null allow_auto_topic_creation=false
     body="$(be16 3)$(be16 4)$(be32 1)$(be16 5)aimem$(be32 4294967295)\\x00"
     bytes=$(
-        exec 2>/dev/null 3<>"/dev/tcp/127.0.0.1/$KAFKA_PORT" || exit 1
+        exec 2>/dev/null 3<>"/dev/tcp/$HOST/$K_PORT" || exit 1
         # shellcheck disable=SC2059  # the format is built from escapes above
         printf "$(be32 20)${body}" >&3
         timeout 5 head -c 16 <&3 | od -An -v -tu1
@@ -301,7 +382,7 @@ cassandra_probe() {
     startup="$(be16 1)$(be16 11)CQL_VERSION$(be16 5)3.0.0"
     q="$(be32 ${#query})${query}$(be16 1)\\x00"
     bytes=$(
-        exec 2>/dev/null 3<>"/dev/tcp/127.0.0.1/$CASSANDRA_PORT" || exit 1
+        exec 2>/dev/null 3<>"/dev/tcp/$HOST/$C_PORT" || exit 1
         # shellcheck disable=SC2059
         printf "$(cql_frame 1 "$startup" 22)" >&3
         ready="$(timeout 5 head -c 9 <&3 | od -An -v -tu1)"
@@ -317,15 +398,16 @@ cassandra_probe() {
 }
 
 ready_line() {
-    case "$1" in
+    case "$(kind_of "$1")" in
         kafka) printf '%s\n' 'Kafka Server started' ;;
         cassandra) printf '%s\n' 'Starting listening for CQL clients' ;;
     esac
 }
 
 is_ready() {
+    use_node "$1"
     grep -q "$(ready_line "$1")" "$(log_file "$1")" 2>/dev/null || return 1
-    "${1}_probe"
+    "$(kind_of "$1")_probe"
 }
 
 wait_one() {
@@ -378,16 +460,14 @@ stop_one() {
 
 status_one() {
     local svc="$1" pid port rss
-    case "$svc" in
-        kafka) port="$KAFKA_PORT" ;;
-        cassandra) port="$CASSANDRA_PORT" ;;
-    esac
+    use_node "$svc"
+    port="$HOST:$PORT"
     if pid="$(running_pid "$svc")"; then
         rss="$(ps -o rss= -p "$pid" | tr -d ' ')"
         if is_ready "$svc"; then
-            printf '%-10s ready    pid %-8s port %-6s rss %s MiB\n' "$svc" "$pid" "$port" "$((rss / 1024))"
+            printf '%-10s ready    pid %-8s %-16s rss %s MiB\n' "$svc" "$pid" "$port" "$((rss / 1024))"
         else
-            printf '%-10s starting pid %-8s port %-6s rss %s MiB\n' "$svc" "$pid" "$port" "$((rss / 1024))"
+            printf '%-10s starting pid %-8s %-16s rss %s MiB\n' "$svc" "$pid" "$port" "$((rss / 1024))"
         fi
     else
         printf '%-10s stopped\n' "$svc"
@@ -400,8 +480,9 @@ status_one() {
 services() {
     case "${1:-all}" in
         all) printf '%s\n' kafka cassandra ;;
-        kafka | cassandra) printf '%s\n' "$1" ;;
-        *) die "unknown server '$1' (kafka, cassandra or all)" ;;
+        cluster) printf '%s\n' kafka1 kafka2 kafka3 cassandra1 cassandra2 cassandra3 ;;
+        kafka | cassandra | kafka[1-3] | cassandra[1-3]) printf '%s\n' "$1" ;;
+        *) die "unknown server '$1' (kafka, cassandra, all, cluster, kafkaN, cassandraN)" ;;
     esac
 }
 
@@ -420,7 +501,18 @@ main() {
         fetch) cmd_fetch ;;
         start)
             mkdir -p "$RUN_DIR"
-            for svc in $svcs; do "start_$svc"; done
+            if [[ "${1:-}" == cluster ]]; then
+                mkdir -p "$RUN_DIR/cluster"
+                # A fresh cluster gets a fresh Kafka cluster id.
+                [[ "$KEEP_DATA" == 1 ]] || rm -f "$RUN_DIR/cluster/kafka.cluster-id"
+            fi
+            for svc in $svcs; do
+                # Cassandra nodes join one at a time: each waits for the one before it.
+                if [[ "$svc" == cassandra[23] ]]; then
+                    wait_one "cassandra$(($(node_of "$svc") - 1))"
+                fi
+                "start_$(kind_of "$svc")" "$svc"
+            done
             ;;
         wait) for svc in $svcs; do wait_one "$svc"; done ;;
         stop)
@@ -432,7 +524,9 @@ main() {
             return "$rc"
             ;;
         clean)
-            for svc in cassandra kafka; do stop_one "$svc"; done
+            for svc in cassandra3 cassandra2 cassandra1 kafka3 kafka2 kafka1 cassandra kafka; do
+                stop_one "$svc"
+            done
             rm -rf "${RUN_DIR:?}"
             log "removed $RUN_DIR"
             ;;

@@ -1,0 +1,152 @@
+"""A Kafka projector worker resumes from the checkpoint stored with its view, never from
+Kafka's committed offsets (principle 9), on a real broker.
+
+The view is an in-memory sink that can "lose" its last applied batch, as a single
+Cassandra node killed before its commit log was synced does (data and checkpoint roll
+back together). The consumer group's committed offsets are then moved to the end of the
+log — ahead of the view, as after any crash of the store — and a restarted worker must
+still apply every event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from ai_memory.adapters.kafka.config import parse_kafka_url
+from ai_memory.adapters.kafka.event_log import KafkaEventLog
+from ai_memory.adapters.sqlite_dead_letters import SqliteDeadLetters
+from ai_memory.adapters.sqlite_head_store import SqliteHeadStore
+from ai_memory.projector.faust_app import create_app
+from ai_memory.serialization import AvroEventSerializer
+from tests.factories import record, written
+from tests.unit.test_projector_worker import LossySink
+
+PARTITIONS = 2
+
+
+class RunningWorker:
+    """One worker (consumer loop) on its own thread and event loop."""
+
+    def __init__(self, url: str, sink: LossySink, tmp: Path) -> None:
+        self.app, self.worker = create_app(
+            "records",
+            parse_kafka_url(url),
+            sink,
+            AvroEventSerializer(),
+            SqliteDeadLetters(tmp / f"dlq-{uuid.uuid4().hex}.db"),
+        )
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self._main, daemon=True)
+        self.thread.start()
+
+    def _main(self) -> None:
+        self.loop.run_until_complete(self.app.run())
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.app.shutdown)
+        self.thread.join(60)
+        assert not self.thread.is_alive()
+        self.loop.close()
+        self.worker.close()
+
+
+@pytest.fixture
+def url(kafka_bootstrap: str) -> str:
+    return f"kafka://{kafka_bootstrap}/aimem.resume.{uuid.uuid4().hex[:10]}?partitions={PARTITIONS}"
+
+
+@pytest.fixture
+def log(url: str, tmp_path: Path) -> Iterator[KafkaEventLog]:
+    opened = KafkaEventLog.from_url(url, SqliteHeadStore(tmp_path / "h.db"), AvroEventSerializer())
+    yield opened
+    opened.close()
+
+
+def append(log: KafkaEventLog, start: int, count: int) -> None:
+    for n in range(start, start + count):
+        log.append([written(record(f"m{n}", f"memory {n}", scope=f"user:u{n % 5}"))])
+
+
+def eventually(check: Callable[[], bool], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def caught_up(log: KafkaEventLog, sink: LossySink) -> Callable[[], bool]:
+    return lambda: all(sink.checkpoint(p) >= log.last_position(p) for p in log.partitions())
+
+
+def all_positions(log: KafkaEventLog) -> set[int]:
+    return {
+        e.position for p in log.partitions() for e in log.read(after=0, limit=10_000, partition=p)
+    }
+
+
+def commit_end_offsets(url: str) -> None:
+    """Move the group's committed offsets to the end of the log (ahead of the view)."""
+    config = parse_kafka_url(url)
+
+    async def run() -> None:
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=config.bootstrap,
+            group_id=f"aimem-projector-records.{config.topic}",
+            enable_auto_commit=False,
+        )
+        await consumer.start()
+        try:
+            tps = [TopicPartition(config.topic, p) for p in range(config.partitions)]
+            consumer.assign(tps)
+            ends = await consumer.end_offsets(tps)
+            await consumer.commit(ends)
+        finally:
+            await consumer.stop()
+
+    asyncio.run(run())
+
+
+@pytest.mark.timeout(180)
+def test_a_restarted_worker_reapplies_what_the_view_lost_despite_committed_offsets(
+    url: str, log: KafkaEventLog, tmp_path: Path
+) -> None:
+    sink = LossySink()
+    append(log, 0, 30)
+    worker = RunningWorker(url, sink, tmp_path)
+    eventually(caught_up(log, sink))
+    worker.stop()
+    sink.lose_last_batch()
+    assert set(sink.rows) != all_positions(log)  # the view lost acknowledged events
+    commit_end_offsets(url)
+    worker = RunningWorker(url, sink, tmp_path)
+    try:
+        eventually(caught_up(log, sink))
+        assert set(sink.rows) == all_positions(log)
+    finally:
+        worker.stop()
+
+
+@pytest.mark.timeout(180)
+def test_a_running_worker_rewinds_when_the_view_goes_back(
+    url: str, log: KafkaEventLog, tmp_path: Path
+) -> None:
+    sink = LossySink()
+    append(log, 0, 20)
+    worker = RunningWorker(url, sink, tmp_path)
+    try:
+        eventually(caught_up(log, sink))
+        sink.lose_last_batch()
+        append(log, 20, 20)  # later batches must not carry the checkpoint past the gap
+        eventually(caught_up(log, sink))
+        eventually(lambda: set(sink.rows) == all_positions(log))
+        assert worker.worker.rewinds >= 1
+    finally:
+        worker.stop()
