@@ -29,7 +29,7 @@ def target(tmp_path: Path) -> Iterator[Container]:
 
 
 @settings(
-    max_examples=30,
+    max_examples=50,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -72,7 +72,7 @@ def check_round_trip(client: TestClient, now: datetime, written: dict[str, Any])
     event("searched and found")
 
 
-@settings(SLOW_IO, max_examples=40)
+@settings(SLOW_IO, max_examples=50)
 @given(body=record_bodies())
 def test_accepted_memories_read_back_and_are_found_over_http(
     container: Container, client: TestClient, body: dict[str, Any]
