@@ -241,3 +241,37 @@ def test_search_states_that_are_not_strings_are_refused() -> None:
     with pytest.raises(InvalidInput) as e:
         SearchRequest.parse({"query": "tea", "states": [[]]}, Limits())
     assert (e.value.field, e.value.rule) == ("states", "enum")
+
+
+@pytest.mark.parametrize(
+    ("override", "field"),
+    [
+        ({"content": "x" * 10_000_000}, "content"),
+        ({"source_agent": "a" * 10_000_000}, "source_agent"),
+        ({"scope": "user:" + "s" * 10_000_000}, "scope"),
+        ({"id": "i" * 10_000_000}, "id"),
+        ({"tags": ["t"] * 10_000_000}, "tags"),
+        ({"meta": {"x": "y" * 10_000_000}}, "meta"),
+        ({"meta": {"x": [0] * 10_000_000}}, "meta"),
+        ({"meta": {str(i): i for i in range(1_000_000)}}, "meta"),
+    ],
+)
+def test_huge_values_are_refused_without_reading_them_whole(
+    override: dict[str, Any], field: str
+) -> None:
+    import time
+
+    started = time.perf_counter()
+    with pytest.raises(InvalidInput) as e:
+        parse_record(body(**override), now=T0, limits=Limits())
+    assert e.value.field == field
+    assert time.perf_counter() - started < 0.05
+
+
+def test_meta_that_exactly_fits_is_accepted() -> None:
+    import json
+
+    limits = Limits()
+    overhead = len(json.dumps({"x": ""}))
+    meta = {"x": "y" * (limits.max_meta_bytes - overhead)}
+    assert parse_record(body(meta=meta), now=T0, limits=limits).meta == meta

@@ -310,14 +310,16 @@ def validate_content(value: object, limits: Limits) -> str:
 
 
 def _validate_text(value: object, field_name: str, max_chars: int) -> str:
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str):
         raise InvalidInput(field_name, "required", f"{field_name} is required")
-    if len(value) > max_chars:
+    if len(value) > max_chars:  # before anything that reads the whole string
         raise InvalidInput(
             field_name, "format", f"{field_name} must be ≤{max_chars} printable characters"
         )
-    check_identifier(value.strip(), field_name)
-    return value.strip()
+    text = value.strip()
+    if not text:
+        raise InvalidInput(field_name, "required", f"{field_name} is required")
+    return check_identifier(text, field_name)
 
 
 def validate_tags(value: object, limits: Limits) -> tuple[str, ...]:
@@ -367,58 +369,78 @@ def validate_meta(value: object, limits: Limits) -> dict[str, Any]:
     return result
 
 
-def _meta_path(parent: str, key: object) -> str:
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    # ASCII JSON string: printable and encodable whatever the key holds.
-    return f"{parent}[{json.dumps(str(key)[:40])}]"
+@dataclass(frozen=True, slots=True)
+class _At:
+    """Where a meta node is, kept as a chain so a path is only rendered for an error."""
+
+    parent: _At | None
+    key: object
+
+    def __str__(self) -> str:
+        keys: list[object] = []
+        at: _At | None = self
+        while at is not None:
+            keys.append(at.key)
+            at = at.parent
+        # ASCII JSON strings: printable and encodable whatever a key holds.
+        parts = (f"[{k}]" if isinstance(k, int) else f"[{json.dumps(str(k)[:40])}]" for k in keys)
+        return "meta" + "".join(reversed(list(parts)))
 
 
 def _check_json_tree(meta: dict[str, Any], limits: Limits) -> None:
     """Walk ``meta`` without recursion (a hostile document may nest thousands deep).
 
-    Every node costs at least one byte of JSON, so the walk stops at ``max_meta_bytes``
-    nodes: its time is bounded by the limit, not by the input."""
-    stack: list[tuple[object, str, int]] = [(meta, "meta", 1)]
-    nodes = 0
+    Every value, every member and every character of a string costs at least one byte of
+    JSON, so the walk spends a budget of ``max_meta_bytes`` and stops when it is gone:
+    its time is bounded by the limit, not by the input (``len`` is checked before a
+    container's members are visited)."""
+    too_big = f"meta must be ≤{limits.max_meta_bytes} bytes as JSON"
+    budget = limits.max_meta_bytes
+    stack: list[tuple[object, _At | None, int]] = [(meta, None, 1)]
     while stack:
-        node, path, depth = stack.pop()
-        nodes += 1
-        if nodes > limits.max_meta_bytes:
-            raise InvalidInput(
-                "meta", "max_bytes", f"meta must be ≤{limits.max_meta_bytes} bytes as JSON"
-            )
-        if isinstance(node, dict | list | tuple) and depth > limits.max_meta_depth:
-            raise InvalidInput(
-                "meta",
-                "max_depth",
-                f"meta nests deeper than {limits.max_meta_depth} levels at {path}",
-            )
+        node, at, depth = stack.pop()
+        where = at if at is not None else "meta"
+        if isinstance(node, dict | list | tuple):
+            if depth > limits.max_meta_depth:
+                raise InvalidInput(
+                    "meta",
+                    "max_depth",
+                    f"meta nests deeper than {limits.max_meta_depth} levels at {where}",
+                )
+            budget -= 1 + len(node)  # brackets and separators; members pay for themselves
+        elif isinstance(node, str):
+            budget -= len(node) + 2
+        else:
+            budget -= 1
+        if budget < 0:
+            raise InvalidInput("meta", "max_bytes", too_big)
         if isinstance(node, dict):
             for key, child in node.items():
                 if not isinstance(key, str):
                     raise InvalidInput(
-                        "meta", "json_object", f"meta keys must be strings, at {path}"
+                        "meta", "json_object", f"meta keys must be strings, at {where}"
                     )
-                child_path = _meta_path(path, key)
+                child_at = _At(at, key)
                 if len(key) > limits.max_meta_key_chars:
                     raise InvalidInput(
                         "meta",
                         "key_length",
-                        f"meta keys must be ≤{limits.max_meta_key_chars} characters, "
-                        f"at {child_path}",
+                        f"meta keys must be ≤{limits.max_meta_key_chars} characters, at {child_at}",
                     )
-                check_identifier(key, "meta", f" key at {child_path}")
-                stack.append((child, child_path, depth + 1))
+                budget -= len(key)
+                if budget < 0:
+                    raise InvalidInput("meta", "max_bytes", too_big)
+                check_identifier(key, "meta", f" key at {child_at}")
+                stack.append((child, child_at, depth + 1))
         elif isinstance(node, list | tuple):
-            stack.extend((child, _meta_path(path, i), depth + 1) for i, child in enumerate(node))
+            stack.extend((child, _At(at, i), depth + 1) for i, child in enumerate(node))
         elif isinstance(node, str):
-            check_utf8(node, "meta", f" value at {path}")
+            check_utf8(node, "meta", f" value at {where}")
         elif isinstance(node, float) and not math.isfinite(node):
-            raise InvalidInput("meta", "json_object", f"meta numbers must be finite, at {path}")
+            raise InvalidInput("meta", "json_object", f"meta numbers must be finite, at {where}")
         elif node is not None and not isinstance(node, bool | int | float):
             raise InvalidInput(
-                "meta", "json_object", f"meta must contain only JSON values, at {path}"
+                "meta", "json_object", f"meta must contain only JSON values, at {where}"
             )
 
 
