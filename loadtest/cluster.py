@@ -31,6 +31,9 @@ def free_port() -> int:
 
 class Proc:
     def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
+        self.args = args
+        self.env = env
+        self.metrics_port = 0
         self.log_path = log
         self._log = log.open("ab")
         self.proc = subprocess.Popen(
@@ -54,14 +57,20 @@ class Proc:
 
 
 class Cluster:
-    def __init__(self, tmp: Path, kafka: str, cassandra: str) -> None:
+    def __init__(self, tmp: Path, kafka: str, cassandra: str, *, replication: int = 1) -> None:
+        """``kafka``/``cassandra``: comma-separated ``host:port`` lists; ``replication``
+        is the topic's and the keyspace's replication factor (3 on the local cluster)."""
         suffix = uuid.uuid4().hex[:10]
         tmp.mkdir(parents=True, exist_ok=True)
         self.servers = (kafka, cassandra)
         self.tmp = tmp
         self.log_url = f"kafka://{kafka}/aimem.e2e.{suffix}?partitions=4"
         self.store_url = f"cassandra://{cassandra}/aimem_e2e_{suffix}"
+        if replication > 1:
+            self.log_url += f"&replication_factor={replication}"
+            self.store_url += f"?replication_factor={replication}"
         self.index_dir = tmp / "gateway-index"
+        self.worker_index_dir = tmp / "worker-index"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {
@@ -89,9 +98,16 @@ class Cluster:
             time.sleep(0.2)
         raise AssertionError("gateway did not start:\n" + self.gateway.log_path.read_text())
 
-    def start_worker(self, n: int) -> Proc:
+    def start_worker(self, n: int, projection: str = "records") -> Proc:
+        """A projector worker. An index worker owns its own Qdrant Edge index
+        (``worker_index_dir``): Edge opens in one process only and no Qdrant server runs
+        here, so the gateway keeps searching its co-located index."""
         env = {**self.env, "AIMEM_METRICS_PORT": str(free_port())}
-        worker = Proc(["project", "--projection", "records"], env, self.tmp / f"worker-{n}.log")
+        if projection == "index":
+            env["AIMEM_INDEX"] = f"qdrant-edge:///{self.worker_index_dir}"
+        log = self.tmp / f"worker-{projection}-{n}.log"
+        worker = Proc(["project", "--projection", projection], env, log)
+        worker.metrics_port = int(env["AIMEM_METRICS_PORT"])
         self.workers.append(worker)
         return worker
 

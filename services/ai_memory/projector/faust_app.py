@@ -184,6 +184,8 @@ class ProjectorWorker:
                     raise Stopping(f"projection {self.sink.name} is stopping") from e
         self.policy.clear()
         self._held[partition] = stored
+        # Reported at once, so a worker with nothing new to apply still shows where it is.
+        self.metrics.position.labels(self.sink.name, str(partition)).set(stored)
         return 0 if stored == 0 else offset_of(stored) + 1
 
     def forget(self, partitions: Iterable[int]) -> None:
@@ -295,7 +297,17 @@ class ProjectorApp:
         self.pending: set[TopicPartition] = set()
         self.stop = asyncio.Event()
         self._next_commit = 0.0
-        self.consumer = AIOKafkaConsumer(
+        self._consumer: AIOKafkaConsumer | None = None
+
+    @property
+    def consumer(self) -> AIOKafkaConsumer:
+        assert self._consumer is not None, "the worker is not running"
+        return self._consumer
+
+    def _new_consumer(self) -> AIOKafkaConsumer:
+        """Created inside the running event loop, which aiokafka binds it to."""
+        kafka, projection = self.kafka, self.projection
+        return AIOKafkaConsumer(
             bootstrap_servers=kafka.bootstrap,
             group_id=f"aimem-projector-{projection}.{kafka.topic}",
             client_id=f"aimem-projector-{projection}",
@@ -318,6 +330,7 @@ class ProjectorApp:
         self.worker.stopping()
 
     async def run(self) -> None:
+        self._consumer = self._new_consumer()
         await self.consumer.start()
         try:
             self.consumer.subscribe([self.kafka.topic], listener=_Resume(self))
