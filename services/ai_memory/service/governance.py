@@ -363,8 +363,11 @@ def _entry(stored: StoredRecord, gov: GovernedMemory) -> dict[str, Any]:
 
 
 def _text(value: object, field: str, max_chars: int) -> str:
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str):
         raise InvalidInput(field, "required", f"{field} is required and must be text")
-    if len(value) > max_chars:
+    if len(value) > max_chars:  # before anything that reads the whole string
         raise InvalidInput(field, "max_chars", f"{field} must be ≤{max_chars} characters")
-    return value.strip()
+    text = value.strip()
+    if not text:
+        raise InvalidInput(field, "required", f"{field} is required and must be text")
+    return text
