@@ -80,3 +80,25 @@ def test_hostile_bodies_are_projected_or_refused_without_a_trace(
         return
     event("accepted")
     assert_projected(container, body, written)
+
+
+@settings(SLOW_IO, max_examples=60)
+@given(first=record_bodies(), second=record_bodies())
+def test_upserts_keeping_created_at_stay_projectable(
+    container: Container, first: dict[str, Any], second: dict[str, Any]
+) -> None:
+    """An upsert without ``created_at`` keeps the stored one, so its expiry is only known
+    at decision time: a ttl that pushes it past the end is refused there, by validation."""
+    container.service.write(TENANT, first, wait=True)
+    second = {**second, "id": first["id"], "scope": first["scope"]}
+    second.pop("created_at", None)
+    before = container.log.last_position()
+    try:
+        written = container.service.write(TENANT, second, wait=True)
+    except InvalidInput as e:
+        assert (e.field, e.rule) == ("ttl", "expiry_range"), e.message
+        assert appended_since(container, before) == []
+        event("refused: expiry past the end")
+        return
+    assert written.record.created_at == container.service.get(TENANT, first["id"]).record.created_at
+    event("updated")
