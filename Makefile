@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test check lint typecheck bench install clean
+.PHONY: run test check lint typecheck bench install clean faults faults-cluster
 
 install: $(STAMP)
 
@@ -37,6 +37,14 @@ typecheck:
 bench: install
 	$(BIN)/python -m loadtest.bench_embedded --sizes 10000
 	$(BIN)/python -m loadtest.bench_embedded --sizes 100000
+
+# The fault suite on servers of its own (loadtest/faults.py): single node, then the
+# three-node cluster on 127.0.0.1-3 (deploy/local/servers.sh start cluster).
+faults: install
+	$(BIN)/python -m loadtest.faults --profile single
+
+faults-cluster: install
+	$(BIN)/python -m loadtest.faults --profile cluster
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

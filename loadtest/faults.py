@@ -141,6 +141,7 @@ class Timing:
     stop_hold: float = 30.0  # how long SIGSTOP lasts
     warm: float = 10.0
     after: float = 15.0
+    join: float = 5.0
     ids: int = 300
     clients: int = 4
 
@@ -161,29 +162,37 @@ class Row:
     details: list[str]
 
 
-def run_fault(fault: str, p: Profile, servers: Servers, t: Timing, tmp: Path) -> Row:
+def run_fault(fault: str, p: Profile, servers: Servers | None, t: Timing, tmp: Path) -> Row:
+    """One fault on a fresh deployment. ``servers`` may be None for faults of the
+    project's own processes (workers, gateway), which never touch Kafka or Cassandra."""
     deploy = Cluster(tmp / fault, p.kafka, p.cassandra, replication=p.replication)
     deploy.env["AIMEM_WAIT_TIMEOUT"] = "30"
-    deploy.start_gateway()
-    workers = [deploy.start_worker(1), deploy.start_worker(2)]
-    indexer = [deploy.start_worker(1, projection="index")]  # replaced on restart
-    time.sleep(5)  # the workers join their groups
     load = Load(deploy.url, t.ids, t.clients)
-    load.start()
-    time.sleep(t.warm)
-    inject, undo = _fault(fault, p, servers, deploy, workers, indexer, t)
-    started = time.monotonic()
-    inject()
-    time.sleep(t.stop_hold if fault.startswith("sigstop") else t.hold)
-    undone = time.monotonic()
-    undo()
-    recovered = _probe(deploy.url, deadline=undone + 300)
-    time.sleep(t.after)
-    load.stop()
-    verdict = _verify(deploy, indexer[0], load, tmp / fault)
+    try:
+        deploy.start_gateway()
+        workers = [deploy.start_worker(1), deploy.start_worker(2)]
+        indexer = [deploy.start_worker(1, projection="index")]  # replaced on restart
+        time.sleep(t.join)  # the workers join their groups
+        load.start()
+        time.sleep(t.warm)
+        inject, undo = _fault(fault, p, servers, deploy, workers, indexer, t)
+        started = time.monotonic()
+        inject()
+        time.sleep(t.stop_hold if fault.startswith("sigstop") else t.hold)
+        undone = time.monotonic()
+        undo()
+        recovered = _probe(deploy.url, deadline=undone + 300)
+        time.sleep(t.after)
+        load.stop()
+        verdict = _verify(deploy, indexer[0], load, tmp / fault)
+    finally:
+        load.stop()
+        for w in deploy.workers:  # a stopped process cannot be stopped: wake it first
+            if w.proc.poll() is None:
+                os.kill(w.proc.pid, signal.SIGCONT)
+        deploy.stop()
     outcomes = [o for o in load.snapshot() if started <= o.started <= recovered]
     availability = sum(o.ok for o in outcomes) / len(outcomes) if outcomes else 1.0
-    deploy.stop()
     return Row(
         fault,
         p.name,
@@ -203,7 +212,7 @@ def run_fault(fault: str, p: Profile, servers: Servers, t: Timing, tmp: Path) ->
 def _fault(
     fault: str,
     p: Profile,
-    servers: Servers,
+    servers: Servers | None,
     deploy: Cluster,
     workers: list[Proc],
     indexer: list[Proc],
@@ -211,6 +220,8 @@ def _fault(
 ) -> tuple[Callable[[], None], Callable[[], None]]:
     """(inject, undo) for one fault."""
     kafka, cassandra = p.kafka_nodes[0], p.cassandra_nodes[0]
+    if servers is None:
+        servers = Servers(p)  # only process faults are expected without servers
 
     def restart_index_worker() -> None:
         indexer[0] = deploy.start_worker(2, projection="index")
