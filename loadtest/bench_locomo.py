@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ai_memory.adapters import index_payload as ip
 from ai_memory.bootstrap import build
+from ai_memory.core.fusion import DEFAULT_FUSION, Fusion, fuse
 from ai_memory.core.ports import IndexHit
 from ai_memory.service.memory_service import SearchHit, SearchMode, SearchRequest
 from ai_memory.settings import Settings
@@ -48,17 +49,17 @@ def tenant_of(conv: Conversation) -> str:
     return f"locomo-{conv.sample_id}"
 
 
-def sweep_settings() -> list[tuple[str, ip.Fusion]]:
+def sweep_settings() -> list[tuple[str, Fusion]]:
     def pair(w: float) -> tuple[tuple[str, float], ...]:
         return (("dense", round(w, 2)), ("keyword", round(1.0 - w, 2)))
 
-    out: list[tuple[str, ip.Fusion]] = [("rrf k=60 (equal)", ip.Fusion("rrf"))]
+    out: list[tuple[str, Fusion]] = [("rrf k=60 (equal)", Fusion("rrf"))]
     for k in (10, 30, 100):
-        out.append((f"rrf k={k} (equal)", ip.Fusion("rrf", k=k)))
+        out.append((f"rrf k={k} (equal)", Fusion("rrf", k=k)))
     weights = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
-    out += [(f"rrf k=60 w_dense={w}", ip.Fusion("rrf", pair(w))) for w in weights]
+    out += [(f"rrf k=60 w_dense={w}", Fusion("rrf", pair(w))) for w in weights]
     for method in ("minmax", "dbsf"):
-        out += [(f"{method} w_dense={w}", ip.Fusion(method, pair(w))) for w in weights]
+        out += [(f"{method} w_dense={w}", Fusion(method, pair(w))) for w in weights]
     return out
 
 
@@ -115,7 +116,7 @@ def run(args: argparse.Namespace) -> None:
                         found = svc.search(tenant, deep)[:depth]
                         lists[name] = [(h.stored.record.id, h.score) for h in found]
                     for _, fusion, t_sweep in sweep:
-                        fused = ip.fuse(lists, TOP_K, fusion)
+                        fused = fuse(lists, TOP_K, fusion)
                         t_sweep.add(q.category, ids_of(fused), q.evidence)
         finally:
             container.close()
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> None:
     print(f"`{' '.join(['python -m loadtest.bench_locomo', *map(shlex.quote, sys.argv[1:])])}`")
     print(
         f"\nmode={args.mode}, embedder={container.embedder.name}, "
-        f"fusion={ip.DEFAULT_FUSION}, questions={len(table.rows)}, turns={n_turns}\n"
+        f"fusion={DEFAULT_FUSION}, questions={len(table.rows)}, turns={n_turns}\n"
     )
     print(table.markdown())
     print(

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ai_memory.adapters import index_payload as ip
 from ai_memory.core.errors import InvalidInput
+from ai_memory.core.fusion import DEFAULT_FUSION
 from ai_memory.core.keywords import query_terms, sparse_terms
 from ai_memory.core.ports import IndexQuery, SparseVector, Vector, VectorIndex
 from ai_memory.core.projection import IndexMutation, IndexPut, IndexRemove, IndexSetState
@@ -139,7 +139,7 @@ class VectorIndexContract:
         assert ids(hits)[0] == "m3"  # 2nd by dense, 1st by keyword beats 1st-by-dense only
         top = hits[0].components
         assert top["dense_rank"] == 2.0 and top["keyword_rank"] == 1.0
-        assert hits[0].score == pytest.approx(top[ip.DEFAULT_FUSION.key])
+        assert hits[0].score == pytest.approx(top[DEFAULT_FUSION.key])
         assert all(a.score >= b.score for a, b in itertools.pairwise(hits))
 
     def test_hybrid_without_query_terms_is_dense_only(self, three: VectorIndex) -> None:

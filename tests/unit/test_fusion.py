@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ai_memory.adapters.index_payload import (
+from ai_memory.core.fusion import (
     DEFAULT_FUSION,
     RRF_K,
     Fusion,

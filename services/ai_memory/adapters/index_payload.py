@@ -11,9 +11,8 @@ engine call lives here:
   the positions already stored (the heart of exactly-once effect on at-least-once
   delivery);
 * ``filter_terms``: what a query filters on, before translation into engine classes;
-* hybrid fusion (``Fusion``: min-max score fusion, distribution-based score fusion or
-  reciprocal-rank fusion), done here rather than in the engine so each hit can explain
-  which retriever found it, at what rank and with what score.
+* the search plan (``plan_search``) and turning engine results into hits; the fusion
+  itself (``Fusion``, ``fuse``) is pure and lives in ``ai_memory.core.fusion``.
 
 Deleted memories leave a *tombstone point*: same point id, no vectors, payload
 ``{tenant, memory_id, position, deleted: true}`` and no ``state``. It keeps the delete's
@@ -23,15 +22,15 @@ search and count filters on ``state``, which tombstones lack, so they are invisi
 
 from __future__ import annotations
 
-import heapq
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from ai_memory.core.errors import InvalidInput
+from ai_memory.core.fusion import DEFAULT_FUSION, Fusion, Ranked, by_score, fuse, single_hits
 from ai_memory.core.ports import IndexHit, IndexQuery, SparseVector, Vector
 from ai_memory.core.projection import IndexMutation, IndexPut, IndexRemove, IndexSetState
 from ai_memory.core.record import MemoryState
@@ -56,7 +55,6 @@ KEYWORD_INDEXES = (F_TENANT, F_SCOPE, F_TYPE, F_STATE, F_TAGS)
 FLOAT_INDEXES = (F_EXPIRES_AT,)
 ALL_STATES = tuple(s.value for s in MemoryState)
 
-RRF_K = 60  # the constant of the original RRF paper; damps the weight of top ranks
 PREFETCH_MIN = 50
 
 
@@ -232,143 +230,6 @@ def filter_terms(query: IndexQuery) -> FilterTerms:
 def count_terms(tenant: str) -> FilterTerms:
     """Live points of a tenant in any state (tombstones have no state)."""
     return FilterTerms(tenant, ((F_STATE, ALL_STATES),), float("inf"), False)
-
-
-Ranked = Sequence[tuple[str, float]]  # (memory_id, engine score), best first
-
-
-def by_score(ranked: Ranked) -> list[tuple[str, float]]:
-    """Best first; equal scores ordered by memory id. The engine returns ties in its
-    internal storage order, which differs between an incrementally built index and a
-    replayed one — this keeps rankings a function of the data alone."""
-    return sorted(ranked, key=lambda hit: (-hit[1], hit[0]))
-
-
-def single_hits(name: str, ranked: Ranked, limit: int) -> list[IndexHit]:
-    return [
-        IndexHit(mid, score, {f"{name}_rank": float(rank), f"{name}_score": score})
-        for rank, (mid, score) in enumerate(ranked[:limit], start=1)
-    ]
-
-
-FusionMethod = Literal["rrf", "minmax", "dbsf"]
-
-
-@dataclass(frozen=True)
-class Fusion:
-    """How hybrid search merges its retrievers' ranked lists.
-
-    * ``rrf``: reciprocal-rank fusion, ``Σ w_r / (k + rank_r)``; ranks only.
-    * ``minmax``: convex combination of scores, each retriever's scores min-max
-      normalised over its own prefetched list (best → 1, worst → 0), ``Σ w_r · norm_r``.
-    * ``dbsf``: distribution-based score fusion, scores normalised by
-      ``(s − (μ − 3σ)) / 6σ`` over the retriever's list and clipped to [0, 1].
-
-    ``weights`` maps retriever names (``dense``, ``keyword``) to weights; a retriever not
-    named weighs 1. A memory a retriever did not return contributes 0 for it."""
-
-    method: FusionMethod = "rrf"
-    weights: tuple[tuple[str, float], ...] = ()
-    k: int = RRF_K
-
-    def weight(self, name: str) -> float:
-        return dict(self.weights).get(name, 1.0)
-
-    @property
-    def key(self) -> str:
-        """The component that holds the fused score."""
-        return "rrf" if self.method == "rrf" else "fused"
-
-
-RRF = Fusion("rrf")
-# Convex combination of min-max normalised scores, keyword 0.7 / dense 0.3: on LoCoMo
-# (loadtest/bench_locomo.py) the lexical retriever is far the stronger of the two, and
-# rank fusion with equal weights lets the weaker one drag hybrid below keyword-only.
-# Dense weights 0.2–0.4 form a plateau with both embedders; 0.3 is its middle.
-DEFAULT_FUSION = Fusion("minmax", (("dense", 0.3), ("keyword", 0.7)))
-
-
-def _ordered(
-    fused: dict[str, dict[str, float]], key: str, limit: int, best: Mapping[str, int]
-) -> list[IndexHit]:
-    """Best fused score first; ties on the best single rank (``best``), then the memory
-    id, so results are deterministic. Only the ``limit`` best are ordered (a search fuses
-    hundreds of prefetched candidates to return a few dozen)."""
-    order = heapq.nsmallest(limit, fused.items(), key=lambda kv: (-kv[1][key], best[kv[0]], kv[0]))
-    return [IndexHit(mid, parts[key], parts) for mid, parts in order]
-
-
-def rrf_fuse(
-    lists: Mapping[str, Ranked],
-    limit: int,
-    k: int = RRF_K,
-    weights: Mapping[str, float] | None = None,
-) -> list[IndexHit]:
-    """Reciprocal-rank fusion: score = Σ w / (k + rank), rank starting at 1.
-
-    Components keep every retriever's rank and raw score for explanations."""
-    fused: dict[str, dict[str, float]] = {}
-    best: dict[str, int] = {}
-    for name, ranked in lists.items():
-        w = 1.0 if weights is None else weights.get(name, 1.0)
-        for rank, (mid, score) in enumerate(ranked, start=1):
-            parts = fused.setdefault(mid, {"rrf": 0.0})
-            parts["rrf"] += w / (k + rank)
-            parts[f"{name}_rank"] = float(rank)
-            parts[f"{name}_score"] = score
-            best[mid] = min(rank, best.get(mid, rank))
-    return _ordered(fused, "rrf", limit, best)
-
-
-def _normaliser(scores: Sequence[float], method: FusionMethod) -> tuple[float, float]:
-    """``(low, span)`` such that ``(s - low) / span`` is the normalised score. A list whose
-    scores are all equal normalises to 1: each of them is that retriever's best."""
-    if method == "minmax":
-        low, high = min(scores), max(scores)
-    else:
-        mean = sum(scores) / len(scores)
-        std = (sum((s - mean) ** 2 for s in scores) / len(scores)) ** 0.5
-        low, high = mean - 3.0 * std, mean + 3.0 * std
-    span = high - low
-    if span <= 1e-12 * max(1.0, abs(high)):
-        return low - 1.0, 1.0
-    return low, span
-
-
-def score_fuse(
-    lists: Mapping[str, Ranked],
-    limit: int,
-    weights: Mapping[str, float] | None = None,
-    method: FusionMethod = "minmax",
-) -> list[IndexHit]:
-    """Score fusion: ``Σ w_r · norm_r(score)`` with per-list ``minmax`` or ``dbsf``
-    normalisation (see ``Fusion``). Components keep each retriever's rank, raw score
-    and normalised score (``<name>_norm``) and the fused score (``fused``)."""
-    fused: dict[str, dict[str, float]] = {}
-    best: dict[str, int] = {}
-    for name, ranked in lists.items():
-        if not ranked:
-            continue
-        w = 1.0 if weights is None else weights.get(name, 1.0)
-        low, span = _normaliser([score for _, score in ranked], method)
-        for rank, (mid, score) in enumerate(ranked, start=1):
-            norm = min(1.0, max(0.0, (score - low) / span))
-            parts = fused.setdefault(mid, {"fused": 0.0})
-            parts["fused"] += w * norm
-            parts[f"{name}_rank"] = float(rank)
-            parts[f"{name}_score"] = score
-            parts[f"{name}_norm"] = norm
-            best[mid] = min(rank, best.get(mid, rank))
-    return _ordered(fused, "fused", limit, best)
-
-
-def fuse(
-    lists: Mapping[str, Ranked], limit: int, fusion: Fusion = DEFAULT_FUSION
-) -> list[IndexHit]:
-    weights = dict(fusion.weights)
-    if fusion.method == "rrf":
-        return rrf_fuse(lists, limit, fusion.k, weights)
-    return score_fuse(lists, limit, weights, fusion.method)
 
 
 @dataclass(frozen=True)
