@@ -61,6 +61,11 @@ class Verdict:
     unsearchable: int = 0
     worker_index_missing: int = 0
     details: list[str] = field(default_factory=list)
+    _lost: set[tuple[int, int]] = field(default_factory=set)  # (n, version), counted once
+
+    def lose(self, o: Outcome) -> None:
+        self._lost.add((o.n, o.version))
+        self.lost = len(self._lost)
 
     def note(self, text: str) -> None:
         if len(self.details) < 20:
@@ -98,7 +103,7 @@ def check_log(acked: list[Outcome], logged: dict[str, list[Logged]], v: Verdict)
     for o in acked:
         hit = at.get((memory_id(o.n), o.position))
         if hit is None or hit.version != o.version:
-            v.lost += 1
+            v.lose(o)
             v.note(f"{memory_id(o.n)} v{o.version} acked at {o.position}: not on the log")
     for mid, xs in logged.items():
         versions = [x.version for x in xs]
@@ -128,8 +133,9 @@ def check_gateway(
             r = http.get(f"/v1/memories/{mid}")
             got = r.json()["version"] if r.status_code == 200 else 0
             if got < version:
-                lost = sum(1 for o in acked if memory_id(o.n) == mid and o.version > got)
-                v.lost += lost
+                for o in acked:
+                    if memory_id(o.n) == mid and o.version > got:
+                        v.lose(o)
                 v.note(f"{mid}: reads v{got} (HTTP {r.status_code}), v{version} was acked")
             elif last is not None and got != max(x.version for x in logged[mid]):
                 v.reordered += 1
