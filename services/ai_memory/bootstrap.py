@@ -9,6 +9,8 @@ object graph here and nowhere else.
   ``cassandra://h:9042/aimem?replication_factor=1``
 * ``AIMEM_INDEX``: ``qdrant-edge:///data/index`` (default), ``qdrant+http://h:6333``, or
   ``qdrant+local:///path`` (Qdrant's local mode, one process)
+* ``memory://`` for any of the three: the in-memory adapters (tests, embedded tools);
+  nothing survives the process
 
 Where projections run: a projection whose view can only be opened by one process (SQLite
 record store, Qdrant Edge, Qdrant local mode) — or any projection of the embedded log —
@@ -123,6 +125,10 @@ def build_event_log(s: Settings) -> tuple[EventLog, HeadStore | None]:
     url = s.event_log_url
     if scheme_of(url) == "sqlite":
         return SqliteEventLog(url_path(url, "sqlite"), AvroEventSerializer()), None
+    if scheme_of(url) == "memory":
+        from ai_memory.adapters.memory import MemoryEventLog
+
+        return MemoryEventLog(AvroEventSerializer()), None
     if scheme_of(url) == "kafka":
         from ai_memory.adapters.kafka.event_log import KafkaEventLog
 
@@ -139,6 +145,10 @@ def build_event_log(s: Settings) -> tuple[EventLog, HeadStore | None]:
 def build_record_store(url: str) -> RecordStore:
     if scheme_of(url) == "sqlite":
         return SqliteRecordStore(url_path(url, "sqlite"))
+    if scheme_of(url) == "memory":
+        from ai_memory.adapters.memory import MemoryRecordStore
+
+        return MemoryRecordStore()
     if scheme_of(url) == "cassandra":
         from ai_memory.adapters.cassandra.record_store import CassandraRecordStore
 
@@ -165,12 +175,16 @@ def build_index(url: str, embedder: Embedder) -> VectorIndex:
         from ai_memory.adapters.qdrant_server_index import QdrantServerIndex
 
         return QdrantServerIndex.from_url(url, embedder.dim, embedder.name)
+    if scheme_of(url) == "memory":
+        from ai_memory.adapters.memory import MemoryVectorIndex
+
+        return MemoryVectorIndex(embedder.dim)
     raise InvalidInput("AIMEM_INDEX", "scheme", f"unsupported index URL: {url!r}")
 
 
 def single_process(url: str) -> bool:
     """Views that only one process may open: they are projected where they are read."""
-    return scheme_of(url) in ("sqlite", "qdrant-edge", "qdrant+local", "qdrant+memory")
+    return scheme_of(url) in ("sqlite", "qdrant-edge", "qdrant+local", "qdrant+memory", "memory")
 
 
 def build(
@@ -185,7 +199,7 @@ def build(
     log, heads = build_event_log(s)
     store = build_record_store(s.record_store_url)
     index = build_index(s.index_url, embedder)
-    embedded_log = scheme_of(s.event_log_url) == "sqlite"
+    embedded_log = scheme_of(s.event_log_url) in ("sqlite", "memory")
     projections = Projections(log, packed_positions=not embedded_log)
     dead_letters = build_dead_letters(s)
     serializer = AvroEventSerializer()
@@ -299,6 +313,10 @@ def build_dead_letters(s: Settings) -> DeadLetters:
         from ai_memory.adapters.kafka.dead_letters import KafkaDeadLetters
 
         return KafkaDeadLetters(parse_kafka_url(s.event_log_url))
+    if scheme_of(s.event_log_url) == "memory":
+        from ai_memory.adapters.memory import MemoryDeadLetters
+
+        return MemoryDeadLetters()
     from ai_memory.adapters.sqlite_dead_letters import SqliteDeadLetters
 
     return SqliteDeadLetters(s.data_dir / "dead_letters.db")

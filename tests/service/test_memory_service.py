@@ -1,0 +1,136 @@
+"""MemoryService: write/upsert, versions, delete and forget, search, read reinforcement."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ai_memory.bootstrap import Container
+from ai_memory.core.errors import Gone, InvalidInput, NotFound
+from ai_memory.core.record import MemoryState
+from ai_memory.service.memory_service import MemoryService, SearchRequest
+from tests.factories import FixedClock
+
+
+def body(content: str = "Alice prefers green tea.", **kw: Any) -> dict[str, Any]:
+    return {
+        "type": kw.pop("type", "preference"),
+        "content": content,
+        "scope": kw.pop("scope", "user:alice"),
+        "source_agent": kw.pop("source_agent", "planner"),
+        **kw,
+    }
+
+
+def search(svc: MemoryService, tenant: str, query: str, **kw: Any) -> list[str]:
+    request = SearchRequest.parse({"query": query, **kw}, svc.limits)
+    return [h.stored.record.id for h in svc.search(tenant, request)]
+
+
+@pytest.fixture
+def svc(container: Container) -> MemoryService:
+    return container.service
+
+
+def test_write_then_read_your_write(svc: MemoryService, tenant: str) -> None:
+    result = svc.write(tenant, body(id="tea"), wait=True)
+    assert (result.created, result.changed, result.version) == (True, True, 1)
+    got = svc.get(tenant, "tea")
+    assert got.record.content == "Alice prefers green tea."
+    assert got.version == 1 and got.state is MemoryState.ACTIVE and got.position == result.position
+
+
+def test_same_write_twice_is_idempotent(
+    svc: MemoryService, tenant: str, container: Container
+) -> None:
+    first = svc.write(tenant, body(id="tea"), wait=True)
+    head = container.log.last_position()
+    again = svc.write(tenant, body(id="tea"), wait=True)
+    assert (again.created, again.changed, again.version) == (False, False, 1)
+    assert again.position == first.position
+    assert container.log.last_position() == head  # nothing appended
+
+
+def test_upsert_with_new_content_makes_a_new_version(svc: MemoryService, tenant: str) -> None:
+    svc.write(tenant, body(id="tea"), wait=True)
+    second = svc.write(tenant, body("Alice prefers black tea.", id="tea"), wait=True)
+    assert (second.created, second.changed, second.version) == (False, True, 2)
+    got = svc.get(tenant, "tea")
+    assert got.version == 2 and got.record.content == "Alice prefers black tea."
+
+
+def test_server_assigns_an_id_when_none_is_given(svc: MemoryService, tenant: str) -> None:
+    result = svc.write(tenant, body(), wait=True)
+    assert result.record.id and svc.get(tenant, result.record.id).version == 1
+
+
+def test_invalid_write_names_the_field(svc: MemoryService, tenant: str) -> None:
+    with pytest.raises(InvalidInput) as e:
+        svc.write(tenant, body(scope="Not A Scope"))
+    assert e.value.field == "scope"
+
+
+def test_delete_forgets_and_reads_answer_gone(svc: MemoryService, tenant: str) -> None:
+    svc.write(tenant, body(id="tea"), wait=True)
+    deleted = svc.delete(tenant, "tea", actor="alice", wait=True)
+    assert not deleted.already_forgotten
+    with pytest.raises(Gone) as e:
+        svc.get(tenant, "tea")
+    assert e.value.code == "memory_forgotten"
+    assert search(svc, tenant, "green tea") == []
+    again = svc.delete(tenant, "tea", actor="alice")
+    assert again.already_forgotten and again.position == deleted.position
+
+
+def test_unknown_memory_is_not_found(svc: MemoryService, tenant: str) -> None:
+    with pytest.raises(NotFound):
+        svc.get(tenant, "nope")
+
+
+def test_tenants_never_see_each_other(svc: MemoryService, tenant: str) -> None:
+    other = f"{tenant}-other"
+    svc.write(other, body(id="tea"), wait=True)
+    with pytest.raises(NotFound):
+        svc.get(tenant, "tea")
+    assert search(svc, tenant, "green tea") == []
+    assert search(svc, other, "green tea") == ["tea"]
+
+
+def test_search_filters_on_scope_type_and_tags(svc: MemoryService, tenant: str) -> None:
+    svc.write(tenant, body(id="a", tags=["drinks"]))
+    svc.write(tenant, body("Bob prefers green tea too.", id="b", scope="user:bob"))
+    last = svc.write(tenant, body("Green tea is grown in Japan.", id="c", type="fact"), wait=True)
+    svc.wait_for(last.position)
+    assert set(search(svc, tenant, "green tea")) == {"a", "b", "c"}
+    assert set(search(svc, tenant, "green tea", scope="user:alice")) == {"a", "c"}
+    assert search(svc, tenant, "green tea", types=["fact"]) == ["c"]
+    assert search(svc, tenant, "green tea", tags=["drinks"]) == ["a"]
+    for mode in ("semantic", "keyword"):
+        assert search(svc, tenant, "green tea", mode=mode, scope="user:bob") == ["b"]
+
+
+def test_expired_memories_are_not_found(svc: MemoryService, tenant: str, clock: FixedClock) -> None:
+    svc.write(tenant, body("The login code is 4411.", id="otp", type="fact", ttl=60), wait=True)
+    assert search(svc, tenant, "login code") == ["otp"]
+    clock.advance(61)
+    assert search(svc, tenant, "login code") == []
+
+
+def test_search_reinforces_what_it_returned(
+    svc: MemoryService, tenant: str, container: Container
+) -> None:
+    svc.write(tenant, body(id="tea"), wait=True)
+    svc.write(tenant, body("The deploy pipeline uses GitHub Actions.", id="ci", type="fact"))
+    svc.wait_for(container.log.last_position())
+    assert search(svc, tenant, "green tea", top_k=1) == ["tea"]
+    assert svc.recalls is not None and svc.recalls.flush() >= 1
+    svc.wait_for(container.log.last_position())
+    assert svc.get(tenant, "tea").read_count == 1
+    assert svc.get(tenant, "ci").read_count == 0
+
+
+def test_a_position_beyond_the_head_is_refused(svc: MemoryService, tenant: str) -> None:
+    with pytest.raises(InvalidInput) as e:
+        svc.get(tenant, "tea", min_position=10**9)
+    assert e.value.code == "position_beyond_head"
