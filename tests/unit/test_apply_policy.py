@@ -27,6 +27,7 @@ class FakeSink:
         self.down = down  # the next ``down`` applies raise Unavailable
         self.flaky = flaky  # the next ``flaky`` applies raise a non-retryable error
         self.crash = crash  # poison raises a bare ValueError instead of a PermanentError
+        self.disk_full = 0  # the next ``disk_full`` applies raise an unwrapped OSError
         self.applied: list[int] = []
         self.checkpoints: list[int] = []
         self.calls = 0
@@ -39,6 +40,9 @@ class FakeSink:
         if self.down:
             self.down -= 1
             raise Unavailable("index is down")
+        if self.disk_full:
+            self.disk_full -= 1
+            raise OSError(28, "No space left on device")
         if self.flaky:
             self.flaky -= 1
             raise RuntimeError("transient")
@@ -120,6 +124,17 @@ def test_a_store_that_stays_down_keeps_the_projection_stuck_until_it_stops(
     assert sink.applied == [] and sink.checkpoints == []
     assert dlq.entries() == []  # far more tries than ``retries``, still nothing parked
     assert p.stuck is not None and p.stuck.retryable and p.stuck.attempts == 50
+
+
+def test_an_unwrapped_os_error_is_infrastructure_not_poison(dlq: SqliteDeadLetters) -> None:
+    """A disk that fills up must not dead-letter every healthy event of the log."""
+    sink, waits = FakeSink(), Waits()
+    sink.disk_full = 20  # far more than ``retries``
+    p = policy(sink, dlq, waits)
+    p.apply(batch("a", "b", "c"))
+    assert sink.applied == [1, 2, 3]
+    assert dlq.entries() == []
+    assert len(waits.delays) == 20
 
 
 def test_a_poison_event_in_the_middle_is_isolated_and_the_rest_applied_in_order(

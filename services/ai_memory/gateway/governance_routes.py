@@ -7,8 +7,10 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
+from starlette.concurrency import run_in_threadpool
 
 from ai_memory.core.governance import Turn, should_write
+from ai_memory.core.record import check_utf8
 from ai_memory.service.governance import GovernanceService
 
 from . import wire_constraints as wc
@@ -22,12 +24,16 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
     api = APIRouter(tags=["governance"])
 
     @api.post("/v1/interactions", status_code=201)
-    def record_interaction(body: InteractionIn, request: Request, wait: Wait = False) -> Any:
+    async def record_interaction(body: InteractionIn, request: Request, wait: Wait = False) -> Any:
         """Keep a raw interaction (L0) and extract atomic memories (L1) from it; conflicts
         with current memories are resolved by the θ rule and every decision is an event."""
-        result = governance.record_interaction(
-            tenant_of(request), body.model_dump(exclude_unset=True), wait=wait
+        result = await run_in_threadpool(
+            governance.record_interaction,
+            tenant_of(request),
+            body.model_dump(exclude_unset=True),
         )
+        if wait:  # on the event loop: a slow projection holds no worker thread
+            await governance.memory.wait_for_async(result.position)
         return result.to_json()
 
     @api.post("/v1/write-triggers")
@@ -35,7 +41,11 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
         """Whether and what to write for a conversation turn (seed 000 §4.3): an explicit
         preference, a task closed, a problem solved (→ skill), a user correction, or the
         conversation summary. Advisory: nothing is written."""
-        suggestions = should_write(Turn(**body.model_dump()))
+        fields = body.model_dump()
+        for name in ("text", "summary"):
+            if fields[name] is not None:
+                check_utf8(fields[name], name)  # the suggestions echo the text back
+        suggestions = should_write(Turn(**fields))
         return {
             "suggestions": [
                 {
@@ -60,9 +70,12 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
         return governance.episodes(tenant_of(request), scope)
 
     @api.post("/v1/governance/run")
-    def run_governor(request: Request, wait: Wait = False) -> Any:
+    async def run_governor(request: Request, wait: Wait = False) -> Any:
         """Run one governor pass now (TTL expiry, soft forgetting, slow-update takeovers)."""
-        return {"transitions": governance.govern(tenant_of(request), wait=wait)}
+        transitions = await run_in_threadpool(governance.govern, tenant_of(request))
+        if wait and transitions:
+            await governance.memory.wait_for_async(governance.last_position)
+        return {"transitions": transitions}
 
     @api.get("/v1/memories/{memory_id}/lineage")
     def lineage(

@@ -41,6 +41,11 @@ from .sinks import ProjectionSink
 
 log = logging.getLogger(__name__)
 
+# Failures of the machine, not of the event: adapters translate driver errors into
+# RetryableError, and an OSError (disk full, connection reset) or MemoryError that slips
+# through is infrastructure too — dead-lettering on it would park every healthy event.
+INFRASTRUCTURE: tuple[type[BaseException], ...] = (RetryableError, OSError, MemoryError)
+
 Wait = Callable[[float], bool]  # sleep up to n seconds; True when the driver is stopping
 Now = Callable[[], datetime]
 RawOf = Callable[[LoggedEvent], bytes]
@@ -202,7 +207,7 @@ class ApplyPolicy:
 
     def note_failure(self, partition: int, position: int, error: BaseException) -> None:
         """A failure outside a batch (reading the log): the projection is stuck."""
-        self._mark(partition, position, error, isinstance(error, RetryableError), 1)
+        self._mark(partition, position, error, isinstance(error, INFRASTRUCTURE), 1)
 
     # --- internals -----------------------------------------------------------------
 
@@ -220,7 +225,7 @@ class ApplyPolicy:
                 return
             except Rewind:
                 raise
-            except RetryableError as e:
+            except INFRASTRUCTURE as e:
                 attempts += 1
                 self._mark(partition, position, e, True, attempts)
                 self._pause(delay())
@@ -274,7 +279,7 @@ class ApplyPolicy:
                     self.guard(partition)
                 action()
                 return
-            except RetryableError as e:
+            except INFRASTRUCTURE as e:
                 attempts += 1
                 self._mark(partition, position, e, True, attempts)
                 self._pause(delay())

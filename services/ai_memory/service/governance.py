@@ -236,6 +236,11 @@ class GovernanceService:
         episodes = [{"session_id": key, "memories": items} for key, items in ordered]
         return {"scope": scope, "episodes": episodes}
 
+    @property
+    def last_position(self) -> int:
+        """The newest position this service appended (what a ``wait`` waits for)."""
+        return self._last_position
+
     # --- the governor --------------------------------------------------------------------
     def govern(self, tenant: str, *, wait: bool = False) -> list[dict[str, Any]]:
         """One governor pass over a tenant: TTL expiry, soft forgetting, slow-update

@@ -97,7 +97,9 @@ class ImportReport:
             "skipped_tombstoned": self.skipped_tombstoned,
             "tombstones_applied": self.tombstones_applied,
             "rejected": self.rejected,
-            "errors": self.errors,
+            # Lines are rejected in two passes (parsing, then the batch's decisions): the
+            # report lists them in line order all the same.
+            "errors": sorted(self.errors, key=lambda entry: int(entry["line"])),
             "errors_truncated": self.rejected > len(self.errors),
             "position": self.position,
         }
