@@ -7,16 +7,11 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 
 from fastapi import FastAPI, Request, Response
-from prometheus_client import (
-    CONTENT_TYPE_LATEST,
-    CollectorRegistry,
-    Counter,
-    Histogram,
-    generate_latest,
-)
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from ai_memory import metrics_catalog as mc
 from ai_memory.bootstrap import Container
 
 from .health import dead_letter_counts
@@ -28,14 +23,9 @@ class _ProjectionCollector(Collector):
 
     def collect(self) -> Iterable[GaugeMetricFamily | CounterMetricFamily]:
         statuses = self.container.status()
-        labels = ["projection", "partition"]
-        head = GaugeMetricFamily("aimem_log_position", "Newest log position", labels=["partition"])
-        position = GaugeMetricFamily(
-            "aimem_projection_position", "Last applied log position", labels=labels
-        )
-        lag = GaugeMetricFamily(
-            "aimem_projection_lag_events", "Events not yet applied", labels=labels
-        )
+        head = mc.gauge_family(mc.LOG_POSITION)
+        position = mc.gauge_family(mc.PROJECTION_POSITION)
+        lag = mc.gauge_family(mc.PROJECTION_LAG)
         seen: set[int] = set()
         for st in statuses:
             if st.partition not in seen:
@@ -43,22 +33,10 @@ class _ProjectionCollector(Collector):
                 head.add_metric([str(st.partition)], st.head)
             position.add_metric([st.projection, str(st.partition)], st.position)
             lag.add_metric([st.projection, str(st.partition)], st.lag)
-        failures = GaugeMetricFamily(
-            "aimem_projection_failures",
-            "Failed batches (retried) of in-process projections",
-            labels=["projection"],
-        )
-        # The same names and labels as the projector workers' (projector/faust_app.py).
-        stuck = GaugeMetricFamily(
-            "aimem_projection_stuck",
-            "1 while the projection cannot advance on this partition (retrying)",
-            labels=labels,
-        )
-        parked = CounterMetricFamily(
-            "aimem_dead_lettered_events",
-            "Events sent to the dead-letter store by in-process projections",
-            labels=["projection", "reason"],
-        )
+        failures = mc.gauge_family(mc.PROJECTION_FAILURES)
+        # The projector workers (projector/faust_app.py) expose the same catalog entries.
+        stuck = mc.gauge_family(mc.PROJECTION_STUCK)
+        parked = mc.counter_family(mc.DEAD_LETTERED)
         by_reason: dict[tuple[str, str], int] = {}
         for tailer in self.container.projections.tailers:
             failures.add_metric([tailer.name], tailer.failures)
@@ -69,11 +47,7 @@ class _ProjectionCollector(Collector):
                 by_reason[key] = by_reason.get(key, 0) + n
         for (name, reason), n in sorted(by_reason.items()):
             parked.add_metric([name, reason], n)
-        unresolved = GaugeMetricFamily(
-            "aimem_dead_letters",
-            "Dead-lettered events not re-driven or discarded yet",
-            labels=["projection"],
-        )
+        unresolved = mc.gauge_family(mc.DEAD_LETTERS)
         counts, _ = dead_letter_counts(self.container.dead_letters)
         for name in sorted(set(counts) | {t.sink.name for t in self.container.projections.tailers}):
             unresolved.add_metric([name], counts.get(name, 0))
@@ -88,16 +62,8 @@ class _ProjectionCollector(Collector):
 
 def install(app: FastAPI, container: Container) -> None:
     registry = CollectorRegistry()
-    requests = Counter(
-        "aimem_http_requests", "HTTP requests", ["method", "route", "status"], registry=registry
-    )
-    latency = Histogram(
-        "aimem_http_request_seconds",
-        "HTTP request latency",
-        ["method", "route"],
-        buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10),
-        registry=registry,
-    )
+    requests = mc.counter(mc.HTTP_REQUESTS, registry)
+    latency = mc.histogram(mc.HTTP_REQUEST_SECONDS, registry)
     registry.register(_ProjectionCollector(container))
 
     @app.middleware("http")

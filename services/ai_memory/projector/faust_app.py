@@ -51,10 +51,11 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.errors import KafkaError
-from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
+from prometheus_client import CollectorRegistry, start_http_server
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from ai_memory import metrics_catalog as mc
 from ai_memory.adapters.kafka.config import KafkaLogConfig
 from ai_memory.core.errors import RetryableError
 from ai_memory.core.events import LoggedEvent
@@ -76,22 +77,11 @@ class WorkerMetrics:
     registry: CollectorRegistry = field(default_factory=CollectorRegistry)
 
     def __post_init__(self) -> None:
-        labels = ["projection", "partition"]
-        self.position = Gauge(
-            "aimem_projection_position", "Last applied log position", labels, registry=self.registry
-        )
-        self.lag = Gauge(
-            "aimem_projection_lag_events", "Events not yet applied", labels, registry=self.registry
-        )
-        self.applied = Counter(
-            "aimem_projection_events", "Events applied", ["projection"], registry=self.registry
-        )
-        self.dead_lettered = Counter(
-            "aimem_dead_lettered_events",
-            "Events sent to the DLQ",
-            ["projection", "reason"],
-            registry=self.registry,
-        )
+        # Names, help and labels come from the one catalog the gateway uses too.
+        self.position = mc.gauge(mc.PROJECTION_POSITION, self.registry)
+        self.lag = mc.gauge(mc.PROJECTION_LAG, self.registry)
+        self.applied = mc.counter(mc.PROJECTION_EVENTS, self.registry)
+        self.dead_lettered = mc.counter(mc.DEAD_LETTERED, self.registry)
 
     def watch(self, worker: ProjectorWorker) -> None:
         """Failures and the stuck flag are read at scrape time: while a projection is
@@ -105,15 +95,9 @@ class _PolicyCollector(Collector):
 
     def collect(self) -> Iterable[GaugeMetricFamily]:
         policy = self.worker.policy
-        failures = GaugeMetricFamily(
-            "aimem_projection_failures", "Failed batches (retried)", labels=["projection"]
-        )
+        failures = mc.gauge_family(mc.PROJECTION_FAILURES)
         failures.add_metric([policy.name], policy.failures)
-        stuck = GaugeMetricFamily(
-            "aimem_projection_stuck",
-            "1 while the projection cannot advance on this partition (retrying)",
-            labels=["projection", "partition"],
-        )
+        stuck = mc.gauge_family(mc.PROJECTION_STUCK)
         blocked = policy.stuck
         for partition in self.worker.seen_partitions():
             flag = blocked is not None and blocked.partition == partition

@@ -5,8 +5,9 @@ source: images are pinned; the compose services and Kubernetes workloads run the
 ``ai-memory`` image with the right command; every adapter URL names a host and port that
 something actually serves; health checks, probes, Services, ConfigMaps and Secrets refer
 to things that exist; Prometheus scrapes the ports that expose metrics; and the alert
-rules and the Grafana dashboard query only metric names and labels that the code exports
-(found by reading the source, not from a list kept here).
+rules and the Grafana dashboard query only metric names and labels of the metric catalog
+(``ai_memory.metrics_catalog``, which the gateway and the workers build their metrics from;
+``test_metrics_catalog.py`` checks that what they expose is exactly that).
 
 The adapter URLs are read with the adapters' own parsers, so a parameter an adapter does
 not know fails here, not at start-up; every command the manifests run is a CLI command,
@@ -15,7 +16,6 @@ and every ``AIMEM_*`` variable they set is read somewhere in the source.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import shlex
@@ -29,6 +29,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import typer
 import yaml
+
+from ai_memory.metrics_catalog import exposed_series
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -181,80 +183,10 @@ def source_text() -> str:
     return "\n".join(p.read_text(encoding="utf-8") for p in sorted(SOURCE.rglob("*.py")))
 
 
-_KINDS = {
-    "Counter": "counter",
-    "Gauge": "gauge",
-    "Histogram": "histogram",
-    "Summary": "summary",
-    "Info": "info",
-    "CounterMetricFamily": "counter",
-    "GaugeMetricFamily": "gauge",
-    "HistogramMetricFamily": "histogram",
-    "SummaryMetricFamily": "summary",
-    "InfoMetricFamily": "info",
-}
-
-
-def _strings(node: ast.expr | None, names: dict[str, list[str]]) -> list[str]:
-    """String literals of a list/tuple literal, or of the list a variable was set to."""
-    if isinstance(node, ast.Name):
-        return names.get(node.id, [])
-    if isinstance(node, ast.List | ast.Tuple):
-        return [
-            e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
-        ]
-    return []
-
-
 @cache
 def exported_metrics() -> dict[str, frozenset[str]]:
-    """Every series name the services can expose, with its label names, read from the
-    prometheus_client constructors in the source (``Counter("x", ...)`` is exposed as
-    ``x_total``, a histogram as ``x_bucket``/``x_sum``/``x_count``, ...)."""
-    series: dict[str, set[str]] = {}
-    for path in sorted(SOURCE.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        variables: dict[str, list[str]] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.List | ast.Tuple):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        variables.setdefault(target.id, []).extend(_strings(node.value, {}))
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-            kind = _KINDS.get(called or "")
-            if kind is None or not node.args:
-                continue
-            first = node.args[0]
-            if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
-                continue
-            name = first.value
-            keywords = {k.arg: k.value for k in node.keywords}
-            if called and called.endswith("MetricFamily"):
-                labels = _strings(keywords.get("labels"), variables)
-            else:
-                positional = node.args[2] if len(node.args) > 2 else None
-                labels = _strings(positional or keywords.get("labelnames"), variables)
-            exposed: dict[str, list[str]]
-            if kind == "counter":
-                base = name.removesuffix("_total")
-                exposed = {f"{base}_total": labels, f"{base}_created": labels}
-            elif kind == "histogram":
-                exposed = {f"{name}_bucket": [*labels, "le"]}
-                exposed |= {f"{name}_{s}": labels for s in ("sum", "count", "created")}
-            elif kind == "summary":
-                exposed = {name: [*labels, "quantile"]}
-                exposed |= {f"{name}_{s}": labels for s in ("sum", "count", "created")}
-            elif kind == "info":
-                exposed = {f"{name.removesuffix('_info')}_info": labels}
-            else:
-                exposed = {name: labels}
-            for series_name, series_labels in exposed.items():
-                series.setdefault(series_name, set()).update(series_labels)
-    return {k: frozenset(v) for k, v in series.items()}
+    """Every series name the services can expose, with its label names."""
+    return exposed_series()
 
 
 _METRIC = re.compile(r"\b(aimem_[A-Za-z0-9_:]+)")
@@ -939,7 +871,7 @@ def test_kubernetes_prometheus_config_uses_the_annotations() -> None:
 # =========================================================================== metrics
 
 
-def test_metrics_are_found_in_the_source() -> None:
+def test_the_catalog_has_counters_histograms_and_only_aimem_names() -> None:
     exported = exported_metrics()
     assert any(name.endswith("_bucket") for name in exported)
     assert any(name.endswith("_total") for name in exported)

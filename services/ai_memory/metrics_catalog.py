@@ -1,0 +1,156 @@
+"""Every Prometheus metric the services expose: name, kind, help and label names.
+
+The gateway (``gateway/metrics.py``) and the projector workers (``projector/faust_app.py``)
+build their instruments from these entries only, and the deployment checks
+(``tests/deployment``) read the alert rules and the dashboard against this catalog, so
+the names in code, alerts and dashboards cannot drift apart. A metric exposed by both
+processes is one entry: same name, same labels, same meaning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+Kind = Literal["counter", "gauge", "histogram"]
+Process = Literal["gateway", "worker"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str  # as declared; a counter is exposed as ``<name>_total``
+    kind: Kind
+    help: str
+    labels: tuple[str, ...]
+    exposed_by: tuple[Process, ...]
+    buckets: tuple[float, ...] = ()  # histograms only
+
+    def series(self) -> dict[str, frozenset[str]]:
+        """The series Prometheus scrapes for this metric, with their label names."""
+        labels = frozenset(self.labels)
+        if self.kind == "counter":
+            return {f"{self.name}_total": labels, f"{self.name}_created": labels}
+        if self.kind == "histogram":
+            out = {f"{self.name}_bucket": labels | {"le"}}
+            return out | {f"{self.name}_{s}": labels for s in ("sum", "count", "created")}
+        return {self.name: labels}
+
+
+HTTP_REQUESTS = Metric(
+    "aimem_http_requests", "counter", "HTTP requests", ("method", "route", "status"), ("gateway",)
+)
+HTTP_REQUEST_SECONDS = Metric(
+    "aimem_http_request_seconds",
+    "histogram",
+    "HTTP request latency",
+    ("method", "route"),
+    ("gateway",),
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10),
+)
+LOG_POSITION = Metric(
+    "aimem_log_position", "gauge", "Newest log position", ("partition",), ("gateway",)
+)
+PROJECTION_POSITION = Metric(
+    "aimem_projection_position",
+    "gauge",
+    "Last applied log position",
+    ("projection", "partition"),
+    ("gateway", "worker"),
+)
+PROJECTION_LAG = Metric(
+    "aimem_projection_lag_events",
+    "gauge",
+    "Events not yet applied",
+    ("projection", "partition"),
+    ("gateway", "worker"),
+)
+PROJECTION_EVENTS = Metric(
+    "aimem_projection_events", "counter", "Events applied", ("projection",), ("worker",)
+)
+PROJECTION_FAILURES = Metric(
+    "aimem_projection_failures",
+    "gauge",
+    "Failed batches (retried) of the projection",
+    ("projection",),
+    ("gateway", "worker"),
+)
+PROJECTION_STUCK = Metric(
+    "aimem_projection_stuck",
+    "gauge",
+    "1 while the projection cannot advance on this partition (retrying)",
+    ("projection", "partition"),
+    ("gateway", "worker"),
+)
+DEAD_LETTERED = Metric(
+    "aimem_dead_lettered_events",
+    "counter",
+    "Events the projection sent to the dead-letter store",
+    ("projection", "reason"),
+    ("gateway", "worker"),
+)
+DEAD_LETTERS = Metric(
+    "aimem_dead_letters",
+    "gauge",
+    "Dead-lettered events not re-driven or discarded yet",
+    ("projection",),
+    ("gateway",),
+)
+
+CATALOG: tuple[Metric, ...] = (
+    HTTP_REQUESTS,
+    HTTP_REQUEST_SECONDS,
+    LOG_POSITION,
+    PROJECTION_POSITION,
+    PROJECTION_LAG,
+    PROJECTION_EVENTS,
+    PROJECTION_FAILURES,
+    PROJECTION_STUCK,
+    DEAD_LETTERED,
+    DEAD_LETTERS,
+)
+
+
+def exposed_series() -> dict[str, frozenset[str]]:
+    """Every series name any process exposes, with its label names."""
+    out: dict[str, frozenset[str]] = {}
+    for metric in CATALOG:
+        for name, labels in metric.series().items():
+            out[name] = out.get(name, frozenset()) | labels
+    return out
+
+
+# --- instruments (updated as things happen) -------------------------------------------
+def _check(metric: Metric, kind: Kind) -> None:
+    if metric.kind != kind:
+        raise TypeError(f"{metric.name} is a {metric.kind}, not a {kind}")
+
+
+def counter(metric: Metric, registry: CollectorRegistry) -> Counter:
+    _check(metric, "counter")
+    return Counter(metric.name, metric.help, metric.labels, registry=registry)
+
+
+def gauge(metric: Metric, registry: CollectorRegistry) -> Gauge:
+    _check(metric, "gauge")
+    return Gauge(metric.name, metric.help, metric.labels, registry=registry)
+
+
+def histogram(metric: Metric, registry: CollectorRegistry) -> Histogram:
+    _check(metric, "histogram")
+    return Histogram(
+        metric.name, metric.help, metric.labels, buckets=metric.buckets, registry=registry
+    )
+
+
+# --- families (read at scrape time by collectors) -------------------------------------
+def gauge_family(metric: Metric) -> GaugeMetricFamily:
+    _check(metric, "gauge")
+    return GaugeMetricFamily(metric.name, metric.help, labels=metric.labels)
+
+
+def counter_family(metric: Metric) -> CounterMetricFamily:
+    _check(metric, "counter")
+    return CounterMetricFamily(metric.name, metric.help, labels=metric.labels)
