@@ -47,6 +47,7 @@ from cassandra.connection import (
 )
 from cassandra.policies import (
     DCAwareRoundRobinPolicy,
+    ExponentialReconnectionPolicy,
     RoundRobinPolicy,
     TokenAwarePolicy,
 )
@@ -200,6 +201,9 @@ class CassandraSession:
             execution_profiles={EXEC_PROFILE_DEFAULT: profile},
             connect_timeout=settings.connect_timeout,
             auth_provider=auth,
+            # The driver's default backs off to 10 minutes between attempts: a node back
+            # after a restart stayed unused for a minute. Cap it at a few seconds.
+            reconnection_policy=ExponentialReconnectionPolicy(0.5, 4.0),
         )
         with translate_errors():
             self.session: Any = self._cluster.connect()
