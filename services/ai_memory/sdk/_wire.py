@@ -233,3 +233,70 @@ def health() -> Call[HealthOut]:
 def import_report() -> Callable[[httpx.Response], ImportOut]:
     """The parser of ``POST /v1/import``."""
     return model(ImportOut)
+
+
+# --- request models from keyword arguments (shared by every client) --------------------
+def memory_in(
+    content: str,
+    scope: str,
+    source_agent: str,
+    type: Any,
+    tags: Sequence[str] | None,
+    meta: dict[str, Any] | None,
+    ttl: int | None,
+    created_at: str | int | float | None,
+) -> MemoryIn:
+    """The record of a ``write(...)`` call (unset options stay unset)."""
+    fields: dict[str, Any] = {
+        "type": type,
+        "content": content,
+        "scope": scope,
+        "source_agent": source_agent,
+    }
+    optional = {"meta": meta, "ttl": ttl, "created_at": created_at}
+    fields |= {k: v for k, v in optional.items() if v is not None}
+    if tags is not None:
+        fields["tags"] = list(tags)
+    return MemoryIn.model_validate(fields)
+
+
+def search_in(
+    query: str,
+    scope: str | None,
+    tags: Sequence[str] | None,
+    types: Sequence[Any] | None,
+    top_k: int,
+    mode: str,
+    states: Sequence[Any] | None,
+    as_of: str | int | float | None,
+    rerank: bool,
+) -> SearchIn:
+    """The request of a ``search(...)`` call."""
+    return SearchIn.model_validate(
+        {
+            "query": query,
+            "scope": scope,
+            "tags": None if tags is None else list(tags),
+            "types": None if types is None else list(types),
+            "top_k": top_k,
+            "mode": mode,
+            "states": None if states is None else list(states),
+            "as_of": as_of,
+            "rerank": rerank,
+        }
+    )
+
+
+def interaction_in(
+    text: str,
+    scope: str,
+    source_agent: str,
+    session_id: str | None,
+    at: str | int | float | None,
+) -> InteractionIn:
+    """The body of a ``record_interaction(...)`` call."""
+    fields = {"session_id": session_id, "at": at}
+    return InteractionIn.model_validate(
+        {"text": text, "scope": scope, "source_agent": source_agent}
+        | {k: v for k, v in fields.items() if v is not None}
+    )

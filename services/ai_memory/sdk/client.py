@@ -23,7 +23,6 @@ from .models import (
     GovernanceRunOut,
     HealthOut,
     ImportOut,
-    InteractionIn,
     InteractionOut,
     LineageOut,
     MemoryIn,
@@ -148,17 +147,8 @@ class MemoryClient:
     ) -> WriteOut:
         """Write a memory with an idempotent ``PUT`` (a UUID is generated when ``id`` is
         None), so it is safe to retry; ``record.id`` of the answer is the id."""
-        fields: dict[str, Any] = {
-            "type": type,
-            "content": content,
-            "scope": scope,
-            "source_agent": source_agent,
-        }
-        optional = {"meta": meta, "ttl": ttl, "created_at": created_at}
-        fields |= {k: v for k, v in optional.items() if v is not None}
-        if tags is not None:
-            fields["tags"] = list(tags)
-        return self.upsert(id or str(uuid.uuid4()), MemoryIn.model_validate(fields), wait=wait)
+        record = w.memory_in(content, scope, source_agent, type, tags, meta, ttl, created_at)
+        return self.upsert(id or str(uuid.uuid4()), record, wait=wait)
 
     def create(self, record: MemoryIn, *, wait: bool = False) -> WriteOut:
         """``POST /v1/memories``: create (the server picks the id when ``record.id`` is
@@ -193,19 +183,7 @@ class MemoryClient:
     ) -> SearchOut:
         """``POST /v1/memories/search``: hybrid (or ``semantic``/``keyword``) search; each
         hit carries its ``score``, ``components`` and rerank ``explanation``."""
-        request = SearchIn.model_validate(
-            {
-                "query": query,
-                "scope": scope,
-                "tags": None if tags is None else list(tags),
-                "types": None if types is None else list(types),
-                "top_k": top_k,
-                "mode": mode,
-                "states": None if states is None else list(states),
-                "as_of": as_of,
-                "rerank": rerank,
-            }
-        )
+        request = w.search_in(query, scope, tags, types, top_k, mode, states, as_of, rerank)
         return self.search_request(request, min_position=min_position)
 
     def search_request(self, request: SearchIn, *, min_position: int = 0) -> SearchOut:
@@ -262,12 +240,9 @@ class MemoryClient:
         wait: bool = False,
     ) -> InteractionOut:
         """``POST /v1/interactions``: keep a raw turn (L0) and extract memories (L1)."""
-        fields = {"session_id": session_id, "at": at}
-        body = InteractionIn.model_validate(
-            {"text": text, "scope": scope, "source_agent": source_agent}
-            | {k: v for k, v in fields.items() if v is not None}
+        return self._call(
+            w.interaction(w.interaction_in(text, scope, source_agent, session_id, at), wait)
         )
-        return self._call(w.interaction(body, wait))
 
     def persona(self, scope: str) -> PersonaOut:
         """``GET /v1/persona``: L3, the active preferences, goals, facts, skills, tasks."""
