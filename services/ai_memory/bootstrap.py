@@ -47,6 +47,7 @@ from ai_memory.service.governor import Governor
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.notes import NotesService, rules_from_env
 from ai_memory.service.recalls import RecallRecorder
+from ai_memory.service.unit_of_work import UnitsOfWork
 from ai_memory.settings import Settings
 
 PROJECTIONS = ("records", "index")
@@ -226,7 +227,8 @@ def build(
     # Every appender gets the guarded log: only projectable events can land on it.
     # Projections and replays read ``log`` itself.
     appender = ProjectableLog(log, AvroEventSerializer())
-    recalls = RecallRecorder(appender, clock)
+    units = UnitsOfWork(appender, clock, projections, wait_timeout=s.wait_timeout)
+    recalls = RecallRecorder(units)
     params = governance_params(s)
     service = MemoryService(
         log=appender,
@@ -239,6 +241,7 @@ def build(
         wait_timeout=s.wait_timeout,
         recalls=recalls,
         ranking=params,
+        units=units,
     )
     governance = GovernanceService(service, params, *model_plugins(s))
     notes = NotesService(service, rules_from_env())

@@ -13,32 +13,23 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ai_memory.core.decide import decide_write
 from ai_memory.core.errors import InvalidInput, NotFound
-from ai_memory.core.events import (
-    DomainEvent,
-    EventHeader,
-    InteractionRecorded,
-    MemoriesRecalled,
-    MemoryStateChanged,
-)
+from ai_memory.core.events import DomainEvent
 from ai_memory.core.governance import (
     ConflictDetector,
     DictionaryConflictDetector,
     GovernanceParams,
     GovernedMemory,
-    Transition,
     from_stored,
-    govern_write,
     plan_governor_pass,
 )
 from ai_memory.core.governance.extraction import Extractor, Interaction, RuleBasedExtractor
+from ai_memory.core.governance.interactions import decide_interaction, state_event
 from ai_memory.core.record import (
-    MemoryRecord,
     MemoryState,
     StoredRecord,
     check_identifier,
@@ -50,9 +41,7 @@ from ai_memory.core.timeparse import format_timestamp, parse_timestamp
 
 from .memory_service import MemoryService
 
-_ID_NAMESPACE = uuid.UUID("0b4c3f7e-9f0e-4d55-8d6a-676f7665726e")
 MAX_INTERACTION_CHARS = 8_000
-EXTRACTOR_NAME = "rules/1"
 
 
 @dataclass(frozen=True)
@@ -107,93 +96,37 @@ class GovernanceService:
         at = parse_timestamp(body["at"], field="at") if body.get("at") is not None else now
         interaction_id = str(uuid.uuid4())
         interaction = Interaction(text, at, scope, agent, session)
-        recorded_extraction: dict[str, Any] | None = None
+        model_decision: dict[str, Any] | None = None
         extract_recorded = getattr(self.extractor, "extract_recorded", None)
         if extract_recorded is not None:
             # A model's extraction is not reproducible: record its decision in the event.
-            extracted, decision = extract_recorded(interaction)
-            recorded_extraction = json.loads(decision.to_json())
+            extracted, recorded = extract_recorded(interaction)
+            model_decision = json.loads(recorded.to_json())
         else:
             extracted = self.extractor.extract(interaction)
 
-        with m.write_lock:
-            # Decide against projections that include everything this process appended.
+        uow = m.units.begin(tenant, agent)
+        with uow:
+            # Decide against projections that include everything this service appended.
             if self._last_position:
                 m.wait_for(self._last_position)
-            current = self._governed(tenant, scope)
-            events: list[DomainEvent] = []
-            written: list[dict[str, Any]] = []
-            transitions: list[Transition] = []
-            for i, item in enumerate(extracted):
-                memory_id = str(uuid.uuid5(_ID_NAMESPACE, f"{interaction_id}/{i}"))
-                governed = item.to_governed(memory_id)
-                outcome = govern_write(governed, current, now, self.params, self.detector)
-                meta = item.to_meta()
-                meta["source"] = {"interaction_id": interaction_id, "session_id": session}
-                record = MemoryRecord(
-                    id=memory_id,
-                    type=item.memory_type,
-                    content=item.content,
-                    scope=scope,
-                    source_agent=agent,
-                    created_at=item.at,
-                    tags=(item.slot.key(),),
-                    meta=meta,
-                )
-                decided = decide_write(
-                    record,
-                    None,
-                    m.header(tenant, agent),
-                    cause="extractor",
-                    state=outcome.new_state,
-                )
-                assert decided.event is not None  # a fresh id always writes
-                events.append(decided.event)
-                for t in outcome.transitions:
-                    if t.memory_id != memory_id and t.from_state is not None:
-                        events.append(self._state_event(tenant, scope, t, by=memory_id))
-                transitions.extend(outcome.transitions)
-                if outcome.reinforce:
-                    events.append(
-                        MemoriesRecalled(m.header(tenant, agent), scope, tuple(outcome.reinforce))
-                    )
-                current = _apply(current, governed, outcome.new_state, outcome.transitions)
-                written.append(
-                    {
-                        "id": memory_id,
-                        "type": item.memory_type.value,
-                        "slot": item.slot.key(),
-                        "value": item.value,
-                        "state": outcome.new_state.value,
-                        "cause": outcome.cause,
-                        "content": item.content,
-                    }
-                )
-            extraction = {
-                "extractor": EXTRACTOR_NAME if recorded_extraction is None else "model",
-                "decision": recorded_extraction,
-                "memories": written,
-                "transitions": [json.loads(t.decision_json()) for t in transitions],
-            }
-            recorded = InteractionRecorded(
-                m.header(tenant, agent),
+            decision = decide_interaction(
+                interaction,
                 interaction_id,
-                scope,
-                agent,
-                session,
-                text,
-                at,
-                json.dumps(extraction, ensure_ascii=False, sort_keys=True),
+                extracted,
+                self._governed(tenant, scope),
+                now=now,
+                params=self.params,
+                detector=self.detector,
+                header=uow.header,
+                model_decision=model_decision,
             )
-            positions = m.log.append([recorded, *events])
+            positions = uow.append(decision.events)
             self._last_position = max(self._last_position, *positions)
         if wait:
-            m.wait_for(self._last_position)
+            uow.wait()
         return InteractionResult(
-            interaction_id,
-            positions[-1],
-            written,
-            [json.loads(t.decision_json()) for t in transitions],
+            interaction_id, positions[-1], decision.memories, decision.transitions
         )
 
     # --- L2 / L3 -------------------------------------------------------------------------
@@ -247,7 +180,8 @@ class GovernanceService:
         takeovers. Emits the transitions as events and returns them."""
         m = self.memory
         now = m.clock.now()
-        with m.write_lock:
+        uow = m.units.begin(tenant, "governor")
+        with uow:
             by_scope: dict[str, list[GovernedMemory]] = {}
             for stored in m.store.scan_records(tenant):
                 by_scope.setdefault(stored.record.scope, []).append(
@@ -259,37 +193,14 @@ class GovernanceService:
                 for t in plan_governor_pass(memories, now, self.params):
                     if t.from_state is None:
                         continue
-                    events.append(self._state_event(tenant, scope, t, actor="governor"))
+                    events.append(state_event(uow.header(), scope, t))
                     done.append({"scope": scope, **json.loads(t.decision_json())})
             if events:
-                positions = m.log.append(events)
+                positions = uow.append(events)
                 self._last_position = max(self._last_position, *positions)
-        if wait and events:
-            m.wait_for(self._last_position)
+        if wait:
+            uow.wait()
         return done
-
-    def _state_event(
-        self,
-        tenant: str,
-        scope: str,
-        t: Transition,
-        actor: str = "governance",
-        by: str | None = None,
-    ) -> MemoryStateChanged:
-        """``by``: the memory whose arrival caused the change (lineage: superseded_by)."""
-        assert t.from_state is not None
-        decision = json.loads(t.decision_json())
-        if by is not None:
-            decision["superseded_by"] = by
-        return MemoryStateChanged(
-            EventHeader(str(uuid.uuid4()), tenant, self.memory.clock.now(), actor),
-            t.memory_id,
-            scope,
-            t.from_state,
-            t.to_state,
-            t.cause,
-            json.dumps(decision, ensure_ascii=False, sort_keys=True, separators=(",", ":")),
-        )
 
     # --- lineage -------------------------------------------------------------------------
     def lineage(self, tenant: str, memory_id: str) -> dict[str, Any]:
@@ -327,19 +238,6 @@ class GovernanceService:
             from_stored(s, self.params)
             for s in self.memory.store.scan_records(tenant, scopes=[scope])
         ]
-
-
-def _apply(
-    current: Sequence[GovernedMemory],
-    new: GovernedMemory,
-    new_state: MemoryState,
-    transitions: Sequence[Transition],
-) -> list[GovernedMemory]:
-    """The in-memory view after a decision, for later memories of the same interaction."""
-    moved = {t.memory_id: t.to_state for t in transitions if t.from_state is not None}
-    updated = [replace(g, state=moved.get(g.memory_id, g.state)) for g in current]
-    updated.append(replace(new, state=new_state))
-    return updated
 
 
 def _section(stored: StoredRecord, gov: GovernedMemory) -> str | None:

@@ -1,22 +1,20 @@
 """MemoryService: the six primitives as use cases over the ports.
 
-Writes: validate → decide against the log's write model (heads) → append events.
+Writes: validate → decide against the log's write model (heads) → append events, each
+in a unit of work (``unit_of_work``: the lock, the heads, the headers, the waits).
 Reads: served from projections, optionally after waiting for a log position
-(read-your-writes). Writes are serialised per process by a lock so that the
-decide-then-append step sees every earlier append.
+(read-your-writes).
 """
 
 from __future__ import annotations
 
-import threading
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from ai_memory.core.decide import decide_delete, decide_write, with_created_at_from
-from ai_memory.core.errors import Gone, InvalidInput, NotFound, Timeout
+from ai_memory.core.errors import Gone, InvalidInput, NotFound
 from ai_memory.core.events import EventHeader
 from ai_memory.core.governance import Candidate, GovernanceParams, rerank
 from ai_memory.core.keywords import query_terms
@@ -36,19 +34,10 @@ from ai_memory.core.record import (
 )
 from ai_memory.core.timeparse import parse_timestamp, short_repr
 from ai_memory.service.recalls import RecallRecorder
+from ai_memory.service.unit_of_work import PositionWaiter, UnitOfWork, UnitsOfWork
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
 MAX_TOP_K = 100
-
-
-class PositionWaiter(Protocol):
-    """Something that can wait until the projections reach a log position."""
-
-    def wait(self, position: int, timeout: float) -> bool: ...
-
-    async def wait_async(self, position: int, timeout: float) -> bool: ...
-
-    def beyond_head(self, position: int) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -153,21 +142,21 @@ class MemoryService:
         wait_timeout: float = 10.0,
         recalls: RecallRecorder | None = None,
         ranking: GovernanceParams | None = None,
+        units: UnitsOfWork | None = None,
     ) -> None:
-        self.log = log
         self.store = store
         self.index = index
         self.embedder = embedder
         self.clock = clock
-        self.waiter = waiter
         self.limits = limits or Limits()
         self.wait_timeout = wait_timeout
         self.recalls = recalls
         self.ranking = ranking or GovernanceParams()
-        self.write_lock = threading.Lock()
+        # Every service of this process writes through these units (one lock, one clock).
+        self.units = units or UnitsOfWork(log, clock, waiter, wait_timeout=wait_timeout)
 
     def header(self, tenant: str, actor: str) -> EventHeader:
-        return EventHeader(str(uuid.uuid4()), tenant, self.clock.now(), actor)
+        return self.units.header(tenant, actor)
 
     # --- write / upsert --------------------------------------------------------------------
     def write(
@@ -180,16 +169,23 @@ class MemoryService:
     ) -> WriteResult:
         now = self.clock.now()
         record = parse_record(body, now=now, limits=self.limits, memory_id=memory_id)
-        with self.write_lock:
-            head = self.log.heads(tenant, [record.id]).get(record.id)
-            record = with_created_at_from(record, head, explicit=body.get("created_at") is not None)
-            outcome = decide_write(record, head, self.header(tenant, record.source_agent))
-            if outcome.event is None:
-                position = outcome.position or 0
-            else:
-                (position,) = self.log.append([outcome.event])
+        with self.units.begin(tenant, record.source_agent) as uow:
+            result = self.write_in(uow, record, explicit_created=body.get("created_at") is not None)
         if wait:
-            self.wait_for(position)
+            self.wait_for(result.position)
+        return result
+
+    def write_in(
+        self, uow: UnitOfWork, record: MemoryRecord, *, explicit_created: bool
+    ) -> WriteResult:
+        """Decide and append one write inside ``uow`` (which holds the lock)."""
+        head = uow.heads([record.id]).get(record.id)
+        record = with_created_at_from(record, head, explicit=explicit_created)
+        outcome = decide_write(record, head, uow.header(record.source_agent))
+        if outcome.event is None:
+            position = outcome.position or 0
+        else:
+            (position,) = uow.append([outcome.event])
         return WriteResult(
             record=record,
             version=outcome.version,
@@ -225,15 +221,20 @@ class MemoryService:
         # Callers other than HTTP (MCP, A2A, the SDK) can send any JSON string.
         for value, name in ((memory_id, "id"), (actor, "actor"), (reason, "reason")):
             check_utf8(value, name)
-        with self.write_lock:
-            head = self.log.heads(tenant, [memory_id]).get(memory_id)
-            event = decide_delete(memory_id, None, head, self.header(tenant, actor), reason=reason)
-            if event is None:
-                assert head is not None
-                return DeleteResult(memory_id, head.position, already_forgotten=True)
-            (position,) = self.log.append([event])
-        if wait:
-            self.wait_for(position)
+        with self.units.begin(tenant, actor) as uow:
+            result = self.delete_in(uow, memory_id, reason=reason)
+        if wait and not result.already_forgotten:
+            self.wait_for(result.position)
+        return result
+
+    def delete_in(self, uow: UnitOfWork, memory_id: str, *, reason: str) -> DeleteResult:
+        """Decide and append one forget inside ``uow`` (which holds the lock)."""
+        head = uow.heads([memory_id]).get(memory_id)
+        event = decide_delete(memory_id, None, head, uow.header(), reason=reason)
+        if event is None:
+            assert head is not None
+            return DeleteResult(memory_id, head.position, already_forgotten=True)
+        (position,) = uow.append([event])
         return DeleteResult(memory_id, position, already_forgotten=False)
 
     # --- search ----------------------------------------------------------------------------
@@ -336,32 +337,11 @@ class MemoryService:
 
     # --- read-your-writes ------------------------------------------------------------------
     def check_position(self, position: int, field_name: str = "min_position") -> None:
-        """Refuse at once a position no write has returned yet: waiting for it could only
-        time out, holding the request (and, before, a worker thread) for nothing."""
-        if position < 0 or self.waiter.beyond_head(position):
-            raise InvalidInput(
-                field_name,
-                "beyond_head",
-                f"{field_name} {position} is beyond the log head; pass a position that a "
-                "write returned",
-                code="position_beyond_head",
-            )
+        self.units.check_position(position, field_name)
 
     def wait_for(self, position: int, timeout: float | None = None) -> None:
-        limit = self.wait_timeout if timeout is None else timeout
-        if not self.waiter.wait(position, limit):
-            raise self._lagging(position, limit)
+        self.units.wait_for(position, timeout)
 
     async def wait_for_async(self, position: int, timeout: float | None = None) -> None:
         """``wait_for`` on the event loop: the wait holds no worker thread."""
-        limit = self.wait_timeout if timeout is None else timeout
-        if not await self.waiter.wait_async(position, limit):
-            raise self._lagging(position, limit)
-
-    @staticmethod
-    def _lagging(position: int, limit: float) -> Timeout:
-        return Timeout(
-            f"projections did not reach log position {position} within {limit:g}s",
-            retry_after=1.0,
-            code="projection_lag",
-        )
+        await self.units.wait_for_async(position, timeout)

@@ -36,9 +36,11 @@ from ai_memory.core.record import (
     StoredRecord,
     check_identifier,
     check_utf8,
+    parse_record,
 )
 
 from .memory_service import MemoryService
+from .unit_of_work import UnitOfWork
 
 NOTE_KIND = "note"
 OFF = "off"
@@ -207,7 +209,8 @@ class NotesService:
     """Save / replace / turn off / recall an agent's notes on top of ``MemoryService``.
 
     Note saves are serialised per process (``_lock``) and wait for the projections, so the
-    quota check sees every earlier save of this process. Two server processes saving
+    quota check sees every earlier save of this process; each save decides its slot and
+    writes in one unit of work. Two server processes saving
     new topics for the same agent at the same instant may both pass the quota check.
     """
 
@@ -225,38 +228,50 @@ class NotesService:
         off = isinstance(note, str) and note.strip().casefold() == OFF
         body = None if off else validate_note(note, self.rules)
         with self._lock:
-            memory_id, live, forgotten = self._slot(tenant, agent, tags)
-            notes = self.notes_of(tenant, agent)
-            # A replacement keeps the stored tag order: "jobs neo" is the same topic.
-            tags = next(
-                (n.tags for n in notes if n.id == memory_id and set(n.tags) == set(tags)), tags
+            uow = self.service.units.begin(tenant, agent)
+            with uow:
+                result = self._save_in(uow, agent, tags, body, type_)
+            # Waited for after the write lock, inside the notes lock: the next save's quota
+            # check reads the projections, which must include this one.
+            uow.wait()
+        return result
+
+    def _save_in(
+        self,
+        uow: UnitOfWork,
+        agent: str,
+        tags: tuple[str, ...],
+        body: str | None,
+        type_: MemoryType | None,
+    ) -> SaveResult:
+        """Decide the topic's slot and save (``body`` None: turn it off) inside ``uow``."""
+        memory_id, live, forgotten = self._slot(uow, agent, tags)
+        notes = self.notes_of(uow.tenant, agent)
+        # A replacement keeps the stored tag order: "jobs neo" is the same topic.
+        tags = next((n.tags for n in notes if n.id == memory_id and set(n.tags) == set(tags)), tags)
+        used = len(notes)
+        if body is None:
+            if not live:
+                if forgotten is None:
+                    raise NotFound(
+                        f"agent {agent!r} has no note on topic {', '.join(tags)!r}",
+                        code="note_not_found",
+                    )
+                return SaveResult(forgotten, agent, tags, "already_off", None, 0, used)
+            deleted = self.service.delete_in(uow, memory_id, reason="note_off")
+            return SaveResult(memory_id, agent, tags, "deleted", None, deleted.position, used - 1)
+        if not live and used >= self.rules.quota:
+            raise Conflict(
+                f"agent {agent!r} already has {used} notes, the limit is {self.rules.quota}; "
+                "replace an existing topic or turn one off (note: 'off') first",
+                code="note_quota_exceeded",
             )
-            used = len(notes)
-            if off:
-                if not live:
-                    if forgotten is None:
-                        raise NotFound(
-                            f"agent {agent!r} has no note on topic {', '.join(tags)!r}",
-                            code="note_not_found",
-                        )
-                    return SaveResult(forgotten, agent, tags, "already_off", None, 0, used)
-                deleted = self.service.delete(
-                    tenant, memory_id, actor=agent, reason="note_off", wait=True
-                )
-                return SaveResult(
-                    memory_id, agent, tags, "deleted", None, deleted.position, used - 1
-                )
-            if not live and used >= self.rules.quota:
-                raise Conflict(
-                    f"agent {agent!r} already has {used} notes, the limit is {self.rules.quota}; "
-                    "replace an existing topic or turn one off (note: 'off') first",
-                    code="note_quota_exceeded",
-                )
-            kind = (type_ or self.rules.default_type).value
-            record: dict[str, object] = {"type": kind, "content": body, "tags": list(tags)}
-            record |= {"scope": f"agent:{agent}", "source_agent": agent}
-            record["meta"] = {"kind": NOTE_KIND}
-            written = self.service.write(tenant, record, memory_id=memory_id, wait=True)
+        kind = (type_ or self.rules.default_type).value
+        fields: dict[str, object] = {"type": kind, "content": body, "tags": list(tags)}
+        fields |= {"scope": f"agent:{agent}", "source_agent": agent, "meta": {"kind": NOTE_KIND}}
+        limits, now = self.service.limits, self.service.clock.now()
+        record = parse_record(fields, now=now, limits=limits, memory_id=memory_id)
+        written = self.service.write_in(uow, record, explicit_created=False)
         status: SaveStatus = (
             "created" if written.created else "replaced" if written.changed else "unchanged"
         )
@@ -285,12 +300,14 @@ class NotesService:
         live = (s for s in scan if s.state == MemoryState.ACTIVE and not s.record.is_expired(now))
         return [_view(s) for s in live if s.record.meta.get("kind") == NOTE_KIND]
 
-    def _slot(self, tenant: str, agent: str, tags: Sequence[str]) -> tuple[str, bool, str | None]:
+    def _slot(
+        self, uow: UnitOfWork, agent: str, tags: Sequence[str]
+    ) -> tuple[str, bool, str | None]:
         """(id, live, last forgotten id): this topic's live id, or the next free one."""
         generation, forgotten = 1, None
         while True:
             memory_id = note_id(agent, tags, generation)
-            head = self.service.log.heads(tenant, [memory_id]).get(memory_id)
+            head = uow.heads([memory_id]).get(memory_id)
             if head is None or not head.deleted:
                 return memory_id, head is not None, forgotten
             generation, forgotten = generation + 1, memory_id
@@ -299,11 +316,11 @@ class NotesService:
         """Append one recall event; wait (bounded) so the next GET shows the new counts."""
         if not ids:
             return None
-        event = MemoriesRecalled(self.service.header(tenant, agent), f"agent:{agent}", tuple(ids))
-        (position,) = self.service.log.append([event])
+        with self.service.units.begin(tenant, agent) as uow:
+            (position,) = uow.append([MemoriesRecalled(uow.header(), f"agent:{agent}", tuple(ids))])
         # On timeout the read is still on the log; its count shows once projections catch up.
         with contextlib.suppress(Timeout):
-            self.service.wait_for(position)
+            uow.wait()
         return position
 
 

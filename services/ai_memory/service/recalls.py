@@ -4,28 +4,26 @@ Counts live on the log, as ``MemoriesRecalled`` events, so replays reproduce the
 the governance score's read-frequency term ``F`` is deterministic. Appending one event
 per search would double the write load of a read-heavy system, so recalls are batched:
 ids accumulate per (tenant, scope) and are appended every ``interval`` seconds or once
-``max_batch`` ids are pending, and on close.
+``max_batch`` ids are pending, and on close. Each tenant's batch is appended in a unit
+of work, like every other write of the service layer.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import uuid
 from collections.abc import Iterable
 
-from ai_memory.core.events import EventHeader, MemoriesRecalled
-from ai_memory.core.ports import Clock, EventLog
+from ai_memory.core.events import MemoriesRecalled
+
+from .unit_of_work import UnitsOfWork
 
 log = logging.getLogger(__name__)
 
 
 class RecallRecorder:
-    def __init__(
-        self, log_: EventLog, clock: Clock, *, interval: float = 1.0, max_batch: int = 500
-    ) -> None:
-        self.log = log_
-        self.clock = clock
+    def __init__(self, units: UnitsOfWork, *, interval: float = 1.0, max_batch: int = 500) -> None:
+        self.units = units
         self.interval = interval
         self.max_batch = max_batch
         self._pending: dict[tuple[str, str], list[str]] = {}
@@ -49,17 +47,15 @@ class RecallRecorder:
         """Append what is pending now; return how many ids were appended."""
         with self._lock:
             pending, self._pending, self._count = self._pending, {}, 0
-        events = [
-            MemoriesRecalled(
-                EventHeader(str(uuid.uuid4()), tenant, self.clock.now(), "recall"),
-                scope,
-                tuple(ids),
-            )
-            for (tenant, scope), ids in pending.items()
-        ]
-        if events:
-            self.log.append(events)
-        return sum(len(e.memory_ids) for e in events)
+        by_tenant: dict[str, list[tuple[str, list[str]]]] = {}
+        for (tenant, scope), ids in pending.items():
+            by_tenant.setdefault(tenant, []).append((scope, ids))
+        appended = 0
+        for tenant, batches in by_tenant.items():
+            with self.units.begin(tenant, "recall") as uow:
+                uow.append([MemoriesRecalled(uow.header(), s, tuple(ids)) for s, ids in batches])
+            appended += sum(len(ids) for _, ids in batches)
+        return appended
 
     def start(self) -> None:
         if self._thread is None:

@@ -14,7 +14,7 @@ import hashlib
 import logging
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from ai_memory import __version__
@@ -29,10 +29,11 @@ from ai_memory.core.bundle import (
 )
 from ai_memory.core.decide import decide_delete, decide_write, with_created_at_from
 from ai_memory.core.errors import Conflict, Gone, InvalidInput
-from ai_memory.core.events import DomainEvent, Head, MemoriesImported
+from ai_memory.core.events import DomainEvent, EventHeader, Head, MemoriesImported
 from ai_memory.core.record import MemoryState, parse_record, validate_id, validate_scope
 
 from .memory_service import MemoryService
+from .unit_of_work import UnitOfWork
 
 BATCH_LINES = 500
 MAX_REPORTED_ERRORS = 1000
@@ -192,8 +193,18 @@ class ImportSession:
 
     def finish(self, *, wait: bool = False) -> ImportReport:
         r = self.report
-        event = MemoriesImported(
-            header=self.service.header(self.tenant, self.actor),
+        with self.service.units.begin(self.tenant, self.actor) as uow:
+            (position,) = uow.append([self._imported(uow.header())])
+        r.position = max(r.position, position)
+        if wait:
+            self.service.wait_for(r.position)
+        return r
+
+    def _imported(self, header: EventHeader) -> MemoriesImported:
+        """The batch's provenance and counts, as one event."""
+        r = self.report
+        return MemoriesImported(
+            header=header,
             batch_id=r.batch_id,
             source=self.source,
             received=r.received,
@@ -202,11 +213,6 @@ class ImportSession:
             skipped_tombstoned=r.skipped_tombstoned,
             rejected=r.rejected,
         )
-        (position,) = self.service.log.append([event])
-        r.position = max(r.position, position)
-        if wait:
-            self.service.wait_for(r.position)
-        return r
 
     # --- internals ---------------------------------------------------------------------
     def _apply(self, batch: Sequence[tuple[int, BundleLine]]) -> None:
@@ -221,11 +227,12 @@ class ImportSession:
                 self._reject(number, _unexpected(number, e))
         events: list[DomainEvent] = []
         decided: list[tuple[int, str]] = []  # (line, counter) of each event, for _append
-        with service.write_lock:
-            heads: dict[str, Head] = service.log.heads(self.tenant, [c[2] for c in candidates])
+        with service.units.begin(self.tenant, self.actor) as uow:
+            # Decisions later in the batch see the heads decided earlier in it.
+            heads: dict[str, Head] = uow.heads([c[2] for c in candidates])
             for number, line, memory_id in candidates:
                 head = heads.get(memory_id)
-                header = service.header(self.tenant, self.actor)
+                header = uow.header()
                 try:
                     if line.kind == "tombstone":
                         event = decide_delete(
@@ -253,7 +260,7 @@ class ImportSession:
                     outcome = decide_write(
                         record,
                         head,
-                        replace(header, actor=record.source_agent),
+                        uow.header(record.source_agent),
                         cause="import",
                         import_batch_id=self.report.batch_id,
                         state=_line_state(line),
@@ -283,20 +290,21 @@ class ImportSession:
                     record.created_at,
                 )
             if events:
-                self._append(events, decided)
+                self._append(uow, events, decided)
 
-    def _append(self, events: Sequence[DomainEvent], decided: Sequence[tuple[int, str]]) -> None:
+    def _append(
+        self, uow: UnitOfWork, events: Sequence[DomainEvent], decided: Sequence[tuple[int, str]]
+    ) -> None:
         """Append the batch at once; if the log refuses it, line by line, so one event the
         log cannot take is reported on its line and the others still land."""
-        log = self.service.log
         try:
-            positions = log.append(list(events))
+            positions = uow.append(list(events))
         except Exception:
             logger.warning("import batch append failed; retrying line by line", exc_info=True)
             positions = []
             for event, (number, counter) in zip(events, decided, strict=True):
                 try:
-                    positions += log.append([event])
+                    positions += uow.append([event])
                 except Exception as e:
                     setattr(self.report, counter, getattr(self.report, counter) - 1)
                     self._reject(number, _unexpected(number, e))

@@ -1,0 +1,211 @@
+"""The unit of work: the one way the service layer writes to the log.
+
+    with units.begin(tenant, actor) as uow:
+        heads = uow.heads(ids)          # the log's heads, overlaid with this uow's appends
+        events = decide(…, uow.header())
+        positions = uow.append(events)
+    uow.wait()                          # read-your-writes, after the lock is released
+
+A unit of work owns, for one decision:
+
+* the **write lock** — decide-then-append is serialised per process, so a decision sees
+  every earlier append of this process (one writer per partition across processes is the
+  log's business, not this lock's);
+* a **head overlay** — the heads of what this unit appended, so a second decision in the
+  same unit sees them even where the log's head store has not recorded them yet;
+* **event headers** — a fresh event id, the tenant, the injected clock's time, the actor;
+  and the caller's ``principal`` (empty until keys exist: an authenticated principal
+  will be checked and recorded here, in one place for every service);
+* **read-your-writes** — ``wait`` / ``wait_async`` for the newest position it appended.
+
+Waiting is never done under the lock: a slow projection must not stall every writer.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Protocol
+
+from ai_memory.core.errors import InvalidInput, Timeout
+from ai_memory.core.events import DomainEvent, EventHeader, Head
+from ai_memory.core.heads import head_update
+from ai_memory.core.ports import Clock, EventLog
+
+
+class PositionWaiter(Protocol):
+    """Something that can wait until the projections reach a log position."""
+
+    def wait(self, position: int, timeout: float) -> bool: ...
+
+    async def wait_async(self, position: int, timeout: float) -> bool: ...
+
+    def beyond_head(self, position: int) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling, as authenticated at the door (API keys: not yet). ``actor`` is
+    what events will record as the authenticated actor."""
+
+    tenant: str
+    actor: str
+
+
+class UnitOfWork:
+    """One decide-then-append step of one tenant; a context manager holding the lock."""
+
+    def __init__(
+        self, units: UnitsOfWork, tenant: str, actor: str, principal: Principal | None
+    ) -> None:
+        if principal is not None and principal.tenant != tenant:
+            raise InvalidInput("tenant", "principal", "a principal writes only to its tenant")
+        self._units = units
+        self.tenant = tenant
+        self.actor = actor
+        self.principal = principal
+        self._overlay: dict[str, Head] = {}
+        self._held = False
+        self.positions: list[int] = []
+
+    # --- the lock --------------------------------------------------------------------
+    def __enter__(self) -> UnitOfWork:
+        self._units.lock.acquire()
+        self._held = True
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._held = False
+        self._units.lock.release()
+
+    # --- deciding ----------------------------------------------------------------------
+    def heads(self, memory_ids: Sequence[str]) -> dict[str, Head]:
+        """The write model for ``memory_ids``: the log's heads, and over them the heads of
+        what this unit appended (with the positions the log gave them)."""
+        self._require_lock()
+        wanted = list(dict.fromkeys(memory_ids))
+        missing = [m for m in wanted if m not in self._overlay]
+        found = self._units.log.heads(self.tenant, missing) if missing else {}
+        for memory_id in wanted:
+            if memory_id in self._overlay:
+                found[memory_id] = self._overlay[memory_id]
+        return found
+
+    def header(self, actor: str | None = None) -> EventHeader:
+        """A header for one new event: fresh id, this tenant, the clock's time."""
+        return EventHeader(
+            str(uuid.uuid4()), self.tenant, self._units.clock.now(), actor or self.actor
+        )
+
+    def append(self, events: Sequence[DomainEvent]) -> list[int]:
+        """Append ``events`` at once; returns their positions, in order."""
+        self._require_lock()
+        if not events:
+            return []
+        positions = self._units.log.append(list(events))
+        for event, position in zip(events, positions, strict=True):
+            update = head_update(event)
+            if update is not None:
+                head = update.head
+                self._overlay[head.memory_id] = Head(
+                    head.memory_id,
+                    head.scope,
+                    head.version,
+                    head.content_sha256,
+                    head.deleted,
+                    position,
+                    head.created_at,
+                )
+        self.positions += positions
+        self._units.appended(max(positions))
+        return positions
+
+    # --- read-your-writes --------------------------------------------------------------
+    @property
+    def last_position(self) -> int:
+        """The newest position this unit appended (0: nothing)."""
+        return max(self.positions, default=0)
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Until every projection applied what this unit appended (not under the lock)."""
+        if self.last_position:
+            self._units.wait_for(self.last_position, timeout)
+
+    async def wait_async(self, timeout: float | None = None) -> None:
+        if self.last_position:
+            await self._units.wait_for_async(self.last_position, timeout)
+
+    def _require_lock(self) -> None:
+        if not self._held:
+            raise RuntimeError("a unit of work decides and appends inside `with uow:` only")
+
+
+class UnitsOfWork:
+    """Begins units of work over one log; one per process, shared by every service."""
+
+    def __init__(
+        self, log: EventLog, clock: Clock, waiter: PositionWaiter, *, wait_timeout: float = 10.0
+    ) -> None:
+        self.log = log
+        self.clock = clock
+        self.waiter = waiter
+        self.wait_timeout = wait_timeout
+        # Re-entrant: a service may begin a unit while another of the same thread holds
+        # the lock (a note save decides its slot, then writes through the memory service).
+        self.lock = threading.RLock()
+        self._last_position = 0
+
+    def begin(self, tenant: str, actor: str, *, principal: Principal | None = None) -> UnitOfWork:
+        return UnitOfWork(self, tenant, actor, principal)
+
+    def header(self, tenant: str, actor: str) -> EventHeader:
+        """A header outside any unit (an event that decides nothing)."""
+        return EventHeader(str(uuid.uuid4()), tenant, self.clock.now(), actor)
+
+    @property
+    def last_position(self) -> int:
+        """The newest position any unit of this process appended."""
+        return self._last_position
+
+    def appended(self, position: int) -> None:
+        self._last_position = max(self._last_position, position)
+
+    # --- read-your-writes --------------------------------------------------------------
+    def check_position(self, position: int, field_name: str = "min_position") -> None:
+        """Refuse at once a position no write has returned yet: waiting for it could only
+        time out, holding the request (and, before, a worker thread) for nothing."""
+        if position < 0 or self.waiter.beyond_head(position):
+            raise InvalidInput(
+                field_name,
+                "beyond_head",
+                f"{field_name} {position} is beyond the log head; pass a position that a "
+                "write returned",
+                code="position_beyond_head",
+            )
+
+    def wait_for(self, position: int, timeout: float | None = None) -> None:
+        limit = self.wait_timeout if timeout is None else timeout
+        if not self.waiter.wait(position, limit):
+            raise lagging(position, limit)
+
+    async def wait_for_async(self, position: int, timeout: float | None = None) -> None:
+        """``wait_for`` on the event loop: the wait holds no worker thread."""
+        limit = self.wait_timeout if timeout is None else timeout
+        if not await self.waiter.wait_async(position, limit):
+            raise lagging(position, limit)
+
+
+def lagging(position: int, limit: float) -> Timeout:
+    return Timeout(
+        f"projections did not reach log position {position} within {limit:g}s",
+        retry_after=1.0,
+        code="projection_lag",
+    )
