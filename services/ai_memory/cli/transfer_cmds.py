@@ -5,14 +5,15 @@ from __future__ import annotations
 import gzip
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Annotated
 
-import httpx
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+
+from ai_memory.sdk import ApiError, MemoryClient
 
 err = Console(stderr=True)
 DEFAULT_URL = "http://127.0.0.1:8080"
@@ -27,7 +28,6 @@ def export_cmd(
     url: Annotated[str, typer.Option(envvar="AIMEM_URL")] = DEFAULT_URL,
 ) -> None:
     """Export records and tombstones (optionally of some scopes) as an NDJSON bundle."""
-    params: list[tuple[str, str | int | float | bool | None]] = [("scope", s) for s in scope or []]
     sink: IO[bytes] | gzip.GzipFile
     if output is None:
         sink = sys.stdout.buffer
@@ -37,14 +37,13 @@ def export_cmd(
         sink = output.open("wb")
     lines = 0
     try:
-        with httpx.stream("GET", f"{url}/v1/export", params=params, timeout=None) as response:
-            if response.is_error:
-                response.read()
-                err.print(f"[red]error {response.status_code}[/red]: {response.text}")
-                raise typer.Exit(1)
-            for chunk in response.iter_bytes():
-                lines += chunk.count(b"\n")
-                sink.write(chunk)
+        with MemoryClient(url, timeout=60.0) as client:
+            for line in client.export_lines(scope or None):
+                sink.write(line.encode("utf-8") + b"\n")
+                lines += 1
+    except ApiError as e:
+        err.print(f"[red]error {e.status or '-'} {e.code}[/red]: {e.detail}")
+        raise typer.Exit(1) from None
     finally:
         if output is not None:
             sink.close()
@@ -59,33 +58,24 @@ def import_cmd(
     """Import an NDJSON bundle; prints the per-line report."""
     size = path.stat().st_size
     columns = (TextColumn("import"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
-    with Progress(*columns, console=err) as bar:
-        task = bar.add_task("import", total=size)
+    try:
+        with Progress(*columns, console=err) as bar, MemoryClient(url, timeout=None) as client:
+            task = bar.add_task("import", total=size)
 
-        def chunks() -> Iterator[bytes]:
-            with path.open("rb") as raw:
-                while block := raw.read(1 << 16):
-                    bar.update(task, advance=len(block))
-                    yield block
+            def lines() -> Iterator[bytes]:
+                """The bundle's lines (newline kept); the bar follows the file's bytes."""
+                with path.open("rb") as raw:
+                    text: Iterable[bytes] = (
+                        gzip.GzipFile(fileobj=raw) if path.suffix == ".gz" else raw
+                    )
+                    done = 0
+                    for line in text:
+                        yield line
+                        bar.update(task, advance=raw.tell() - done)
+                        done = raw.tell()
 
-        body = _gunzip(chunks()) if path.suffix == ".gz" else chunks()
-        response = httpx.post(
-            f"{url}/v1/import",
-            content=body,
-            params={"wait": wait},
-            headers={"content-type": "application/x-ndjson"},
-            timeout=None,
-        )
-    report = response.json()
-    typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
-    if response.is_error:
-        raise typer.Exit(1)
-
-
-def _gunzip(blocks: Iterator[bytes]) -> Iterator[bytes]:
-    import zlib
-
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    for block in blocks:
-        yield inflater.decompress(block)
-    yield inflater.flush()
+            report = client.import_bundle(lines(), wait=wait)
+    except ApiError as e:
+        typer.echo(json.dumps(e.problem or {"detail": e.detail}, ensure_ascii=False, indent=2))
+        raise typer.Exit(1) from None
+    typer.echo(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2))

@@ -57,7 +57,7 @@ class AsyncMemoryClient:
         self,
         base_url: str = DEFAULT_URL,
         *,
-        timeout: float = 30.0,
+        timeout: float | None = 30.0,
         retries: int | RetryPolicy = 3,
         transport: httpx.AsyncBaseTransport | None = None,
         headers: dict[str, str] | None = None,

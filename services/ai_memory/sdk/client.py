@@ -50,6 +50,7 @@ DEFAULT_URL = "http://127.0.0.1:8080"
 class MemoryClient:
     """A synchronous client of one ai-memory server.
 
+    ``timeout`` is per request in seconds (``None``: no limit, e.g. for a large import);
     ``retries`` is a retry count or a ``RetryPolicy``; ``transport`` replaces the network
     (``httpx.MockTransport`` in tests). Use it as a context manager, or call ``close``.
     """
@@ -58,7 +59,7 @@ class MemoryClient:
         self,
         base_url: str = DEFAULT_URL,
         *,
-        timeout: float = 30.0,
+        timeout: float | None = 30.0,
         retries: int | RetryPolicy = 3,
         transport: httpx.BaseTransport | None = None,
         headers: dict[str, str] | None = None,

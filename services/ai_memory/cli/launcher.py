@@ -1,0 +1,59 @@
+"""The ``ai-memory`` console script. Standard library only, so that a client-only install
+(``pip install ai-memory``) answers a command it cannot run with the extra to install
+instead of a traceback."""
+
+from __future__ import annotations
+
+import sys
+
+# Top-level modules of each extra that are not part of the base install.
+_EXTRA_OF = {
+    "typer": "cli",
+    "rich": "cli",
+    "click": "cli",
+    "langgraph": "langgraph",
+    "aiokafka": "distributed",
+    "cassandra": "distributed",
+    "faust": "distributed",
+    "mode": "distributed",
+    "qdrant_client": "distributed",
+}
+
+
+def missing_extra(error: ModuleNotFoundError) -> str | None:
+    """The extra that provides the module ``error`` misses; None for our own modules
+    (a bug, not an install problem)."""
+    top = (error.name or "").split(".")[0]
+    if not top or top == "ai_memory":
+        return None
+    return _EXTRA_OF.get(top, "server")
+
+
+def explain(error: ModuleNotFoundError, extra: str) -> str:
+    what = {
+        "cli": "the command line",
+        "server": "this command (it runs the server or works on its data)",
+        "distributed": "this command (it needs the distributed adapters)",
+        "langgraph": "this command",
+    }[extra]
+    return (
+        f"ai-memory: {what} needs the '{extra}' extra (module {error.name!r} is not "
+        f"installed):\n    pip install 'ai-memory[{extra}]'"
+    )
+
+
+def main() -> None:
+    try:
+        from ai_memory.cli.main import app
+
+        app()
+    except ModuleNotFoundError as e:
+        extra = missing_extra(e)
+        if extra is None:
+            raise
+        print(explain(e, extra), file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
