@@ -14,8 +14,9 @@ from ai_memory.bootstrap import Container
 from ai_memory.cli.main import app
 from ai_memory.migration.cogx import export_cogx
 from ai_memory.migration.importers import ImportOptions
-from ai_memory.migration.migrate import _import_embedded, convert_source, migrate
-from ai_memory.migration.verify import EmbeddedTarget, verify
+from ai_memory.migration.migrate import convert_source, import_lines, migrate
+from ai_memory.migration.verify import ClientTarget, verify
+from ai_memory.sdk.in_process import InProcessClient
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "migration"
 DELETED = "8f8c1b9e-2b1d-4c59-9d9e-0a1b2c3d4e09"
@@ -83,8 +84,8 @@ def test_a_forgotten_memory_that_resurfaces_fails_the_check(container: Container
             },
         }
     )
-    _import_embedded(container.service, "default", crafted, "bundle", None)
-    checks = {c.key: c for c in verify(EmbeddedTarget(container.service, "default"), lines)}
+    import_lines(InProcessClient(container, actor="migrate"), crafted, "bundle", None)
+    checks = {c.key: c for c in verify(ClientTarget(InProcessClient(container)), lines)}
     forgetting = checks["forgetting"]
     assert not forgetting.passed
     assert forgetting.failures[0]["id"] == DELETED
@@ -96,8 +97,8 @@ def test_a_forgotten_memory_that_resurfaces_fails_the_check(container: Container
 def test_a_lost_preference_fails_the_check(container: Container) -> None:
     lines = _lines("mem0")
     lossy = [line for line in lines if (line.get("record") or {}).get("id") != PREF]
-    _import_embedded(container.service, "default", lossy, "bundle", None)
-    checks = {c.key: c for c in verify(EmbeddedTarget(container.service, "default"), lines)}
+    import_lines(InProcessClient(container, actor="migrate"), lossy, "bundle", None)
+    checks = {c.key: c for c in verify(ClientTarget(InProcessClient(container)), lines)}
     preferences = checks["preferences"]
     assert not preferences.passed
     assert preferences.failures == [
@@ -115,7 +116,7 @@ def test_cogx_round_trip_keeps_ids_types_and_forgetting(
     tmp_path: Path, container: Container
 ) -> None:
     lines = _lines("langmem/store_items.json")
-    _import_embedded(container.service, "default", lines, "langmem", None)
+    import_lines(InProcessClient(container, actor="migrate"), lines, "langmem", None)
     exported = export_cogx(container.service, "default", tmp_path / "out", pack=True)
     assert exported.counts == {"memory": 3, "ai_memory_tombstone": 1}
     assert exported.archive is not None

@@ -15,19 +15,19 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import httpx
+from typing import Any, Protocol
 
 from ai_memory.core.bundle import dumps, parse_line
 from ai_memory.core.errors import InvalidInput
 from ai_memory.migration import Converted, SourceReport, Unimported
 from ai_memory.migration.generic import GenericImporter, GenericOptions, convert_file
+from ai_memory.sdk import ApiError, ImportOut, MemoryClient
+from ai_memory.sdk._wire import ImportSource
 from ai_memory.service.transfer import derived_id
 
 from .importers import ImportOptions, RowError
 from .importers.detect import FORMATS, IMPORTERS, detect
-from .verify import CheckResult, EmbeddedTarget, HttpTarget, Target, verify
+from .verify import CheckResult, ClientTarget, Target, verify
 
 BATCH = 500
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -196,45 +196,31 @@ def _wire(line: dict[str, Any]) -> str:
     return dumps({k: v for k, v in line.items() if k != "source_ref"})
 
 
-def _numbered(lines: list[dict[str, Any]]) -> list[tuple[int, str]]:
-    return [(i, _wire(line)) for i, line in enumerate(lines, start=1)]
+class Importer(Protocol):
+    """The import call of the SDK client (``MemoryClient`` or ``InProcessClient``)."""
+
+    def import_bundle(
+        self, source: ImportSource, *, wait: bool = False, source_name: str | None = None
+    ) -> ImportOut: ...
 
 
-def _import_http(
-    url: str, lines: list[dict[str, Any]], progress: Progress | None
+def import_lines(
+    client: Importer, lines: list[dict[str, Any]], fmt: str, progress: Progress | None
 ) -> dict[str, Any]:
-    def body() -> Iterator[bytes]:
+    """Import the bundle lines through the client and return its report (JSON)."""
+
+    def body() -> Iterator[str]:
         for start in range(0, len(lines), BATCH):
-            chunk = lines[start : start + BATCH]
-            yield ("\n".join(_wire(x) for x in chunk) + "\n").encode("utf-8")
+            yield from (_wire(x) for x in lines[start : start + BATCH])
             if progress:
                 progress("import", min(start + BATCH, len(lines)), len(lines))
 
-    response = httpx.post(
-        f"{url.rstrip('/')}/v1/import",
-        content=body(),
-        params={"wait": True},
-        headers={"content-type": "application/x-ndjson"},
-        timeout=None,
-    )
-    if response.is_error:
-        raise MigrationError(f"import failed: HTTP {response.status_code}: {response.text[:500]}")
-    result: dict[str, Any] = response.json()
-    return result
-
-
-def _import_embedded(
-    service: Any, tenant: str, lines: list[dict[str, Any]], fmt: str, progress: Progress | None
-) -> dict[str, Any]:
-    from ai_memory.service.transfer import ImportSession
-
-    session = ImportSession(service, tenant, actor="migrate", source=f"migrate:{fmt}")
-    numbered = _numbered(lines)
-    for start in range(0, len(numbered), BATCH):
-        session.feed(numbered[start : start + BATCH])
-        if progress:
-            progress("import", min(start + BATCH, len(numbered)), len(numbered))
-    return session.finish(wait=True).to_json()
+    try:
+        report = client.import_bundle(body(), wait=True, source_name=f"migrate:{fmt}")
+    except ApiError as e:
+        raise MigrationError(f"import failed: HTTP {e.status}: {e.detail[:500]}") from e
+    imported: dict[str, Any] = report.model_dump(mode="json")
+    return imported
 
 
 def _run_checks(
@@ -272,18 +258,20 @@ def migrate(
     if dry_run:
         return report
     if to.startswith(("http://", "https://")):
-        report.imported = _import_http(to, lines, progress)
-        with httpx.Client(base_url=to.rstrip("/"), timeout=60.0) as client:
-            report.checks = _run_checks(HttpTarget(client), lines, progress)
+        with MemoryClient(to, timeout=None) as remote:
+            report.imported = import_lines(remote, lines, fmt, progress)
+            report.checks = _run_checks(ClientTarget(remote), lines, progress)
         return report
     from ai_memory.bootstrap import build
+    from ai_memory.sdk.in_process import InProcessClient
     from ai_memory.settings import Settings
 
     container = build(Settings(data_dir=Path(to)))
     container.start()
     try:
-        report.imported = _import_embedded(container.service, tenant, lines, fmt, progress)
-        report.checks = _run_checks(EmbeddedTarget(container.service, tenant), lines, progress)
+        local = InProcessClient(container, tenant=tenant, actor="migrate")
+        report.imported = import_lines(local, lines, fmt, progress)
+        report.checks = _run_checks(ClientTarget(local), lines, progress)
     finally:
         container.close()
     return report

@@ -25,11 +25,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import httpx
-
-from ai_memory.core.errors import Gone, NotFound
 from ai_memory.core.timeparse import format_timestamp, parse_timestamp
-from ai_memory.service.memory_service import MemoryService, SearchRequest
+from ai_memory.sdk.errors import GoneError, NotFoundError
+from ai_memory.sdk.models import MemoryOut, SearchIn, SearchOut
 from ai_memory.service.transfer import _ID_NAMESPACE
 
 MAX_FAILURES_SHOWN = 10
@@ -52,45 +50,34 @@ class Target(Protocol):
         """Search results as ``[{"record": {...}}, ...]``."""
 
 
-class EmbeddedTarget:
-    """A target in this process (a container on a data dir)."""
+class Client(Protocol):
+    """What the checks need of a client: ``MemoryClient`` (a running server) and
+    ``InProcessClient`` (a container in this process) both are one."""
 
-    def __init__(self, service: MemoryService, tenant: str) -> None:
-        self.service, self.tenant = service, tenant
+    def get(self, memory_id: str, *, min_position: int = 0) -> MemoryOut: ...
 
-    def get(self, memory_id: str) -> tuple[int, dict[str, Any] | None]:
-        """GET through the service."""
-        try:
-            return 200, self.service.get(self.tenant, memory_id).to_json()
-        except Gone:
-            return 410, None
-        except NotFound:
-            return 404, None
-
-    def search(self, body: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """Search through the service."""
-        request = SearchRequest.parse(body, self.service.limits)
-        return [{"record": h.stored.to_json()} for h in self.service.search(self.tenant, request)]
+    def search_request(self, request: SearchIn, *, min_position: int = 0) -> SearchOut: ...
 
 
-class HttpTarget:
-    """A running server."""
+class ClientTarget:
+    """The target as an agent sees it, through the SDK client interface."""
 
-    def __init__(self, client: httpx.Client) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def get(self, memory_id: str) -> tuple[int, dict[str, Any] | None]:
-        """``GET /v1/memories/{id}``."""
-        response = self.client.get(f"/v1/memories/{memory_id}")
-        body = response.json() if response.status_code == 200 else None
-        return response.status_code, body
+        """``GET /v1/memories/{id}`` (or the same call in process)."""
+        try:
+            return 200, self.client.get(memory_id).model_dump(mode="json")
+        except GoneError:
+            return 410, None
+        except NotFoundError:
+            return 404, None
 
     def search(self, body: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """``POST /v1/memories/search``."""
-        response = self.client.post("/v1/memories/search", json=dict(body))
-        response.raise_for_status()
-        results: list[dict[str, Any]] = response.json()["results"]
-        return results
+        """``POST /v1/memories/search`` (or the same call in process)."""
+        out = self.client.search_request(SearchIn.model_validate(dict(body)))
+        return [hit.model_dump(mode="json") for hit in out.results]
 
 
 @dataclass(frozen=True)
