@@ -54,7 +54,7 @@ from langgraph.store.base import (
 
 from ai_memory.core.record import MemoryType
 
-from .client import MemoryClient
+from .api import MemoryApi
 from .errors import GoneError, NotFoundError
 from .models import MemoryIn, MemoryOut
 
@@ -170,7 +170,7 @@ class AiMemoryStore(BaseStore):
 
     def __init__(
         self,
-        client: MemoryClient,
+        client: MemoryApi,
         *,
         default_scope_prefix: str = "lg",
         source_agent: str = "langgraph",

@@ -1,0 +1,135 @@
+"""``MemoryApi``: the synchronous client interface, as a type.
+
+``MemoryClient`` (HTTP) and ``InProcessClient`` (a container in this process) both
+satisfy it, so the lifecycle helpers, the LangGraph store and the migration checks take
+either; the check at the bottom keeps both in step with it under ``mypy --strict``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ._wire import ImportSource
+from .models import (
+    DeleteOut,
+    EpisodesOut,
+    GovernanceRunOut,
+    HealthOut,
+    ImportOut,
+    InteractionOut,
+    LineageOut,
+    MemoryIn,
+    MemoryOut,
+    MemoryState,
+    MemoryType,
+    NoteSaveOut,
+    NotesOut,
+    PersonaOut,
+    SearchIn,
+    SearchOut,
+    TurnIn,
+    WriteOut,
+    WriteTriggersOut,
+)
+
+__all__ = ["MemoryApi"]
+
+
+class MemoryApi(Protocol):
+    def write(
+        self,
+        content: str,
+        *,
+        scope: str,
+        source_agent: str,
+        type: MemoryType | str = ...,
+        id: str | None = None,
+        tags: Sequence[str] | None = None,
+        meta: dict[str, Any] | None = None,
+        ttl: int | None = None,
+        created_at: str | int | float | None = None,
+        wait: bool = False,
+    ) -> WriteOut: ...
+
+    def create(self, record: MemoryIn, *, wait: bool = False) -> WriteOut: ...
+
+    def upsert(self, memory_id: str, record: MemoryIn, *, wait: bool = False) -> WriteOut: ...
+
+    def get(self, memory_id: str, *, min_position: int = 0) -> MemoryOut: ...
+
+    def delete(
+        self, memory_id: str, *, reason: str | None = None, wait: bool = False
+    ) -> DeleteOut: ...
+
+    def search(
+        self,
+        query: str,
+        *,
+        scope: str | None = None,
+        tags: Sequence[str] | None = None,
+        types: Sequence[MemoryType | str] | None = None,
+        top_k: int = 10,
+        mode: str = "hybrid",
+        states: Sequence[MemoryState | str] | None = None,
+        as_of: str | int | float | None = None,
+        rerank: bool = True,
+        min_position: int = 0,
+    ) -> SearchOut: ...
+
+    def search_request(self, request: SearchIn, *, min_position: int = 0) -> SearchOut: ...
+
+    def export_lines(self, scope: str | Sequence[str] | None = None) -> Iterator[str]: ...
+
+    def export_to(self, path: str | Path, scope: str | Sequence[str] | None = None) -> int: ...
+
+    def import_bundle(
+        self, source: ImportSource, *, wait: bool = False, source_name: str | None = None
+    ) -> ImportOut: ...
+
+    def record_interaction(
+        self,
+        text: str,
+        *,
+        scope: str,
+        source_agent: str,
+        session_id: str | None = None,
+        at: str | int | float | None = None,
+        wait: bool = False,
+    ) -> InteractionOut: ...
+
+    def persona(self, scope: str) -> PersonaOut: ...
+
+    def episodes(self, scope: str) -> EpisodesOut: ...
+
+    def lineage(self, memory_id: str) -> LineageOut: ...
+
+    def write_triggers(self, turn: TurnIn | str) -> WriteTriggersOut: ...
+
+    def run_governance(self, *, wait: bool = False) -> GovernanceRunOut: ...
+
+    def save_note(
+        self,
+        agent: str,
+        topic: str | Iterable[str],
+        note: str,
+        *,
+        type: MemoryType | str | None = None,
+    ) -> NoteSaveOut: ...
+
+    def recall_notes(
+        self, agent: str, topic: str | None = None, *, min_position: int = 0
+    ) -> NotesOut: ...
+
+    def health(self) -> HealthOut: ...
+
+    def close(self) -> None: ...
+
+
+if TYPE_CHECKING:  # both clients are a MemoryApi (checked by mypy, never run)
+    from .client import MemoryClient
+    from .in_process import InProcessClient
+
+    def _both_conform(http: MemoryClient, local: InProcessClient) -> list[MemoryApi]:
+        return [http, local]
