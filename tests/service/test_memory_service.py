@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from ai_memory.bootstrap import Container
-from ai_memory.core.errors import Gone, InvalidInput, NotFound
+from ai_memory.core.errors import Conflict, Gone, InvalidInput, NotFound
 from ai_memory.core.record import MemoryState
 from ai_memory.service.memory_service import MemoryService, SearchRequest
 from tests.factories import FixedClock
@@ -81,6 +81,20 @@ def test_delete_forgets_and_reads_answer_gone(svc: MemoryService, tenant: str) -
     assert search(svc, tenant, "green tea") == []
     again = svc.delete(tenant, "tea", actor="alice")
     assert again.already_forgotten and again.position == deleted.position
+
+
+def test_a_forgotten_id_is_never_written_again(svc: MemoryService, tenant: str) -> None:
+    svc.write(tenant, body(id="tea"), wait=True)
+    svc.delete(tenant, "tea", actor="alice", wait=True)
+    with pytest.raises(Gone):
+        svc.write(tenant, body("Alice prefers coffee now.", id="tea"))
+
+
+def test_scope_of_a_memory_is_immutable(svc: MemoryService, tenant: str) -> None:
+    svc.write(tenant, body(id="tea"), wait=True)
+    with pytest.raises(Conflict) as e:
+        svc.write(tenant, body(id="tea", scope="user:bob"))
+    assert e.value.code == "scope_immutable"
 
 
 def test_unknown_memory_is_not_found(svc: MemoryService, tenant: str) -> None:
