@@ -67,9 +67,10 @@ class MemoryVectorIndex:
             for w in plan.writes:
                 b.points[w.point_id] = _point(w)
             for sw in plan.state_writes:
-                b.points[sw.point_id].payload.update(
-                    {ip.F_STATE: sw.state.value, ip.F_POSITION: sw.position}
-                )
+                # a new payload, never an update in place: searches read points unlocked
+                old = b.points[sw.point_id]
+                payload = {**old.payload, ip.F_STATE: sw.state.value, ip.F_POSITION: sw.position}
+                b.points[sw.point_id] = _Point(payload, old.dense, old.sparse)
             if checkpoint > b.checkpoints.get(partition, 0):
                 b.checkpoints[partition] = checkpoint
 
