@@ -23,7 +23,7 @@ import httpx
 import uvicorn
 
 from ai_memory.bootstrap import Container, build
-from ai_memory.gateway.http_app import create_app
+from ai_memory.entrypoints.http.app import create_app
 from ai_memory.service.memory_service import SearchRequest
 from ai_memory.settings import Settings
 from loadtest.corpus import QUERIES, memories
@@ -41,7 +41,7 @@ def percentile(values: list[float], q: float) -> float:
 class LiveServer:
     def __init__(self, container: Container, port: int = 8765) -> None:
         config = uvicorn.Config(
-            create_app(container), host="127.0.0.1", port=port, log_level="warning"
+            create_app(container.services), host="127.0.0.1", port=port, log_level="warning"
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

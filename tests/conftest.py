@@ -31,7 +31,7 @@ def container(tmp_path: Path, clock: FixedClock) -> Iterator[Container]:
 
 @pytest.fixture
 def client(container: Container) -> Iterator[TestClient]:
-    from ai_memory.gateway.http_app import create_app
+    from ai_memory.entrypoints.http.app import create_app
 
-    with TestClient(create_app(container)) as c:
+    with TestClient(create_app(container.services)) as c:
         yield c

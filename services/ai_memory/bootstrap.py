@@ -42,11 +42,14 @@ from ai_memory.projector.progress import Projections, ProjectionStatus
 from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
 from ai_memory.projector.tailer import ProjectionTailer
 from ai_memory.serialization import AvroEventSerializer
+from ai_memory.service.facade import Services
 from ai_memory.service.governance import GovernanceService
 from ai_memory.service.governor import Governor
+from ai_memory.service.health import DriverState, HealthService
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.notes import NotesService, rules_from_env
 from ai_memory.service.recalls import RecallRecorder
+from ai_memory.service.transfer import TransferService
 from ai_memory.service.unit_of_work import UnitsOfWork
 from ai_memory.settings import Settings
 
@@ -76,6 +79,7 @@ class Container:
     service: MemoryService
     governance: GovernanceService
     notes: NotesService
+    services: Services  # the facade: all an entry point is given
     heads: HeadStore | None = None
     governor: Governor | None = None
     dead_letters: DeadLetters | None = None
@@ -245,6 +249,13 @@ def build(
     )
     governance = GovernanceService(service, params, *model_plugins(s))
     notes = NotesService(service, rules_from_env())
+    health = HealthService(
+        statuses=projections.status,
+        drivers=lambda: driver_states(projections),
+        dead_letters=dead_letters,
+        embedder=embedder.name,
+    )
+    services = Services(s, service, notes, governance, TransferService(service), health)
     return Container(
         s,
         log,
@@ -256,9 +267,37 @@ def build(
         service,
         governance,
         notes,
+        services,
         heads,
         dead_letters=dead_letters,
     )
+
+
+def driver_states(projections: Projections) -> list[DriverState]:
+    """What health and metrics report of the projections driven in this process."""
+    states = []
+    for tailer in projections.tailers:
+        stuck = tailer.policy.stuck
+        states.append(
+            DriverState(
+                name=tailer.name,
+                projection=tailer.sink.name,
+                partition=tailer.partition,
+                failures=tailer.failures,
+                stuck=None
+                if stuck is None
+                else {
+                    "partition": stuck.partition,
+                    "position": stuck.position,
+                    "since": stuck.since.isoformat().replace("+00:00", "Z"),
+                    "attempts": stuck.attempts,
+                    "retryable": stuck.retryable,
+                    "last_error": stuck.error,
+                },
+                dead_lettered_by_reason=dict(tailer.policy.dead_lettered_by_reason),
+            )
+        )
+    return states
 
 
 def replay_tailers(c: Container, sink: ProjectionSink) -> list[ProjectionTailer]:

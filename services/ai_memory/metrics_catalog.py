@@ -1,6 +1,6 @@
 """Every Prometheus metric the services expose: name, kind, help and label names.
 
-The gateway (``gateway/metrics.py``) and the projector workers (``projector/faust_app.py``)
+The gateway (``entrypoints/http/metrics.py``) and the projector workers (``projector/faust_app.py``)
 build their instruments from these entries only, and the deployment checks
 (``tests/deployment``) read the alert rules and the dashboard against this catalog, so
 the names in code, alerts and dashboards cannot drift apart. A metric exposed by both

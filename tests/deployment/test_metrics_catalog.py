@@ -43,7 +43,7 @@ def check_exposition(text: str, process: Process) -> None:
 
 
 def test_the_gateway_exposes_the_catalog(tmp_path: Path) -> None:
-    from ai_memory.gateway.http_app import create_app
+    from ai_memory.entrypoints.http.app import create_app
 
     memory = "memory://"
     settings = Settings(
@@ -52,7 +52,7 @@ def test_the_gateway_exposes_the_catalog(tmp_path: Path) -> None:
     container = build(settings)
     container.start()
     try:
-        with TestClient(create_app(container)) as client:
+        with TestClient(create_app(container.services)) as client:
             assert client.get("/healthz").status_code == 200
             text = client.get("/metrics").text
     finally:

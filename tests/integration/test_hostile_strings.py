@@ -18,7 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ai_memory.bootstrap import Container
-from ai_memory.gateway.http_app import create_app
+from ai_memory.entrypoints.http.app import create_app
 
 HOSTILE = [
     # A lone surrogate (JSON escape → a Python str UTF-8 cannot encode) inside words that
@@ -78,7 +78,7 @@ def _log_size(container: Container) -> int:
 
 @pytest.mark.parametrize("hostile", HOSTILE, ids=["surrogate", "nul", "reversed", "huge"])
 def test_no_operation_answers_5xx_to_hostile_strings(container: Container, hostile: str) -> None:
-    app = create_app(container)
+    app = create_app(container.services)
     with TestClient(app, raise_server_exceptions=False) as client:
         doc = client.get("/openapi.json").json()
         operations = _operations(doc)

@@ -174,7 +174,7 @@ def test_bad_input_is_a_problem_naming_the_field_and_changes_nothing(
 
 def test_export_then_import_into_a_fresh_instance(client: TestClient, tmp_path: Any) -> None:
     from ai_memory.bootstrap import build
-    from ai_memory.gateway.http_app import create_app
+    from ai_memory.entrypoints.http.app import create_app
     from ai_memory.settings import Settings
 
     write(client, id="a", content="Alice's favourite editor is Helix.")
@@ -195,7 +195,7 @@ def test_export_then_import_into_a_fresh_instance(client: TestClient, tmp_path: 
     fresh = build(Settings(data_dir=tmp_path / "fresh"))
     fresh.start()
     try:
-        with TestClient(create_app(fresh)) as other:
+        with TestClient(create_app(fresh.services)) as other:
             first = other.post(
                 "/v1/import?wait=true",
                 content=export.content,

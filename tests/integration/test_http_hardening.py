@@ -17,8 +17,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ai_memory.bootstrap import Container, build
-from ai_memory.gateway.http_app import create_app
-from ai_memory.gateway.ndjson_lines import numbered_lines
+from ai_memory.entrypoints.http.app import create_app
+from ai_memory.entrypoints.http.ndjson_lines import numbered_lines
 from ai_memory.service.transfer import OversizedLine
 from ai_memory.settings import VARIABLES, Settings, SettingsError, variable_names
 from tests.factories import FixedClock
@@ -68,7 +68,7 @@ def small(tmp_path: Path, clock: FixedClock) -> Iterator[tuple[Container, TestCl
     container = build(settings, clock=clock)
     container.start()
     try:
-        with TestClient(create_app(container)) as client:
+        with TestClient(create_app(container.services)) as client:
             yield container, client
     finally:
         container.close()
@@ -199,7 +199,7 @@ def test_configured_origins_get_cors_and_may_write(tmp_path: Path, clock: FixedC
     container = build(Settings(data_dir=tmp_path / "cors", cors_origins=(app_origin,)), clock=clock)
     container.start()
     try:
-        with TestClient(create_app(container)) as client:
+        with TestClient(create_app(container.services)) as client:
             preflight = client.options(
                 "/v1/memories",
                 headers={
@@ -320,7 +320,7 @@ def test_a_streamed_body_over_the_limit_is_refused_while_it_streams(
             for chunk in bundle():
                 yield chunk
 
-        transport = httpx.ASGITransport(app=create_app(container))
+        transport = httpx.ASGITransport(app=create_app(container.services))
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
             return await http.post("/v1/import?wait=true", content=chunked(), headers=NDJSON)
 
@@ -373,7 +373,7 @@ def test_a_query_over_the_limit_is_refused(small: tuple[Container, TestClient]) 
 
 def test_a_stalled_body_is_cut_off(small: tuple[Container, TestClient]) -> None:
     container, _ = small
-    app = create_app(container)
+    app = create_app(container.services)
     sent: list[MutableMapping[str, Any]] = []
 
     async def scenario() -> None:
@@ -434,7 +434,7 @@ def test_waiting_requests_hold_no_worker_thread(small: tuple[Container, TestClie
     container, client = small
     container.projections.stop()  # projections stall: writes land on the log only
     position = client.post("/v1/memories", json=memory(id="w")).json()["position"]
-    app = create_app(container)
+    app = create_app(container.services)
 
     async def scenario() -> tuple[float, list[int]]:
         transport = httpx.ASGITransport(app=app)

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ai_memory.bootstrap import Container
-from ai_memory.gateway.http_app import create_app
+from ai_memory.entrypoints.http.app import create_app
 from ai_memory.projector.tailer import rebuild_all
 from tests.factories import FixedClock
 
@@ -105,7 +105,7 @@ def test_quota_is_configurable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     configured = build(Settings(data_dir=tmp_path / "quota"))
     configured.start()
     try:
-        with TestClient(create_app(configured)) as c:
+        with TestClient(create_app(configured.services)) as c:
             save(c, "a", "1")
             save(c, "b", "2")
             r = put(c, "c", "3")

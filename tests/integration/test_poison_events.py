@@ -21,9 +21,9 @@ from ai_memory.bootstrap import Container, build
 from ai_memory.cli.main import app as cli
 from ai_memory.core.errors import Unavailable
 from ai_memory.core.events import LoggedEvent, MemoryWritten
-from ai_memory.gateway.health import forget_cached_counts
-from ai_memory.gateway.http_app import create_app
+from ai_memory.entrypoints.http.app import create_app
 from ai_memory.projector.sinks import IndexSink
+from ai_memory.service.health import forget_cached_counts
 from ai_memory.settings import Settings
 from tests.factories import FixedClock, record, written
 
@@ -86,7 +86,7 @@ def server(data_dir: Path) -> Iterator[tuple[Container, TestClient]]:
     forget_cached_counts()
     container = build(Settings(data_dir=data_dir), clock=FixedClock())
     container.start()
-    with TestClient(create_app(container)) as client:
+    with TestClient(create_app(container.services)) as client:
         yield container, client
     container.close()
     forget_cached_counts()
@@ -196,7 +196,7 @@ def test_the_cli_lists_redrives_and_discards_dead_letters(
     restarted = build(Settings(data_dir=data_dir), clock=FixedClock())
     restarted.start()
     try:
-        with TestClient(create_app(restarted)) as again:
+        with TestClient(create_app(restarted.services)) as again:
             assert again.get("/healthz").json()["status"] == "ok"
     finally:
         restarted.close()

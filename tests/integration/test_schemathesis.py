@@ -25,7 +25,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from ai_memory.bootstrap import Container
-from ai_memory.gateway.http_app import create_app
+from ai_memory.entrypoints.http.app import create_app
 
 # Examples per operation and mode (valid data, then data breaking the document): 16
 # operations × 2 × this stays well within a minute or two on two cores.
@@ -49,7 +49,7 @@ def _ndjson(_: schemathesis.SerializationContext, value: Any) -> bytes:
 
 
 def test_every_operation_answers_within_its_document(container: Container) -> None:
-    schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(container))
+    schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(container.services))
     failures: dict[str, str] = {}
     labels = []
     for result in schema.get_all_operations():

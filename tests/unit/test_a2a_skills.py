@@ -9,7 +9,7 @@ from a2a.helpers import get_data_parts, get_text_parts, new_data_part, new_text_
 from a2a.types import Message
 
 from ai_memory.core.errors import InvalidInput
-from ai_memory.gateway.a2a_skills import SKILLS, SkillCall, parse_request, summary
+from ai_memory.entrypoints.a2a.skills import SKILLS, SkillCall, parse_request, summary
 
 
 def parse_message(message: Message, request_metadata: dict[str, Any] | None = None) -> SkillCall:

@@ -6,7 +6,7 @@ import threading
 import time
 from typing import Any
 
-from ai_memory.gateway import health
+from ai_memory.service import health
 
 
 class SlowStore:

@@ -11,14 +11,15 @@ from mcp import Client
 from ai_memory.bootstrap import Container
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.record import Limits
-from ai_memory.gateway.mcp_server import MemoryTools, build_server
-from ai_memory.gateway.mcp_tools import (
+from ai_memory.entrypoints.agent_tool_specs import (
     cap_lines,
     check_arguments,
     detect_secrets,
     refuse_secrets,
     tool_specs,
 )
+from ai_memory.entrypoints.agent_tools import AgentTools
+from ai_memory.entrypoints.mcp.server import build_server
 from ai_memory.service.notes import NoteRules
 
 SECRETS = {
@@ -122,7 +123,7 @@ def test_export_is_capped_with_a_flag() -> None:
 
 
 def test_forget_without_confirm_deletes_nothing(container: Container) -> None:
-    tools = MemoryTools(container)
+    tools = AgentTools(container.services)
     body = {"type": "fact", "content": "Alice lives in Tokyo.", "scope": "user:alice"}
     memory_id = tools.call("default", "memory_write", body | {"source_agent": "t"}).data["id"]
     for args in ({"id": memory_id}, {"id": memory_id, "confirm": False}):
@@ -134,7 +135,7 @@ def test_forget_without_confirm_deletes_nothing(container: Container) -> None:
 
 
 def test_oversized_content_is_refused_before_the_secret_scan(container: Container) -> None:
-    tools = MemoryTools(container)
+    tools = AgentTools(container.services)
     huge = "sk-" + "a" * Limits().max_content_bytes
     args = {"type": "fact", "content": huge, "scope": "user:a", "source_agent": "t"}
     with pytest.raises(InvalidInput) as caught:
@@ -151,7 +152,7 @@ def test_unexpected_failures_are_tool_errors_without_a_trace(
     monkeypatch.setattr(container.service, "get", broken)
 
     async def main() -> None:
-        async with Client(build_server(container), mode="legacy") as client:
+        async with Client(build_server(container.services), mode="legacy") as client:
             result = await client.call_tool("memory_read", {"id": "x"})
         assert result.is_error
         assert result.structured_content == {

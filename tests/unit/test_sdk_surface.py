@@ -66,9 +66,9 @@ def test_every_export_resolves_and_belongs_to_the_sdk_or_the_wire() -> None:
         member = getattr(ai_memory.sdk, name)
         module = getattr(member, "__module__", "")
         wire = (
-            "ai_memory.gateway.models",
-            "ai_memory.gateway.notes_models",
-            "ai_memory.gateway.governance_models",
+            "ai_memory.wire.models",
+            "ai_memory.wire.notes",
+            "ai_memory.wire.governance",
         )
         assert module.startswith(("ai_memory.sdk", *wire, "ai_memory.core")), (
             name,
@@ -77,14 +77,14 @@ def test_every_export_resolves_and_belongs_to_the_sdk_or_the_wire() -> None:
 
 
 def test_core_models_are_the_servers_own() -> None:
-    from ai_memory.gateway import models as server
+    from ai_memory.wire import models as server
 
     for name in ("MemoryIn", "MemoryOut", "WriteOut", "SearchIn", "SearchOut", "ImportOut"):
         assert getattr(models, name) is getattr(server, name)
 
 
 def test_notes_and_governance_models_are_the_servers_own() -> None:
-    from ai_memory.gateway import governance_routes, notes_routes
+    from ai_memory.entrypoints.http import governance_routes, notes_routes
 
     for name in ("InteractionIn", "TurnIn"):
         assert getattr(models, name) is getattr(governance_routes, name)

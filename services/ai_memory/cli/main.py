@@ -105,8 +105,8 @@ def serve(
     import uvicorn
 
     from ai_memory.bootstrap import build
-    from ai_memory.gateway.http_app import create_app
-    from ai_memory.gateway.slow_headers import with_header_timeout
+    from ai_memory.entrypoints.http.app import create_app
+    from ai_memory.entrypoints.http.slow_headers import with_header_timeout
     from ai_memory.settings import Settings, SettingsError
 
     overrides: dict[str, object] = {}
@@ -121,7 +121,7 @@ def serve(
     container.start(governor=True)
     try:
         uvicorn.run(
-            create_app(container),
+            create_app(container.services),
             host=host or settings.host,
             port=port or settings.port,
             log_level="info",

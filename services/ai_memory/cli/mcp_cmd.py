@@ -22,7 +22,7 @@ def mcp_cmd(
 ) -> None:
     """Serve the memory and notes tools over MCP (stdio) on an embedded data directory."""
     from ai_memory.bootstrap import build
-    from ai_memory.gateway.mcp_server import build_server, serve_stdio
+    from ai_memory.entrypoints.mcp.server import build_server, serve_stdio
     from ai_memory.settings import Settings
 
     logging.basicConfig(level=logging.WARNING)  # stderr: stdout belongs to the protocol
@@ -30,7 +30,7 @@ def mcp_cmd(
     container = build(Settings.from_env(**overrides))
     container.start(governor=True)
     try:
-        anyio.run(serve_stdio, build_server(container))
+        anyio.run(serve_stdio, build_server(container.services))
     except KeyboardInterrupt:
         pass
     finally:

@@ -372,9 +372,8 @@ class InProcessClient:
     def recall_notes(
         self, agent: str, topic: str | None = None, *, min_position: int = 0
     ) -> NotesOut:
-        # The page's JSON shape is the route's own (its module imports FastAPI; this
-        # client runs beside the server's dependencies anyway).
-        from ai_memory.gateway.notes_routes import page_json
+        # The page's JSON shape is the one every transport answers with.
+        from ai_memory.service.notes import page_json
 
         self._reach(min_position)
         notes = self.container.notes
@@ -384,9 +383,7 @@ class InProcessClient:
     # --- operations ---------------------------------------------------------------------
     @_typed_errors
     def health(self) -> HealthOut:
-        from ai_memory.gateway.health import report
-
-        return HealthOut.model_validate(report(self.container, __version__))
+        return HealthOut.model_validate(self.container.services.health.report(__version__))
 
 
 def _lines(source: w.ImportSource) -> Iterator[str | bytes]:

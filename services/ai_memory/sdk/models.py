@@ -1,6 +1,6 @@
 """Typed request and response models of the HTTP API.
 
-The core models are the server's own (``ai_memory.gateway.models``: importing them pulls
+The core models are the server's own (``ai_memory.wire.models``: importing them pulls
 in only pydantic and the pure ``ai_memory.core.record``), so the wire shape of records,
 writes, searches and imports has one definition. The models of the notes and governance
 routes live next to their FastAPI routers, which import the server's composition root;
@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ai_memory.core.record import MemoryState, MemoryType
-from ai_memory.gateway.governance_models import InteractionIn, TurnIn
-from ai_memory.gateway.models import (
+from ai_memory.wire.governance import InteractionIn, TurnIn
+from ai_memory.wire.models import (
     DeleteOut,
     ImportError_,
     ImportOut,
@@ -29,7 +29,7 @@ from ai_memory.gateway.models import (
     SearchOut,
     WriteOut,
 )
-from ai_memory.gateway.notes_models import (
+from ai_memory.wire.notes import (
     NoteIn,
     NoteSaveOut,
     NotesOut,
@@ -80,7 +80,7 @@ class _Open(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-# --- governance (mirrors gateway/governance_routes.py) ----------------------------------
+# --- governance (mirrors entrypoints/http/governance_routes.py) ------------------------
 class InteractionOut(_Open):
     """What recording an interaction did: the memories extracted and state changes."""
 

@@ -25,7 +25,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from ai_memory.core.errors import Conflict, InvalidInput, NotFound, Timeout
 from ai_memory.core.events import MemoriesRecalled
@@ -38,6 +38,7 @@ from ai_memory.core.record import (
     check_utf8,
     parse_record,
 )
+from ai_memory.core.timeparse import format_timestamp
 
 from .memory_service import MemoryService
 from .unit_of_work import UnitOfWork
@@ -327,6 +328,54 @@ class NotesService:
 def _view(stored: StoredRecord) -> NoteView:
     r = stored.record
     return NoteView(r.id, r.tags, r.content, stored.read_count, stored.updated_at)
+
+
+# --- on the wire (HTTP, MCP, A2A and the in-process client answer alike) ---------------
+def why_json(why: Why) -> dict[str, Any]:
+    """``why`` on the wire, with a one-line summary an agent can read."""
+    words = ", ".join(repr(w) for w in why.words)
+    if why.tier == 1:
+        what = f"exact tag match on {words}"
+    else:
+        where = [x for x, hit in (("a tag", bool(why.tags)), ("the text", why.in_body)) if hit]
+        what = f"{' and '.join(where)} contains {words}"
+    return {
+        "tier": why.tier,
+        "match": "exact_tag" if why.tier == 1 else "contains",
+        "words": list(why.words),
+        "tags": list(why.tags),
+        "in_body": why.in_body,
+        "read_count": why.read_count,
+        "summary": f"tier {why.tier}: {what}; read {why.read_count} time(s) before",
+    }
+
+
+def page_json(page: NotesPage, quota: int) -> dict[str, Any]:
+    """The GET body (``NotesOut``)."""
+
+    def note(r: RankedNote) -> dict[str, Any]:
+        n = r.note
+        return {
+            "id": n.id,
+            "topic": list(n.tags),
+            "note": n.body,
+            "read_count": n.read_count,
+            "updated_at": format_timestamp(n.updated_at),
+            "why": why_json(r.why),
+        }
+
+    def topic(n: NoteView) -> dict[str, Any]:
+        return {"id": n.id, "topic": list(n.tags), "read_count": n.read_count}
+
+    return {
+        "agent": page.agent,
+        "topic": list(page.query),
+        "topic_notes": [note(r) for r in page.topic_notes],
+        "your_topics": [topic(n) for n in page.your_topics],
+        "notes_used": len(page.your_topics),
+        "quota": quota,
+        "recall_position": page.recall_position,
+    }
 
 
 def rules_from_env() -> NoteRules:

@@ -364,3 +364,20 @@ def _line_state(line: BundleLine) -> MemoryState:
         raise InvalidInput(
             "state", "enum", f"state must be one of {', '.join(s.value for s in MemoryState)}"
         ) from e
+
+
+class TransferService:
+    """Export and import as the entry points see them."""
+
+    def __init__(self, memory: MemoryService) -> None:
+        self.memory = memory
+
+    def export(self, tenant: str, scopes: Sequence[str] | None) -> Iterator[str]:
+        """The bundle's lines (no trailing newlines), streamed from the records view."""
+        return export_lines(self.memory, tenant, scopes)
+
+    def begin_import(
+        self, tenant: str, *, actor: str = "import", source: str = "ndjson"
+    ) -> ImportSession:
+        """A session to ``feed`` numbered lines in batches, then ``finish``."""
+        return ImportSession(self.memory, tenant, actor=actor, source=source)

@@ -12,9 +12,8 @@ from starlette.concurrency import run_in_threadpool
 from ai_memory.core.governance import Turn, should_write
 from ai_memory.core.record import check_utf8
 from ai_memory.service.governance import GovernanceService
-
-from . import wire_constraints as wc
-from .governance_models import InteractionIn, TurnIn
+from ai_memory.wire import constraints as wc
+from ai_memory.wire.governance import InteractionIn, TurnIn
 
 ScopeQuery = Annotated[str, Query(json_schema_extra=wc.scope())]
 Wait = Annotated[bool, Query(description="Return once every projection applied it.")]

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ai_memory.core.record import MemoryState, MemoryType
 
-from . import wire_constraints as wc
+from . import constraints as wc
 
 Timestamp = str | int | float
 

@@ -27,7 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .body_limits import refusal_behind
 from .problems import PROBLEM_JSON, problem_body
 
-logger = logging.getLogger("ai_memory.gateway")
+logger = logging.getLogger("ai_memory.entrypoints.http")
 REQUEST_ID_HEADER = "x-request-id"
 _SANE_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
 _REWRITE_CAP = 4096  # bytes of a plain-text error kept as its detail

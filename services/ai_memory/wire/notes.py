@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ai_memory.core.record import MemoryType
 
-from . import wire_constraints as wc
+from . import constraints as wc
 
 
 class NoteIn(BaseModel):

@@ -12,17 +12,15 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from ai_memory import metrics_catalog as mc
-from ai_memory.bootstrap import Container
-
-from .health import dead_letter_counts
+from ai_memory.service.health import HealthService
 
 
 class _ProjectionCollector(Collector):
-    def __init__(self, container: Container) -> None:
-        self.container = container
+    def __init__(self, health: HealthService) -> None:
+        self.health = health
 
     def collect(self) -> Iterable[GaugeMetricFamily | CounterMetricFamily]:
-        statuses = self.container.status()
+        statuses = self.health.statuses()
         head = mc.gauge_family(mc.LOG_POSITION)
         position = mc.gauge_family(mc.PROJECTION_POSITION)
         lag = mc.gauge_family(mc.PROJECTION_LAG)
@@ -38,18 +36,19 @@ class _ProjectionCollector(Collector):
         stuck = mc.gauge_family(mc.PROJECTION_STUCK)
         parked = mc.counter_family(mc.DEAD_LETTERED)
         by_reason: dict[tuple[str, str], int] = {}
-        for tailer in self.container.projections.tailers:
-            failures.add_metric([tailer.name], tailer.failures)
-            flag = tailer.policy.stuck is not None
-            stuck.add_metric([tailer.sink.name, str(tailer.partition)], 1.0 if flag else 0.0)
-            for reason, n in tailer.policy.dead_lettered_by_reason.items():
-                key = (tailer.sink.name, reason)
+        drivers = self.health.drivers()
+        for driver in drivers:
+            failures.add_metric([driver.name], driver.failures)
+            flag = driver.stuck is not None
+            stuck.add_metric([driver.projection, str(driver.partition)], 1.0 if flag else 0.0)
+            for reason, n in driver.dead_lettered_by_reason.items():
+                key = (driver.projection, reason)
                 by_reason[key] = by_reason.get(key, 0) + n
         for (name, reason), n in sorted(by_reason.items()):
             parked.add_metric([name, reason], n)
         unresolved = mc.gauge_family(mc.DEAD_LETTERS)
-        counts, _ = dead_letter_counts(self.container.dead_letters)
-        for name in sorted(set(counts) | {t.sink.name for t in self.container.projections.tailers}):
+        counts, _ = self.health.dead_letter_counts()
+        for name in sorted(set(counts) | {d.projection for d in drivers}):
             unresolved.add_metric([name], counts.get(name, 0))
         yield head
         yield position
@@ -60,11 +59,11 @@ class _ProjectionCollector(Collector):
         yield unresolved
 
 
-def install(app: FastAPI, container: Container) -> None:
+def install(app: FastAPI, health: HealthService) -> None:
     registry = CollectorRegistry()
     requests = mc.counter(mc.HTTP_REQUESTS, registry)
     latency = mc.histogram(mc.HTTP_REQUEST_SECONDS, registry)
-    registry.register(_ProjectionCollector(container))
+    registry.register(_ProjectionCollector(health))
 
     @app.middleware("http")
     async def _observe(

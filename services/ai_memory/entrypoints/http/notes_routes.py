@@ -17,75 +17,19 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from ai_memory.bootstrap import Container
-from ai_memory.core.timeparse import format_timestamp
-from ai_memory.service.notes import (
-    NoteRules,
-    NotesPage,
-    NotesService,
-    NoteView,
-    RankedNote,
-    Why,
-)
-
-from . import wire_constraints as wc
-from .notes_models import NoteIn, NoteSaveOut, NotesOut
-
-
-def why_json(why: Why) -> dict[str, Any]:
-    """``why`` on the wire, with a one-line summary an agent can read."""
-    words = ", ".join(repr(w) for w in why.words)
-    if why.tier == 1:
-        what = f"exact tag match on {words}"
-    else:
-        where = [x for x, hit in (("a tag", bool(why.tags)), ("the text", why.in_body)) if hit]
-        what = f"{' and '.join(where)} contains {words}"
-    return {
-        "tier": why.tier,
-        "match": "exact_tag" if why.tier == 1 else "contains",
-        "words": list(why.words),
-        "tags": list(why.tags),
-        "in_body": why.in_body,
-        "read_count": why.read_count,
-        "summary": f"tier {why.tier}: {what}; read {why.read_count} time(s) before",
-    }
-
-
-def page_json(page: NotesPage, quota: int) -> dict[str, Any]:
-    """The GET body (``NotesOut``)."""
-
-    def note(r: RankedNote) -> dict[str, Any]:
-        n = r.note
-        return {
-            "id": n.id,
-            "topic": list(n.tags),
-            "note": n.body,
-            "read_count": n.read_count,
-            "updated_at": format_timestamp(n.updated_at),
-            "why": why_json(r.why),
-        }
-
-    def topic(n: NoteView) -> dict[str, Any]:
-        return {"id": n.id, "topic": list(n.tags), "read_count": n.read_count}
-
-    return {
-        "agent": page.agent,
-        "topic": list(page.query),
-        "topic_notes": [note(r) for r in page.topic_notes],
-        "your_topics": [topic(n) for n in page.your_topics],
-        "notes_used": len(page.your_topics),
-        "quota": quota,
-        "recall_position": page.recall_position,
-    }
+from ai_memory.service.notes import NoteRules, NotesService, page_json
+from ai_memory.wire import constraints as wc
+from ai_memory.wire.notes import NoteIn, NoteSaveOut, NotesOut
 
 
 def router(
-    container: Container, tenant_of: Callable[[Request], str], rules: NoteRules | None = None
+    notes: NotesService, tenant_of: Callable[[Request], str], rules: NoteRules | None = None
 ) -> APIRouter:
-    """The notes routes over ``container.service``; ``tenant_of`` is the app's helper."""
-    # One NotesService per container (shared with MCP and A2A): its lock keeps the
+    """The notes routes; ``tenant_of`` is the app's helper."""
+    # One NotesService per process (shared with MCP and A2A): its lock keeps the
     # per-agent quota check and the save together for every transport of this process.
-    notes = container.notes if rules is None else NotesService(container.service, rules)
+    if rules is not None:
+        notes = NotesService(notes.service, rules)
     api = APIRouter(tags=["notes"])
 
     @api.put(

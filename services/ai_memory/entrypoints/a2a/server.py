@@ -4,10 +4,10 @@ Built on the official ``a2a-sdk`` (protocol 1.0, JSON-RPC binding). The gateway 
 agent card at ``/.well-known/agent-card.json`` (its interface URL is the address the caller
 used, so it is right behind any host name or proxy prefix) and the JSON-RPC endpoint at
 ``/a2a``. Skills: ``memory.write``, ``memory.search``, ``memory.forget``, ``notes.save``,
-``notes.recall`` (``a2a_skills``).
+``notes.recall`` (``skills``).
 
-Each request runs one MCP tool through the same ``MemoryTools`` (same schemas, size limits,
-secret refusal, confirmed forget, same services) and is answered by one agent message: a
+Each request runs one agent tool through the same ``AgentTools`` as MCP (same schemas, size
+limits, secret refusal, confirmed forget, same services) and is answered by one agent message: a
 data part with the tool's structured result and a short text part. A failure answers a
 message whose data part is ``{"error": {"code", "message", ...}}`` with the stable code of
 ``core.errors``, whose text is ``Error <code>: <message>`` and whose metadata carries
@@ -52,11 +52,11 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ai_memory import __version__
-from ai_memory.bootstrap import Container
 from ai_memory.core.errors import AiMemoryError
+from ai_memory.service.facade import Services
 
-from .a2a_skills import SKILLS, SkillCall, parse_request, summary
-from .mcp_server import INSTRUCTIONS, MemoryTools, error_result
+from ..agent_tools import INSTRUCTIONS, AgentTools, error_output
+from .skills import SKILLS, SkillCall, parse_request, summary
 
 logger = logging.getLogger(__name__)
 TenantOf = Callable[[Request], str]
@@ -65,7 +65,7 @@ JSON = "application/json"
 _TENANT = "ai_memory.tenant"
 
 
-def agent_card(url: str, tools: MemoryTools) -> AgentCard:
+def agent_card(url: str, tools: AgentTools) -> AgentCard:
     """The card for an agent reachable at ``url`` (the JSON-RPC endpoint)."""
     skills = []
     for skill_id, (tool, name, how, examples) in SKILLS.items():
@@ -112,15 +112,14 @@ def answer(call: SkillCall | None, data: dict[str, Any], text: str, **meta: str)
 
 def failure(call: SkillCall | None, error: AiMemoryError) -> Message:
     """The reply to a failed request, shaped like the MCP ``isError`` result."""
-    result = error_result(error)
-    text = getattr(result.content[0], "text", error.message)
-    return answer(call, dict(result.structured_content or {}), text, error=error.code)
+    output = error_output(error)
+    return answer(call, output.data, output.text_blocks()[0], error=error.code)
 
 
 class MemoryAgentExecutor(AgentExecutor):
-    """Runs the requested skill with ``MemoryTools`` and replies with one message."""
+    """Runs the requested skill with ``AgentTools`` and replies with one message."""
 
-    def __init__(self, tools: MemoryTools) -> None:
+    def __init__(self, tools: AgentTools) -> None:
         self.tools = tools
 
     def parse(self, context: RequestContext) -> SkillCall:
@@ -178,8 +177,8 @@ class A2aHttp:
     PATH = "/a2a"
     CARD_PATH = AGENT_CARD_WELL_KNOWN_PATH
 
-    def __init__(self, container: Container, tenant_of: TenantOf) -> None:
-        self.tools = MemoryTools(container)
+    def __init__(self, services: Services, tenant_of: TenantOf) -> None:
+        self.tools = AgentTools(services)
         self.tenant_of = tenant_of
         # The handler needs a task store; replies are messages, so it stays empty.
         self.handler = DefaultRequestHandler(

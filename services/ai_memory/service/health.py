@@ -12,6 +12,9 @@ fixes neither and would only turn "degraded" into a restart loop. Alert on the b
 Stuck state is known for projections driven in this process; projector workers report
 theirs on their own ``/metrics``. Dead-letter counts come from the shared store, so they
 cover every driver; they are cached briefly because on Kafka counting folds the topic.
+
+``HealthService`` is what the entry points see (``/healthz``, ``/metrics``): plain
+snapshots of the projections, handed in by the composition root.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-from ai_memory.bootstrap import Container
 from ai_memory.core.ports import DeadLetters
 
 log = logging.getLogger(__name__)
@@ -98,33 +102,60 @@ def forget_cached_counts() -> None:
         _cache.clear()
 
 
-def stuck_projections(container: Container) -> list[dict[str, Any]]:
-    stuck: list[dict[str, Any]] = []
-    for tailer in container.projections.tailers:
-        state = tailer.policy.stuck
-        if state is None:
-            continue
-        stuck.append(
-            {
-                "projection": tailer.sink.name,
-                "partition": state.partition,
-                "position": state.position,
-                "since": state.since.isoformat().replace("+00:00", "Z"),
-                "attempts": state.attempts,
-                "retryable": state.retryable,
-                "last_error": state.error,
-            }
-        )
-    return stuck
+class ProjectionPosition(Protocol):
+    """How far one projection of one partition is (a driver's status)."""
+
+    @property
+    def projection(self) -> str: ...
+    @property
+    def partition(self) -> int: ...
+    @property
+    def position(self) -> int: ...
+    @property
+    def head(self) -> int: ...
+    @property
+    def lag(self) -> int: ...
+    @property
+    def in_process(self) -> bool: ...
 
 
-def report(container: Container, version: str) -> dict[str, Any]:
-    statuses = container.status()
+@dataclass(frozen=True)
+class DriverState:
+    """One projection driver running in this process (one partition of one view)."""
+
+    name: str
+    projection: str
+    partition: int
+    failures: int
+    stuck: Mapping[str, Any] | None  # where, since when and why it cannot move
+    dead_lettered_by_reason: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HealthService:
+    """Projection positions, stuck drivers and dead letters, read at call time."""
+
+    statuses: Callable[[], Sequence[ProjectionPosition]]
+    drivers: Callable[[], Sequence[DriverState]]
+    dead_letters: DeadLetters | None
+    embedder: str
+
+    def dead_letter_counts(self) -> tuple[dict[str, int], str | None]:
+        return dead_letter_counts(self.dead_letters)
+
+    def report(self, version: str) -> dict[str, Any]:
+        return report(self, version)
+
+
+def report(health: HealthService, version: str) -> dict[str, Any]:
+    statuses = health.statuses()
     lag: dict[str, int] = {}
     for st in statuses:
         lag[st.projection] = lag.get(st.projection, 0) + st.lag
-    stuck = stuck_projections(container)
-    dead_letters, dead_letters_error = dead_letter_counts(container.dead_letters)
+    stuck = [
+        {"projection": d.projection, **d.stuck} for d in health.drivers() if d.stuck is not None
+    ]
+    dead_letters, dead_letters_error = health.dead_letter_counts()
     body: dict[str, Any] = {
         "status": "degraded" if stuck or dead_letters else "ok",
         "version": version,
@@ -140,7 +171,7 @@ def report(container: Container, version: str) -> dict[str, Any]:
             for st in statuses
         ],
         "lag": lag,
-        "embedder": container.embedder.name,
+        "embedder": health.embedder,
         "stuck": stuck,
         "dead_letters": dead_letters,
     }

@@ -1,4 +1,5 @@
-"""The HTTP API (FastAPI): a thin edge translating requests into service calls.
+"""The HTTP API (FastAPI): a thin edge translating requests into calls of the services
+facade.
 
 Handlers that touch SQLite or the index run their service calls in the worker thread
 pool and never block the event loop; streaming import/export hand batches to the pool
@@ -19,18 +20,13 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
 from ai_memory import __version__
-from ai_memory.bootstrap import Container
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.record import DEFAULT_TENANT, validate_scope
+from ai_memory.service.facade import Services
 from ai_memory.service.memory_service import SearchRequest
-from ai_memory.service.transfer import ImportSession, Line, export_lines
-
-from . import edge, governance_routes, metrics, notes_routes, openapi_doc, problems
-from . import wire_constraints as wc
-from .a2a_server import A2aHttp
-from .body_limits import BodyTooLarge, refusal_behind
-from .mcp_server import McpHttp
-from .models import (
+from ai_memory.service.transfer import Line
+from ai_memory.wire import constraints as wc
+from ai_memory.wire.models import (
     DeleteOut,
     ImportOut,
     MemoryIn,
@@ -39,6 +35,11 @@ from .models import (
     SearchOut,
     WriteOut,
 )
+
+from ..a2a.server import A2aHttp
+from ..mcp.server import McpHttp
+from . import edge, governance_routes, metrics, notes_routes, openapi_doc, problems
+from .body_limits import BodyTooLarge, refusal_behind
 from .ndjson_lines import numbered_lines
 
 NDJSON = "application/x-ndjson"
@@ -67,12 +68,12 @@ def tenant_of(_: Request) -> str:
     return DEFAULT_TENANT
 
 
-def create_app(container: Container) -> FastAPI:
-    settings = container.settings
+def create_app(services: Services) -> FastAPI:
+    settings = services.settings
     hosts = edge.trusted_hosts(settings.allowed_hosts)
     security = edge.mcp_transport_security(hosts, settings.cors_origins)
-    mcp = McpHttp(container, tenant_of, security)  # MCP (streamable HTTP) at /mcp
-    a2a = A2aHttp(container, tenant_of)  # A2A: card at /.well-known/agent-card.json, /a2a
+    mcp = McpHttp(services, tenant_of, security)  # MCP (streamable HTTP) at /mcp
+    a2a = A2aHttp(services, tenant_of)  # A2A: card at /.well-known/agent-card.json, /a2a
     app = FastAPI(
         title="ai-memory",
         version=__version__,
@@ -81,9 +82,10 @@ def create_app(container: Container) -> FastAPI:
         lifespan=a2a.lifespan(mcp.lifespan),
     )
     problems.install(app)
-    metrics.install(app, container)
+    metrics.install(app, services.health)
     edge.install(app, settings, hosts)
-    service = container.service
+    service = services.memory
+    transfer = services.transfer
     max_query_chars = settings.max_query_chars
 
     async def reach(position: int) -> None:
@@ -194,7 +196,7 @@ def create_app(container: Container) -> FastAPI:
         request: Request, scope: Annotated[list[str] | None, ScopesQuery] = None
     ) -> StreamingResponse:
         scopes = [validate_scope(s, service.limits) for s in scope] if scope else None
-        lines = export_lines(service, tenant_of(request), scopes)
+        lines = transfer.export(tenant_of(request), scopes)
         body: Iterator[bytes] = (line.encode("utf-8") + b"\n" for line in lines)
         return StreamingResponse(iterate_in_threadpool(body), media_type=NDJSON)
 
@@ -222,7 +224,7 @@ def create_app(container: Container) -> FastAPI:
         request: Request, wait: Wait = False, source: Source = "ndjson"
     ) -> dict[str, Any] | Response:
         edge.require_ndjson(request.headers.get("content-type"))
-        session = ImportSession(service, tenant_of(request), source=source)
+        session = transfer.begin_import(tenant_of(request), source=source)
         batch: list[tuple[int, Line]] = []
         try:
             async for number, text in numbered_lines(request.stream(), settings.max_line_bytes):
@@ -256,18 +258,16 @@ def create_app(container: Container) -> FastAPI:
             await service.wait_for_async(report.position)
         return report.to_json()
 
-    app.include_router(notes_routes.router(container, tenant_of))
-    app.include_router(governance_routes.router(container.governance, tenant_of))
+    app.include_router(notes_routes.router(services.notes, tenant_of))
+    app.include_router(governance_routes.router(services.governance, tenant_of))
     mcp.mount(app)
     a2a.mount(app)
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
         # "degraded" (a projection stuck, dead letters unresolved) still answers 200:
-        # see gateway/health.py for why a liveness probe must not restart on it.
-        from .health import report
-
-        return report(container, __version__)
+        # see service/health.py for why a liveness probe must not restart on it.
+        return services.health.report(__version__)
 
     openapi_doc.install(app)
     return app

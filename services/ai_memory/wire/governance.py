@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import wire_constraints as wc
+from . import constraints as wc
 
 
 class InteractionIn(BaseModel):

@@ -1,0 +1,1 @@
+"""MCP: the agent tools as an MCP server (stdio and streamable HTTP)."""

@@ -1,0 +1,32 @@
+"""The services facade: everything an entry point (HTTP, MCP, A2A, an in-process client)
+may call. The composition root builds it; entry points receive it and never see the
+adapters, the log or the projections behind it.
+
+* ``memory``: write, read, forget, search, read-your-writes waits;
+* ``notes``: an agent's notebook; ``governance``: interactions, persona, episodes,
+  lineage, the governor; ``transfer``: export and import bundles;
+* ``health``: projection positions, stuck projections, dead letters;
+* ``settings``: the deployment's limits and edge configuration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ai_memory.settings import Settings
+
+from .governance import GovernanceService
+from .health import HealthService
+from .memory_service import MemoryService
+from .notes import NotesService
+from .transfer import TransferService
+
+
+@dataclass(frozen=True)
+class Services:
+    settings: Settings
+    memory: MemoryService
+    notes: NotesService
+    governance: GovernanceService
+    transfer: TransferService
+    health: HealthService
