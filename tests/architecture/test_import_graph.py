@@ -1,0 +1,130 @@
+"""Which layer may import which, checked on the source.
+
+* Entry points (``ai_memory.entrypoints``) see the services facade and the service layer's
+  public types, the core's types, the wire models, settings and each other — never an
+  adapter, the composition root, a projector or the serialization.
+* The core imports nothing of the package outside the core (and only the standard
+  library and numpy besides).
+* The service layer imports only the core (it is given adapters through the ports).
+* The SDK imports no server module (the in-process client, which embeds a server on
+  purpose, is imported by no other SDK module).
+
+The rules are checked on the real tree and, to show they can fail, on a copy with planted
+violations.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from .import_graph import Edge, edges, is_stdlib, within
+
+ROOT = Path(__file__).resolve().parents[2] / "services"
+
+ENTRYPOINTS_MAY_IMPORT = (
+    "ai_memory.entrypoints",
+    "ai_memory.service",
+    "ai_memory.core",
+    "ai_memory.wire",
+    "ai_memory.settings",
+    "ai_memory.metrics_catalog",
+)
+SERVICE_MAY_IMPORT = ("ai_memory.service", "ai_memory.core", "ai_memory.settings")
+SDK_MAY_IMPORT = ("ai_memory.sdk", "ai_memory.core", "ai_memory.wire")
+IN_PROCESS_CLIENT = "ai_memory.sdk.in_process"
+CORE_THIRD_PARTY = ("numpy",)
+
+
+def violations(root: Path) -> list[str]:
+    found: list[str] = []
+    for e in edges(root):
+        rule = _broken_rule(e)
+        if rule:
+            found.append(f"{e.source}:{e.line} imports {e.target} — {rule}")
+    return found
+
+
+def _broken_rule(e: Edge) -> str | None:
+    own = within(e.target, ("ai_memory",))
+    package_root = e.target == "ai_memory"  # ``from ai_memory import __version__``
+    if within(e.source, ("ai_memory.entrypoints",)):
+        if "Container" in e.names:
+            return "entry points are given the services facade, never the container"
+        if own and not package_root and not within(e.target, ENTRYPOINTS_MAY_IMPORT):
+            return "entry points see only the facade, core types and wire models"
+    if within(e.source, ("ai_memory.core",)):
+        if own and not within(e.target, ("ai_memory.core",)):
+            return "the core imports nothing outside the core"
+        if not own and not is_stdlib(e.target) and not within(e.target, CORE_THIRD_PARTY):
+            return "the core does no I/O: standard library and numpy only"
+    in_service = within(e.source, ("ai_memory.service",))
+    if in_service and own and not package_root and not within(e.target, SERVICE_MAY_IMPORT):
+        return "the service layer depends on the core's ports, not on adapters or drivers"
+    if within(e.source, ("ai_memory.sdk",)) and e.source != IN_PROCESS_CLIENT:
+        if e.target == IN_PROCESS_CLIENT:
+            return "only an explicit import reaches the in-process client"
+        if own and not package_root and not within(e.target, SDK_MAY_IMPORT):
+            return "the SDK installs without the server: it imports no server module"
+    return None
+
+
+def test_the_layers_import_only_what_they_may() -> None:
+    assert violations(ROOT) == []
+
+
+def test_the_graph_is_read_from_the_source() -> None:
+    """The edges the rules judge are really there (a parser that found nothing would
+    pass every rule)."""
+    found = {(e.source, e.target) for e in edges(ROOT)}
+    for edge in [
+        ("ai_memory.entrypoints.http.app", "ai_memory.service.facade"),
+        ("ai_memory.entrypoints.http.app", "ai_memory.entrypoints.mcp.server"),
+        ("ai_memory.entrypoints.mcp.server", "ai_memory.entrypoints.agent_tools"),
+        ("ai_memory.entrypoints.a2a.server", "ai_memory.entrypoints.agent_tools"),
+        ("ai_memory.bootstrap", "ai_memory.service.facade"),
+        ("ai_memory.sdk.models", "ai_memory.wire.models"),
+    ]:
+        assert edge in found, edge
+    # MCP and A2A share the agent tools; neither imports the other.
+    assert ("ai_memory.entrypoints.a2a.server", "ai_memory.entrypoints.mcp.server") not in found
+
+
+PLANTED: Sequence[tuple[str, str, str]] = [
+    (
+        "ai_memory/entrypoints/http/app.py",
+        "from ai_memory.adapters.sqlite_event_log import SqliteEventLog\n",
+        "entry points see only",
+    ),
+    (
+        "ai_memory/entrypoints/mcp/server.py",
+        "def later() -> None:\n    from ai_memory.bootstrap import Container\n",
+        "never the container",
+    ),
+    ("ai_memory/entrypoints/a2a/server.py", "from ...projector import tailer\n", "entry points"),
+    ("ai_memory/core/record.py", "from ai_memory.service import facade\n", "outside the core"),
+    ("ai_memory/core/keywords.py", "import sqlite3\nimport fastapi\n", "no I/O"),
+    ("ai_memory/service/notes.py", "from ..adapters import memory\n", "service layer"),
+    ("ai_memory/sdk/client.py", "import ai_memory.serialization\n", "no server module"),
+    ("ai_memory/sdk/__init__.py", "from . import in_process\n", "explicit import"),
+]
+
+
+@pytest.mark.parametrize(("path", "code", "rule"), PLANTED, ids=[p[0] for p in PLANTED])
+def test_a_planted_violation_is_caught(tmp_path: Path, path: str, code: str, rule: str) -> None:
+    copy = tmp_path / "services"
+    shutil.copytree(ROOT / "ai_memory", copy / "ai_memory", ignore=_no_cache)
+    target = copy / path
+    target.write_text(target.read_text(encoding="utf-8") + "\n" + code, encoding="utf-8")
+    found = violations(copy)
+    assert found, f"{path}: the planted import went unnoticed"
+    module = path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    assert all(v.startswith(f"{module}:") for v in found), found
+    assert any(rule in v for v in found), found
+
+
+def _no_cache(_dir: str, names: list[str]) -> list[str]:
+    return [n for n in names if n == "__pycache__"]
