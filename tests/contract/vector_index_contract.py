@@ -288,6 +288,21 @@ class VectorIndexContract:
             index.apply(mutations, {1: (wrong, SparseVector((), ()))}, checkpoint=1)
         assert index.count("default") == 0
 
+    # --- rebuild ------------------------------------------------------------------------
+    def test_a_rebuild_is_filled_from_the_log_then_switched_in(self, index: VectorIndex) -> None:
+        apply(index, merge(put("m1", 1, axis(1), "tea"), put("old", 2, axis(1), "tea")))
+        rebuild = index.rebuild()
+        try:
+            # The replay: what the log holds now (``old`` was forgotten since).
+            apply(rebuild.target, put("m1", 1, axis(1), "tea"), checkpoint=5)
+            rebuild.switch()
+        finally:
+            rebuild.close()
+        assert ids(index.search(q(axis(1), "tea"))) == ["m1"]
+        assert index.checkpoint() == 5
+        apply(index, put("m2", 6, axis(0, 1), "coffee"))  # live again after the switch
+        assert index.count("default") == 2
+
     # --- checkpoint, restart, reset -----------------------------------------------------
     def test_checkpoint_and_points_survive_a_restart(self, make_index: MakeIndex) -> None:
         idx = make_index()

@@ -71,7 +71,8 @@ from typing import Any
 import qdrant_edge as qe
 
 from ai_memory.core.errors import AiMemoryError, InvalidInput, Unavailable
-from ai_memory.core.ports import IndexHit, IndexQuery, SparseVector, Vector
+from ai_memory.core.index_rebuild import InPlaceRebuild
+from ai_memory.core.ports import IndexHit, IndexQuery, IndexRebuild, SparseVector, Vector
 from ai_memory.core.projection import IndexMutation
 
 from . import index_payload as ip
@@ -302,6 +303,10 @@ class QdrantEdgeIndex:
                 self._shard = None
             shutil.rmtree(self._shard_dir, ignore_errors=True)
             self._create_shard()
+
+    def rebuild(self) -> IndexRebuild:
+        """In place (one process owns this index): reset now, compacted on ``switch``."""
+        return InPlaceRebuild.begin(self)
 
     def close(self) -> None:
         with self._apply_lock, self._rw.exclusive():

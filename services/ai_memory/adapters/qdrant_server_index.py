@@ -58,7 +58,15 @@ from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
 from ai_memory.core.errors import InvalidInput, Unavailable
-from ai_memory.core.ports import IndexHit, IndexQuery, SparseVector, Vector
+from ai_memory.core.index_rebuild import GenerationRebuild
+from ai_memory.core.ports import (
+    IndexHit,
+    IndexQuery,
+    IndexRebuild,
+    SparseVector,
+    Vector,
+    VectorIndex,
+)
 from ai_memory.core.projection import IndexMutation
 
 from . import index_payload as ip
@@ -210,6 +218,16 @@ class QdrantServerIndex:
                 owns_client=False,
                 collection=physical,
             )
+
+    def rebuild(self) -> IndexRebuild:
+        """The port's rebuild: ``begin_rebuild``, switched in by ``switch_alias``. Closing
+        it closes only the new generation's handle (the client is shared)."""
+
+        def switch(target: VectorIndex) -> None:
+            assert isinstance(target, QdrantServerIndex)
+            self.switch_alias(target)
+
+        return GenerationRebuild(self.begin_rebuild(), switch)
 
     def switch_alias(self, rebuilt: QdrantServerIndex) -> None:
         """Atomically repoint the alias at ``rebuilt``'s collection, then drop the old one."""

@@ -8,7 +8,7 @@ cleared when its replay starts — the replay meets every one of them again and 
 what still fails. A Qdrant server index is rebuilt with zero downtime instead: the
 log is replayed into a new collection generation while searches keep using the current
 one through the alias; the alias is switched when the new one has caught up, and a last
-catch-up pass applies whatever arrived during the switch.
+catch-up pass applies whatever arrived during the switch (``VectorIndex.rebuild``).
 """
 
 from __future__ import annotations
@@ -118,21 +118,19 @@ def _replay_one(
 
     if name == "records":
         return rebuild_all(_tailers(RecordsSink(container.store)), progress)
-    from ai_memory.adapters.qdrant_server_index import QdrantServerIndex
-
-    index = container.index
-    if not isinstance(index, QdrantServerIndex):
-        sink = IndexSink(index, container.embedder)
-        applied = rebuild_all(_tailers(sink), progress)
-        err.print("compacting the index …")
-        index.optimize()
-        return applied
-    rebuilt = index.begin_rebuild()
-    tailers = _tailers(IndexSink(rebuilt, container.embedder))
-    applied = sum(t.catch_up(progress) for t in tailers)
-    index.switch_alias(rebuilt)
-    # Events that arrived while switching: the live workers may have sent them to the old
-    # collection; replaying them into the new one is idempotent.
-    applied += sum(t.catch_up(progress) for t in tailers)
-    rebuilt.close()  # the client is shared with the live index and stays open
+    # The index's own rebuild (a port operation): a new generation switched in by alias
+    # on a Qdrant server, the live index reset and compacted in place otherwise.
+    rebuild = container.index.rebuild()
+    try:
+        tailers = _tailers(IndexSink(rebuild.target, container.embedder))
+        for tailer in tailers:
+            tailer.rewind()
+        applied = sum(t.catch_up(progress) for t in tailers)
+        err.print("switching to the rebuilt index …")
+        rebuild.switch()
+        # Events that arrived while switching: live workers may have sent them to the old
+        # generation; replaying them into the new one is idempotent.
+        applied += sum(t.catch_up(progress) for t in tailers)
+    finally:
+        rebuild.close()
     return applied

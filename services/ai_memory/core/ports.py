@@ -162,6 +162,27 @@ class VectorIndex(Protocol):
 
     def reset(self) -> None: ...
 
+    def rebuild(self) -> IndexRebuild:
+        """Begin rebuilding this projection from the log: replay into the rebuild's
+        ``target``, then ``switch`` it in (``ai-memory replay --projection index``).
+        Where the engine allows it, the target is a new generation beside this index and
+        searches never see a partial one; otherwise the index is reset and refilled in
+        place (offline). ``core.index_rebuild`` has both shapes."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class IndexRebuild(Protocol):
+    """A rebuild in progress: ``target`` is what the replay fills; ``switch`` makes it
+    the index searches read; ``close`` releases what the rebuild holds (never the live
+    index)."""
+
+    @property
+    def target(self) -> VectorIndex: ...
+
+    def switch(self) -> None: ...
+
     def close(self) -> None: ...
 
 

@@ -21,7 +21,8 @@ import numpy as np
 from ai_memory.adapters import index_payload as ip
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.fusion import by_score
-from ai_memory.core.ports import IndexHit, IndexQuery, SparseVector, Vector
+from ai_memory.core.index_rebuild import InPlaceRebuild
+from ai_memory.core.ports import IndexHit, IndexQuery, IndexRebuild, SparseVector, Vector
 from ai_memory.core.projection import IndexMutation
 
 
@@ -88,6 +89,10 @@ class MemoryVectorIndex:
         with self.backing.lock:
             self.backing.points.clear()
             self.backing.checkpoints.clear()
+
+    def rebuild(self) -> IndexRebuild:
+        """In place (one process owns this index): reset now, compacted on ``switch``."""
+        return InPlaceRebuild.begin(self)
 
     def close(self) -> None:
         pass
