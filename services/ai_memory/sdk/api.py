@@ -2,14 +2,14 @@
 
 ``MemoryClient`` (HTTP) and ``InProcessClient`` (a container in this process) both
 satisfy it, so the lifecycle helpers, the LangGraph store and the migration checks take
-either; the check at the bottom keeps both in step with it under ``mypy --strict``.
+either; a typed check beside each client keeps it in step under ``mypy --strict``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ._wire import ImportSource
 from .models import (
@@ -125,11 +125,3 @@ class MemoryApi(Protocol):
     def health(self) -> HealthOut: ...
 
     def close(self) -> None: ...
-
-
-if TYPE_CHECKING:  # both clients are a MemoryApi (checked by mypy, never run)
-    from .client import MemoryClient
-    from .in_process import InProcessClient
-
-    def _both_conform(http: MemoryClient, local: InProcessClient) -> list[MemoryApi]:
-        return [http, local]

@@ -11,11 +11,12 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
 from . import _wire as w
+from .api import MemoryApi
 from .errors import ConnectionFailedError
 from .models import (
     DeleteOut,
@@ -290,3 +291,9 @@ class MemoryClient:
     def health(self) -> HealthOut:
         """``GET /healthz``: log position, each projection's position and lag."""
         return self._call(w.health())
+
+
+if TYPE_CHECKING:  # checked by mypy, never run: this client is a MemoryApi
+
+    def _is_a_memory_api(client: MemoryClient) -> MemoryApi:
+        return client

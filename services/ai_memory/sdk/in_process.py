@@ -33,6 +33,7 @@ from ai_memory.core.record import DEFAULT_TENANT, MemoryState, MemoryType, valid
 
 from . import _wire as w
 from . import errors as sdk
+from .api import MemoryApi
 from .models import (
     DeleteOut,
     EpisodesOut,
@@ -417,3 +418,9 @@ def _raw_lines(source: w.ImportSource) -> Iterator[str | bytes]:
             yield line.rstrip(b"\r\n")
         else:
             yield line.rstrip("\r\n")
+
+
+if TYPE_CHECKING:  # checked by mypy, never run: this client is a MemoryApi
+
+    def _is_a_memory_api(client: InProcessClient) -> MemoryApi:
+        return client
