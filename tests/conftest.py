@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import settings
 
 from ai_memory.bootstrap import Container, build
 from ai_memory.settings import Settings
@@ -14,6 +15,11 @@ from tests.factories import FixedClock
 from tests.servers import cassandra_contact, kafka_bootstrap
 
 __all__ = ["cassandra_contact", "kafka_bootstrap"]
+
+# Property tests judge results, never time: a shared 2-core box can make any example slow,
+# and Hypothesis' default 200 ms deadline then fails a correct test.
+settings.register_profile("ai-memory", deadline=None)
+settings.load_profile("ai-memory")
 
 
 @pytest.fixture
