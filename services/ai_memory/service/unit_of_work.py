@@ -158,8 +158,8 @@ class UnitsOfWork:
         self.clock = clock
         self.waiter = waiter
         self.wait_timeout = wait_timeout
-        # Re-entrant: a service may begin a unit while another of the same thread holds
-        # the lock (a note save decides its slot, then writes through the memory service).
+        # Re-entrant: a service composing another's use case may begin a unit while its own
+        # is open on the same thread; that must nest, not deadlock.
         self.lock = threading.RLock()
         self._last_position = 0
 
