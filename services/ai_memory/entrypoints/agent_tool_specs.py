@@ -1,4 +1,5 @@
-"""The MCP tools' contract: JSON schemas, argument checks and the guard rails (seed 000 §4.2).
+"""The agent tools' contract (MCP tools, A2A skills): JSON schemas, argument checks and the
+guard rails (seed 000 §4.2).
 
 Everything here is pure. ``tool_specs`` describes each tool to an LLM (what it is for,
 every parameter with its limits); ``check_arguments`` enforces exactly that schema and

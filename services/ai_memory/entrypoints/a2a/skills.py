@@ -5,7 +5,7 @@ the same arguments as the MCP tool, plus a ``skill`` field (or ``skill`` in the 
 request metadata), e.g. ``{"skill": "memory.search", "query": "reply format"}``; the
 arguments may also sit under ``"arguments"``. A text part ``search: <query>`` is a shortcut
 for ``memory.search``. ``parse_request`` turns that into a ``SkillCall`` naming the MCP tool
-that ``MemoryTools`` runs; ``summary`` is the short sentence sent beside the data result.
+that ``AgentTools`` runs; ``summary`` is the short sentence sent beside the data result.
 """
 
 from __future__ import annotations
