@@ -220,8 +220,11 @@ def _fault(
 ) -> tuple[Callable[[], None], Callable[[], None]]:
     """(inject, undo) for one fault."""
     kafka, cassandra = p.kafka_nodes[0], p.cassandra_nodes[0]
-    if servers is None:
-        servers = Servers(p)  # only process faults are expected without servers
+
+    def srv() -> Servers:
+        if servers is None:
+            raise SystemExit(f"{fault} kills a server: run it on servers of its own")
+        return servers
 
     def restart_index_worker() -> None:
         indexer[0] = deploy.start_worker(2, projection="index")
@@ -239,20 +242,20 @@ def _fault(
 
         def inject() -> None:
             for svc in down:
-                servers.kill(svc)
+                srv().kill(svc)
             time.sleep(3)
             _kill_gateway(deploy)()
 
         def undo() -> None:
             for svc in down:
-                servers.restart(svc)
+                srv().restart(svc)
             deploy.start_gateway()
 
         return inject, undo
     if fault == "kafka":
-        return lambda: servers.kill(kafka), lambda: servers.restart(kafka)
+        return lambda: srv().kill(kafka), lambda: srv().restart(kafka)
     if fault == "cassandra":
-        return lambda: servers.kill(cassandra), lambda: servers.restart(cassandra)
+        return lambda: srv().kill(cassandra), lambda: srv().restart(cassandra)
     if fault == "sigstop-worker":
         pid = workers[0].proc.pid
         return lambda: os.kill(pid, signal.SIGSTOP), lambda: os.kill(pid, signal.SIGCONT)

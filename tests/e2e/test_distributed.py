@@ -1,17 +1,21 @@
 """Distributed mode end to end on real Kafka and Cassandra.
 
 The gateway (``ai-memory serve``) appends to Kafka and keeps its index co-located (Qdrant
-Edge, projected in-process from the Kafka partitions); two Faust workers
-(``ai-memory project --projection records``) share the records projection into Cassandra.
-One worker is SIGKILLed mid-stream and restarted. Afterwards every acknowledged write must
-be readable and searchable exactly once, and the Cassandra and index state must equal a
-fresh replay of the log. A delete issued while the workers are down is applied when they
+Edge, projected in-process from the Kafka partitions); two workers
+(``ai-memory project --projection records``) share the records projection into Cassandra,
+and an index worker (``ai-memory project --projection index``) projects into an Edge index
+of its own (no Qdrant server binary is available here, and Edge opens in one process).
+A records worker and the index worker are SIGKILLed mid-stream and restarted. Afterwards
+every acknowledged write must be readable and searchable exactly once, and the Cassandra
+state, the gateway's index and the index worker's index must equal a fresh replay of the
+log. A delete issued while the workers are down is applied when they
 come back, and neither a replay nor a re-import brings the memory back.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 from loadtest.cluster import Cluster
+from loadtest.faults_check import worker_positions
 
 from ai_memory.adapters.cassandra.record_store import CassandraRecordStore
 from ai_memory.adapters.embedders import make_embedder
@@ -70,6 +75,7 @@ def test_projector_killed_mid_stream_loses_and_duplicates_nothing(cluster: Clust
     cluster.start_gateway()
     victim = cluster.start_worker(1)
     cluster.start_worker(2)
+    indexer = cluster.start_worker(1, projection="index")
     acknowledged: set[str] = set()
     with httpx.Client(base_url=cluster.url, timeout=120) as http:
         for i, start in enumerate(range(0, TOTAL, CHUNK)):
@@ -77,9 +83,13 @@ def test_projector_killed_mid_stream_loses_and_duplicates_nothing(cluster: Clust
             assert report["written"] == CHUNK, report
             acknowledged.update(f"m-{n:05d}" for n in range(start, start + CHUNK))
             if i == 6:
-                victim.kill()  # SIGKILL: no shutdown, uncommitted offsets are redelivered
+                victim.kill()  # SIGKILL: no shutdown; it resumes from the view's checkpoint
+            if i == 8:
+                indexer.kill()  # the only index worker: the view waits for its restart
             if i == 12:
                 cluster.start_worker(3)
+            if i == 14:
+                indexer = cluster.start_worker(2, projection="index")
         cluster.wait_caught_up()
 
         exported = [json.loads(x) for x in http.get("/v1/export").text.splitlines()]
@@ -92,8 +102,33 @@ def test_projector_killed_mid_stream_loses_and_duplicates_nothing(cluster: Clust
                 "/v1/memories/search", json={"query": f"zq{n}x", "mode": "keyword", "top_k": 1}
             ).json()
             assert hits["results"][0]["record"]["id"] == f"m-{n:05d}"
+    wait_index_worker(cluster, indexer.metrics_port)
+    indexer.stop()  # flushes its Edge index, which this test then opens
+    cluster.workers.remove(indexer)
     cluster.drain_and_stop()
     assert_equals_fresh_replay(cluster)
+
+
+def wait_index_worker(cluster: Cluster, metrics_port: int, timeout: float = 300) -> None:
+    """Until the index worker reports the log head of every partition as applied."""
+    log = KafkaEventLog.from_url(
+        cluster.log_url, SqliteHeadStore(cluster.tmp / "w.db"), AvroEventSerializer()
+    )
+    try:
+        heads = {p: log.last_position(p) for p in log.partitions()}
+    finally:
+        log.close()
+    deadline = time.monotonic() + timeout
+    at: dict[int, int] = {}
+    while time.monotonic() < deadline:
+        try:
+            at = worker_positions(metrics_port)
+        except httpx.HTTPError:
+            at = {}
+        if all(at.get(p, 0) >= head for p, head in heads.items() if head):
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"the index worker did not catch up: {at} vs {heads}")
 
 
 def assert_equals_fresh_replay(cluster: Cluster) -> None:
@@ -110,6 +145,9 @@ def assert_equals_fresh_replay(cluster: Cluster) -> None:
     fresh_index = QdrantEdgeIndex(
         cluster.tmp / "replayed-index", dim=embedder.dim, model_name=embedder.name
     )
+    worker_index = QdrantEdgeIndex(
+        cluster.worker_index_dir / embedder.name, dim=embedder.dim, model_name=embedder.name
+    )
     try:
         tailers = [ProjectionTailer(log, RecordsSink(fresh), partition=p) for p in log.partitions()]
         rebuild_all(tailers)
@@ -119,6 +157,7 @@ def assert_equals_fresh_replay(cluster: Cluster) -> None:
         assert list(live.scan_records("default")) == list(fresh.scan_records("default"))
         assert list(live.scan_tombstones("default")) == list(fresh.scan_tombstones("default"))
         assert live_index.count("default") == fresh_index.count("default") == live.count("default")
+        assert worker_index.count("default") == fresh_index.count("default")
         for n in (1, 4_242, 8_888):
             q = IndexQuery(
                 "default",
@@ -127,11 +166,11 @@ def assert_equals_fresh_replay(cluster: Cluster) -> None:
                 now=_now(),
                 limit=5,
             )
-            assert [h.memory_id for h in live_index.search(q)] == [
-                h.memory_id for h in fresh_index.search(q)
-            ]
+            expected = [h.memory_id for h in fresh_index.search(q)]
+            assert [h.memory_id for h in live_index.search(q)] == expected
+            assert [h.memory_id for h in worker_index.search(q)] == expected
     finally:
-        for closable in (log, live, fresh, live_index, fresh_index):
+        for closable in (log, live, fresh, live_index, fresh_index, worker_index):
             closable.close()
 
 
