@@ -6,7 +6,9 @@ import json
 import shutil
 from pathlib import Path
 
-from ai_memory.migration.importers import ImportOptions, mem0
+import pytest
+
+from ai_memory.migration.importers import ImportOptions, RowError, mem0
 
 from .conftest import FIXTURES, run
 
@@ -23,9 +25,10 @@ def test_export_and_history_convert_with_tombstones() -> None:
     assert pref["meta"]["hash"] == "4d1f0c3a9b7e2f6d8c5a1b0e9f7d3c2a"
     assert records["8f8c1b9e-2b1d-4c59-9d9e-0a1b2c3d4e03"]["record"]["type"] == "skill"
     assert records["8f8c1b9e-2b1d-4c59-9d9e-0a1b2c3d4e03"]["record"]["scope"] == "agent:ops-bot"
-    # a memory only the history knows is recovered with its first ADD time
-    recovered = records["8f8c1b9e-2b1d-4c59-9d9e-0a1b2c3d4e10"]["record"]
-    assert recovered["created_at"] == "2024-03-17T16:00:00Z"
+    # a memory only the history knows has no owner in any file: refused, never placed
+    assert "8f8c1b9e-2b1d-4c59-9d9e-0a1b2c3d4e10" not in records
+    reasons = [e["reason"] for e in report.examples["rejected"]]
+    assert any("in none of the get_all files given" in r for r in reasons)
     tombstones = [line for line in lines if line["kind"] == "tombstone"]
     assert [(t["id"], t["reason"]) for t in tombstones] == [(DELETED, "mem0_delete")]
     assert DELETED not in records
@@ -38,7 +41,7 @@ def test_malformed_rows_are_rejected_clearly_and_others_import() -> None:
     reasons = [e["reason"] for e in report.examples["rejected"]]
     assert any("'memory' (the memory text) is missing" in r for r in reasons)
     assert any("history row: no memory_id" in r for r in reasons)
-    assert report.converted["record"] == 4
+    assert report.converted["record"] == 3
 
 
 def test_scope_map_and_bare_list(tmp_path: Path) -> None:
@@ -51,10 +54,19 @@ def test_scope_map_and_bare_list(tmp_path: Path) -> None:
     assert report.unimported["rejected"] == 1
 
 
-def test_history_only_database(tmp_path: Path) -> None:
+def test_history_only_database_is_refused_without_an_owner(tmp_path: Path) -> None:
     db = tmp_path / "history.db"
     shutil.copy(FIXTURES / "mem0" / "history.db", db)
-    records, lines, _ = run(mem0.convert, db)
+    with pytest.raises(RowError, match="get_all JSON files"):
+        run(mem0.convert, db)
+
+
+def test_history_only_database_with_its_owner_mapped(tmp_path: Path) -> None:
+    db = tmp_path / "history.db"
+    shutil.copy(FIXTURES / "mem0" / "history.db", db)
+    options = ImportOptions(scope_map={mem0.UNKNOWN_OWNER: "user:alice"})
+    records, lines, _ = run(mem0.convert, db, options)
+    assert records[PREF]["record"]["scope"] == "user:alice"
     assert PREF in records  # not in any export: rebuilt from its last UPDATE
     assert records[PREF]["record"]["content"] == "Prefers answers as short bullet lists, no tables"
     assert any(line["kind"] == "tombstone" for line in lines)

@@ -12,9 +12,16 @@ Mapping: a memory becomes a record (``user_id`` → ``user:<id>``, else ``agent_
 ``agent:<id>``, else ``run_id`` → ``session:<id>``); its type comes from
 ``metadata.type`` / ``memory_type`` / categories (``preference`` when the text states a
 preference, ``fact`` otherwise). History rows are a change log: a memory whose last
-event is ``DELETE`` becomes a tombstone; a memory only the history knows (not deleted)
-becomes a record with its latest text; every other history row is accounted as
-``system_log``.
+event is ``DELETE`` becomes a tombstone stamped with the DELETE row's ``updated_at`` (the
+deletion time; its ``created_at`` is the memory's creation); every other history row is
+accounted as ``system_log``.
+
+The history names no owner, so it is safe only with its companions, the ``get_all``
+files: a surviving memory only the history knows is refused (the whole history when no
+``get_all`` file came with it, that row otherwise) unless ``--scope-map
+mem0:unknown-owner=user:<id>`` names the owner. Tombstones of memories whose owner no
+file names go to ``mem0:unknown-owner``: they carry no content, only the promise that
+the id never comes back.
 """
 
 from __future__ import annotations
@@ -39,6 +46,9 @@ from . import (
 )
 
 SOURCE = "mem0"
+# The scope of what only the history knows: Mem0 writes no owner into history.db. Never
+# used for a memory unless the user maps it (--scope-map mem0:unknown-owner=user:<id>).
+UNKNOWN_OWNER = "mem0:unknown-owner"
 _TYPES = {"fact", "task", "preference", "skill", "interaction"}
 
 
@@ -58,7 +68,7 @@ def convert(path: Path, options: ImportOptions) -> Iterator[Converted]:
     for export in exports:
         yield from _convert_export(export, options, known)
     if history is not None:
-        yield from _convert_history(history, options, known)
+        yield from _convert_history(history, options, known, companions=bool(exports))
 
 
 def memories_of(data: Any) -> list[Any]:
@@ -151,9 +161,12 @@ def _history_rows(path: Path) -> list[dict[str, Any]]:
         old = "old_memory" if "old_memory" in cols else "prev_value"
         new = "new_memory" if "new_memory" in cols else "new_value"
         at = "created_at" if "created_at" in cols else "timestamp"
+        changed = "updated_at" if "updated_at" in cols else "NULL"
+        # Insertion order, not time order: Mem0 2.x writes the *memory's* creation time
+        # into created_at of every row (UPDATE and DELETE too), so it cannot order events.
         sql = (
             f"SELECT rowid AS _row, id, memory_id, {old} AS old_memory, {new} AS new_memory, "
-            f"event, {at} AS created_at FROM history ORDER BY {at}, rowid"
+            f"event, {at} AS created_at, {changed} AS updated_at FROM history ORDER BY rowid"
         )
         return [dict(r) for r in con.execute(sql)]
     except sqlite3.DatabaseError as e:
@@ -163,7 +176,7 @@ def _history_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def _convert_history(
-    path: Path, options: ImportOptions, known: dict[str, str]
+    path: Path, options: ImportOptions, known: dict[str, str], *, companions: bool
 ) -> Iterator[Converted]:
     by_memory: dict[str, list[dict[str, Any]]] = {}
     for row in _history_rows(path):
@@ -179,8 +192,49 @@ def _convert_history(
             continue
         row["_ref"], row["event"] = ref, event
         by_memory.setdefault(str(row["memory_id"]), []).append(row)
+    ownerless = [
+        memory_id
+        for memory_id, rows in by_memory.items()
+        if rows[-1]["event"] != "DELETE" and _safe(memory_id) not in known
+    ]
+    if ownerless and not companions and not _owner_mapped(options):
+        raise RowError(missing_owner_message(path.name, len(ownerless)))
     for memory_id, rows in by_memory.items():
         yield from guarded(rows[-1]["_ref"], _history_of, memory_id, rows, options, known)
+
+
+def _safe(memory_id: str) -> str:
+    try:
+        return safe_id(memory_id)
+    except RowError:
+        return memory_id
+
+
+def _owner_mapped(options: ImportOptions) -> bool:
+    return options.scope(UNKNOWN_OWNER) != UNKNOWN_OWNER
+
+
+def missing_owner_message(name: str, count: int) -> str:
+    """Why a history without its ``get_all`` companions is refused, and what to do."""
+    return (
+        f"{name} names no owners (Mem0 keeps user_id/agent_id/run_id only in its vector "
+        f"store), so the {count} memories it holds would land in no user's scope. Migrate "
+        f"it together with its companions, the Mem0 get_all JSON files of its users (one "
+        f"directory holding {name} and the get_all_<user>.json files), or name their owner "
+        f"with --scope-map {UNKNOWN_OWNER}=user:<id>"
+    )
+
+
+def _deleted_at(row: Mapping[str, Any]) -> str:
+    """The deletion time of a DELETE row: Mem0 2.x stamps it in ``updated_at``
+    (``created_at`` repeats the memory's creation); older versions had only a per-row
+    ``timestamp``, read as ``created_at``."""
+    deleted_at = iso(row.get("updated_at"), "updated_at") or iso(
+        row.get("created_at"), "deleted_at"
+    )
+    if deleted_at is None:
+        raise RowError("DELETE event without a timestamp")
+    return deleted_at
 
 
 def _history_of(
@@ -188,14 +242,14 @@ def _history_of(
 ) -> Iterator[Converted]:
     last = rows[-1]
     rid = safe_id(memory_id)
-    scope = known.get(rid, options.scope(options.default_scope))
-    if last["event"] == "DELETE" and rid not in known:
-        deleted_at = iso(last.get("created_at"), "deleted_at")
-        if deleted_at is None:
-            raise RowError("DELETE event without a timestamp")
+    if last["event"] == "DELETE":
+        # A deleted memory is in no get_all file; its tombstone keeps the id forgotten
+        # forever, in its known owner's scope or, failing that, the scope that says the
+        # owner is unknown (a tombstone holds no content, so no memory is misplaced).
+        scope = known.pop(rid, None) or options.scope(UNKNOWN_OWNER)
         for row in rows[:-1]:
             yield Unimported(row["_ref"], "system_log", f"change-log row of forgotten memory {rid}")
-        yield tombstone_line(rid, scope, deleted_at, "mem0_delete")
+        yield tombstone_line(rid, scope, _deleted_at(last), "mem0_delete")
         return
     if rid in known:
         for row in rows:
@@ -205,13 +259,23 @@ def _history_of(
                 f"change-log row of memory {rid}; its text comes from the export",
             )
         return
+    if not _owner_mapped(options):
+        raise RowError(
+            f"memory {rid} is in the history but in none of the get_all files given, and "
+            f"the history names no owner: add the get_all export of its user, or name the "
+            f"owner with --scope-map {UNKNOWN_OWNER}=user:<id>"
+        )
     text = next((r["new_memory"] for r in reversed(rows) if r.get("new_memory")), None)
     if not isinstance(text, str) or not text.strip():
         raise RowError(f"memory {rid} has no text in its history")
     first = rows[0]
     for row in rows[:-1]:
         yield Unimported(row["_ref"], "system_log", f"earlier change-log row of memory {rid}")
+    scope = options.scope(UNKNOWN_OWNER)
     known[rid] = scope
+    meta: dict[str, Any] = {"source": SOURCE, "source_id": memory_id, "from": "history"}
+    if last.get("updated_at"):
+        meta["updated_at"] = last["updated_at"]
     yield record_line(
         {
             "id": rid,
@@ -220,6 +284,6 @@ def _history_of(
             "scope": scope,
             "source_agent": options.source_agent or SOURCE,
             "created_at": iso(first.get("created_at")),
-            "meta": {"source": SOURCE, "source_id": memory_id, "from": "history"},
+            "meta": meta,
         }
     )
