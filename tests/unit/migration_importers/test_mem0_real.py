@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from ai_memory.core.timeparse import format_timestamp, parse_timestamp
-from ai_memory.migration.importers import ImportOptions, RowError, mem0
+from ai_memory.migration.importers import RowError, mem0
 
 from .conftest import FIXTURES, run
 
