@@ -1,6 +1,8 @@
 """``ai-memory doctor PATH``: the pre-migration health check of a memory dump (offline).
 
-Reads the file directly (no server needed) and prints a report: type distribution,
+Reads the file or directory directly (no server needed) with the same reader as
+``migrate`` (so a refusal, a row count or a rejected row is the same in both) and prints
+a report: type distribution,
 secrets and personal data (masked), context-dependent references, timestamp anomalies,
 duplicates, system logs and vector columns, with warnings. ``--json`` prints the report as
 JSON; ``--redact OUT`` also writes a copy with every secret replaced by
@@ -19,21 +21,38 @@ from rich.console import Console
 from rich.table import Table
 
 from ai_memory.migration.doctor import DoctorReport, diagnose
+from ai_memory.migration.doctor_tool import IMPORTER_FORMATS, diagnose_converted, shared_format
 from ai_memory.migration.generic import GenericOptions
+from ai_memory.migration.importers import RowError, parse_scope_map
 from ai_memory.migration.mapping import FieldMap, MappingError, load_mapping_file, parse_map_spec
+from ai_memory.migration.sources import FORMATS as READER_FORMATS
 
 err = Console(stderr=True)
 
 
 def doctor_cmd(
-    path: Annotated[Path, typer.Argument(help="NDJSON bundle, JSON, JSONL, CSV or SQLite file.")],
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="A file or directory: a tool's artefacts, a bundle, JSON, JSONL, CSV, SQLite."
+        ),
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     redact: Annotated[
         Path | None, typer.Option("--redact", help="Write a redacted copy to this file.")
     ] = None,
     table: Annotated[str | None, typer.Option(help="SQLite table (default: all).")] = None,
     fmt: Annotated[
-        str | None, typer.Option("--format", help="json | jsonl | csv | tsv | sqlite.")
+        str | None,
+        typer.Option(
+            "--format",
+            help=f"An importer ({' | '.join(IMPORTER_FORMATS)}; default: recognised as "
+            f"migrate does) or a generic file kind ({' | '.join(READER_FORMATS)}).",
+        ),
+    ] = None,
+    scope_map: Annotated[
+        list[str] | None,
+        typer.Option("--scope-map", help="OLD=NEW scope, as for migrate."),
     ] = None,
     tz: Annotated[str, typer.Option(help="Timezone of naive timestamps (IANA name).")] = "UTC",
     map_spec: Annotated[
@@ -59,9 +78,29 @@ def doctor_cmd(
     if not path.exists():
         err.print(f"[red]no such file[/red]: {path}")
         raise typer.Exit(2)
+    if fmt is not None and fmt not in (*IMPORTER_FORMATS, *READER_FORMATS, "auto"):
+        choices = ", ".join((*IMPORTER_FORMATS, *READER_FORMATS))
+        err.print(f"[red]unknown --format {fmt!r}[/red]; choose one of {choices}")
+        raise typer.Exit(2)
     options = GenericOptions(mapping=mapping, naive_tz=naive_tz)
     try:
-        report = diagnose(path, options, fmt=fmt, table=table, redact_to=redact)
+        # The same reader as migrate, unless an option only the generic reader knows asks
+        # for the row-level examination of one file.
+        generic_only = table or map_spec or mapping_file or fmt in READER_FORMATS
+        shared = None if generic_only else shared_format(path, fmt)
+        if shared is not None:
+            report = diagnose_converted(
+                path,
+                *shared,
+                options,
+                scope_map=parse_scope_map(scope_map),
+                redact_to=redact,
+            )
+        else:
+            report = diagnose(path, options, fmt=fmt, table=table, redact_to=redact)
+    except RowError as e:
+        err.print(f"[red]migrate would refuse {path}[/red]: {e}")
+        raise typer.Exit(2) from e
     except (OSError, ValueError) as e:
         err.print(f"[red]cannot read {path}[/red]: {e}")
         raise typer.Exit(2) from e
@@ -88,7 +127,7 @@ def render(report: DoctorReport, console: Console) -> None:
         types.add_row(name, str(count), share)
     console.print(types)
 
-    rows = Table(title="Row outcome (generic import preview)")
+    rows = Table(title="Row outcome (what migrate will do with each row)")
     rows.add_column("outcome")
     rows.add_column("rows", justify="right")
     rows.add_column("example")
