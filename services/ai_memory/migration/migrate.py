@@ -223,12 +223,32 @@ def import_lines(
     return imported
 
 
+def rejections_by_id(
+    lines: list[dict[str, Any]], imported: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """The import's errors keyed by the memory id of their line (lines are numbered from
+    1 in the order they were sent), so a failed check can quote them."""
+    found: dict[str, dict[str, Any]] = {}
+    for error in imported.get("errors") or []:
+        index = int(error.get("line", 0)) - 1
+        if 0 <= index < len(lines):
+            line = lines[index]
+            memory_id = line.get("id") if line.get("kind") == "tombstone" else None
+            memory_id = memory_id or (line.get("record") or {}).get("id")
+            if memory_id is not None:
+                found[str(memory_id)] = {"code": error.get("code"), "message": error.get("message")}
+    return found
+
+
 def _run_checks(
-    target: Target, lines: list[dict[str, Any]], progress: Progress | None
+    target: Target,
+    lines: list[dict[str, Any]],
+    progress: Progress | None,
+    imported: dict[str, Any] | None = None,
 ) -> list[CheckResult]:
     if progress:
         progress("verify", 0, 1)
-    checks = verify(target, lines)
+    checks = verify(target, lines, rejections_by_id(lines, imported or {}))
     if progress:
         progress("verify", 1, 1)
     return checks
@@ -260,7 +280,7 @@ def migrate(
     if to.startswith(("http://", "https://")):
         with MemoryClient(to, timeout=None) as remote:
             report.imported = import_lines(remote, lines, fmt, progress)
-            report.checks = _run_checks(ClientTarget(remote), lines, progress)
+            report.checks = _run_checks(ClientTarget(remote), lines, progress, report.imported)
         return report
     from ai_memory.bootstrap import build
     from ai_memory.sdk.in_process import InProcessClient
@@ -271,7 +291,7 @@ def migrate(
     try:
         local = InProcessClient(container, tenant=tenant, actor="migrate")
         report.imported = import_lines(local, lines, fmt, progress)
-        report.checks = _run_checks(ClientTarget(local), lines, progress)
+        report.checks = _run_checks(ClientTarget(local), lines, progress, report.imported)
     finally:
         container.close()
     return report

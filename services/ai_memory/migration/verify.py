@@ -14,7 +14,10 @@ target answers, through the same API an agent uses (GET a memory, search):
    410 on the target.
 
 A check passes vacuously when the source holds nothing of its kind (the evidence says
-so). A source record the target had already forgotten before the migration (410 without
+so). Every probe judges a memory in the scope where the target actually holds it (a GET
+by id answers from any scope), and a failure carries the evidence that contradicts the
+expectation: the target's scope and text, and the import's rejection of that line.
+A source record the target had already forgotten before the migration (410 without
 a source tombstone) is reported as kept forgotten, not as lost.
 """
 
@@ -160,22 +163,34 @@ def expected_from(lines: Iterable[Mapping[str, Any]]) -> tuple[list[Expected], l
 
 
 class _Probe:
-    """GETs each id once across all checks."""
+    """GETs each id once across all checks; knows what the import said of each id."""
 
-    def __init__(self, target: Target) -> None:
+    def __init__(self, target: Target, rejections: Mapping[str, Mapping[str, Any]]) -> None:
         self.target, self.cache = target, dict[str, tuple[int, dict[str, Any] | None]]()
+        self.rejections = rejections
+
+    def evidence(self, memory_id: str, body: Mapping[str, Any] | None) -> dict[str, Any]:
+        """What contradicts the expectation: where the target holds the memory, and the
+        import's own word on its line (a rejection code and message)."""
+        found: dict[str, Any] = {}
+        if body is not None:
+            found["target_scope"] = body.get("scope")
+            found["target_content"] = str(body.get("content"))[:120]
+        if memory_id in self.rejections:
+            found["import_rejection"] = dict(self.rejections[memory_id])
+        return found
 
     def get(self, memory_id: str) -> tuple[int, dict[str, Any] | None]:
         if memory_id not in self.cache:
             self.cache[memory_id] = self.target.get(memory_id)
         return self.cache[memory_id]
 
-    def found_by_search(self, want: Expected) -> str | None:
-        """The search mode that finds ``want`` by its own text, or None."""
+    def found_by_search(self, want: Expected, scope: str) -> str | None:
+        """The search mode that finds ``want`` by its own text in ``scope``, or None."""
         for mode in ("hybrid", "keyword"):
             body = {
                 "query": want.content[:2000],
-                "scope": want.scope,
+                "scope": scope,
                 "types": [want.type],
                 "states": [want.state],
                 "top_k": 20,
@@ -192,19 +207,34 @@ def _readable(check: CheckResult, probe: _Probe, want: Expected, *, search: bool
     if status == 410:
         return False
     check.checked += 1
+    evidence = probe.evidence(want.id, body)
     if status != 200 or body is None:
-        check.fail(id=want.id, problem=f"GET answered {status}", content=want.content[:120])
+        check.fail(
+            id=want.id, problem=f"GET answered {status}", content=want.content[:120], **evidence
+        )
+    elif body.get("scope") != want.scope:
+        # Read by id, a memory answers from any scope: judge it where it actually is.
+        check.fail(
+            id=want.id,
+            problem=f"in scope {body.get('scope')!r}, expected {want.scope!r}",
+            **evidence,
+        )
     elif body.get("content") != want.content:
         check.fail(
             id=want.id,
             problem="content differs",
             expected=want.content[:120],
             actual=str(body.get("content"))[:120],
+            **evidence,
         )
     elif body.get("state") != want.state:
-        check.fail(id=want.id, problem=f"state {body.get('state')!r}, expected {want.state!r}")
-    elif search and probe.found_by_search(want) is None:
-        check.fail(id=want.id, problem="not found by searching its own text", scope=want.scope)
+        check.fail(
+            id=want.id,
+            problem=f"state {body.get('state')!r}, expected {want.state!r}",
+            **evidence,
+        )
+    elif search and probe.found_by_search(want, str(body["scope"])) is None:
+        check.fail(id=want.id, problem="not found by searching its own text", scope=body["scope"])
     return True
 
 
@@ -249,7 +279,11 @@ def _history(probe: _Probe, wants: list[Expected]) -> CheckResult:
         actual = _norm(body.get("created_at"))
         if actual != want.created_at:
             check.fail(
-                id=want.id, problem="created_at changed", expected=want.created_at, actual=actual
+                id=want.id,
+                problem="created_at changed",
+                expected=want.created_at,
+                actual=actual,
+                **probe.evidence(want.id, body),
             )
             continue
         if previous is not None and actual is not None and actual < previous[0]:
@@ -274,6 +308,7 @@ def _forgetting(probe: _Probe, tombstones: list[str]) -> CheckResult:
                 id=memory_id,
                 problem=f"GET answered {status}, expected 410",
                 content=(body or {}).get("content"),
+                **probe.evidence(memory_id, body),
             )
     check.evidence = (
         f"{check.checked - len(check.failures)} of {check.checked} source deletions "
@@ -284,10 +319,15 @@ def _forgetting(probe: _Probe, tombstones: list[str]) -> CheckResult:
     return check
 
 
-def verify(target: Target, lines: Iterable[Mapping[str, Any]]) -> list[CheckResult]:
-    """Run the five checks against ``target`` for the converted source ``lines``."""
+def verify(
+    target: Target,
+    lines: Iterable[Mapping[str, Any]],
+    rejections: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[CheckResult]:
+    """Run the five checks against ``target`` for the converted source ``lines``;
+    ``rejections`` (memory id → the import's error for its line) is quoted as evidence."""
     records, tombstones = expected_from(lines)
-    probe = _Probe(target)
+    probe = _Probe(target, rejections or {})
     of = {t: [r for r in records if r.type == t] for t in ("preference", "task", "skill")}
     return [
         _per_type(
