@@ -38,7 +38,14 @@ class MigrationError(Exception):
 
 
 # What the import report says happened to each line it received.
-IMPORT_OUTCOMES = ("written", "unchanged", "skipped_tombstoned", "tombstones_applied", "rejected")
+IMPORT_OUTCOMES = (
+    "written",
+    "unchanged",
+    "stale",
+    "skipped_tombstoned",
+    "tombstones_applied",
+    "rejected",
+)
 
 
 @dataclass

@@ -3,9 +3,10 @@
 Export streams records then tombstones of a tenant (optionally some scopes) with a
 header and a checksummed trailer. Import is a session fed in batches of lines so a large
 upload streams through without being held in memory; every line is accounted for
-(written / unchanged / skipped because tombstoned / rejected with a reason), one bad line
-never aborts the rest, re-importing the same bundle writes nothing, and an id that was
-ever forgotten is never resurrected.
+(written / unchanged / stale / skipped because tombstoned / rejected with a reason), one
+bad line never aborts the rest, re-importing the same bundle writes nothing, a line older
+than the live local memory never overwrites it (``stale``), and an id that was ever
+forgotten is never resurrected.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import logging
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from ai_memory import __version__
@@ -31,6 +33,7 @@ from ai_memory.core.decide import decide_delete, decide_write, with_created_at_f
 from ai_memory.core.errors import Conflict, Gone, InvalidInput
 from ai_memory.core.events import DomainEvent, EventHeader, Head, MemoriesImported
 from ai_memory.core.record import MemoryState, parse_record, validate_id, validate_scope
+from ai_memory.core.timeparse import parse_timestamp
 
 from .memory_service import MemoryService
 from .unit_of_work import UnitOfWork
@@ -84,6 +87,7 @@ class ImportReport:
     unchanged: int = 0
     skipped_tombstoned: int = 0
     tombstones_applied: int = 0
+    stale: int = 0  # older than the local memory: never written (see ``_stale``)
     rejected: int = 0
     errors: list[dict[str, Any]] = field(default_factory=list)
     position: int = 0
@@ -96,6 +100,7 @@ class ImportReport:
             "written": self.written,
             "unchanged": self.unchanged,
             "skipped_tombstoned": self.skipped_tombstoned,
+            "stale": self.stale,
             "tombstones_applied": self.tombstones_applied,
             "rejected": self.rejected,
             # Lines are rejected in two passes (parsing, then the batch's decisions): the
@@ -230,6 +235,7 @@ class ImportSession:
         with service.units.begin(self.tenant, self.actor) as uow:
             # Decisions later in the batch see the heads decided earlier in it.
             heads: dict[str, Head] = uow.heads([c[2] for c in candidates])
+            local = self._local_times(candidates, heads)
             for number, line, memory_id in candidates:
                 head = heads.get(memory_id)
                 header = uow.header()
@@ -277,6 +283,9 @@ class ImportSession:
                 if outcome.event is None:
                     self.report.unchanged += 1
                     continue
+                if _stale(line, heads.get(memory_id), local.get(memory_id)):
+                    self.report.stale += 1
+                    continue
                 self.report.written += 1
                 events.append(outcome.event)
                 decided.append((number, "written"))
@@ -291,6 +300,24 @@ class ImportSession:
                 )
             if events:
                 self._append(uow, events, decided)
+
+    def _local_times(
+        self, candidates: Sequence[tuple[int, BundleLine, str]], heads: Mapping[str, Head]
+    ) -> dict[str, datetime]:
+        """When each live local memory a dated record line would overwrite last changed
+        (read only for lines that carry ``updated_at``: the others need no lookup)."""
+        ids = [
+            memory_id
+            for _, line, memory_id in candidates
+            if line.kind == "record"
+            and line.body.get("updated_at") is not None
+            and memory_id in heads
+            and not heads[memory_id].deleted
+        ]
+        if not ids:
+            return {}
+        stored = self.service.store.get_many(self.tenant, ids)
+        return {memory_id: found.updated_at for memory_id, found in stored.items()}
 
     def _append(
         self, uow: UnitOfWork, events: Sequence[DomainEvent], decided: Sequence[tuple[int, str]]
@@ -354,6 +381,29 @@ def derived_id(raw: Mapping[str, Any]) -> str:
     importing the same file twice still recognises it (and a migration can verify it)."""
     basis = f"{raw.get('scope')}\n{raw.get('type')}\n{raw.get('content')}"
     return str(uuid.uuid5(_ID_NAMESPACE, basis))
+
+
+def _stale(line: BundleLine, head: Head | None, local_updated_at: datetime | None) -> bool:
+    """Import never regresses: a record line older than the live local memory is not
+    written. Older means an ``updated_at`` before the local one; a line without
+    ``updated_at`` but with a ``version`` is older when that version is below the local
+    head's (versions count the changes of one memory in one log). A line that says
+    neither (a hand-written or migrated row) is judged by content alone, as before."""
+    if head is None or head.deleted:
+        return False
+    stamp = line.body.get("updated_at")
+    if stamp is not None and local_updated_at is not None:
+        try:
+            return parse_timestamp(stamp, field="updated_at") < local_updated_at
+        except InvalidInput:
+            return False  # an unreadable stamp orders nothing; the record is validated anyway
+    version = line.body.get("version")
+    return (
+        stamp is None
+        and isinstance(version, int)
+        and not isinstance(version, bool)
+        and version < head.version
+    )
 
 
 def _line_state(line: BundleLine) -> MemoryState:

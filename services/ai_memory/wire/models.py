@@ -170,6 +170,9 @@ class ImportOut(BaseModel):
     skipped_tombstoned: int
     tombstones_applied: int
     rejected: int
+    # Lines older than the live local memory, not written (import never regresses);
+    # defaulted so a client still reads the report of a server that predates it.
+    stale: int = 0
     errors: list[ImportError_]
     errors_truncated: bool
     position: int

@@ -1,0 +1,76 @@
+"""Import never regresses: a bundle line older than the live local memory is counted
+``stale`` and not written; a newer one is applied (the rule lives in ``ImportSession``,
+used by bundle import and ``migrate`` alike)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from ai_memory.bootstrap import Container
+from ai_memory.service.memory_service import MemoryService
+from ai_memory.service.transfer import ImportReport, ImportSession, export_lines
+from tests.factories import FixedClock
+
+
+def write(svc: MemoryService, tenant: str, content: str) -> None:
+    body = {"id": "home", "type": "fact", "scope": "user:alice", "source_agent": "a"}
+    svc.write(tenant, {**body, "content": content}, wait=True)
+
+
+def backup(svc: MemoryService, tenant: str) -> list[str]:
+    return list(export_lines(svc, tenant, None))
+
+
+def restore(svc: MemoryService, tenant: str, lines: list[str]) -> ImportReport:
+    session = ImportSession(svc, tenant)
+    session.feed(list(enumerate(lines, start=1)))
+    return session.finish(wait=True)
+
+
+def edit_records(lines: list[str], **changes: Any) -> list[str]:
+    out = []
+    for line in lines:
+        obj = json.loads(line)
+        if obj["kind"] == "record":
+            obj.update(changes)
+            obj = {k: v for k, v in obj.items() if v is not None}
+        out.append(json.dumps(obj))
+    return out
+
+
+@pytest.fixture
+def svc(container: Container) -> MemoryService:
+    return container.service
+
+
+def test_an_older_backup_never_overwrites_a_newer_memory(
+    svc: MemoryService, tenant: str, clock: FixedClock
+) -> None:
+    write(svc, tenant, "Alice lives in Lyon.")
+    old = backup(svc, tenant)
+    clock.advance(60)
+    write(svc, tenant, "Alice moved to Montréal.")
+    report = restore(svc, tenant, old)
+    assert (report.stale, report.written, report.rejected) == (1, 0, 0)
+    assert report.to_json()["stale"] == 1
+    assert svc.get(tenant, "home").record.content == "Alice moved to Montréal."
+    # a line with a version but no updated_at is judged by its version
+    undated = edit_records(old, updated_at=None)
+    assert restore(svc, tenant, undated).stale == 1
+    # a line that says neither is judged by content alone, as a hand-written row is
+    bare = edit_records(old, updated_at=None, version=None)
+    assert restore(svc, tenant, bare).written == 1
+
+
+def test_a_newer_line_is_applied(svc: MemoryService, tenant: str, clock: FixedClock) -> None:
+    source, target = tenant, f"{tenant}-copy"
+    write(svc, source, "Alice lives in Lyon.")
+    assert restore(svc, target, backup(svc, source)).written == 1
+    clock.advance(60)
+    write(svc, source, "Alice moved to Montréal.")
+    report = restore(svc, target, backup(svc, source))
+    assert (report.stale, report.written) == (0, 1)
+    assert svc.get(target, "home").record.content == "Alice moved to Montréal."
