@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from ai_memory.bootstrap import build
+from ai_memory.core.timeparse import format_timestamp, parse_timestamp
 from ai_memory.migration.migrate import MigrationError, migrate
 from ai_memory.sdk.in_process import InProcessClient
 from ai_memory.settings import Settings
@@ -21,8 +22,12 @@ TRUTH: dict[str, dict[str, Any]] = json.loads((REAL / "truth.json").read_text("u
 USERS = ("alice", "bob", "chen")
 
 
-def _state(data: Path) -> tuple[dict[str, tuple[str, str, str]], set[str]]:
-    """(records id → (scope, content, created_at), tombstone ids) of a data dir."""
+Tombstones = dict[str, tuple[str, str, str]]
+
+
+def _state(data: Path) -> tuple[dict[str, tuple[str, str, str]], Tombstones]:
+    """Records id → (scope, content, created_at) and tombstones id → (scope, deleted_at,
+    reason) of a data dir."""
     container = build(Settings(data_dir=data))
     container.start()
     try:
@@ -34,7 +39,16 @@ def _state(data: Path) -> tuple[dict[str, tuple[str, str, str]], set[str]]:
         for x in lines
         if x["kind"] == "record"
     }
-    return records, {x["id"] for x in lines if x["kind"] == "tombstone"}
+    tombstones = {
+        x["id"]: (x["scope"], x["deleted_at"], x["reason"])
+        for x in lines
+        if x["kind"] == "tombstone"
+    }
+    return records, tombstones
+
+
+def _utc(value: str) -> str:
+    return format_timestamp(parse_timestamp(value))
 
 
 def _source(tmp: Path, name: str, *files: str) -> Path:
@@ -79,8 +93,15 @@ def together(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 def test_together_is_exact(together: Any) -> None:
     records, tombstones = together
-    assert set(records) == SURVIVORS and tombstones == DELETED
+    assert set(records) == SURVIVORS and set(tombstones) == DELETED
     _assert_in_the_right_scopes(records)
+    for memory_id, (_, _, created_at) in records.items():
+        assert created_at == _utc(TRUTH[memory_id]["history"][0]["created_at"])
+    for memory_id, (scope, deleted_at, reason) in tombstones.items():
+        # Mem0's own deletion time (the DELETE row's updated_at) and reason, kept; the
+        # owner of a deleted memory is in no artefact, and the scope says so
+        assert deleted_at == _utc(TRUTH[memory_id]["history"][-1]["updated_at"])
+        assert (scope, reason) == ("mem0:unknown-owner", "imported:mem0_delete")
 
 
 @pytest.mark.parametrize(
@@ -118,5 +139,5 @@ def test_the_history_alone_is_refused_and_nothing_lands_in_a_wrong_scope(
     refusals = _migrate_all(tmp_path, steps)
     assert len(refusals) == 1 and "get_all JSON files" in refusals[0]
     records, tombstones = _state(tmp_path / "data")
-    assert records == together[0] and tombstones == set()
+    assert records == together[0] and tombstones == {}
     _assert_in_the_right_scopes(records)

@@ -15,7 +15,7 @@ import hashlib
 import logging
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -245,8 +245,8 @@ class ImportSession:
                             memory_id,
                             validate_scope(line.body["scope"], limits),
                             head,
-                            header,
-                            reason="imported_tombstone",
+                            _tombstone_header(header, line, head),
+                            reason=_tombstone_reason(line),
                         )
                         if event is None:
                             self.report.unchanged += 1
@@ -381,6 +381,28 @@ def derived_id(raw: Mapping[str, Any]) -> str:
     importing the same file twice still recognises it (and a migration can verify it)."""
     basis = f"{raw.get('scope')}\n{raw.get('type')}\n{raw.get('content')}"
     return str(uuid.uuid5(_ID_NAMESPACE, basis))
+
+
+def _tombstone_header(header: EventHeader, line: BundleLine, head: Head | None) -> EventHeader:
+    """A tombstone of an id this log never held keeps the source's deletion time (a
+    migrated Mem0 DELETE, a bundle from another instance); forgetting a memory held here
+    happens now. A missing, unreadable or future ``deleted_at`` also means now."""
+    stamp = line.body.get("deleted_at")
+    if head is not None or stamp is None:
+        return header
+    try:
+        deleted_at = parse_timestamp(stamp, field="deleted_at")
+    except InvalidInput:
+        return header
+    return header if deleted_at > header.occurred_at else replace(header, occurred_at=deleted_at)
+
+
+def _tombstone_reason(line: BundleLine) -> str:
+    """The source's reason, marked as imported (``imported:mem0_delete``)."""
+    reason = line.body.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        return "imported_tombstone"
+    return f"imported:{_printable(reason.strip())[:100]}"
 
 
 def _stale(line: BundleLine, head: Head | None, local_updated_at: datetime | None) -> bool:
