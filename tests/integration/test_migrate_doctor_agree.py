@@ -22,6 +22,7 @@ SOURCES = [
     "letta/helper.af",
     "zep/graph.json",
     "langmem/store_items.json",
+    "langgraph_real/artefacts/store_items.json",
     "cognee/cogx_archive",
 ]
 
@@ -67,6 +68,17 @@ def test_both_refuse_a_mem0_history_without_its_owners_alike(tmp_path: Path) -> 
     doctor, migrate = _both(db, "--scope-map", "mem0:unknown-owner=user:alice")
     assert doctor["outcome"]["converted"] == migrate["conversion"]["converted"]
     assert migrate["conversion"]["converted"] == {"record": 51, "tombstone": 9}
+
+
+@pytest.mark.parametrize(
+    "name", ["mem0_real/artefacts", "langgraph_real/artefacts/store_items.json"]
+)
+def test_artefacts_of_the_real_tools_migrate_and_verify(tmp_path: Path, name: str) -> None:
+    code, out, err = _run("migrate", "--from", str(FIXTURES / name), "--to", str(tmp_path))
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["ok"] and report["accounting"]["balanced"]
+    assert report["import"]["rejected"] == 0
 
 
 def test_doctor_format_knows_every_importer() -> None:
