@@ -21,6 +21,7 @@ SOURCES = [
     "mem0_real/artefacts/get_all_bob.json",
     "letta/helper.af",
     "zep/graph.json",
+    "zep_real/artefacts/graph.json",
     "langmem/store_items.json",
     "langgraph_real/artefacts/store_items.json",
     "cognee/cogx_archive",
@@ -71,7 +72,12 @@ def test_both_refuse_a_mem0_history_without_its_owners_alike(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize(
-    "name", ["mem0_real/artefacts", "langgraph_real/artefacts/store_items.json"]
+    "name",
+    [
+        "mem0_real/artefacts",
+        "langgraph_real/artefacts/store_items.json",
+        "zep_real/artefacts/graph.json",
+    ],
 )
 def test_artefacts_of_the_real_tools_migrate_and_verify(tmp_path: Path, name: str) -> None:
     code, out, err = _run("migrate", "--from", str(FIXTURES / name), "--to", str(tmp_path))
