@@ -34,7 +34,9 @@ def migrate_cmd(
     scope_map: Annotated[
         list[str] | None,
         typer.Option(
-            "--scope-map", help="OLD=NEW scope (user:alice=user:a.smith) or kind (group:=user:)."
+            "--scope-map",
+            help="OLD=NEW scope (user:alice=user:a.smith) or kind (group:=user:); "
+            "mem0:unknown-owner=user:<id> names the owner of a Mem0 history.db.",
         ),
     ] = None,
     default_scope: Annotated[
