@@ -56,6 +56,15 @@ def test_doctor_and_migrate_agree_on_every_fixture(name: str) -> None:
     assert doctor["types"] == migrate["doctor"]["types"]
 
 
+def test_a_directory_of_mem0_get_all_files_is_mem0(tmp_path: Path) -> None:
+    for user in ("alice", "bob"):
+        name = f"get_all_{user}.json"
+        shutil.copy(FIXTURES / "mem0_real" / "artefacts" / name, tmp_path / name)
+    doctor, migrate = _both(tmp_path)
+    assert migrate["format"] == "mem0" and doctor["format"].startswith("mem0")
+    assert migrate["conversion"]["converted"] == {"record": 34}
+
+
 def test_both_refuse_a_mem0_history_without_its_owners_alike(tmp_path: Path) -> None:
     db = tmp_path / "history.db"
     shutil.copy(FIXTURES / "mem0_real" / "artefacts" / "history.db", db)

@@ -97,6 +97,12 @@ def _from_head(head: str) -> tuple[str, str] | None:
     return None
 
 
+def _json_shape(path: Path) -> str | None:
+    """The tool a JSON file's shape names, if any."""
+    guess = _from_object(_json_head(path), _head(path)) or _from_head(_head(path))
+    return guess[0] if guess else None
+
+
 _GENERIC = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".db", ".sqlite", ".sqlite3")
 
 
@@ -109,6 +115,11 @@ def detect(path: Path) -> tuple[str, str]:
             return "cognee", "a directory with a COGX manifest.json"
         if any(p.suffix in (".db", ".sqlite") and _has_history_table(p) for p in path.iterdir()):
             return "mem0", "a directory with a Mem0 history database"
+        exports = sorted(p for p in path.glob("*.json") if p.is_file())
+        if exports and all(_json_shape(p) == "mem0" for p in exports):
+            # get_all files of several users, without their history: still Mem0, so each
+            # memory keeps its owner (the generic reader would not know user_id).
+            return "mem0", "a directory of Mem0 get_all exports"
         if any(p.suffix.lower() in _GENERIC for p in path.iterdir()):
             return "generic", "a directory of JSON/JSONL/CSV/SQLite files (one split export)"
         raise RowError(f"{path}: cannot tell the format of this directory; pass --format")
