@@ -25,6 +25,7 @@ SOURCES = [
     "langmem/store_items.json",
     "langgraph_real/artefacts/store_items.json",
     "cognee/cogx_archive",
+    "cognee_real/artefacts",
 ]
 
 
@@ -86,6 +87,7 @@ def test_both_refuse_a_mem0_history_without_its_owners_alike(tmp_path: Path) -> 
         "mem0_real/artefacts",
         "langgraph_real/artefacts/store_items.json",
         "zep_real/artefacts/graph.json",
+        "cognee_real/artefacts",
     ],
 )
 def test_artefacts_of_the_real_tools_migrate_and_verify(tmp_path: Path, name: str) -> None:

@@ -127,7 +127,9 @@ def _base(record: Mapping[str, Any], options: ImportOptions, suffix: str = "") -
         "id": memory_id + suffix,
         "scope": _scope(record, options),
         "source_agent": options.source_agent or str(own.get("source_agent") or system),
-        "created_at": iso(record.get("created_at")),
+        # cognee 1.6 writes facts without created_at; the time a fact became true
+        # (valid_at) dates it better than the import would.
+        "created_at": iso(record.get("created_at")) or iso(record.get("valid_at"), "valid_at"),
         "tags": list(own.get("tags") or []),
         "meta": dict(own.get("meta") or {}) or {"source": system, "external_id": external, **meta},
     }
