@@ -65,6 +65,23 @@ def test_an_older_backup_never_overwrites_a_newer_memory(
     assert restore(svc, tenant, bare).written == 1
 
 
+def test_a_change_made_before_an_earlier_import_still_lands(
+    svc: MemoryService, tenant: str, clock: FixedClock
+) -> None:
+    source, target = tenant, f"{tenant}-copy"
+    write(svc, source, "Alice lives in Lyon.")
+    first = backup(svc, source)
+    clock.advance(60)
+    write(svc, source, "Alice moved to Montréal.")  # version 2 on the source
+    second = backup(svc, source)
+    clock.advance(60)
+    assert restore(svc, target, first).written == 1  # stamped now, after the change
+    report = restore(svc, target, second)
+    assert (report.stale, report.written) == (0, 1)
+    assert svc.get(target, "home").record.content == "Alice moved to Montréal."
+    assert restore(svc, target, first).stale == 1  # and the older one never comes back
+
+
 def test_a_newer_line_is_applied(svc: MemoryService, tenant: str, clock: FixedClock) -> None:
     source, target = tenant, f"{tenant}-copy"
     write(svc, source, "Alice lives in Lyon.")

@@ -407,25 +407,24 @@ def _tombstone_reason(line: BundleLine) -> str:
 
 def _stale(line: BundleLine, head: Head | None, local_updated_at: datetime | None) -> bool:
     """Import never regresses: a record line older than the live local memory is not
-    written. Older means an ``updated_at`` before the local one; a line without
-    ``updated_at`` but with a ``version`` is older when that version is below the local
-    head's (versions count the changes of one memory in one log). A line that says
-    neither (a hand-written or migrated row) is judged by content alone, as before."""
+    written. A dated line is older when its ``updated_at`` is before the local one *and*
+    its ``version`` (if any) is not above the local head's: a local memory written by an
+    earlier import is stamped with that import's time, so a newer change from the same
+    source (a higher version there) must still land even when it happened before that
+    import. An undated line with a ``version`` is older when that version is below the
+    local head's. A line that says neither (a hand-written or migrated row) is judged by
+    content alone, as before."""
     if head is None or head.deleted:
         return False
-    stamp = line.body.get("updated_at")
+    stamp, raw_version = line.body.get("updated_at"), line.body.get("version")
+    version = raw_version if type(raw_version) is int else None  # bool is not a version
     if stamp is not None and local_updated_at is not None:
         try:
-            return parse_timestamp(stamp, field="updated_at") < local_updated_at
+            older = parse_timestamp(stamp, field="updated_at") < local_updated_at
         except InvalidInput:
             return False  # an unreadable stamp orders nothing; the record is validated anyway
-    version = line.body.get("version")
-    return (
-        stamp is None
-        and isinstance(version, int)
-        and not isinstance(version, bool)
-        and version < head.version
-    )
+        return older and (version is None or version <= head.version)
+    return stamp is None and version is not None and version < head.version
 
 
 def _line_state(line: BundleLine) -> MemoryState:
