@@ -104,3 +104,13 @@ def test_doctor_format_knows_every_importer() -> None:
         assert "unknown --format" not in err and code == 2  # only the path is missing
     code, _, err = _run("doctor", str(FIXTURES / "mem0"), "--format", "nonsense")
     assert code == 2 and "unknown --format" in err
+
+
+def test_a_redacted_copy_is_what_migrate_would_import(tmp_path: Path) -> None:
+    out = tmp_path / "redacted.ndjson"
+    code, _, err = _run("doctor", str(FIXTURES / "mem0_real" / "artefacts"), "--redact", str(out))
+    assert code == 0, err
+    doctor, migrate = _both(out)
+    assert migrate["format"] == "bundle"
+    assert migrate["conversion"]["converted"] == {"record": 51, "tombstone": 9}
+    assert doctor["outcome"]["converted"] == migrate["conversion"]["converted"]

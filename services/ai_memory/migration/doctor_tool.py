@@ -12,6 +12,7 @@ converted memories. A single generic file keeps the row-level examination of
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -61,10 +62,15 @@ def diagnose_converted(
     now = options.now or datetime.now(UTC)
     writer = _RedactedWriter(redact_to) if redact_to is not None else None
     try:
+        if writer is not None and fmt == "bundle":
+            # A redacted bundle stays a bundle: its header first, a new trailer last.
+            header = _bundle_header(path)
+            if header is not None:
+                writer.write(SourceRow(f"{path.name}:1", header, control=True))
         for number, line in enumerate(lines, start=1):
             ref = str(line.get("source_ref") or f"{path.name}#{number}")
-            if writer is not None:
-                writer.write(SourceRow(ref, line))
+            if writer is not None:  # as migrate sends it: source_ref is for reports only
+                writer.write(SourceRow(ref, {k: v for k, v in line.items() if k != "source_ref"}))
             if line.get("kind") == "tombstone":
                 report.tombstones += 1
                 continue
@@ -75,6 +81,16 @@ def diagnose_converted(
             report.redacted_to = str(redact_to)
     report.warnings = _warnings(report, options)
     return report
+
+
+def _bundle_header(path: Path) -> dict[str, Any] | None:
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        first = handle.readline()
+    try:
+        value = json.loads(first)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) and value.get("kind") == "header" else None
 
 
 def _examine_record(
