@@ -37,11 +37,20 @@ from ai_memory.clock import SystemClock
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.governance import GovernanceParams
 from ai_memory.core.heads import HeadStore
-from ai_memory.core.ports import Clock, DeadLetters, Embedder, EventLog, RecordStore, VectorIndex
+from ai_memory.core.ports import (
+    Clock,
+    DeadLetters,
+    Embedder,
+    EventLog,
+    EventSerializer,
+    RecordStore,
+    VectorIndex,
+)
 from ai_memory.projector.progress import Projections, ProjectionStatus
 from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
 from ai_memory.projector.tailer import ProjectionTailer
 from ai_memory.serialization import AvroEventSerializer
+from ai_memory.serialization.encode_once import EncodeOnce
 from ai_memory.service.facade import Services
 from ai_memory.service.governance import GovernanceService
 from ai_memory.service.governor import Governor
@@ -126,21 +135,24 @@ def build_head_store(s: Settings) -> HeadStore:
     return SqliteHeadStore(s.data_dir / "heads.db")
 
 
-def build_event_log(s: Settings) -> tuple[EventLog, HeadStore | None]:
+def build_event_log(
+    s: Settings, serializer: EventSerializer | None = None
+) -> tuple[EventLog, HeadStore | None]:
     url = s.event_log_url
+    serializer = serializer or AvroEventSerializer()
     if scheme_of(url) == "sqlite":
-        return SqliteEventLog(url_path(url, "sqlite"), AvroEventSerializer()), None
+        return SqliteEventLog(url_path(url, "sqlite"), serializer), None
     if scheme_of(url) == "memory":
         from ai_memory.adapters.memory import MemoryEventLog
 
-        return MemoryEventLog(AvroEventSerializer()), None
+        return MemoryEventLog(serializer), None
     if scheme_of(url) == "kafka":
         from ai_memory.adapters.kafka.event_log import KafkaEventLog
 
         heads = build_head_store(s)
         try:
             # The log owns the head store from here on and closes it.
-            return KafkaEventLog.from_url(url, heads, AvroEventSerializer()), None
+            return KafkaEventLog.from_url(url, heads, serializer), None
         except BaseException:
             heads.close()
             raise
@@ -201,7 +213,10 @@ def build(
     s = (settings or Settings.from_env()).resolved()
     s.data_dir.mkdir(parents=True, exist_ok=True)
     embedder = embedder or make_embedder(s.embedder)
-    log, heads = build_event_log(s)
+    # One serializer for the log and the projectability guard in front of it: the guard
+    # encodes every event to prove it readable, and the log then reuses that frame.
+    appender_serializer = EncodeOnce(AvroEventSerializer())
+    log, heads = build_event_log(s, appender_serializer)
     store = build_record_store(s.record_store_url)
     index = build_index(s.index_url, embedder)
     embedded_log = scheme_of(s.event_log_url) in ("sqlite", "memory")
@@ -230,7 +245,7 @@ def build(
     clock = clock or SystemClock()
     # Every appender gets the guarded log: only projectable events can land on it.
     # Projections and replays read ``log`` itself.
-    appender = ProjectableLog(log, AvroEventSerializer())
+    appender = ProjectableLog(log, appender_serializer)
     units = UnitsOfWork(appender, clock, projections, wait_timeout=s.wait_timeout)
     recalls = RecallRecorder(units)
     params = governance_params(s)

@@ -90,10 +90,10 @@ def _json_bytes(value: Any) -> bytes:
 def _record_row(m: RecordMutation) -> None:
     match m:
         case PutRecord(stored=s):
-            # The row as both stores write it, read back as a GET and an export read it.
+            # The row as both stores write it, read back as a GET and an export read it
+            # (the export line is the GET body's JSON plus the bundle's own fields).
             row = (s.record.id, *record_values(s), 0, None)
             back = to_stored(s.tenant, row)
-            _json_bytes(back.to_json())
             record_line(back).encode("utf-8")
         case PutTombstone(tombstone=t):
             tombstone_values(t)

@@ -58,6 +58,11 @@ class Projections:
         holds a timer, not a worker thread (the pool stays free for /healthz and reads)."""
         deadline = time.monotonic() + timeout
         partition = positions.partition_of(position) if self.packed_positions else 0
+        for tailer in self.tailers:  # in-process: woken by the tailer, no polling
+            if tailer.partition == partition and not await tailer.wait_async(
+                position, max(0.0, deadline - time.monotonic())
+            ):
+                return False
         delay = 0.001
         while not await self._reached(partition, position):
             remaining = deadline - time.monotonic()

@@ -9,6 +9,8 @@ that cannot be applied — or decoded — is dead-lettered and the projection mo
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import threading
 import time
@@ -43,6 +45,8 @@ class ProjectionTailer:
         self.partition = partition
         self._position = sink.checkpoint(partition)
         self._cond = threading.Condition()
+        # Requests waiting on an event loop: (position, their loop, future to resolve).
+        self._async_waiters: list[tuple[int, asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._idle = False
@@ -152,10 +156,32 @@ class ProjectionTailer:
         self._advance(position)
         return 1
 
+    async def wait_async(self, position: int, timeout: float) -> bool:
+        """``wait`` for the event loop: woken by the applying thread the moment the
+        position is applied (no polling delay), holding no worker thread meanwhile."""
+        loop = asyncio.get_running_loop()
+        reached = loop.create_future()
+        with self._cond:
+            if self._position >= position:
+                return True
+            self._async_waiters.append((position, loop, reached))
+        try:
+            await asyncio.wait_for(asyncio.shield(reached), timeout)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            with self._cond:
+                self._async_waiters = [w for w in self._async_waiters if w[2] is not reached]
+
     def _advance(self, position: int) -> None:
         with self._cond:
             self._position = position
             self._cond.notify_all()
+            due = [w for w in self._async_waiters if w[0] <= position]
+        for _, loop, reached in due:
+            with contextlib.suppress(RuntimeError):  # that loop has closed meanwhile
+                loop.call_soon_threadsafe(_resolve, reached)
 
     def _run(self) -> None:
         backoff = 0.05
@@ -193,3 +219,8 @@ def rebuild_all(tailers: list[ProjectionTailer], progress: ProgressCallback | No
         tailer.rewind()
         applied += tailer.catch_up(progress)
     return applied
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
