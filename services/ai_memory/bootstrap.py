@@ -24,6 +24,7 @@ SQLite paths follow the SQLAlchemy convention: `sqlite:///rel/path` is relative,
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,11 +35,13 @@ from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
 from ai_memory.adapters.sqlite_event_log import SqliteEventLog
 from ai_memory.adapters.sqlite_record_store import SqliteRecordStore
 from ai_memory.clock import SystemClock
+from ai_memory.core import positions
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.governance import GovernanceParams
 from ai_memory.core.heads import HeadStore
 from ai_memory.core.ports import (
     Clock,
+    DeadLetter,
     DeadLetters,
     Embedder,
     EventLog,
@@ -47,10 +50,12 @@ from ai_memory.core.ports import (
     VectorIndex,
 )
 from ai_memory.projector.progress import Projections, ProjectionStatus
+from ai_memory.projector.redrive import redrive
 from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
-from ai_memory.projector.tailer import ProjectionTailer
+from ai_memory.projector.tailer import ProgressCallback, ProjectionTailer, rebuild_all
 from ai_memory.serialization import AvroEventSerializer
 from ai_memory.serialization.encode_once import EncodeOnce
+from ai_memory.service.dead_letters import DeadLetterService, Redrive, Redriven
 from ai_memory.service.facade import Services
 from ai_memory.service.governance import GovernanceService
 from ai_memory.service.governor import Governor
@@ -329,6 +334,103 @@ def replay_tailers(c: Container, sink: ProjectionSink) -> list[ProjectionTailer]
         )
         for p in c.log.partitions()
     ]
+
+
+class Replay:
+    """``ai-memory replay`` over a built container: the command drives the progress and
+    the output, this runs the projections' rebuilds (stop an embedded server first)."""
+
+    def __init__(self, container: Container) -> None:
+        self._c = container
+
+    def log_size(self) -> int:
+        """Events on the log (upper bound), for the progress bar."""
+        log, packed = self._c.log, self._c.projections.packed_positions
+        total = 0
+        for p in log.partitions():
+            last = log.last_position(p)
+            total += (positions.offset_of(last) + 1 if last else 0) if packed else last
+        return total
+
+    def clear_dead_letters(self, name: str) -> None:
+        """The replay meets every parked event again and parks only what still fails."""
+        store = self._c.dead_letters
+        if store is not None:
+            for entry in store.entries(name, limit=1_000_000):
+                store.resolve(entry.projection, entry.position)
+
+    def run(
+        self, name: str, progress: ProgressCallback, *, switching: Callable[[], None]
+    ) -> tuple[int, int]:
+        """Replay one projection from position 0: ``(applied, dead-lettered)``.
+        ``switching`` is called just before a rebuilt index replaces the live one."""
+        c = self._c
+        if name == "records":
+            tailers = replay_tailers(c, RecordsSink(c.store))
+            applied = rebuild_all(tailers, progress)
+            return applied, sum(t.dead_lettered for t in tailers)
+        # The index's own rebuild (a port operation): a new generation switched in by alias
+        # on a Qdrant server, the live index reset and compacted in place otherwise.
+        rebuild = c.index.rebuild()
+        try:
+            tailers = replay_tailers(c, IndexSink(rebuild.target, c.embedder))
+            for tailer in tailers:
+                tailer.rewind()
+            applied = sum(t.catch_up(progress) for t in tailers)
+            switching()
+            rebuild.switch()
+            # Events that arrived while switching: live workers may have sent them to the
+            # old generation; replaying them into the new one is idempotent.
+            applied += sum(t.catch_up(progress) for t in tailers)
+        finally:
+            rebuild.close()
+        return applied, sum(t.dead_lettered for t in tailers)
+
+    def close(self) -> None:
+        self._c.close()
+
+
+def open_replay(settings: Settings) -> Replay:
+    return Replay(build(settings))
+
+
+def build_dead_letter_service(settings: Settings, *, redrive: bool = False) -> DeadLetterService:
+    """The dead-letter store behind ``ai-memory dead-letters``. Listing, showing and
+    discarding touch only the store (they work while the server runs); ``redrive`` also
+    builds the container, because re-driving reads the log and applies through a view."""
+    serializer = AvroEventSerializer()
+
+    def describe(raw: bytes) -> str:
+        return repr(serializer.decode(raw))
+
+    if not redrive:
+        return DeadLetterService(build_dead_letters(settings), describe=describe)
+    c = build(settings)
+    store = c.dead_letters
+    assert store is not None  # build always opens one
+    return DeadLetterService(
+        store, describe=describe, redrive_for=lambda name: _redrive(c, store, name), close=c.close
+    )
+
+
+def _redrive(c: Container, store: DeadLetters, projection: str) -> Redrive:
+    sinks = [t.sink for t in c.projections.tailers] + c.projections.external
+    sink = next((s for s in sinks if s.name == projection), None)
+    if sink is None:
+        raise InvalidInput("projection", "absent", f"no {projection} projection in this deployment")
+
+    def one(letter: DeadLetter) -> Redriven:
+        done = redrive(letter, c.log, sink, store, packed=c.projections.packed_positions)
+        return Redriven(done.letter, done.resolved, done.error)
+
+    return one
+
+
+def run_projector_worker(app: Any) -> None:
+    """Run a worker from ``build_projector_worker`` until it stops (SIGTERM)."""
+    from ai_memory.projector.faust_app import run_worker
+
+    run_worker(app)
 
 
 def build_projector_worker(
