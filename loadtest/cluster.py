@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-CLI = [sys.executable, "-m", "ai_memory.cli"]
+CLI = [sys.executable, "-m", "ai_memory.entrypoints.cli"]
 
 
 def free_port() -> int:

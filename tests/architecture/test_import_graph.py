@@ -3,6 +3,9 @@
 * Entry points (``ai_memory.entrypoints``) see the services facade and the service layer's
   public types, the core's types, the wire models, settings and each other — never an
   adapter, the composition root, a projector or the serialization.
+* The command line (``ai_memory.entrypoints.cli``) is the process's ``main``: it may also
+  call the composition root's functions (``ai_memory.bootstrap``, never its container
+  type), the SDK and the migration tools — still no adapter, projector or serialization.
 * The core imports nothing of the package outside the core (and only the standard
   library and numpy besides).
 * The service layer imports only the core (it is given adapters through the ports).
@@ -33,6 +36,13 @@ ENTRYPOINTS_MAY_IMPORT = (
     "ai_memory.settings",
     "ai_memory.metrics_catalog",
 )
+CLI = "ai_memory.entrypoints.cli"
+CLI_MAY_IMPORT = (
+    *ENTRYPOINTS_MAY_IMPORT,
+    "ai_memory.bootstrap",
+    "ai_memory.sdk",
+    "ai_memory.migration",
+)
 SERVICE_MAY_IMPORT = ("ai_memory.service", "ai_memory.core", "ai_memory.settings")
 SDK_MAY_IMPORT = ("ai_memory.sdk", "ai_memory.core", "ai_memory.wire")
 IN_PROCESS_CLIENT = "ai_memory.sdk.in_process"
@@ -54,7 +64,10 @@ def _broken_rule(e: Edge) -> str | None:
     if within(e.source, ("ai_memory.entrypoints",)):
         if "Container" in e.names:
             return "entry points are given the services facade, never the container"
-        if own and not package_root and not within(e.target, ENTRYPOINTS_MAY_IMPORT):
+        if within(e.source, (CLI,)):
+            if own and not package_root and not within(e.target, CLI_MAY_IMPORT):
+                return "the command line builds through the composition root, never around it"
+        elif own and not package_root and not within(e.target, ENTRYPOINTS_MAY_IMPORT):
             return "entry points see only the facade, core types and wire models"
     if within(e.source, ("ai_memory.core",)):
         if own and not within(e.target, ("ai_memory.core",)):
@@ -87,6 +100,9 @@ def test_the_graph_is_read_from_the_source() -> None:
         ("ai_memory.entrypoints.a2a.server", "ai_memory.entrypoints.agent_tools"),
         ("ai_memory.bootstrap", "ai_memory.service.facade"),
         ("ai_memory.sdk.models", "ai_memory.wire.models"),
+        ("ai_memory.entrypoints.cli.replay_cmd", "ai_memory.bootstrap"),
+        ("ai_memory.entrypoints.cli.dead_letters_cmd", "ai_memory.service.dead_letters"),
+        ("ai_memory.entrypoints.cli.main", "ai_memory.sdk"),
     ]:
         assert edge in found, edge
     # MCP and A2A share the agent tools; neither imports the other.
@@ -105,6 +121,24 @@ PLANTED: Sequence[tuple[str, str, str]] = [
         "never the container",
     ),
     ("ai_memory/entrypoints/a2a/server.py", "from ...projector import tailer\n", "entry points"),
+    # The command line's allowance is its own: a transport still may not build.
+    ("ai_memory/entrypoints/http/app.py", "from ai_memory.bootstrap import build\n", "see only"),
+    (
+        "ai_memory/entrypoints/cli/replay_cmd.py",
+        "from ai_memory.projector.sinks import RecordsSink\n",
+        "never around it",
+    ),
+    (
+        "ai_memory/entrypoints/cli/dead_letters_cmd.py",
+        "def later() -> None:\n    from ai_memory.serialization import AvroEventSerializer\n",
+        "never around it",
+    ),
+    ("ai_memory/entrypoints/cli/main.py", "import ai_memory.adapters.memory\n", "never around"),
+    (
+        "ai_memory/entrypoints/cli/project_cmd.py",
+        "from ai_memory.bootstrap import Container\n",
+        "never the container",
+    ),
     ("ai_memory/core/record.py", "from ai_memory.service import facade\n", "outside the core"),
     ("ai_memory/core/keywords.py", "import sqlite3\nimport fastapi\n", "no I/O"),
     ("ai_memory/service/notes.py", "from ..adapters import memory\n", "service layer"),

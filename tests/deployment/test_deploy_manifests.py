@@ -172,7 +172,7 @@ def project() -> Obj:
 
 
 def cli_commands() -> set[str]:
-    from ai_memory.cli.main import app
+    from ai_memory.entrypoints.cli.main import app
 
     group = typer.main.get_command(app)
     return set(group.commands)  # type: ignore[attr-defined]

@@ -86,7 +86,7 @@ def test_the_extras_carry_the_server_and_the_distributed_adapters(
 
 
 def test_the_console_script_is_the_stdlib_launcher(wheel_metadata: email.message.Message) -> None:
-    assert "ai-memory = ai_memory.cli.launcher:main" in wheel_metadata["X-Entry-Points"]
+    assert "ai-memory = ai_memory.entrypoints.cli.launcher:main" in wheel_metadata["X-Entry-Points"]
 
 
 # --- running with only what an extra installs -----------------------------------------
@@ -154,7 +154,10 @@ def test_the_sdk_works_with_the_base_install_only() -> None:
 
 
 def test_the_console_script_names_the_missing_extra() -> None:
-    launch = "import sys\nfrom ai_memory.cli.launcher import main\nsys.argv = {argv!r}\nmain()\n"
+    launch = (
+        "import sys\nfrom ai_memory.entrypoints.cli.launcher import main\n"
+        "sys.argv = {argv!r}\nmain()\n"
+    )
     bare = run_with(("pydantic", "httpx"), launch.format(argv=["ai-memory", "get", "m1"]))
     assert bare.returncode == 2 and "pip install 'ai-memory[cli]'" in bare.stderr, bare.stderr
     cli = ("pydantic", "httpx", "typer", "rich")

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from loadtest.cluster import free_port
 
-CLI = [sys.executable, "-m", "ai_memory.cli"]
+CLI = [sys.executable, "-m", "ai_memory.entrypoints.cli"]
 
 
 class Server:

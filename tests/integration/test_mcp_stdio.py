@@ -1,5 +1,5 @@
-"""MCP over stdio: the SDK's own client launches ``python -m ai_memory.cli mcp`` on a
-temporary data directory and drives every tool, as an agent host would.
+"""MCP over stdio: the SDK's own client launches ``python -m ai_memory.entrypoints.cli
+mcp`` on a temporary data directory and drives every tool, as an agent host would.
 
 ``exercise`` is the shared scenario (also run over streamable HTTP in ``test_mcp_http``).
 """
@@ -129,7 +129,7 @@ async def notes(client: Client) -> None:
 def server_params(data_dir: Path) -> StdioServerParameters:
     env = {**os.environ, "AIMEM_DATA_DIR": str(data_dir)}
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "ai_memory.cli", "mcp"], env=env
+        command=sys.executable, args=["-m", "ai_memory.entrypoints.cli", "mcp"], env=env
     )
 
 

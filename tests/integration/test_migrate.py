@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ai_memory.bootstrap import Container
-from ai_memory.cli.main import app
+from ai_memory.entrypoints.cli.main import app
 from ai_memory.migration.cogx import export_cogx
 from ai_memory.migration.importers import ImportOptions
 from ai_memory.migration.migrate import convert_source, import_lines, migrate

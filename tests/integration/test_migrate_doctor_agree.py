@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from ai_memory.cli.main import app
+from ai_memory.entrypoints.cli.main import app
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "migration"
 SOURCES = [

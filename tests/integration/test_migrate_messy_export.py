@@ -10,7 +10,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from ai_memory.cli.main import app
+from ai_memory.entrypoints.cli.main import app
 from tests.integration.test_generic_import import ROWS, build_messy_export
 
 

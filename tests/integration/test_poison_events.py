@@ -18,9 +18,9 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from ai_memory.bootstrap import Container, build
-from ai_memory.cli.main import app as cli
 from ai_memory.core.errors import Unavailable
 from ai_memory.core.events import LoggedEvent, MemoryWritten
+from ai_memory.entrypoints.cli.main import app as cli
 from ai_memory.entrypoints.http.app import create_app
 from ai_memory.projector.sinks import IndexSink
 from ai_memory.service.health import forget_cached_counts

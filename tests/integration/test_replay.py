@@ -9,10 +9,10 @@ from typing import Any
 from typer.testing import CliRunner
 
 from ai_memory.bootstrap import Container, build
-from ai_memory.cli.main import app
 from ai_memory.core.keywords import query_terms
 from ai_memory.core.ports import IndexQuery
 from ai_memory.core.record import MemoryType
+from ai_memory.entrypoints.cli.main import app
 from ai_memory.service.memory_service import SearchRequest
 from ai_memory.settings import Settings
 from tests.factories import T0

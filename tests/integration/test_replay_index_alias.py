@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from ai_memory.adapters.qdrant_server_index import QdrantServerIndex
 from ai_memory.bootstrap import build
-from ai_memory.cli.main import app
+from ai_memory.entrypoints.cli.main import app
 from ai_memory.service.memory_service import SearchRequest
 from ai_memory.settings import Settings
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from ai_memory.cli.main import app
+from ai_memory.entrypoints.cli.main import app
 from ai_memory.migration.doctor import diagnose
 from ai_memory.migration.generic import GenericOptions
 

@@ -44,7 +44,7 @@ def explain(error: ModuleNotFoundError, extra: str) -> str:
 
 def main() -> None:
     try:
-        from ai_memory.cli.main import app
+        from ai_memory.entrypoints.cli.main import app
 
         app()
     except ModuleNotFoundError as e:

@@ -28,23 +28,10 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from ai_memory.bootstrap import PROJECTIONS, Container, build, replay_tailers
-from ai_memory.core import positions
-from ai_memory.core.ports import EventLog
-from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
-from ai_memory.projector.tailer import ProgressCallback, ProjectionTailer, rebuild_all
+from ai_memory.bootstrap import PROJECTIONS, open_replay
 from ai_memory.settings import Settings
 
 err = Console(stderr=True)
-
-
-def log_size(log: EventLog, packed: bool) -> int:
-    """Events on the log (upper bound), for the progress bar."""
-    total = 0
-    for p in log.partitions():
-        last = log.last_position(p)
-        total += (positions.offset_of(last) + 1 if last else 0) if packed else last
-    return total
 
 
 def replay_cmd(
@@ -57,10 +44,9 @@ def replay_cmd(
         err.print(f"[red]unknown projection {projection!r}[/red] (records|index|all)")
         raise typer.Exit(2)
     overrides: dict[str, object] = {} if data_dir is None else {"data_dir": data_dir}
-    container = build(Settings.from_env(**overrides))
-    packed = container.projections.packed_positions
+    replay = open_replay(Settings.from_env(**overrides))
     try:
-        total = log_size(container.log, packed)
+        total = replay.log_size()
         columns = (
             TextColumn("{task.description}"),
             BarColumn(),
@@ -80,11 +66,9 @@ def replay_cmd(
                     rate = done / max(time.perf_counter() - start, 1e-9)
                     bar.update(task, completed=done, rate=f"{rate:,.0f}")
 
-                _clear_dead_letters(container, name)
-                tailers: list[ProjectionTailer] = []
-                applied = _replay_one(container, name, progress, tailers)
+                replay.clear_dead_letters(name)
+                applied, parked = replay.run(name, progress, switching=_switching)
                 elapsed = time.perf_counter() - start
-                parked = sum(t.dead_lettered for t in tailers)
                 err.print(
                     f"{name}: {applied} events in {elapsed:.2f}s "
                     f"({applied / max(elapsed, 1e-9):,.0f} events/s), "
@@ -96,41 +80,8 @@ def replay_cmd(
                         "dead-lettered[/yellow]; see `ai-memory dead-letters list`"
                     )
     finally:
-        container.close()
+        replay.close()
 
 
-def _clear_dead_letters(container: Container, name: str) -> None:
-    store = container.dead_letters
-    if store is not None:
-        for entry in store.entries(name, limit=1_000_000):
-            store.resolve(entry.projection, entry.position)
-
-
-def _replay_one(
-    container: Container, name: str, progress: ProgressCallback, used: list[ProjectionTailer]
-) -> int:
-    """Replay one projection; ``used`` receives the tailers (for their counts)."""
-
-    def _tailers(sink: ProjectionSink) -> list[ProjectionTailer]:
-        tailers = replay_tailers(container, sink)
-        used.extend(tailers)
-        return tailers
-
-    if name == "records":
-        return rebuild_all(_tailers(RecordsSink(container.store)), progress)
-    # The index's own rebuild (a port operation): a new generation switched in by alias
-    # on a Qdrant server, the live index reset and compacted in place otherwise.
-    rebuild = container.index.rebuild()
-    try:
-        tailers = _tailers(IndexSink(rebuild.target, container.embedder))
-        for tailer in tailers:
-            tailer.rewind()
-        applied = sum(t.catch_up(progress) for t in tailers)
-        err.print("switching to the rebuilt index …")
-        rebuild.switch()
-        # Events that arrived while switching: live workers may have sent them to the old
-        # generation; replaying them into the new one is idempotent.
-        applied += sum(t.catch_up(progress) for t in tailers)
-    finally:
-        rebuild.close()
-    return applied
+def _switching() -> None:
+    err.print("switching to the rebuilt index …")

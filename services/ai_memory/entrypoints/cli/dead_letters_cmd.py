@@ -27,12 +27,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ai_memory.bootstrap import PROJECTIONS, build, build_dead_letters
-from ai_memory.core.ports import DeadLetter, DeadLetters
-from ai_memory.projector.redrive import redrive
-from ai_memory.projector.sinks import ProjectionSink
-from ai_memory.projector.tailer import ProjectionTailer
-from ai_memory.serialization import AvroEventSerializer
+from ai_memory.bootstrap import PROJECTIONS, build_dead_letter_service
+from ai_memory.core.errors import InvalidInput
+from ai_memory.core.ports import DeadLetter
+from ai_memory.service.dead_letters import DeadLetterService
 from ai_memory.settings import Settings
 
 app = typer.Typer(
@@ -58,15 +56,19 @@ def _check(projection: str) -> None:
         raise typer.Exit(2)
 
 
+def _open(data_dir: Path | None, *, redrive: bool = False) -> DeadLetterService:
+    return build_dead_letter_service(_settings(data_dir), redrive=redrive)
+
+
 def _chosen(
-    store: DeadLetters, projection: str, position: int | None, every: bool
+    store: DeadLetterService, projection: str, position: int | None, every: bool
 ) -> list[DeadLetter]:
     _check(projection)
     if (position is None) == (not every):
         err.print("[red]give a POSITION or --all[/red]")
         raise typer.Exit(2)
     if every:
-        chosen = store.entries(projection, limit=1_000_000)
+        chosen = store.entries(projection)
     else:
         assert position is not None
         entry = store.get(projection, position)
@@ -107,9 +109,9 @@ def list_cmd(
     """Unresolved dead letters, oldest position first."""
     if projection is not None:
         _check(projection)
-    store = build_dead_letters(_settings(data_dir))
+    store = _open(data_dir)
     try:
-        entries = store.entries(projection, limit=1_000_000)
+        entries = store.entries(projection)
     finally:
         store.close()
     if as_json_lines:
@@ -135,14 +137,14 @@ def list_cmd(
 @app.command("show")
 def show_cmd(projection: Projection, position: int, data_dir: DataDir = None) -> None:
     """One entry as JSON: error, original bytes (base64), the event if decodable."""
-    store = build_dead_letters(_settings(data_dir))
+    store = _open(data_dir)
     try:
         (entry,) = _chosen(store, projection, position, False)
     finally:
         store.close()
     body = as_json(entry, raw=True)
     try:
-        body["event"] = repr(AvroEventSerializer().decode(entry.raw)) if entry.raw else None
+        body["event"] = store.describe(entry) if entry.raw else None
     except Exception as e:
         body["event_error"] = f"{type(e).__name__}: {e}"
     typer.echo(json.dumps(body, ensure_ascii=False, indent=2))
@@ -156,10 +158,10 @@ def discard_cmd(
     data_dir: DataDir = None,
 ) -> None:
     """Remove entries without applying them (the view lacks them until a replay)."""
-    store = build_dead_letters(_settings(data_dir))
+    store = _open(data_dir)
     try:
         chosen = _chosen(store, projection, position, every)
-        gone = sum(store.resolve(e.projection, e.position) for e in chosen)
+        gone = store.discard(chosen)
     finally:
         store.close()
     out.print(f"discarded {gone} dead letter(s)")
@@ -175,37 +177,23 @@ def redrive_cmd(
     """Re-read events from the log and apply them (stop an embedded server first).
 
     An entry is removed when its event applies, and kept with the new error otherwise."""
-    container = build(_settings(data_dir))
+    store = _open(data_dir, redrive=True)
     try:
-        store = container.dead_letters
-        assert store is not None
         chosen = _chosen(store, projection, position, every)
-        sink = _sink(container.projections.tailers, container.projections.external, projection)
+        try:
+            redrive = store.redriver(projection)
+        except InvalidInput as e:
+            raise typer.BadParameter(e.message) from e
         failed = 0
         for entry in chosen:
-            result = redrive(
-                entry,
-                container.log,
-                sink,
-                store,
-                packed=container.projections.packed_positions,
-            )
+            result = redrive(entry)
             if result.resolved:
                 out.print(f"{projection} {entry.position}: applied")
             else:
                 failed += 1
                 err.print(f"[red]{projection} {entry.position}: failed again[/red]: {result.error}")
     finally:
-        container.close()
+        store.close()
     out.print(f"re-driven {len(chosen) - failed}, still failing {failed}")
     if failed:
         raise typer.Exit(1)
-
-
-def _sink(
-    tailers: list[ProjectionTailer], external: list[ProjectionSink], name: str
-) -> ProjectionSink:
-    for sink in [t.sink for t in tailers] + external:
-        if sink.name == name:
-            return sink
-    raise typer.BadParameter(f"no {name} projection in this deployment")

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ai_memory.bootstrap import PROJECTIONS, build_projector_worker
+from ai_memory.bootstrap import PROJECTIONS, build_projector_worker, run_projector_worker
 from ai_memory.core.errors import InvalidInput
 from ai_memory.settings import Settings
 
@@ -18,8 +18,6 @@ def project_cmd(
     metrics_port: Annotated[int, typer.Option(envvar="AIMEM_METRICS_PORT")] = 9464,
 ) -> None:
     """Run a Faust worker that projects the Kafka log into one view (until SIGTERM)."""
-    from ai_memory.projector.faust_app import run_worker
-
     if projection not in PROJECTIONS:
         raise typer.BadParameter(f"must be one of {', '.join(PROJECTIONS)}")
     logging.basicConfig(level=os.environ.get("AIMEM_LOG_LEVEL", "INFO"))
@@ -30,6 +28,6 @@ def project_cmd(
     except InvalidInput as e:
         raise typer.BadParameter(e.message) from e
     try:
-        run_worker(app)
+        run_projector_worker(app)
     finally:
         worker.close()

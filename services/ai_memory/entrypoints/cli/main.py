@@ -20,8 +20,8 @@ import typer
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
-from ai_memory.cli.launcher import explain, missing_extra
-from ai_memory.cli.transfer_cmds import export_cmd, import_cmd
+from ai_memory.entrypoints.cli.launcher import explain, missing_extra
+from ai_memory.entrypoints.cli.transfer_cmds import export_cmd, import_cmd
 from ai_memory.sdk import ApiError, MemoryClient, MemoryIn
 
 app = typer.Typer(
@@ -61,12 +61,12 @@ def _server_command(name: str, module: str, attr: str, *, group: bool = False) -
         app.command(name)(target)
 
 
-_server_command("replay", "ai_memory.cli.replay_cmd", "replay_cmd")
-_server_command("dead-letters", "ai_memory.cli.dead_letters_cmd", "app", group=True)
-_server_command("project", "ai_memory.cli.project_cmd", "project_cmd")
-_server_command("migrate", "ai_memory.cli.migrate_cmd", "migrate_cmd")
-_server_command("doctor", "ai_memory.cli.doctor_cmd", "doctor_cmd")
-_server_command("mcp", "ai_memory.cli.mcp_cmd", "mcp_cmd")
+_server_command("replay", "ai_memory.entrypoints.cli.replay_cmd", "replay_cmd")
+_server_command("dead-letters", "ai_memory.entrypoints.cli.dead_letters_cmd", "app", group=True)
+_server_command("project", "ai_memory.entrypoints.cli.project_cmd", "project_cmd")
+_server_command("migrate", "ai_memory.entrypoints.cli.migrate_cmd", "migrate_cmd")
+_server_command("doctor", "ai_memory.entrypoints.cli.doctor_cmd", "doctor_cmd")
+_server_command("mcp", "ai_memory.entrypoints.cli.mcp_cmd", "mcp_cmd")
 
 Url = Annotated[str, typer.Option(envvar="AIMEM_URL", help="Server base URL.")]
 DEFAULT_URL = "http://127.0.0.1:8080"

@@ -1,0 +1,1 @@
+"""The ``ai-memory`` command line (the console script is ``launcher.main``)."""
