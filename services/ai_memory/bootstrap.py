@@ -428,7 +428,7 @@ def _redrive(c: Container, store: DeadLetters, projection: str) -> Redrive:
 
 def run_projector_worker(app: Any) -> None:
     """Run a worker from ``build_projector_worker`` until it stops (SIGTERM)."""
-    from ai_memory.projector.faust_app import run_worker
+    from ai_memory.projector.kafka_worker import run_worker
 
     run_worker(app)
 
@@ -436,11 +436,11 @@ def run_projector_worker(app: Any) -> None:
 def build_projector_worker(
     settings: Settings, projection: str, *, metrics_port: int | None = None
 ) -> tuple[Any, Any]:
-    """A Faust projector worker for one projection of a Kafka log (``ai-memory project``):
-    ``(faust.App, ProjectorWorker)``; close the worker after the app stops."""
+    """A projector worker for one projection of a Kafka log (``ai-memory project``):
+    ``(ProjectorApp, ProjectorWorker)``; close the worker after the app stops."""
     from ai_memory.adapters.kafka.config import parse_kafka_url
     from ai_memory.adapters.kafka.event_log import KafkaEventLog
-    from ai_memory.projector.faust_app import create_app
+    from ai_memory.projector.kafka_worker import create_app
 
     s = settings.resolved()
     if scheme_of(s.event_log_url) != "kafka":

@@ -81,7 +81,7 @@ def test_the_extras_carry_the_server_and_the_distributed_adapters(
     server = requirements(wheel_metadata, "server")
     distributed = requirements(wheel_metadata, "distributed")
     assert {"fastapi", "uvicorn", "qdrant-edge-py", "mcp", "a2a-sdk", "ai-memory"} <= server
-    assert {"aiokafka", "cassandra-driver", "faust-streaming", "qdrant-client"} <= distributed
+    assert {"aiokafka", "cassandra-driver", "qdrant-client"} <= distributed
     assert "ai-memory" in distributed  # the server extra, by reference
 
 

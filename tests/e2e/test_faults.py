@@ -38,7 +38,7 @@ def shared(kafka: str, cassandra: str) -> Profile:
                 reason="a gateway killed between claiming a version and Kafka confirming "
                 "the append leaves an orphan claim (a skipped version; a retry with the "
                 "same content is acknowledged at position 0): fixed by the single writer "
-                "per partition (issue 11, item 1)",
+                "per partition (see loadtest/RESULTS.md, Faults)",
                 strict=False,
             ),
         ),

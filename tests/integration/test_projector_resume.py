@@ -24,7 +24,7 @@ from ai_memory.adapters.kafka.config import parse_kafka_url
 from ai_memory.adapters.kafka.event_log import KafkaEventLog
 from ai_memory.adapters.sqlite_dead_letters import SqliteDeadLetters
 from ai_memory.adapters.sqlite_head_store import SqliteHeadStore
-from ai_memory.projector.faust_app import create_app
+from ai_memory.projector.kafka_worker import create_app
 from ai_memory.serialization import AvroEventSerializer
 from tests.factories import record, written
 from tests.unit.test_projector_worker import LossySink

@@ -14,7 +14,7 @@ from ai_memory.adapters.sqlite_dead_letters import SqliteDeadLetters
 from ai_memory.core.errors import PermanentError, Unavailable
 from ai_memory.core.events import LoggedEvent, MemoryWritten
 from ai_memory.core.positions import pack
-from ai_memory.projector.faust_app import ProjectorWorker
+from ai_memory.projector.kafka_worker import ProjectorWorker
 from ai_memory.projector.policy import Backoff, Rewind
 from ai_memory.serialization import AvroEventSerializer
 from tests.factories import record, written

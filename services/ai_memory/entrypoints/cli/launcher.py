@@ -14,7 +14,6 @@ _EXTRA_OF = {
     "langgraph": "langgraph",
     "aiokafka": "distributed",
     "cassandra": "distributed",
-    "faust": "distributed",
     "mode": "distributed",
     "qdrant_client": "distributed",
 }

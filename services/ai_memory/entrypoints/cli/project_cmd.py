@@ -17,7 +17,7 @@ def project_cmd(
     projection: Annotated[str, typer.Option(help="records|index")],
     metrics_port: Annotated[int, typer.Option(envvar="AIMEM_METRICS_PORT")] = 9464,
 ) -> None:
-    """Run a Faust worker that projects the Kafka log into one view (until SIGTERM)."""
+    """Run a worker that projects the Kafka log into one view (until SIGTERM)."""
     if projection not in PROJECTIONS:
         raise typer.BadParameter(f"must be one of {', '.join(PROJECTIONS)}")
     logging.basicConfig(level=os.environ.get("AIMEM_LOG_LEVEL", "INFO"))

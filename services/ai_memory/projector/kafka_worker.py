@@ -16,15 +16,15 @@ its commit log was synced forgets the last acknowledged mutations), the batch is
 and every assigned partition is sought back to its stored checkpoint, so the lost events
 are applied again instead of being skipped by the next batch's checkpoint.
 
-**Why aiokafka directly, not Faust.** The module keeps its name for the entry point, but
-the loop is a plain ``AIOKafkaConsumer``. Seeking is the whole point here, and Faust makes
-it impractical: a Faust stream buffers fetched events in its own per-topic channel and
-acks them into its own commit bookkeeping, so a seek does not discard events already
-buffered past the gap (they would be applied first, moving the checkpoint past it), and
-Faust seeks assigned partitions to the committed offsets on its own schedule. aiokafka's
-``seek`` drops what it prefetched for the partition, and ``getmany`` then returns from the
-new position — exactly the semantics needed. The consumer reads ``read_committed``, so
-events of an aborted transaction are never projected once appends are transactional.
+**Why aiokafka directly, not Faust.** The loop is a plain ``AIOKafkaConsumer``. Seeking
+is the whole point here, and Faust makes it impractical: a Faust stream buffers fetched
+events in its own per-topic channel and acks them into its own commit bookkeeping, so a
+seek does not discard events already buffered past the gap (they would be applied first,
+moving the checkpoint past it), and Faust seeks assigned partitions to the committed
+offsets on its own schedule. aiokafka's ``seek`` drops what it prefetched for the
+partition, and ``getmany`` then returns from the new position — exactly the semantics
+needed. The consumer reads ``read_committed``, so events of an aborted transaction are
+never projected once appends are transactional.
 
 Delivery is at-least-once; the sinks — order-safe and idempotent by log position — turn
 redelivery into a no-op. Per batch: events are grouped by partition (positions are
@@ -107,7 +107,7 @@ class _PolicyCollector(Collector):
 
 
 class ProjectorWorker:
-    """The agent's body, separate from Faust wiring so it can be tested directly.
+    """The agent's body, separate from the consumer loop so it can be tested directly.
 
     Owns ``dead_letters`` (closed by ``close``)."""
 
