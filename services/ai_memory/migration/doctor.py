@@ -144,15 +144,11 @@ def _examine(
     view = importer.reader.view(row.ref, data)
     for column in view.vectors:
         report.vector_columns[column] += 1
-    strings = [s for c, v in data.items() if c not in view.vectors for s in iter_strings(v)]
-    findings = [f for s in strings for f in scan(s)]
-    if findings:
-        report.secret_rows += 1
-    for finding in findings:
-        report.secrets[finding.kind] += 1
-        bucket = report.secret_examples.setdefault(finding.kind, [])
-        if len(bucket) < MAX_EXAMPLES:
-            bucket.append(f"{row.ref}: {mask(finding)}")
+    note_secrets(
+        report,
+        row.ref,
+        [s for c, v in data.items() if c not in view.vectors for s in iter_strings(v)],
+    )
     content = view.get("content")
     if isinstance(content, str) and not isinstance(item, Unimported):
         phrases = context_references(content)
@@ -296,3 +292,15 @@ def _redact_value(value: Any) -> Any:
 
 def _is_binary(value: object) -> bool:
     return isinstance(value, bytes | bytearray | memoryview)
+
+
+def note_secrets(report: DoctorReport, ref: str, strings: list[str]) -> None:
+    """Count the secrets found in one row's strings, keeping a few masked examples."""
+    findings = [f for s in strings for f in scan(s)]
+    if findings:
+        report.secret_rows += 1
+    for finding in findings:
+        report.secrets[finding.kind] += 1
+        bucket = report.secret_examples.setdefault(finding.kind, [])
+        if len(bucket) < MAX_EXAMPLES:
+            bucket.append(f"{ref}: {mask(finding)}")

@@ -18,11 +18,18 @@ from pathlib import Path
 from typing import Any
 
 from .classify import context_references
-from .doctor import MAX_EXAMPLES, DoctorReport, _RedactedWriter, _timestamp, _warnings
+from .doctor import (
+    MAX_EXAMPLES,
+    DoctorReport,
+    _RedactedWriter,
+    _timestamp,
+    _warnings,
+    note_secrets,
+)
 from .generic import GenericOptions
 from .importers import ImportOptions, RowError
 from .importers.detect import FORMATS, detect
-from .secrets import iter_strings, mask, redact, scan
+from .secrets import iter_strings, redact
 from .sources import SourceRow
 
 # Formats ``doctor --format`` accepts: every importer, and the generic reader's file kinds.
@@ -97,14 +104,7 @@ def _examine_record(
     report: DoctorReport, ref: str, record: dict[str, Any], opts: GenericOptions, now: datetime
 ) -> None:
     report.types[str(record.get("type"))] += 1
-    findings = [f for s in iter_strings(record) for f in scan(s)]
-    if findings:
-        report.secret_rows += 1
-    for finding in findings:
-        report.secrets[finding.kind] += 1
-        bucket = report.secret_examples.setdefault(finding.kind, [])
-        if len(bucket) < MAX_EXAMPLES:
-            bucket.append(f"{ref}: {mask(finding)}")
+    note_secrets(report, ref, list(iter_strings(record)))
     content = record.get("content")
     if isinstance(content, str):
         phrases = context_references(content)
