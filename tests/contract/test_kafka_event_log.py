@@ -21,7 +21,7 @@ from aiokafka import errors as ke
 from aiokafka.admin import AIOKafkaAdminClient
 
 from ai_memory.adapters.kafka import KafkaEventLog, UndecodableRecord, parse_kafka_url
-from ai_memory.adapters.kafka.dead_letter import REASON, header_dict
+from ai_memory.adapters.kafka.dead_letter import header_dict
 from ai_memory.adapters.kafka.errors import translate
 from ai_memory.adapters.kafka.event_log import EVENT_ID_HEADER, EVENT_TYPE_HEADER
 from ai_memory.adapters.sqlite_head_store import SqliteHeadStore
@@ -251,18 +251,6 @@ def test_undecodable_record_carries_position_and_bytes(
     assert caught.value.position == bad and caught.value.raw == JUNK
     assert caught.value.reason == "bad_magic"
     assert [e.position for e in klog.read(after=bad, limit=10, partition=partition)] == [after]
-
-
-def test_dead_letter_keeps_bytes_reason_and_position(
-    klog: KafkaEventLog, kafka_bootstrap: str
-) -> None:
-    klog.dead_letter(JUNK, "bad_magic", pack(2, 41))
-    (rec,) = raw_records(kafka_bootstrap, klog.config.dead_letter_topic, 0)
-    headers = header_dict(rec.headers)
-    assert rec.value == JUNK
-    assert headers[REASON] == "bad_magic"
-    assert headers["aimem.dlq.position"] == str(pack(2, 41))
-    assert (headers["aimem.dlq.partition"], headers["aimem.dlq.offset"]) == ("2", "41")
 
 
 def test_reads_validate_partition_and_position(klog: KafkaEventLog) -> None:

@@ -38,7 +38,6 @@ from ai_memory.serialization import UndecodableEvent
 
 from .claims import Claim, claim_heads, record_positions, release
 from .config import KafkaLogConfig, parse_kafka_url
-from .dead_letter import dead_letter_record
 from .errors import translate, translate_errors
 from .loop import BackgroundLoop
 from .reader import ReaderPool, UndecodableRecord, new_consumer
@@ -205,18 +204,6 @@ class KafkaEventLog:
             futures.append(sent)
         outcomes: list[Any] = list(await asyncio.gather(*futures, return_exceptions=True))
         return outcomes + [stopped] * (len(records) - len(futures))
-
-    def dead_letter(self, raw: bytes, reason: str, position: int) -> None:
-        """Copy an event a projector cannot process to ``<topic>.dlq`` (see ``dead_letter``)."""
-        key, value, headers = dead_letter_record(raw, reason, position, self.config.topic)
-
-        async def send() -> None:
-            await self._producer.send_and_wait(
-                self.config.dead_letter_topic, value=value, key=key, headers=headers
-            )
-
-        with translate_errors():
-            self._loop.run(send(), self._timeout * 2)
 
     # --- reading ----------------------------------------------------------------------
 
