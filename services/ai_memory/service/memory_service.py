@@ -33,6 +33,8 @@ from ai_memory.core.record import (
     validate_type,
 )
 from ai_memory.core.timeparse import parse_timestamp, short_repr
+from ai_memory.service import batch_write
+from ai_memory.service.batch_write import ItemResult
 from ai_memory.service.recalls import RecallRecorder
 from ai_memory.service.unit_of_work import PositionWaiter, UnitOfWork, UnitsOfWork
 
@@ -194,6 +196,19 @@ class MemoryService:
             created=head is None,
             changed=outcome.event is not None,
         )
+
+    def write_many(
+        self, tenant: str, bodies: Sequence[Any], *, wait: bool = False
+    ) -> list[ItemResult]:
+        """Upsert up to ``MAX_BATCH_ITEMS`` memories in one unit of work and one append;
+        each item answers for itself (``batch_write``)."""
+        results = batch_write.write_many(
+            self.units, tenant, bodies, now=self.clock.now(), limits=self.limits
+        )
+        newest = batch_write.newest_position(results)
+        if wait and newest:
+            self.wait_for(newest)
+        return results
 
     # --- read ------------------------------------------------------------------------------
     def get(self, tenant: str, memory_id: str, *, min_position: int = 0) -> StoredRecord:

@@ -176,3 +176,64 @@ class ImportOut(BaseModel):
     errors: list[ImportError_]
     errors_truncated: bool
     position: int
+
+
+# --- POST /v1/memories:batch ------------------------------------------------------------
+#: Items in one batch (the service's ``batch_write.MAX_BATCH_ITEMS``; the edge's body
+#: limit applies too).
+MAX_BATCH_ITEMS = 1000
+
+
+class BatchWriteIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    # Any JSON per item: each is validated on its own and refused on its own, so one bad
+    # item never fails the request (the document shows what a good item is).
+    items: list[Any] = Field(
+        description=f"Up to {MAX_BATCH_ITEMS} memories, each as the body of "
+        "PUT /v1/memories/{id} plus its `id` (a UUID is generated when absent; give ids "
+        "to make a retried batch idempotent).",
+        json_schema_extra={
+            "maxItems": MAX_BATCH_ITEMS,
+            "items": {"$ref": "#/components/schemas/MemoryIn"},
+        },
+    )
+
+
+class ItemProblemOut(BaseModel):
+    """Why one item was refused: the problem the single-memory route would answer."""
+
+    type: str
+    title: str
+    status: int
+    code: str
+    detail: str
+    field: str | None = None
+    rule: str | None = None
+
+
+class BatchItemOut(BaseModel):
+    index: int = Field(description="The item's position in `items`, from 0.")
+    status: int = Field(
+        description="201 created, 200 updated or unchanged, 4xx refused (see `problem`)."
+    )
+    id: str | None = None
+    version: int | None = None
+    changed: bool | None = Field(None, description="False when the same content was stored.")
+    position: int | None = Field(None, description="Log position of the item's write.")
+    problem: ItemProblemOut | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+
+class BatchWriteOut(BaseModel):
+    results: list[BatchItemOut] = Field(description="One per item, in input order.")
+    written: int
+    unchanged: int
+    rejected: int
+    position: int = Field(
+        description="The newest position of the batch's items: pass it as min_position "
+        "to read every one of them (0 when nothing was written)."
+    )

@@ -38,7 +38,7 @@ from ai_memory.wire.models import (
 
 from ..a2a.server import A2aHttp
 from ..mcp.server import McpHttp
-from . import edge, governance_routes, metrics, notes_routes, openapi_doc, problems
+from . import batch_routes, edge, governance_routes, metrics, notes_routes, openapi_doc, problems
 from .body_limits import BodyTooLarge, refusal_behind
 from .ndjson_lines import numbered_lines
 
@@ -258,6 +258,7 @@ def create_app(services: Services) -> FastAPI:
             await service.wait_for_async(report.position)
         return report.to_json()
 
+    app.include_router(batch_routes.router(service, tenant_of))
     app.include_router(notes_routes.router(services.notes, tenant_of))
     app.include_router(governance_routes.router(services.governance, tenant_of))
     mcp.mount(app)

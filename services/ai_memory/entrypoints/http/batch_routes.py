@@ -1,0 +1,48 @@
+"""``POST /v1/memories:batch``: many upserts in one request.
+
+The answer is 200 whenever the batch was processed, with one result per item (201/200
+written, 4xx refused with its problem), as bulk APIs elsewhere do: the caller reads the
+items, not the status. Only a request that is not a batch at all (no ``items`` array,
+more than 1,000 items, a body over ``AIMEM_MAX_BODY_BYTES``) is refused as a whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from starlette.concurrency import run_in_threadpool
+
+from ai_memory.service.batch_write import batch_report, newest_position
+from ai_memory.service.memory_service import MemoryService
+from ai_memory.wire.models import BatchWriteIn, BatchWriteOut
+
+Wait = Annotated[bool, Query(description="Return only after every projection applied every item.")]
+
+
+def router(memory: MemoryService, tenant_of: Callable[[Request], str]) -> APIRouter:
+    api = APIRouter(tags=["memories"])
+
+    @api.post(
+        "/v1/memories:batch",
+        response_model=BatchWriteOut,
+        response_model_exclude_none=True,  # a written item has no problem, a refused no version
+        responses={
+            422: {"description": "Not a batch: `items` missing, not an array, or over 1,000"},
+            413: {"description": "The body is over AIMEM_MAX_BODY_BYTES"},
+        },
+    )
+    async def write_batch(
+        body: BatchWriteIn, request: Request, wait: Wait = False
+    ) -> dict[str, Any]:
+        """Upsert up to 1,000 memories: each item as ``PUT /v1/memories/{id}`` would
+        (idempotent, versioned, never moving scope, never reusing a forgotten id), all
+        decided together and appended to the log at once. One result per item, in order."""
+        results = await run_in_threadpool(memory.write_many, tenant_of(request), body.items)
+        newest = newest_position(results)
+        if wait and newest:  # on the event loop: a slow projection holds no worker thread
+            await memory.wait_for_async(newest)
+        return batch_report(results)
+
+    return api
