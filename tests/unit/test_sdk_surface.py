@@ -15,6 +15,8 @@ EXPECTED = [
     "AiMemoryStore",
     "ApiError",
     "AsyncMemoryClient",
+    "BatchItemOut",
+    "BatchWriteOut",
     "ConflictError",
     "ConnectionFailedError",
     "DeleteOut",
@@ -26,6 +28,7 @@ EXPECTED = [
     "InteractionIn",
     "InteractionOut",
     "InvalidInputError",
+    "ItemProblemOut",
     "LineageOut",
     "MemoryClient",
     "MemoryIn",
@@ -79,7 +82,15 @@ def test_every_export_resolves_and_belongs_to_the_sdk_or_the_wire() -> None:
 def test_core_models_are_the_servers_own() -> None:
     from ai_memory.wire import models as server
 
-    for name in ("MemoryIn", "MemoryOut", "WriteOut", "SearchIn", "SearchOut", "ImportOut"):
+    for name in (
+        "MemoryIn",
+        "MemoryOut",
+        "WriteOut",
+        "SearchIn",
+        "SearchOut",
+        "ImportOut",
+        "BatchWriteOut",
+    ):
         assert getattr(models, name) is getattr(server, name)
 
 

@@ -32,6 +32,8 @@ from .errors import (
 )
 from .lifecycle import Observation, end_session, estimate_tokens, observe, wake_up
 from .models import (
+    BatchItemOut,
+    BatchWriteOut,
     DeleteOut,
     EpisodesOut,
     GovernanceRunOut,
@@ -39,6 +41,7 @@ from .models import (
     ImportOut,
     InteractionIn,
     InteractionOut,
+    ItemProblemOut,
     LineageOut,
     MemoryIn,
     MemoryOut,
@@ -65,6 +68,8 @@ __all__ = [
     "AiMemoryStore",
     "ApiError",
     "AsyncMemoryClient",
+    "BatchItemOut",
+    "BatchWriteOut",
     "ConflictError",
     "ConnectionFailedError",
     "DeleteOut",
@@ -76,6 +81,7 @@ __all__ = [
     "InteractionIn",
     "InteractionOut",
     "InvalidInputError",
+    "ItemProblemOut",
     "LineageOut",
     "MemoryClient",
     "MemoryIn",

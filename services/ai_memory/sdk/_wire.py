@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from pydantic import BaseModel
 
 from .errors import ServerError, error_from_response
 from .models import (
+    BatchWriteOut,
     DeleteOut,
     EpisodesOut,
     GovernanceRunOut,
@@ -43,6 +45,9 @@ from .models import (
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 Params = dict[str, str | int | bool | list[str]]
+#: One item of ``write_many``: a typed record, or any JSON object (checked by the server,
+#: item by item, so one bad item is reported on its own instead of failing the batch).
+BatchItem = MemoryIn | Mapping[str, Any]
 #: What ``import_bundle`` accepts: a file, a whole bundle, or its lines.
 ImportSource = os.PathLike[str] | bytes | Iterable[str | bytes | Mapping[str, Any]]
 NDJSON = "application/x-ndjson"
@@ -110,6 +115,30 @@ def upsert(memory_id: str, record: MemoryIn, wait: bool) -> Call[WriteOut]:
     """``PUT /v1/memories/{id}`` — idempotent."""
     body = _body(record, drop_id=True)
     return Call("PUT", f"/v1/memories/{_id(memory_id)}", model(WriteOut), _wait(wait), body)
+
+
+def batch_items(items: Iterable[BatchItem]) -> list[Any]:
+    """The wire form of ``write_many``'s items. An item without an id gets a UUID here,
+    so the batch is an idempotent upsert and a retry writes nothing twice."""
+    out: list[Any] = []
+    for item in items:
+        body: Any = (
+            item.model_dump(mode="json", exclude_unset=True)
+            if isinstance(item, MemoryIn)
+            else dict(item)
+            if isinstance(item, Mapping)
+            else item  # not an object: the server refuses this item and keeps the rest
+        )
+        if isinstance(body, dict) and body.get("id") is None:
+            body["id"] = str(uuid.uuid4())
+        out.append(body)
+    return out
+
+
+def write_many(items: Iterable[BatchItem], wait: bool) -> Call[BatchWriteOut]:
+    """``POST /v1/memories:batch`` — idempotent: every item carries an id."""
+    body = {"items": batch_items(items)}
+    return Call("POST", "/v1/memories:batch", model(BatchWriteOut), _wait(wait), body)
 
 
 def get(memory_id: str, min_position: int) -> Call[MemoryOut]:

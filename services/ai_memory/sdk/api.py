@@ -11,8 +11,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from ._wire import ImportSource
+from ._wire import BatchItem, ImportSource
 from .models import (
+    BatchWriteOut,
     DeleteOut,
     EpisodesOut,
     GovernanceRunOut,
@@ -56,6 +57,8 @@ class MemoryApi(Protocol):
     def create(self, record: MemoryIn, *, wait: bool = False) -> WriteOut: ...
 
     def upsert(self, memory_id: str, record: MemoryIn, *, wait: bool = False) -> WriteOut: ...
+
+    def write_many(self, items: Iterable[BatchItem], *, wait: bool = False) -> BatchWriteOut: ...
 
     def get(self, memory_id: str, *, min_position: int = 0) -> MemoryOut: ...
 

@@ -18,6 +18,7 @@ from . import _wire as w
 from .client import DEFAULT_URL
 from .errors import ConnectionFailedError
 from .models import (
+    BatchWriteOut,
     DeleteOut,
     EpisodesOut,
     GovernanceRunOut,
@@ -157,6 +158,15 @@ class AsyncMemoryClient:
     async def upsert(self, memory_id: str, record: MemoryIn, *, wait: bool = False) -> WriteOut:
         """``PUT /v1/memories/{id}``: create (201) or update; unchanged → ``changed=False``."""
         return await self._call(w.upsert(memory_id, record, wait))
+
+    async def write_many(
+        self, items: Iterable[w.BatchItem], *, wait: bool = False
+    ) -> BatchWriteOut:
+        """``POST /v1/memories:batch``: upsert up to 1,000 memories (``MemoryIn`` or
+        dicts) in one request. Each item answers for itself in ``results`` (in order:
+        ``status`` 201/200, or 4xx with its ``problem``); refused items raise nothing.
+        Items without an id get a UUID, so a retried batch writes nothing twice."""
+        return await self._call(w.write_many(items, wait))
 
     async def get(self, memory_id: str, *, min_position: int = 0) -> MemoryOut:
         """``GET /v1/memories/{id}``; ``NotFoundError`` (404), ``GoneError`` (410)."""

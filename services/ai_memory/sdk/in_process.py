@@ -35,6 +35,7 @@ from . import _wire as w
 from . import errors as sdk
 from .api import MemoryApi
 from .models import (
+    BatchWriteOut,
     DeleteOut,
     EpisodesOut,
     GovernanceRunOut,
@@ -171,6 +172,13 @@ class InProcessClient:
         if wait:
             self._memory.wait_for(result.position)
         return WriteOut.model_validate(result.to_json())
+
+    @_typed_errors
+    def write_many(self, items: Iterable[w.BatchItem], *, wait: bool = False) -> BatchWriteOut:
+        from ai_memory.service.batch_write import batch_report
+
+        results = self._memory.write_many(self.tenant, w.batch_items(items), wait=wait)
+        return BatchWriteOut.model_validate(batch_report(results))
 
     @_typed_errors
     def get(self, memory_id: str, *, min_position: int = 0) -> MemoryOut:

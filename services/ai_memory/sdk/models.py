@@ -19,9 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from ai_memory.core.record import MemoryState, MemoryType
 from ai_memory.wire.governance import InteractionIn, TurnIn
 from ai_memory.wire.models import (
+    BatchItemOut,
+    BatchWriteOut,
     DeleteOut,
     ImportError_,
     ImportOut,
+    ItemProblemOut,
     MemoryIn,
     MemoryOut,
     SearchHitOut,
@@ -39,6 +42,8 @@ from ai_memory.wire.notes import (
 )
 
 __all__ = [
+    "BatchItemOut",
+    "BatchWriteOut",
     "DeleteOut",
     "Episode",
     "EpisodesOut",
@@ -48,6 +53,7 @@ __all__ = [
     "ImportOut",
     "InteractionIn",
     "InteractionOut",
+    "ItemProblemOut",
     "LineageOut",
     "MemoryIn",
     "MemoryOut",
