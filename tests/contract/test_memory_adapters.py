@@ -13,18 +13,26 @@ from ai_memory.adapters.memory import (
     DeadLetterBacking,
     HeadBacking,
     IndexBacking,
+    KeyBacking,
     MemoryDeadLetters,
     MemoryEventLog,
     MemoryHeadStore,
+    MemoryKeyStore,
     MemoryRecordStore,
     MemoryVectorIndex,
 )
 from ai_memory.core.ports import EventLog, RecordStore
 from ai_memory.serialization import AvroEventSerializer
-from tests.contract import dead_letters_contract, head_store_contract, vector_index_contract
+from tests.contract import (
+    dead_letters_contract,
+    head_store_contract,
+    key_store_contract,
+    vector_index_contract,
+)
 from tests.contract.dead_letters_contract import DeadLettersContract
 from tests.contract.event_log_contract import EventLogContract
 from tests.contract.head_store_contract import HeadStoreContract
+from tests.contract.key_store_contract import KeyStoreContract
 from tests.contract.record_store_contract import RecordStoreContract
 from tests.contract.vector_index_contract import (
     DIM,
@@ -69,6 +77,13 @@ class TestMemoryDeadLetters(DeadLettersContract):
     def make_store(self) -> dead_letters_contract.MakeStore:
         backing = DeadLetterBacking()
         return lambda: MemoryDeadLetters(backing)
+
+
+class TestMemoryKeyStore(KeyStoreContract):
+    @pytest.fixture
+    def make_store(self) -> key_store_contract.MakeStore:
+        backing = KeyBacking()
+        return lambda: MemoryKeyStore(backing)
 
 
 def test_memory_index_ranks_and_scores_as_qdrant_edge(tmp_path: Path) -> None:

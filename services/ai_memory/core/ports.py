@@ -15,6 +15,7 @@ from typing import Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from .access import ApiKey, KeyInfo
 from .events import DomainEvent, Head, LoggedEvent
 from .projection import IndexMutation, LineageEntry, RecordMutation
 from .record import MemoryRecord, MemoryState, MemoryType, StoredRecord, Tombstone
@@ -263,3 +264,32 @@ class EventSerializer(Protocol):
     def decode(self, data: bytes) -> DomainEvent: ...
 
     def event_type(self, event: DomainEvent) -> str: ...
+
+
+class KeyStore(Protocol):
+    """API keys (``core.access``): their public part and the digest of their secret; a
+    store never sees a secret. Keys are never deleted, so a revoked key stays revoked
+    and its id is never issued again."""
+
+    def create(self, key: ApiKey) -> None:
+        """Store a new key; ``Conflict`` (code ``key_exists``) if its id is taken."""
+        ...
+
+    def get(self, key_id: str) -> ApiKey | None:
+        """The key with its digest (for authentication), None when unknown."""
+        ...
+
+    def list_keys(self, tenant: str) -> list[KeyInfo]:
+        """The tenant's keys, revoked and expired included, oldest first; never digests."""
+        ...
+
+    def revoke(self, key_id: str, at: datetime) -> KeyInfo | None:
+        """Revoke for good: a second revocation keeps the first time. None when unknown."""
+        ...
+
+    def has_keys(self) -> bool:
+        """Whether any key was ever created (revoked ones count: revoking the last key
+        must not reopen the server)."""
+        ...
+
+    def close(self) -> None: ...

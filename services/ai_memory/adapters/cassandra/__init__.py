@@ -8,12 +8,14 @@ heads write model, on a keyspace created by versioned migrations.
 """
 
 from .head_store import CassandraHeadStore
+from .key_store import CassandraKeyStore
 from .migrations import migrate
 from .record_store import CassandraRecordStore
 from .session import CassandraSession, CassandraSettings, parse_url
 
 __all__ = [
     "CassandraHeadStore",
+    "CassandraKeyStore",
     "CassandraRecordStore",
     "CassandraSession",
     "CassandraSettings",
