@@ -5,7 +5,9 @@
     │   ├── InvalidInput      (400/422) field + rule named
     │   ├── NotFound          (404)     never existed
     │   ├── Gone              (410)     existed, was forgotten
-    │   └── Conflict          (409)     valid but contradicts stored state
+    │   ├── Conflict          (409)     valid but contradicts stored state
+    │   ├── Unauthenticated   (401)     no valid API key (one code for every reason)
+    │   └── Forbidden         (403)     the key may not do this (``code`` says why)
     └── RetryableError                 try again later (honour retry_after)
         ├── Unavailable       (503)     a dependency is down
         └── Timeout           (503)     waited for a projection and gave up
@@ -51,6 +53,20 @@ class Gone(PermanentError):
 
 class Conflict(PermanentError):
     code = "conflict"
+
+
+class Unauthenticated(PermanentError):
+    """Missing, malformed, unknown, wrong, revoked or expired key: deliberately one
+    answer, so a caller learns nothing about which keys exist."""
+
+    code = "invalid_api_key"
+
+
+class Forbidden(PermanentError):
+    """A valid key whose role or scopes do not allow the action (``role_forbidden``,
+    ``scope_forbidden``, ``scope_required``)."""
+
+    code = "forbidden"
 
 
 class RetryableError(AiMemoryError):

@@ -1,0 +1,157 @@
+"""API keys as a use case: issue (the secret is shown once), list, revoke, authenticate.
+
+``authenticate`` is on every request's path, so what it reads from the key store is
+cached per key id for ``cache_ttl`` seconds (at most 5) of the injected clock. The cache
+holds what the store said (the key with its digest, or "unknown"), never a decision:
+the secret is checked and expiry judged on every call, so an expired key is refused at
+once. A revocation reaches a gateway when its cached entry ages out: **every gateway
+refuses a revoked key within ``cache_ttl`` seconds** (5 by default), without any
+message between gateways. Revoking through this service drops its own entry at once.
+
+``required`` tells the edges whether keys are in force: no key was ever created → open
+development mode (every caller is tenant ``default``, as before keys existed); once one
+exists — revoked ones count, so revoking the last key never reopens the server — every
+request needs a key. Until then it is re-read at most every ``cache_ttl`` seconds, so a
+server closes within that time of the first ``ai-memory keys create``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from ai_memory.core.access import (
+    AccessPrincipal,
+    Action,
+    ApiKey,
+    IssuedKey,
+    KeyInfo,
+    authorize,
+    check_key,
+    issue_key,
+    parse_key,
+    searchable_scopes,
+    validate_tenant,
+)
+from ai_memory.core.access.keys import Random
+from ai_memory.core.errors import Forbidden, InvalidInput, NotFound, Unauthenticated
+from ai_memory.core.ports import Clock, KeyStore
+
+MAX_CACHE_TTL = 5.0
+MAX_CACHED = 10_000  # ids cached at once; a flood of random ids only evicts, never grows
+
+
+class KeyService:
+    def __init__(
+        self,
+        store: KeyStore,
+        clock: Clock,
+        *,
+        cache_ttl: float = MAX_CACHE_TTL,
+        random: Random = secrets.token_bytes,
+    ) -> None:
+        if not 0 <= cache_ttl <= MAX_CACHE_TTL:
+            raise InvalidInput("cache_ttl", "range", f"the key cache TTL is 0-{MAX_CACHE_TTL} s")
+        self._store = store
+        self._clock = clock
+        self._ttl = timedelta(seconds=cache_ttl)
+        self._random = random
+        self._lock = threading.Lock()
+        self._cache: dict[str, tuple[ApiKey | None, datetime]] = {}
+        self._required: tuple[bool, datetime] | None = None
+
+    # --- administration ------------------------------------------------------------
+    def create(
+        self,
+        *,
+        tenant: str,
+        role: str,
+        scopes: Iterable[str],
+        name: str,
+        expires_in: timedelta | None = None,
+    ) -> IssuedKey:
+        """Issue and store a key. The returned ``token`` is the only copy of the secret."""
+        now = self._clock.now()
+        issued = issue_key(
+            tenant=tenant,
+            role=role,
+            scopes=scopes,
+            name=name,
+            now=now,
+            expires_at=None if expires_in is None else now + expires_in,
+            random=self._random,
+        )
+        self._store.create(issued.key)
+        with self._lock:
+            self._cache.pop(issued.key.key_id, None)
+            self._required = None
+        return issued
+
+    def list(self, tenant: str) -> list[KeyInfo]:
+        return self._store.list_keys(validate_tenant(tenant))
+
+    def revoke(self, key_id: str) -> KeyInfo:
+        """Revoke for good (again: a no-op keeping the first time); ``NotFound`` if unknown."""
+        info = self._store.revoke(key_id, self._clock.now())
+        with self._lock:
+            self._cache.pop(key_id, None)
+        if info is None:
+            raise NotFound(f"no key {key_id[:40]!r}", code="key_not_found")
+        return info
+
+    # --- the door ------------------------------------------------------------------
+    def required(self) -> bool:
+        """Whether requests need a key (see the module docstring)."""
+        now = self._clock.now()
+        with self._lock:
+            known = self._required
+            if known is not None and (known[0] or now - known[1] < self._ttl):
+                return known[0]
+        found = self._store.has_keys()
+        with self._lock:
+            self._required = (found, now)
+        return found
+
+    def authenticate(self, bearer: str | None) -> AccessPrincipal:
+        """The principal of a bearer token; ``Unauthenticated`` for every bad one."""
+        parsed = parse_key(bearer.strip()) if bearer else None
+        if parsed is None:
+            raise Unauthenticated(
+                "a valid API key is required: Authorization: Bearer aimem_<id>_<secret>"
+            )
+        now = self._clock.now()
+        principal = check_key(self._stored(parsed.key_id, now), parsed, now)
+        if principal is None:
+            raise Unauthenticated("the API key is not valid (unknown, revoked or expired)")
+        return principal
+
+    @staticmethod
+    def require(principal: AccessPrincipal, action: Action, scope: str | None = None) -> None:
+        """``Forbidden`` with the policy's stable code unless ``authorize`` allows it."""
+        decision = authorize(principal, action, scope)
+        if not decision:
+            raise Forbidden(decision.reason, code=decision.code)
+
+    @staticmethod
+    def search_scopes(
+        principal: AccessPrincipal, requested: Iterable[str] | None
+    ) -> tuple[str, ...] | None:
+        """The scopes a search may look in (None: all), or ``Forbidden``."""
+        decision, scopes = searchable_scopes(principal, None if requested is None else [*requested])
+        if not decision:
+            raise Forbidden(decision.reason, code=decision.code)
+        return scopes
+
+    def _stored(self, key_id: str, now: datetime) -> ApiKey | None:
+        with self._lock:
+            hit = self._cache.get(key_id)
+            if hit is not None and timedelta(0) <= now - hit[1] < self._ttl:
+                return hit[0]
+        key = self._store.get(key_id)
+        with self._lock:
+            if len(self._cache) >= MAX_CACHED:
+                self._cache.clear()
+            self._cache[key_id] = (key, now)
+        return key

@@ -1,0 +1,125 @@
+"""The key service: issuing, listing, revoking, and authentication with its TTL cache."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from ai_memory.adapters.memory import KeyBacking, MemoryKeyStore
+from ai_memory.core.errors import Forbidden, InvalidInput, NotFound, Unauthenticated
+from ai_memory.service.keys import KeyService
+from tests.factories import T0, FixedClock
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock()
+
+
+@pytest.fixture
+def backing() -> KeyBacking:
+    return KeyBacking()
+
+
+@pytest.fixture
+def keys(backing: KeyBacking, clock: FixedClock) -> KeyService:
+    return KeyService(MemoryKeyStore(backing), clock)
+
+
+def test_create_shows_the_secret_once_and_list_never(keys: KeyService) -> None:
+    issued = keys.create(tenant="acme", role="writer", scopes=["user:*"], name="planner")
+    secret = issued.token.split("_", 2)[2]
+    listed = keys.list("acme")
+    assert [i.key_id for i in listed] == [issued.key.key_id]
+    assert secret not in repr(listed) and issued.key.secret_hash not in repr(listed)
+    principal = keys.authenticate(issued.token)
+    assert (principal.tenant, principal.role) == ("acme", "writer")
+    assert keys.authenticate(f"  {issued.token} ").key_id == issued.key.key_id
+
+
+def test_expiry_is_judged_on_every_call_not_cached(keys: KeyService, clock: FixedClock) -> None:
+    issued = keys.create(
+        tenant="acme", role="reader", scopes=["*"], name="x", expires_in=timedelta(seconds=60)
+    )
+    keys.authenticate(issued.token)
+    clock.advance(59)
+    keys.authenticate(issued.token)
+    clock.advance(1)
+    with pytest.raises(Unauthenticated):
+        keys.authenticate(issued.token)
+
+
+def test_a_revocation_elsewhere_is_seen_within_the_ttl(
+    keys: KeyService, backing: KeyBacking, clock: FixedClock
+) -> None:
+    issued = keys.create(tenant="acme", role="reader", scopes=["*"], name="x")
+    keys.authenticate(issued.token)  # cached by this gateway
+    other_gateway = KeyService(MemoryKeyStore(backing), clock)
+    other_gateway.revoke(issued.key.key_id)
+    with pytest.raises(Unauthenticated):
+        other_gateway.authenticate(issued.token)  # the revoking gateway: at once
+    clock.advance(4.9)
+    keys.authenticate(issued.token)  # still cached here: the documented window
+    clock.advance(0.1)
+    with pytest.raises(Unauthenticated):
+        keys.authenticate(issued.token)  # 5 s after: refused everywhere
+
+
+def test_every_bad_token_gets_the_same_error(keys: KeyService) -> None:
+    good = keys.create(tenant="acme", role="reader", scopes=["*"], name="x")
+    revoked = keys.create(tenant="acme", role="reader", scopes=["*"], name="y")
+    keys.revoke(revoked.key.key_id)
+    prefix, key_id, _ = good.token.split("_", 2)
+    answers = set()
+    for token in (None, "", "nonsense", f"{prefix}_{key_id}_{'A' * 43}", revoked.token):
+        with pytest.raises(Unauthenticated) as e:
+            keys.authenticate(token)
+        answers.add(e.value.code)
+    assert answers == {"invalid_api_key"}
+
+
+def test_revoke_is_final_and_an_unknown_id_is_not_found(
+    keys: KeyService, clock: FixedClock
+) -> None:
+    issued = keys.create(tenant="acme", role="reader", scopes=["*"], name="x")
+    first = keys.revoke(issued.key.key_id)
+    clock.advance(10)
+    assert keys.revoke(issued.key.key_id).revoked_at == first.revoked_at == T0
+    with pytest.raises(NotFound):
+        keys.revoke("0123456789abcdef")
+
+
+def test_keys_are_required_once_one_exists_even_revoked(
+    keys: KeyService, backing: KeyBacking, clock: FixedClock
+) -> None:
+    assert not keys.required()
+    other = KeyService(MemoryKeyStore(backing), clock)
+    issued = other.create(tenant="acme", role="reader", scopes=["*"], name="x")
+    assert not keys.required()  # this gateway read "no keys" under a second ago
+    clock.advance(5)
+    assert keys.required()
+    other.revoke(issued.key.key_id)
+    clock.advance(60)
+    assert keys.required()
+
+
+def test_require_and_search_scopes_speak_the_policy_codes(keys: KeyService) -> None:
+    token = keys.create(tenant="acme", role="writer", scopes=["user:*"], name="x").token
+    principal = keys.authenticate(token)
+    keys.require(principal, "write", "user:alice")
+    with pytest.raises(Forbidden) as e:
+        keys.require(principal, "write", "team:x")
+    assert e.value.code == "scope_forbidden"
+    with pytest.raises(Forbidden) as e:
+        keys.require(principal, "manage_keys")
+    assert e.value.code == "role_forbidden"
+    assert keys.search_scopes(principal, ["user:bob", "public"]) == ("user:bob", "public")
+    with pytest.raises(Forbidden) as e:
+        keys.search_scopes(principal, None)
+    assert e.value.code == "scope_required"
+
+
+def test_the_cache_ttl_is_at_most_five_seconds(backing: KeyBacking, clock: FixedClock) -> None:
+    with pytest.raises(InvalidInput):
+        KeyService(MemoryKeyStore(backing), clock, cache_ttl=6)
