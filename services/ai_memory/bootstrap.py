@@ -46,6 +46,7 @@ from ai_memory.core.ports import (
     Embedder,
     EventLog,
     EventSerializer,
+    KeyStore,
     RecordStore,
     VectorIndex,
 )
@@ -60,6 +61,7 @@ from ai_memory.service.facade import Services
 from ai_memory.service.governance import GovernanceService
 from ai_memory.service.governor import Governor
 from ai_memory.service.health import DriverState, HealthService
+from ai_memory.service.keys import KeyService
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.notes import NotesService, rules_from_env
 from ai_memory.service.recalls import RecallRecorder
@@ -97,6 +99,7 @@ class Container:
     heads: HeadStore | None = None
     governor: Governor | None = None
     dead_letters: DeadLetters | None = None
+    keys: KeyStore | None = None
 
     def start(self, *, governor: bool = False) -> None:
         """Start in-process projections and read reinforcement; ``governor``: also the
@@ -122,6 +125,8 @@ class Container:
         self.projections.stop()
         if self.dead_letters is not None:
             self.dead_letters.close()
+        if self.keys is not None:
+            self.keys.close()
         self.index.close()
         self.store.close()
         self.log.close()
@@ -275,7 +280,9 @@ def build(
         dead_letters=dead_letters,
         embedder=embedder.name,
     )
-    services = Services(s, service, notes, governance, TransferService(service), health)
+    key_store = build_key_store(s)
+    keys = KeyService(key_store, clock)
+    services = Services(s, service, notes, governance, TransferService(service), health, keys)
     return Container(
         s,
         log,
@@ -290,6 +297,7 @@ def build(
         services,
         heads,
         dead_letters=dead_letters,
+        keys=key_store,
     )
 
 
@@ -479,6 +487,29 @@ def build_dead_letters(s: Settings) -> DeadLetters:
     from ai_memory.adapters.sqlite_dead_letters import SqliteDeadLetters
 
     return SqliteDeadLetters(s.data_dir / "dead_letters.db")
+
+
+def build_key_store(s: Settings) -> KeyStore:
+    """API keys live with the records: in Cassandra for a distributed deployment (every
+    gateway shares them), else ``keys.db`` in the data directory."""
+    s = s.resolved()
+    if scheme_of(s.record_store_url) == "cassandra":
+        from ai_memory.adapters.cassandra.key_store import CassandraKeyStore
+
+        return CassandraKeyStore.from_url(s.record_store_url)
+    if scheme_of(s.record_store_url) == "memory":
+        from ai_memory.adapters.memory import MemoryKeyStore
+
+        return MemoryKeyStore()
+    from ai_memory.adapters.sqlite_key_store import SqliteKeyStore
+
+    return SqliteKeyStore(s.data_dir / "keys.db")
+
+
+def build_key_service(settings: Settings) -> KeyService:
+    """The key store alone behind ``ai-memory keys`` (works while the server runs);
+    ``close()`` it when done."""
+    return KeyService(build_key_store(settings), SystemClock())
 
 
 def governance_params(s: Settings) -> GovernanceParams:

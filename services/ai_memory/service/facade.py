@@ -6,6 +6,7 @@ adapters, the log or the projections behind it.
 * ``notes``: an agent's notebook; ``governance``: interactions, persona, episodes,
   lineage, the governor; ``transfer``: export and import bundles;
 * ``health``: projection positions, stuck projections, dead letters;
+* ``keys``: API keys — issue, list, revoke, and the door's ``authenticate``;
 * ``settings``: the deployment's limits and edge configuration.
 """
 
@@ -17,6 +18,7 @@ from ai_memory.settings import Settings
 
 from .governance import GovernanceService
 from .health import HealthService
+from .keys import KeyService
 from .memory_service import MemoryService
 from .notes import NotesService
 from .transfer import TransferService
@@ -30,3 +32,4 @@ class Services:
     governance: GovernanceService
     transfer: TransferService
     health: HealthService
+    keys: KeyService | None = None  # None: no key store, every caller is ``default``

@@ -144,6 +144,10 @@ class KeyService:
             raise Forbidden(decision.reason, code=decision.code)
         return scopes
 
+    def close(self) -> None:
+        """Close the store (a service opened on its own, as by ``ai-memory keys``)."""
+        self._store.close()
+
     def _stored(self, key_id: str, now: datetime) -> ApiKey | None:
         with self._lock:
             hit = self._cache.get(key_id)
