@@ -159,7 +159,6 @@ def test_more_than_1000_items_is_refused_as_a_whole_naming_items(client: TestCli
     items = [{"content": "x"}] * 1001
     problem = refused(client, client.post(BATCH, json={"items": items}), 422, "items")
     assert problem["code"] == "batch_too_large" and problem["rule"] == "max_items"
-    assert client.get("/v1/memories/search").status_code in (404, 405)  # nothing odd routed
 
 
 def test_a_body_over_the_byte_limit_is_413_before_anything_is_written(

@@ -136,9 +136,15 @@ def batch_items(items: Iterable[BatchItem]) -> list[Any]:
 
 
 def write_many(items: Iterable[BatchItem], wait: bool) -> Call[BatchWriteOut]:
-    """``POST /v1/memories:batch`` — idempotent: every item carries an id."""
-    body = {"items": batch_items(items)}
-    return Call("POST", "/v1/memories:batch", model(BatchWriteOut), _wait(wait), body)
+    """``POST /v1/memories:batch`` — idempotent when every item names a different memory
+    (each carries an id). Items apply in order, so a batch naming one memory twice is
+    two upserts: repeating it would add versions, and it is not retried."""
+    wire_items = batch_items(items)
+    # (An item that is not an object is refused, however often it is sent.)
+    ids = [repr(i["id"]) for i in wire_items if isinstance(i, dict)]
+    once = len(set(ids)) == len(ids)
+    body = {"items": wire_items}
+    return Call("POST", "/v1/memories:batch", model(BatchWriteOut), _wait(wait), body, once)
 
 
 def get(memory_id: str, min_position: int) -> Call[MemoryOut]:

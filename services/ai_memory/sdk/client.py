@@ -166,7 +166,8 @@ class MemoryClient:
         """``POST /v1/memories:batch``: upsert up to 1,000 memories (``MemoryIn`` or
         dicts) in one request. Each item answers for itself in ``results`` (in order:
         ``status`` 201/200, or 4xx with its ``problem``); refused items raise nothing.
-        Items without an id get a UUID, so a retried batch writes nothing twice."""
+        Items without an id get a UUID, so a batch naming each memory once is retried
+        safely (a retry writes nothing twice); one naming a memory twice is not retried."""
         return self._call(w.write_many(items, wait))
 
     def get(self, memory_id: str, *, min_position: int = 0) -> MemoryOut:
