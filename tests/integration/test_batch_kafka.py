@@ -1,0 +1,88 @@
+"""``POST /v1/memories:batch`` on a Kafka log (a real broker), which takes a batch's
+events in one producer batch: per-item results, versions of one memory in one batch,
+positions packed per partition, read-your-writes, and a retry that writes nothing twice.
+The views are in-process here; the log is the distributed one."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ai_memory.bootstrap import Container, build
+from ai_memory.core.positions import partition_of
+from ai_memory.settings import Settings
+from tests.contract.test_kafka_event_log import delete_topics
+
+BATCH = "/v1/memories:batch?wait=true"
+
+
+@pytest.fixture
+def kafka_client(kafka_bootstrap: str, tmp_path: Path) -> Iterator[tuple[TestClient, Container]]:
+    from ai_memory.entrypoints.http.app import create_app
+
+    topic = f"aimem.batch.{uuid.uuid4().hex[:10]}"
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        event_log_url=f"kafka://{kafka_bootstrap}/{topic}?partitions=3&replication_factor=1",
+        record_store_url="memory://",
+        index_url="memory://",
+    )
+    container = build(settings)
+    container.start()
+    try:
+        with TestClient(create_app(container.services)) as client:
+            yield client, container
+    finally:
+        container.close()
+        delete_topics(kafka_bootstrap, [topic, f"{topic}.dlq", f"{topic}.heads"])
+
+
+def memory(memory_id: str, scope: str, content: str, **kw: Any) -> dict[str, Any]:
+    return {
+        "id": memory_id,
+        "type": "fact",
+        "content": content,
+        "scope": scope,
+        "source_agent": "fleet",
+        **kw,
+    }
+
+
+def test_a_batch_over_scopes_lands_on_kafka_item_by_item(
+    kafka_client: tuple[TestClient, Container],
+) -> None:
+    client, _ = kafka_client
+    scopes = [f"team:k{i}" for i in range(6)]  # keyed by tenant/scope: several partitions
+    items: list[Any] = [memory(f"m{i}", s, f"Fact {i} of {s}.") for i, s in enumerate(scopes)]
+    items += [
+        memory("m0", scopes[0], "Fact 0, second version."),
+        memory("bad", "Not A Scope", "Refused."),
+        memory("m1", scopes[2], "Moved?"),  # refused: another scope
+    ]
+    r = client.post(BATCH, json={"items": items})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    results = out["results"]
+    assert [x["status"] for x in results] == [201] * 6 + [200, 422, 409]
+    assert results[6]["version"] == 2 and results[6]["position"] != results[0]["position"]
+    # Versions of one memory stay in order on its partition.
+    assert partition_of(results[6]["position"]) == partition_of(results[0]["position"])
+    assert results[6]["position"] > results[0]["position"]
+    assert len({partition_of(x["position"]) for x in results[:6]}) > 1
+    assert (out["written"], out["unchanged"], out["rejected"]) == (7, 0, 2)
+    # wait=true: every item is readable at once.
+    assert client.get("/v1/memories/m0").json()["content"] == "Fact 0, second version."
+    for i in range(1, 6):
+        assert client.get(f"/v1/memories/m{i}").json()["version"] == 1
+    assert client.get("/v1/memories/m1").json()["scope"] == scopes[1]
+
+    # The same batch of each memory's newest content again: nothing is produced twice.
+    newest = [memory("m0", scopes[0], "Fact 0, second version."), *items[1:6]]
+    again = client.post(BATCH, json={"items": newest}).json()
+    assert (again["written"], again["unchanged"]) == (0, 6)
+    assert [x["version"] for x in again["results"]] == [2, 1, 1, 1, 1, 1]
