@@ -16,6 +16,7 @@ strictly. No vectors are ever exported: text is the source of truth.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,6 +34,10 @@ _LINE_KEYS = {
     "record": {"kind", "record", "state", "version", "updated_at", "read_count", "lineage"},
     "tombstone": {"kind", "id", "scope", "deleted_at", "reason"},
 }
+# Where a lone surrogate in a parsed line can come from: a surrogate in the text itself,
+# or a ``\uXXXX`` escape in D800–DFFF (JSON escapes are spelled with a lowercase ``u``;
+# the hex digits in either case). A text with neither cannot decode to one.
+_SURROGATE_SOURCE = re.compile(r"[\ud800-\udfff]|\\u[dD][89a-fA-F]")
 
 
 def dumps(obj: Mapping[str, Any]) -> str:
@@ -102,7 +107,8 @@ def parse_line(text: str) -> BundleLine:
         raise InvalidInput(
             "line", "json_object", "each line must be a JSON object", code="malformed_json"
         )
-    _check_text(obj)
+    if _may_spell_surrogate(text):
+        _check_text(obj)
     kind = obj.get("kind")
     if kind is None and "content" in obj:
         # A bare record (hand-written NDJSON): the whole line is the record.
@@ -134,6 +140,16 @@ def parse_line(text: str) -> BundleLine:
             if not isinstance(obj.get(key), str) or not obj[key]:
                 raise InvalidInput(key, "required", f"a tombstone line needs {key!r}")
     return BundleLine(str(kind), obj)
+
+
+def _may_spell_surrogate(text: str) -> bool:
+    """Whether the parsed ``text`` could hold a lone surrogate. Walking every string of a
+    line costs more than parsing it, so the walk runs only when this says yes; a paired
+    escape or an escaped backslash before ``u`` also says yes (the walk is the judge,
+    never this scan). ASCII text without ``\\u`` (most lines) is answered without a scan."""
+    if text.isascii() and "\\u" not in text:
+        return False
+    return _SURROGATE_SOURCE.search(text) is not None
 
 
 def _check_text(obj: dict[str, Any]) -> None:

@@ -238,14 +238,15 @@ class ImportSession:
             local = self._local_times(candidates, heads)
             for number, line, memory_id in candidates:
                 head = heads.get(memory_id)
-                header = uow.header()
                 try:
                     if line.kind == "tombstone":
                         event = decide_delete(
                             memory_id,
                             validate_scope(line.body["scope"], limits),
                             head,
-                            _tombstone_header(header, line, head),
+                            # One header per line, made where its actor is known: a fresh
+                            # event id and a clock read are a measurable share of a line.
+                            _tombstone_header(uow.header(), line, head),
                             reason=_tombstone_reason(line),
                         )
                         if event is None:
