@@ -119,6 +119,8 @@ def test_bad_items_are_refused_on_their_own_and_the_rest_land(
         6: ("colour", "unknown_field"),
     }
     assert all(rule for _, rule in fields.values())
+    # A refused item's id is named when it is a valid one, so callers can match it up.
+    assert [r.id for r in results[1:5]] == ["bad-scope", None, "nul", "surrogate"]
     assert svc.get(tenant, "good-1").version == 1 and svc.get(tenant, "good-3").version == 1
     report = batch_report(results)
     assert (report["written"], report["unchanged"], report["rejected"]) == (2, 0, 6)

@@ -31,7 +31,7 @@ from ai_memory.core.errors import (
 )
 from ai_memory.core.events import Head, MemoryWritten
 from ai_memory.core.heads import head_update
-from ai_memory.core.record import Limits, MemoryRecord, parse_record
+from ai_memory.core.record import Limits, MemoryRecord, parse_record, validate_id
 from ai_memory.service.unit_of_work import UnitOfWork, UnitsOfWork
 
 logger = logging.getLogger(__name__)
@@ -167,7 +167,7 @@ def write_many(
                 raise InvalidInput("item", "json_object", "each item must be a JSON object")
             record = parse_record(body, now=now, limits=limits)
         except InvalidInput as e:
-            results[index] = _refused(index, e)
+            results[index] = _refused(index, e, _valid_id(body, limits))
             continue
         parsed.append((index, record, body.get("created_at") is not None))
     if parsed:
@@ -269,6 +269,16 @@ def _append(uow: UnitOfWork, pending: Sequence[_Pending]) -> None:
             )
         if write.error is not None:
             failed[memory_id] = write
+
+
+def _valid_id(body: object, limits: Limits) -> str | None:
+    """The id a refused item named, when it is one (so the caller can match it up)."""
+    if not isinstance(body, Mapping) or body.get("id") is None:
+        return None
+    try:
+        return validate_id(body["id"], limits)
+    except InvalidInput:
+        return None
 
 
 def _lost_predecessor(earlier: _Pending) -> Conflict:
