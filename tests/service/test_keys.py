@@ -72,11 +72,24 @@ def test_every_bad_token_gets_the_same_error(keys: KeyService) -> None:
     keys.revoke(revoked.key.key_id)
     prefix, key_id, _ = good.token.split("_", 2)
     answers = set()
-    for token in (None, "", "nonsense", f"{prefix}_{key_id}_{'A' * 43}", revoked.token):
+    for token in ("nonsense", f"{prefix}_{key_id}_{'A' * 43}", revoked.token, issue_other()):
         with pytest.raises(Unauthenticated) as e:
             keys.authenticate(token)
-        answers.add(e.value.code)
-    assert answers == {"invalid_api_key"}
+        answers.add((e.value.code, e.value.message))
+    assert len(answers) == 1 and answers.pop()[0] == "invalid_api_key"
+    for missing in (None, "", "  "):
+        with pytest.raises(Unauthenticated) as e:
+            keys.authenticate(missing)
+        assert e.value.code == "api_key_required"  # no key at all: nothing to hide
+
+
+def issue_other() -> str:
+    """A well-formed key of another deployment: unknown here."""
+    return (
+        KeyService(MemoryKeyStore(), FixedClock())
+        .create(tenant="acme", role="reader", scopes=["*"], name="x")
+        .token
+    )
 
 
 def test_revoke_is_final_and_an_unknown_id_is_not_found(

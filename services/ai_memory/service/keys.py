@@ -116,11 +116,14 @@ class KeyService:
 
     def authenticate(self, bearer: str | None) -> AccessPrincipal:
         """The principal of a bearer token; ``Unauthenticated`` for every bad one."""
-        parsed = parse_key(bearer.strip()) if bearer else None
-        if parsed is None:
+        if not bearer or not bearer.strip():
             raise Unauthenticated(
-                "a valid API key is required: Authorization: Bearer aimem_<id>_<secret>"
+                "an API key is required: Authorization: Bearer aimem_<id>_<secret>",
+                code="api_key_required",
             )
+        parsed = parse_key(bearer.strip())
+        if parsed is None:
+            raise Unauthenticated("the API key is not valid (unknown, revoked or expired)")
         now = self._clock.now()
         principal = check_key(self._stored(parsed.key_id, now), parsed, now)
         if principal is None:

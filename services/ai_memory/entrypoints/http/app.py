@@ -13,6 +13,7 @@ body limits, and the browser protections.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Path, Query, Request, Response
@@ -20,8 +21,8 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
 from ai_memory import __version__
-from ai_memory.core.errors import InvalidInput
-from ai_memory.core.record import DEFAULT_TENANT, validate_scope
+from ai_memory.core.errors import Gone, InvalidInput
+from ai_memory.core.record import validate_scope
 from ai_memory.service.facade import Services
 from ai_memory.service.memory_service import SearchRequest
 from ai_memory.service.transfer import Line
@@ -38,7 +39,16 @@ from ai_memory.wire.models import (
 
 from ..a2a.server import A2aHttp
 from ..mcp.server import McpHttp
-from . import batch_routes, edge, governance_routes, metrics, notes_routes, openapi_doc, problems
+from . import (
+    auth,
+    batch_routes,
+    edge,
+    governance_routes,
+    metrics,
+    notes_routes,
+    openapi_doc,
+    problems,
+)
 from .body_limits import BodyTooLarge, refusal_behind
 from .ndjson_lines import numbered_lines
 
@@ -63,9 +73,9 @@ Source = Annotated[
 ]
 
 
-def tenant_of(_: Request) -> str:
-    """Until API keys map callers to tenants, everything is the default tenant."""
-    return DEFAULT_TENANT
+def tenant_of(request: Request) -> str:
+    """The API key's tenant; ``default`` in open development mode (no key exists)."""
+    return auth.tenant_of(request)
 
 
 def create_app(services: Services) -> FastAPI:
@@ -82,6 +92,7 @@ def create_app(services: Services) -> FastAPI:
         lifespan=a2a.lifespan(mcp.lifespan),
     )
     problems.install(app)
+    auth.install(app, services.keys)  # inside metrics and the edge: they see refusals too
     metrics.install(app, services.health)
     edge.install(app, settings, hosts)
     service = services.memory
@@ -104,6 +115,7 @@ def create_app(services: Services) -> FastAPI:
     async def create_memory(
         body: MemoryIn, request: Request, response: Response, wait: Wait = False
     ) -> dict[str, Any]:
+        auth.require(request, "write", body.scope)
         result = await run_in_threadpool(
             service.write, tenant_of(request), body.model_dump(exclude_unset=True)
         )
@@ -124,6 +136,7 @@ def create_app(services: Services) -> FastAPI:
         response: Response,
         wait: Wait = False,
     ) -> dict[str, Any]:
+        auth.require(request, "write", body.scope)
         body_json = body.model_dump(exclude_unset=True)
         result = await run_in_threadpool(
             lambda: service.write(tenant_of(request), body_json, memory_id=memory_id)
@@ -143,14 +156,22 @@ def create_app(services: Services) -> FastAPI:
     ) -> dict[str, Any]:
         await reach(min_position)
         stored = await run_in_threadpool(service.get, tenant_of(request), memory_id)
+        auth.require(request, "read", stored.record.scope)
         return stored.to_json()
 
     @app.delete("/v1/memories/{memory_id}", response_model=DeleteOut)
     async def forget_memory(
         memory_id: MemoryId, request: Request, wait: Wait = False, reason: Reason = "user_request"
     ) -> dict[str, Any]:
+        if auth.scope_limited(request):  # a key limited to some scopes: whose memory is it?
+            try:
+                stored = await run_in_threadpool(service.get, tenant_of(request), memory_id)
+                auth.require(request, "forget", stored.record.scope)
+            except Gone:
+                pass  # already forgotten: the delete below changes nothing
+        actor = auth.actor_of(request, "api")
         result = await run_in_threadpool(
-            lambda: service.delete(tenant_of(request), memory_id, actor="api", reason=reason)
+            lambda: service.delete(tenant_of(request), memory_id, actor=actor, reason=reason)
         )
         if wait and not result.already_forgotten:
             await service.wait_for_async(result.position)
@@ -173,6 +194,7 @@ def create_app(services: Services) -> FastAPI:
                 code="query_too_long",
             )
         parsed = SearchRequest.parse(body.model_dump(exclude_unset=True), service.limits)
+        parsed = replace(parsed, scopes=auth.search_scopes(request, parsed.scopes))
         await reach(min_position)
         hits = await run_in_threadpool(service.search, tenant_of(request), parsed)
         return {
@@ -196,6 +218,7 @@ def create_app(services: Services) -> FastAPI:
         request: Request, scope: Annotated[list[str] | None, ScopesQuery] = None
     ) -> StreamingResponse:
         scopes = [validate_scope(s, service.limits) for s in scope] if scope else None
+        scopes = auth.search_scopes(request, scopes)
         lines = transfer.export(tenant_of(request), scopes)
         body: Iterator[bytes] = (line.encode("utf-8") + b"\n" for line in lines)
         return StreamingResponse(iterate_in_threadpool(body), media_type=NDJSON)

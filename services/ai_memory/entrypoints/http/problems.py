@@ -15,10 +15,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ai_memory.core.errors import (
     AiMemoryError,
     Conflict,
+    Forbidden,
     Gone,
     InvalidInput,
     NotFound,
     RetryableError,
+    Unauthenticated,
 )
 
 from .body_limits import EdgeRefusal, refusal_behind
@@ -29,10 +31,13 @@ _STATUS: list[tuple[type[AiMemoryError], int]] = [
     (NotFound, 404),
     (Gone, 410),
     (Conflict, 409),
+    (Unauthenticated, 401),
+    (Forbidden, 403),
     (RetryableError, 503),
 ]
 _TITLES = {
     400: "Bad Request",
+    401: "Unauthorized",
     403: "Forbidden",
     404: "Not Found",
     405: "Method Not Allowed",
