@@ -32,6 +32,7 @@ from ai_memory.core.access import (
     check_key,
     issue_key,
     parse_key,
+    role_allows,
     searchable_scopes,
     validate_tenant,
 )
@@ -134,6 +135,13 @@ class KeyService:
     def require(principal: AccessPrincipal, action: Action, scope: str | None = None) -> None:
         """``Forbidden`` with the policy's stable code unless ``authorize`` allows it."""
         decision = authorize(principal, action, scope)
+        if not decision:
+            raise Forbidden(decision.reason, code=decision.code)
+
+    @staticmethod
+    def require_role(principal: AccessPrincipal, action: Action) -> None:
+        """``Forbidden`` (``role_forbidden``) unless the role allows ``action`` somewhere."""
+        decision = role_allows(principal, action)
         if not decision:
             raise Forbidden(decision.reason, code=decision.code)
 

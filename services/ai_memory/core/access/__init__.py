@@ -26,6 +26,7 @@ from .policy import (
     Decision,
     Role,
     authorize,
+    role_allows,
     searchable_scopes,
 )
 from .scopes import matches, validate_patterns
@@ -48,6 +49,7 @@ __all__ = [
     "issue_key",
     "matches",
     "parse_key",
+    "role_allows",
     "searchable_scopes",
     "validate_patterns",
     "validate_tenant",

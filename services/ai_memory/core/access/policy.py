@@ -72,14 +72,20 @@ class Decision:
 ALLOW = Decision(True)
 
 
-def authorize(principal: AccessPrincipal, action: Action, scope: str | None = None) -> Decision:
-    """May ``principal`` do ``action`` (in ``scope``, for a scoped action)?"""
+def role_allows(principal: AccessPrincipal, action: Action) -> Decision:
+    """Whether the key's role ever allows ``action``, in some scope."""
     if action not in _GRANTS[principal.role]:
         return Decision(
             False, "role_forbidden", f"a {principal.role} key may not {action.replace('_', ' ')}"
         )
-    if action not in SCOPED:
-        return ALLOW
+    return ALLOW
+
+
+def authorize(principal: AccessPrincipal, action: Action, scope: str | None = None) -> Decision:
+    """May ``principal`` do ``action`` (in ``scope``, for a scoped action)?"""
+    role = role_allows(principal, action)
+    if not role or action not in SCOPED:
+        return role
     if principal.role == "admin":
         return ALLOW  # an admin owns every scope of its tenant
     if scope is None:

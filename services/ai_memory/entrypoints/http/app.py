@@ -154,6 +154,7 @@ def create_app(services: Services) -> FastAPI:
     async def read_memory(
         memory_id: MemoryId, request: Request, min_position: MinPosition = 0
     ) -> dict[str, Any]:
+        auth.require_role(request, "read")
         await reach(min_position)
         stored = await run_in_threadpool(service.get, tenant_of(request), memory_id)
         auth.require(request, "read", stored.record.scope)
@@ -163,6 +164,7 @@ def create_app(services: Services) -> FastAPI:
     async def forget_memory(
         memory_id: MemoryId, request: Request, wait: Wait = False, reason: Reason = "user_request"
     ) -> dict[str, Any]:
+        auth.require_role(request, "forget")
         if auth.scope_limited(request):  # a key limited to some scopes: whose memory is it?
             try:
                 stored = await run_in_threadpool(service.get, tenant_of(request), memory_id)

@@ -79,6 +79,13 @@ def scope_limited(request: Request) -> bool:
     return principal is not None and principal.role != "admin" and "*" not in principal.scopes
 
 
+def require_role(request: Request, action: Action) -> None:
+    """``Forbidden`` unless the caller's role allows ``action`` in some scope."""
+    principal = principal_of(request)
+    if principal is not None:
+        KeyService.require_role(principal, action)
+
+
 def require(request: Request, action: Action, scope: str | None) -> None:
     """``Forbidden`` unless the caller's key may ``action`` in ``scope`` (open mode: yes)."""
     principal = principal_of(request)

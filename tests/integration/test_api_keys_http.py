@@ -1,0 +1,202 @@
+"""API keys at the HTTP door, on the real app over an embedded container.
+
+Open development mode until the first key exists; then every request but ``/healthz``
+needs a key, the key's tenant is the only one it sees, and its role and scopes decide
+what it may write, read, search, export and forget."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ai_memory.bootstrap import Container
+from ai_memory.service.keys import KeyService
+from tests.factories import FixedClock
+
+PROBLEM = "application/problem+json"
+
+
+def key(container: Container, tenant: str, role: str, scopes: str = "*", **kw: Any) -> str:
+    keys = container.services.keys
+    assert keys is not None
+    return keys.create(tenant=tenant, role=role, scopes=scopes.split(","), name="t", **kw).token
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def memory(scope: str = "user:alice", **kw: Any) -> dict[str, Any]:
+    return {
+        "type": "preference",
+        "content": f"A memory of {scope}: prefers green tea.",
+        "scope": scope,
+        "source_agent": "agent-a",
+        **kw,
+    }
+
+
+def write(client: TestClient, token: str, scope: str, memory_id: str) -> None:
+    r = client.put(f"/v1/memories/{memory_id}?wait=true", json=memory(scope), headers=auth(token))
+    assert r.status_code == 201, r.text
+
+
+def refused(response: Any, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith(PROBLEM)
+    body: dict[str, Any] = response.json()
+    assert body["code"] == code and body["status"] == status
+    return body
+
+
+def search(client: TestClient, token: str, **kw: Any) -> Any:
+    body = {"query": "green tea", "mode": "keyword", "top_k": 50, **kw}
+    return client.post("/v1/memories/search", json=body, headers=auth(token))
+
+
+def found(response: Any) -> set[str]:
+    assert response.status_code == 200, response.text
+    return {hit["record"]["id"] for hit in response.json()["results"]}
+
+
+def test_open_development_mode_until_a_key_exists(client: TestClient, container: Container) -> None:
+    r = client.post("/v1/memories?wait=true", json=memory())
+    assert r.status_code == 201  # no key anywhere: tenant default, as before keys
+    key(container, "acme", "reader")
+    refused(client.post("/v1/memories", json=memory()), 401, "api_key_required")
+    assert client.get("/healthz").status_code == 200  # probes need no key
+
+
+def test_missing_wrong_and_malformed_keys_are_401(client: TestClient, container: Container) -> None:
+    token = key(container, "acme", "writer")
+    missing = refused(client.get("/v1/memories/x"), 401, "api_key_required")
+    assert "request_id" in missing
+    r = client.get("/v1/memories/x", headers=auth(token[:-4] + "AAAA"))
+    wrong = refused(r, 401, "invalid_api_key")
+    assert r.headers["www-authenticate"].startswith("Bearer")
+    malformed = refused(
+        client.get("/v1/memories/x", headers=auth("not-a-key")), 401, "invalid_api_key"
+    )
+    assert wrong["detail"] == malformed["detail"]  # no oracle: one answer for every bad key
+    basic = client.get("/v1/memories/x", headers={"Authorization": "Basic dXNlcjpwYXNz"})
+    refused(basic, 401, "api_key_required")
+    assert client.get("/v1/memories/x", headers=auth(token)).status_code == 404
+
+
+def test_a_revoked_key_is_refused_within_the_cache_ttl(
+    client: TestClient, container: Container, clock: FixedClock
+) -> None:
+    token = key(container, "acme", "writer")
+    write(client, token, "user:alice", "m1")  # the gateway caches the key
+    assert container.keys is not None
+    elsewhere = KeyService(container.keys, clock)  # the CLI or another gateway
+    elsewhere.revoke(token.split("_")[1])
+    clock.advance(4)
+    assert client.get("/v1/memories/m1", headers=auth(token)).status_code == 200
+    clock.advance(1)  # 5 s after this gateway read the key
+    refused(client.get("/v1/memories/m1", headers=auth(token)), 401, "invalid_api_key")
+
+
+def test_an_expired_key_is_refused(
+    client: TestClient, container: Container, clock: FixedClock
+) -> None:
+    token = key(container, "acme", "writer", expires_in=timedelta(minutes=1))
+    write(client, token, "user:alice", "m1")
+    clock.advance(60)
+    refused(client.get("/v1/memories/m1", headers=auth(token)), 401, "invalid_api_key")
+
+
+def test_a_key_of_one_tenant_never_reaches_another_tenants_memory(
+    client: TestClient, container: Container
+) -> None:
+    a, b = key(container, "acme", "writer"), key(container, "globex", "writer")
+    write(client, b, "user:bob", "globex-secret")
+    write(client, a, "user:alice", "acme-note")
+    assert client.get("/v1/memories/globex-secret", headers=auth(a)).status_code == 404
+    assert found(search(client, a)) == {"acme-note"}
+    assert found(search(client, b)) == {"globex-secret"}
+    exported = client.get("/v1/export", headers=auth(a)).text
+    assert "globex-secret" not in exported and "acme-note" in exported
+    client.delete("/v1/memories/globex-secret?wait=true", headers=auth(a))
+    assert client.get("/v1/memories/globex-secret", headers=auth(b)).status_code == 200
+    # nor does open mode's tenant: the memory written before keys is not in acme
+    assert found(search(client, a, scope="user:bob")) == set()
+
+
+def test_a_reader_cannot_write_or_forget(client: TestClient, container: Container) -> None:
+    writer, reader = key(container, "acme", "writer"), key(container, "acme", "reader")
+    write(client, writer, "user:alice", "m1")
+    r = client.post("/v1/memories", json=memory(), headers=auth(reader))
+    body = refused(r, 403, "role_forbidden")
+    assert "reader" in body["detail"]
+    refused(client.delete("/v1/memories/m1", headers=auth(reader)), 403, "role_forbidden")
+    assert client.get("/v1/memories/m1", headers=auth(reader)).status_code == 200
+
+
+def test_a_writer_limited_to_user_scopes_stays_in_them(
+    client: TestClient, container: Container
+) -> None:
+    admin = key(container, "acme", "admin")
+    users = key(container, "acme", "writer", "user:*")
+    write(client, users, "user:alice", "alice-1")
+    r = client.post("/v1/memories", json=memory("team:x"), headers=auth(users))
+    refused(r, 403, "scope_forbidden")
+    r = client.put("/v1/memories/t1", json=memory("team:x"), headers=auth(users))
+    refused(r, 403, "scope_forbidden")
+    write(client, admin, "team:x", "team-1")
+    refused(client.get("/v1/memories/team-1", headers=auth(users)), 403, "scope_forbidden")
+    refused(client.delete("/v1/memories/team-1", headers=auth(users)), 403, "scope_forbidden")
+    assert client.get("/v1/memories/team-1", headers=auth(admin)).status_code == 200
+    # a wildcard cannot become a finite filter: its searches and exports name a scope
+    refused(search(client, users), 403, "scope_required")
+    refused(client.get("/v1/export", headers=auth(users)), 403, "scope_required")
+    assert found(search(client, users, scope="user:alice")) == {"alice-1"}
+    refused(search(client, users, scope="team:x"), 403, "scope_forbidden")
+    r = client.delete("/v1/memories/alice-1", headers=auth(users))
+    assert r.status_code == 200 and r.json()["forgotten"]
+
+
+def test_public_is_readable_by_every_key_of_the_tenant(
+    client: TestClient, container: Container
+) -> None:
+    admin = key(container, "acme", "admin")
+    data_reader = key(container, "acme", "reader", "team:data")
+    write(client, admin, "public", "pub-1")
+    write(client, admin, "team:data", "data-1")
+    write(client, admin, "user:alice", "alice-1")
+    assert client.get("/v1/memories/pub-1", headers=auth(data_reader)).status_code == 200
+    # an exact allow-list is the search filter, with public
+    assert found(search(client, data_reader)) == {"pub-1", "data-1"}
+    assert found(search(client, data_reader, scope="public")) == {"pub-1"}
+    refused(client.get("/v1/memories/alice-1", headers=auth(data_reader)), 403, "scope_forbidden")
+    writer = key(container, "acme", "writer", "team:data")
+    r = client.post("/v1/memories", json=memory("public"), headers=auth(writer))
+    refused(r, 403, "scope_forbidden")  # reading public is for all; writing it is not
+
+
+def test_operational_and_unchecked_doors(client: TestClient, container: Container) -> None:
+    operator = key(container, "acme", "operator")
+    writer = key(container, "acme", "writer")
+    admin = key(container, "acme", "admin")
+    assert client.get("/metrics", headers=auth(operator)).status_code == 200
+    refused(client.get("/metrics", headers=auth(writer)), 403, "role_forbidden")
+    refused(client.get("/v1/memories/x", headers=auth(operator)), 403, "role_forbidden")
+    bundle = '{"type":"fact","content":"x","scope":"team:x","source_agent":"a"}\n'
+    ndjson = {"content-type": "application/x-ndjson"}
+    r = client.post("/v1/import", content=bundle, headers={**ndjson, **auth(writer)})
+    refused(r, 403, "role_forbidden")  # import does not check each line's scope yet
+    r = client.post("/v1/import?wait=true", content=bundle, headers={**ndjson, **auth(admin)})
+    assert r.status_code == 200 and r.json()["written"] == 1
+    assert client.get("/openapi.json", headers=auth(writer)).status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/mcp", "/a2a", "/v1/notes?agent=a", "/v1/persona?scope=x:y"])
+def test_doors_without_scope_checks_take_only_admin_keys(
+    client: TestClient, container: Container, path: str
+) -> None:
+    writer = key(container, "acme", "writer")
+    refused(client.get(path, headers=auth(writer)), 403, "role_forbidden")
+    refused(client.get(path), 401, "api_key_required")
