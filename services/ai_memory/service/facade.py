@@ -2,7 +2,8 @@
 may call. The composition root builds it; entry points receive it and never see the
 adapters, the log or the projections behind it.
 
-* ``memory``: write, read, forget, search, read-your-writes waits;
+* ``memory``: write (one memory or a batch), read, forget, search, read-your-writes
+  waits;
 * ``notes``: an agent's notebook; ``governance``: interactions, persona, episodes,
   lineage, the governor; ``transfer``: export and import bundles;
 * ``health``: projection positions, stuck projections, dead letters;
