@@ -106,3 +106,23 @@ def test_a_search_looks_only_where_the_key_may_read(
         return
     for scope in scopes:
         assert authorize(principal, "read", scope)
+
+
+@given(st.binary(min_size=40, max_size=40), st.from_regex(r"[A-Za-z0-9_-]{43}", fullmatch=True))
+def test_an_issued_key_and_only_it_opens(randomness: bytes, guess: str) -> None:
+    from datetime import UTC, datetime
+
+    from ai_memory.core.access import check_key, issue_key, parse_key
+
+    chunks = iter([randomness[:8], randomness[8:]])
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    issued = issue_key(
+        tenant="acme", role="reader", scopes=["*"], name="x", now=now,
+        random=lambda n: next(chunks)[:n],
+    )  # fmt: skip
+    parsed = parse_key(issued.token)
+    assert parsed is not None and parsed.key_id == randomness[:8].hex()
+    assert check_key(issued.key, parsed, now) is not None
+    forged = parse_key(f"aimem_{parsed.key_id}_{guess}")  # the right id, a guessed secret
+    assert forged is not None
+    assert (check_key(issued.key, forged, now) is None) == (guess != parsed.secret)
