@@ -200,3 +200,30 @@ def test_doors_without_scope_checks_take_only_admin_keys(
     writer = key(container, "acme", "writer")
     refused(client.get(path, headers=auth(writer)), 403, "role_forbidden")
     refused(client.get(path), 401, "api_key_required")
+
+
+def test_the_sdk_sends_its_api_key(container: Container) -> None:
+    import asyncio
+
+    import httpx
+
+    from ai_memory.entrypoints.http.app import create_app
+    from ai_memory.sdk import ApiError, AsyncMemoryClient
+
+    token = key(container, "acme", "writer", "user:*")
+
+    async def scenario() -> None:
+        transport = httpx.ASGITransport(app=create_app(container.services))
+        async with AsyncMemoryClient("http://testserver", transport=transport, api_key=token) as memory:
+            await memory.write(
+                "Alice drinks green tea.", type="preference", scope="user:alice",
+                source_agent="planner", wait=True,
+            )  # fmt: skip
+            hits = await memory.search("green tea", scope="user:alice")
+            assert [h.record.content for h in hits.results] == ["Alice drinks green tea."]
+        async with AsyncMemoryClient("http://testserver", transport=transport) as anonymous:
+            with pytest.raises(ApiError) as e:
+                await anonymous.search("green tea", scope="user:alice")
+            assert (e.value.status, e.value.code) == (401, "api_key_required")
+
+    asyncio.run(scenario())

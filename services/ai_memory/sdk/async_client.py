@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import httpx
 
 from . import _wire as w
-from .client import DEFAULT_URL
+from .client import DEFAULT_URL, with_api_key
 from .errors import ConnectionFailedError
 from .models import (
     BatchWriteOut,
@@ -62,9 +62,11 @@ class AsyncMemoryClient:
         retries: int | RetryPolicy = 3,
         transport: httpx.AsyncBaseTransport | None = None,
         headers: dict[str, str] | None = None,
+        api_key: str | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.retry = RetryPolicy.of(retries)
+        headers = with_api_key(headers, api_key)
         self._http = httpx.AsyncClient(
             base_url=self.base_url, timeout=timeout, transport=transport, headers=headers
         )

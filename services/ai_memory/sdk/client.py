@@ -49,6 +49,14 @@ T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8080"
 
 
+def with_api_key(headers: dict[str, str] | None, api_key: str | None) -> dict[str, str] | None:
+    """The request headers carrying ``api_key`` as ``Authorization: Bearer`` (a server with
+    keys refuses requests without one; a server in open development mode ignores it)."""
+    if not api_key:
+        return headers
+    return {**(headers or {}), "Authorization": f"Bearer {api_key}"}
+
+
 class MemoryClient:
     """A synchronous client of one ai-memory server.
 
@@ -65,9 +73,11 @@ class MemoryClient:
         retries: int | RetryPolicy = 3,
         transport: httpx.BaseTransport | None = None,
         headers: dict[str, str] | None = None,
+        api_key: str | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.retry = RetryPolicy.of(retries)
+        headers = with_api_key(headers, api_key)
         self._http = httpx.Client(
             base_url=self.base_url, timeout=timeout, transport=transport, headers=headers
         )

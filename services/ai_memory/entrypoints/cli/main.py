@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 from ai_memory.entrypoints.cli.launcher import explain, missing_extra
-from ai_memory.entrypoints.cli.transfer_cmds import export_cmd, import_cmd
+from ai_memory.entrypoints.cli.transfer_cmds import api_key, export_cmd, import_cmd
 from ai_memory.sdk import ApiError, MemoryClient, MemoryIn
 
 app = typer.Typer(
@@ -78,7 +78,7 @@ def client(url: str) -> Iterator[MemoryClient]:
     """The SDK client; a refused request or an invalid argument exits 1 naming the
     problem code (the typed error's status is absent when no answer arrived)."""
     try:
-        with MemoryClient(url, timeout=60.0) as c:
+        with MemoryClient(url, timeout=60.0, api_key=api_key()) as c:
             yield c
     except ApiError as e:
         err.print(f"[red]error {e.status or '-'} {e.code}[/red]: {e.detail}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -17,6 +18,11 @@ from ai_memory.sdk import ApiError, MemoryClient
 
 err = Console(stderr=True)
 DEFAULT_URL = "http://127.0.0.1:8080"
+
+
+def api_key() -> str | None:
+    """The key client commands send (``AIMEM_API_KEY``); none in open development mode."""
+    return os.environ.get("AIMEM_API_KEY") or None
 
 
 def export_cmd(
@@ -37,7 +43,7 @@ def export_cmd(
         sink = output.open("wb")
     lines = 0
     try:
-        with MemoryClient(url, timeout=60.0) as client:
+        with MemoryClient(url, timeout=60.0, api_key=api_key()) as client:
             for line in client.export_lines(scope or None):
                 sink.write(line.encode("utf-8") + b"\n")
                 lines += 1
@@ -59,7 +65,10 @@ def import_cmd(
     size = path.stat().st_size
     columns = (TextColumn("import"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
     try:
-        with Progress(*columns, console=err) as bar, MemoryClient(url, timeout=None) as client:
+        with (
+            Progress(*columns, console=err) as bar,
+            MemoryClient(url, timeout=None, api_key=api_key()) as client,
+        ):
             task = bar.add_task("import", total=size)
 
             def lines() -> Iterator[bytes]:
