@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from ai_memory.bootstrap import Container
@@ -243,3 +244,61 @@ def test_the_openapi_document_shows_the_batch_operation(client: TestClient) -> N
     for status in ("413", "422", "4XX", "5XX"):
         assert PROBLEM in op["responses"][status]["content"], status
     assert any(p["name"] == "wait" for p in op["parameters"])
+
+
+def test_with_api_keys_a_batch_writes_in_the_keys_tenant_and_only_where_it_may(
+    client: TestClient, container: Container
+) -> None:
+    keys = container.services.keys
+    assert keys is not None
+    admin = keys.create(tenant="acme", role="admin", scopes=["*"], name="t").token
+    writer = keys.create(tenant="acme", role="writer", scopes=["user:*"], name="t").token
+    reader = keys.create(tenant="acme", role="reader", scopes=["*"], name="t").token
+    items = [memory(id="acme-1"), memory(id="acme-ops", scope="team:ops")]
+    assert client.post(BATCH, json={"items": items}).status_code == 401  # no key
+    r = client.post(f"{BATCH}?wait=true", json={"items": items}, headers=bearer(admin))
+    assert [x["status"] for x in r.json()["results"]] == [201, 201]
+    assert client.get("/v1/memories/acme-1", headers=bearer(admin)).status_code == 200
+    assert container.service.store.get("default", "acme-1") is None  # the key's tenant
+    assert client.post(BATCH, json={"items": items}, headers=bearer(reader)).status_code == 403
+    # A writer limited to user scopes never lands a team memory: refused whole at the
+    # door, or (where the door lets batches through) on that item alone.
+    items = [memory(id="acme-2"), memory(id="acme-dev", scope="team:dev")]
+    r = client.post(f"{BATCH}?wait=true", json={"items": items}, headers=bearer(writer))
+    if r.status_code == 200:
+        results = r.json()["results"]
+        assert [x["status"] for x in results] == [201, 403]
+        assert results[1]["problem"]["code"] == "scope_forbidden"
+    else:
+        assert r.status_code == 403 and r.headers["content-type"].startswith(PROBLEM)
+    assert client.get("/v1/memories/acme-dev", headers=bearer(admin)).status_code == 404
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_the_route_checks_each_items_scope_once_the_door_lets_a_writer_in(
+    client: TestClient, container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ai_memory.entrypoints.http import auth
+
+    door = auth.gate
+
+    def batches_pass(principal: Any, path: str) -> None:
+        if path != "/v1/memories:batch":
+            door(principal, path)
+
+    monkeypatch.setattr(auth, "gate", batches_pass)
+    keys = container.services.keys
+    assert keys is not None
+    writer = keys.create(tenant="acme", role="writer", scopes=["user:*"], name="t").token
+    items = [memory(id="w-1"), memory(id="w-ops", scope="team:ops"), memory(id="w-2")]
+    r = client.post(f"{BATCH}?wait=true", json={"items": items}, headers=bearer(writer))
+    assert r.status_code == 200, r.text
+    results = r.json()["results"]
+    assert [x["status"] for x in results] == [201, 403, 201]
+    assert results[1]["problem"]["code"] == "scope_forbidden" and results[1]["id"] == "w-ops"
+    assert client.get("/v1/memories/w-ops", headers=bearer(writer)).status_code in (403, 404)
+    assert container.service.store.get("acme", "w-ops") is None
+    assert container.service.store.get("acme", "w-1") is not None

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from ai_memory.bootstrap import Container
-from ai_memory.core.errors import Gone, InvalidInput, Unavailable
+from ai_memory.core.errors import Forbidden, Gone, InvalidInput, NotFound, Unavailable
 from ai_memory.core.events import DomainEvent, LoggedEvent, MemoryWritten
 from ai_memory.core.ports import EventLog
-from ai_memory.core.record import MemoryState
+from ai_memory.core.record import MemoryRecord, MemoryState
 from ai_memory.service.batch_write import MAX_BATCH_ITEMS, ItemResult, batch_report
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.wire import models as wire
@@ -315,3 +315,23 @@ def test_item_results_render_as_the_wire_model() -> None:
     problem = out.results[1].problem
     assert problem is not None and (problem.field, problem.rule) == ("content", "utf8")
     assert "\\ud800" in problem.detail and out.position == 7
+
+
+def test_an_item_the_caller_may_not_write_is_refused_with_403_alone(
+    svc: MemoryService, tenant: str
+) -> None:
+    def only_user_scopes(record: MemoryRecord) -> None:
+        if not record.scope.startswith("user:"):
+            raise Forbidden(f"may not write in {record.scope}", code="scope_forbidden")
+
+    results = svc.write_many(
+        tenant,
+        [body(id="mine"), body(id="theirs", scope="team:ops"), body(id="bad", scope="Bad")],
+        wait=True,
+        authorize=only_user_scopes,
+    )
+    assert [r.status for r in results] == [201, 403, 422]
+    assert results[1].error is not None and results[1].error.code == "scope_forbidden"
+    assert batch_report(results)["results"][1]["problem"]["title"] == "Forbidden"
+    with pytest.raises(NotFound):
+        svc.get(tenant, "theirs")

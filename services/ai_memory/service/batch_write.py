@@ -14,7 +14,7 @@ the one it cannot take is reported on its item.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,6 +23,7 @@ from ai_memory.core.decide import decide_write, with_created_at_from
 from ai_memory.core.errors import (
     AiMemoryError,
     Conflict,
+    Forbidden,
     Gone,
     InvalidInput,
     NotFound,
@@ -45,11 +46,18 @@ BATCH_ACTOR = "api"
 # The status each refusal answers with, as on the single-memory routes.
 _STATUS: tuple[tuple[type[AiMemoryError], int], ...] = (
     (InvalidInput, 422),
+    (Forbidden, 403),
     (NotFound, 404),
     (Gone, 410),
     (Conflict, 409),
 )
-_TITLES = {404: "Not Found", 409: "Conflict", 410: "Gone", 422: "Unprocessable Content"}
+_TITLES = {
+    403: "Forbidden",
+    404: "Not Found",
+    409: "Conflict",
+    410: "Gone",
+    422: "Unprocessable Content",
+}
 
 
 @dataclass(frozen=True)
@@ -155,8 +163,12 @@ def write_many(
     *,
     now: datetime,
     limits: Limits,
+    authorize: Callable[[MemoryRecord], None] | None = None,
 ) -> list[ItemResult]:
-    """Upsert every item of ``bodies``; one result per item, in input order."""
+    """Upsert every item of ``bodies``; one result per item, in input order.
+
+    ``authorize`` raises ``Forbidden`` for an item the caller may not write (its scope):
+    that item is refused with 403 and the others go on."""
     items = check_batch(bodies)
     results: dict[int, ItemResult] = {}
     parsed: list[tuple[int, MemoryRecord, bool]] = []
@@ -169,6 +181,12 @@ def write_many(
         except InvalidInput as e:
             results[index] = _refused(index, e, _valid_id(body, limits))
             continue
+        if authorize is not None:
+            try:
+                authorize(record)
+            except Forbidden as e:
+                results[index] = _refused(index, e, record.id)
+                continue
         parsed.append((index, record, body.get("created_at") is not None))
     if parsed:
         with units.begin(tenant, BATCH_ACTOR) as uow:

@@ -8,7 +8,7 @@ Reads: served from projections, optionally after waiting for a log position
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
@@ -198,12 +198,23 @@ class MemoryService:
         )
 
     def write_many(
-        self, tenant: str, bodies: Sequence[Any], *, wait: bool = False
+        self,
+        tenant: str,
+        bodies: Sequence[Any],
+        *,
+        wait: bool = False,
+        authorize: Callable[[MemoryRecord], None] | None = None,
     ) -> list[ItemResult]:
         """Upsert up to ``MAX_BATCH_ITEMS`` memories in one unit of work and one append;
-        each item answers for itself (``batch_write``)."""
+        each item answers for itself (``batch_write``; ``authorize`` refuses an item the
+        caller may not write with ``Forbidden``)."""
         results = batch_write.write_many(
-            self.units, tenant, bodies, now=self.clock.now(), limits=self.limits
+            self.units,
+            tenant,
+            bodies,
+            now=self.clock.now(),
+            limits=self.limits,
+            authorize=authorize,
         )
         newest = batch_write.newest_position(results)
         if wait and newest:

@@ -14,9 +14,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
+from ai_memory.core.record import MemoryRecord
 from ai_memory.service.batch_write import batch_report, newest_position
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.wire.models import BatchWriteIn, BatchWriteOut
+
+from . import auth
 
 Wait = Annotated[bool, Query(description="Return only after every projection applied every item.")]
 
@@ -31,6 +34,7 @@ def router(memory: MemoryService, tenant_of: Callable[[Request], str]) -> APIRou
         responses={
             422: {"description": "Not a batch: `items` missing, not an array, or over 1,000"},
             413: {"description": "The body is over AIMEM_MAX_BODY_BYTES"},
+            403: {"description": "The API key may not write at all"},
         },
     )
     async def write_batch(
@@ -39,7 +43,14 @@ def router(memory: MemoryService, tenant_of: Callable[[Request], str]) -> APIRou
         """Upsert up to 1,000 memories: each item as ``PUT /v1/memories/{id}`` would
         (idempotent, versioned, never moving scope, never reusing a forgotten id), all
         decided together and appended to the log at once. One result per item, in order."""
-        results = await run_in_threadpool(memory.write_many, tenant_of(request), body.items)
+        auth.require_role(request, "write")  # a key that can never write: refused whole
+
+        def may_write(record: MemoryRecord) -> None:
+            auth.require(request, "write", record.scope)  # per item: 403 on that item
+
+        results = await run_in_threadpool(
+            lambda: memory.write_many(tenant_of(request), body.items, authorize=may_write)
+        )
         newest = newest_position(results)
         if wait and newest:  # on the event loop: a slow projection holds no worker thread
             await memory.wait_for_async(newest)
