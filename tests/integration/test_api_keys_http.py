@@ -214,7 +214,9 @@ def test_the_sdk_sends_its_api_key(container: Container) -> None:
 
     async def scenario() -> None:
         transport = httpx.ASGITransport(app=create_app(container.services))
-        async with AsyncMemoryClient("http://testserver", transport=transport, api_key=token) as memory:
+        async with AsyncMemoryClient(
+            "http://testserver", transport=transport, api_key=token
+        ) as memory:
             await memory.write(
                 "Alice drinks green tea.", type="preference", scope="user:alice",
                 source_agent="planner", wait=True,
@@ -227,3 +229,19 @@ def test_the_sdk_sends_its_api_key(container: Container) -> None:
             assert (e.value.status, e.value.code) == (401, "api_key_required")
 
     asyncio.run(scenario())
+
+
+def test_a_batch_of_a_scoped_writer_is_judged_item_by_item(
+    client: TestClient, container: Container
+) -> None:
+    users = key(container, "acme", "writer", "user:*")
+    reader = key(container, "acme", "reader")
+    items = [{**memory("user:alice"), "id": "ok-1"}, {**memory("team:x"), "id": "no-1"}]
+    r = client.post("/v1/memories:batch?wait=true", json={"items": items}, headers=auth(users))
+    assert r.status_code == 200, r.text
+    statuses = [item["status"] for item in r.json()["results"]]
+    assert statuses == [201, 403]
+    assert r.json()["results"][1]["problem"]["code"] == "scope_forbidden"
+    assert client.get("/v1/memories/ok-1", headers=auth(users)).status_code == 200
+    r = client.post("/v1/memories:batch", json={"items": items[:1]}, headers=auth(reader))
+    refused(r, 403, "role_forbidden")

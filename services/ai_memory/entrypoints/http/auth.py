@@ -16,10 +16,11 @@ Where each request is checked:
 * here, for every request: authentication, and the paths whose rights do not depend on a
   memory's scope — ``/metrics`` needs an operator key; the documentation and the write
   triggers any valid key;
-* in the memory routes (``app.py``), through ``require`` and ``search_scopes``: write,
-  read, forget, search and export are checked against the key's role and scopes, and a
-  search or export looks only in scopes the key may read;
-* every other route (import, batch writes, notes, governance, lineage, MCP, A2A) does
+* in the memory routes (``app.py``, ``batch_routes.py``), through ``require`` and
+  ``search_scopes``: write (each item of a batch on its own), read, forget, search and
+  export are checked against the key's role and scopes, and a search or export looks
+  only in scopes the key may read;
+* every other route (import, notes, governance, lineage, MCP, A2A) does
   not check scopes yet, so until it does **only an admin key** (every scope of its
   tenant) may use it — never a narrower key.
 
@@ -50,7 +51,7 @@ ANY_KEY_PATHS = frozenset(
 )
 OPERATOR_PATHS = frozenset({"/metrics"})
 # The routes that check the key's scopes themselves (app.py); any other needs an admin.
-_SCOPE_CHECKED = re.compile(r"^/v1/(memories(/search)?|memories/[^/]+|export)$")
+_SCOPE_CHECKED = re.compile(r"^/v1/(memories(/search|:batch)?|memories/[^/]+|export)$")
 _STATE_KEY = "principal"
 
 
