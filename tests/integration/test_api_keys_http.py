@@ -193,7 +193,7 @@ def test_operational_and_unchecked_doors(client: TestClient, container: Containe
     assert client.get("/openapi.json", headers=auth(writer)).status_code == 200
 
 
-@pytest.mark.parametrize("path", ["/mcp", "/a2a", "/v1/notes?agent=a", "/v1/persona?scope=x:y"])
+@pytest.mark.parametrize("path", ["/mcp", "/a2a", "/.well-known/agent-card.json", "/v1/import"])
 def test_doors_without_scope_checks_take_only_admin_keys(
     client: TestClient, container: Container, path: str
 ) -> None:
@@ -245,3 +245,36 @@ def test_a_batch_of_a_scoped_writer_is_judged_item_by_item(
     assert client.get("/v1/memories/ok-1", headers=auth(users)).status_code == 200
     r = client.post("/v1/memories:batch", json={"items": items[:1]}, headers=auth(reader))
     refused(r, 403, "role_forbidden")
+
+
+def test_notes_and_governed_memory_check_scopes(client: TestClient, container: Container) -> None:
+    planner = key(container, "acme", "writer", "agent:planner,user:*")
+    admin = key(container, "acme", "admin")
+    note = {"agent": "planner", "topic": ["deploy"], "note": "Deploys go out on Tuesdays."}
+    r = client.put("/v1/notes", json=note, headers=auth(planner))
+    assert r.status_code == 201, r.text
+    assert client.get("/v1/notes?agent=planner", headers=auth(planner)).status_code == 200
+    r = client.put("/v1/notes", json={**note, "agent": "coder"}, headers=auth(planner))
+    refused(r, 403, "scope_forbidden")
+    refused(client.get("/v1/notes?agent=coder", headers=auth(planner)), 403, "scope_forbidden")
+
+    turn = {"scope": "team:x", "source_agent": "planner", "text": "I live in Tokyo."}
+    refused(
+        client.post("/v1/interactions", json=turn, headers=auth(planner)), 403, "scope_forbidden"
+    )
+    r = client.post(
+        "/v1/interactions?wait=true", json={**turn, "scope": "user:alice"}, headers=auth(planner)
+    )
+    assert r.status_code == 201, r.text
+    assert client.get("/v1/persona?scope=user:alice", headers=auth(planner)).status_code == 200
+    refused(client.get("/v1/persona?scope=team:x", headers=auth(planner)), 403, "scope_forbidden")
+    refused(client.get("/v1/episodes?scope=team:x", headers=auth(planner)), 403, "scope_forbidden")
+    refused(client.post("/v1/governance/run", headers=auth(planner)), 403, "role_forbidden")
+    assert client.post("/v1/governance/run", headers=auth(admin)).status_code == 200
+
+    write(client, admin, "team:x", "team-1")
+    write(client, planner, "user:alice", "alice-1")
+    lineage = "/v1/memories/{}/lineage"
+    assert client.get(lineage.format("alice-1"), headers=auth(planner)).status_code == 200
+    refused(client.get(lineage.format("team-1"), headers=auth(planner)), 403, "scope_forbidden")
+    assert client.get(lineage.format("team-1"), headers=auth(admin)).status_code == 200

@@ -16,11 +16,13 @@ Where each request is checked:
 * here, for every request: authentication, and the paths whose rights do not depend on a
   memory's scope — ``/metrics`` needs an operator key; the documentation and the write
   triggers any valid key;
-* in the memory routes (``app.py``, ``batch_routes.py``), through ``require`` and
-  ``search_scopes``: write (each item of a batch on its own), read, forget, search and
-  export are checked against the key's role and scopes, and a search or export looks
-  only in scopes the key may read;
-* every other route (import, notes, governance, lineage, MCP, A2A) does
+* in the routes (``app.py``, ``batch_routes.py``, ``notes_routes.py``,
+  ``governance_routes.py``), through ``require`` and ``search_scopes``: write (each item
+  of a batch on its own), read, forget, search, export, notes (scope ``agent:<agent>``),
+  interactions, persona, episodes and lineage are checked against the key's role and
+  scopes, and a search or export looks only in scopes the key may read; a governor run
+  needs an admin key;
+* every other route (import, MCP, A2A) does
   not check scopes yet, so until it does **only an admin key** (every scope of its
   tenant) may use it — never a narrower key.
 
@@ -51,7 +53,10 @@ ANY_KEY_PATHS = frozenset(
 )
 OPERATOR_PATHS = frozenset({"/metrics"})
 # The routes that check the key's scopes themselves (app.py); any other needs an admin.
-_SCOPE_CHECKED = re.compile(r"^/v1/(memories(/search|:batch)?|memories/[^/]+|export)$")
+_SCOPE_CHECKED = re.compile(
+    r"^/v1/(memories(/search|:batch)?|memories/[^/]+(/lineage)?|export|notes|interactions"
+    r"|persona|episodes|governance/run)$"
+)
 _STATE_KEY = "principal"
 
 

@@ -9,11 +9,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 
+from ai_memory.core.errors import Forbidden, Gone
 from ai_memory.core.governance import Turn, should_write
 from ai_memory.core.record import check_utf8
 from ai_memory.service.governance import GovernanceService
 from ai_memory.wire import constraints as wc
 from ai_memory.wire.governance import InteractionIn, TurnIn
+
+from . import auth
 
 ScopeQuery = Annotated[str, Query(json_schema_extra=wc.scope())]
 Wait = Annotated[bool, Query(description="Return once every projection applied it.")]
@@ -26,6 +29,7 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
     async def record_interaction(body: InteractionIn, request: Request, wait: Wait = False) -> Any:
         """Keep a raw interaction (L0) and extract atomic memories (L1) from it; conflicts
         with current memories are resolved by the θ rule and every decision is an event."""
+        auth.require(request, "write", body.scope)
         result = await run_in_threadpool(
             governance.record_interaction,
             tenant_of(request),
@@ -61,16 +65,19 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
     @api.get("/v1/persona")
     def persona(request: Request, scope: ScopeQuery) -> Any:
         """L3: the current active preferences, goals, facts, skills and tasks of a scope."""
+        auth.require(request, "read", scope)
         return governance.persona(tenant_of(request), scope)
 
     @api.get("/v1/episodes")
     def episodes(request: Request, scope: ScopeQuery) -> Any:
         """L2: extracted memories grouped by the conversation they came from."""
+        auth.require(request, "read", scope)
         return governance.episodes(tenant_of(request), scope)
 
     @api.post("/v1/governance/run")
     async def run_governor(request: Request, wait: Wait = False) -> Any:
         """Run one governor pass now (TTL expiry, soft forgetting, slow-update takeovers)."""
+        auth.require_role(request, "govern")
         transitions = await run_in_threadpool(governance.govern, tenant_of(request))
         if wait and transitions:
             await governance.memory.wait_for_async(governance.last_position)
@@ -82,6 +89,16 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
     ) -> Any:
         """What this memory superseded, what superseded it, and the events and rules behind
         each state change (kept after forgetting; never content)."""
+        auth.require_role(request, "read")
+        if auth.scope_limited(request):  # whose memory is it? (a forgotten one: no longer known)
+            try:
+                stored = governance.memory.get(tenant_of(request), memory_id)
+            except Gone:
+                raise Forbidden(
+                    "the lineage of a forgotten memory is for keys of every scope",
+                    code="scope_forbidden",
+                ) from None
+            auth.require(request, "read", stored.record.scope)
         return governance.lineage(tenant_of(request), memory_id)
 
     return api

@@ -21,6 +21,8 @@ from ai_memory.service.notes import NoteRules, NotesService, page_json
 from ai_memory.wire import constraints as wc
 from ai_memory.wire.notes import NoteIn, NoteSaveOut, NotesOut
 
+from . import auth
+
 
 def router(
     notes: NotesService, tenant_of: Callable[[Request], str], rules: NoteRules | None = None
@@ -43,6 +45,7 @@ def router(
         },
     )
     def save_note(body: NoteIn, request: Request, response: Response) -> dict[str, Any]:
+        auth.require(request, "write", f"agent:{body.agent}")  # a note lives in agent:<agent>
         r = notes.save(tenant_of(request), body.agent, body.topic, body.note, body.type)
         response.status_code = 201 if r.status == "created" else 200
         return {
@@ -77,6 +80,7 @@ def router(
             ),
         ] = 0,
     ) -> dict[str, Any]:
+        auth.require(request, "read", f"agent:{agent}")
         if min_position:  # refused at once beyond the head; waited for on the event loop
             await run_in_threadpool(notes.service.check_position, min_position)
             await notes.service.wait_for_async(min_position)
