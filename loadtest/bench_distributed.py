@@ -24,7 +24,6 @@ import httpx
 
 from ai_memory.adapters.cassandra.record_store import CassandraRecordStore
 from ai_memory.adapters.kafka.event_log import KafkaEventLog
-from ai_memory.adapters.sqlite_head_store import SqliteHeadStore
 from ai_memory.projector.sinks import RecordsSink
 from ai_memory.projector.tailer import ProjectionTailer, rebuild_all
 from ai_memory.serialization import AvroEventSerializer
@@ -118,9 +117,7 @@ def main() -> None:
             out["search_gateway_p95_ms"] = percentile(lat, 0.95) * 1000
         cluster.stop()
 
-        log = KafkaEventLog.from_url(
-            cluster.log_url, SqliteHeadStore(tmp / "h.db"), AvroEventSerializer()
-        )
+        log = KafkaEventLog.from_url(cluster.log_url, AvroEventSerializer())
         fresh = CassandraRecordStore.from_url(cluster.store_url + "_replay")
         try:
             tailers = [

@@ -137,14 +137,11 @@ class Cluster:
         let the workers apply everything on the log, then stop them."""
         from ai_memory.adapters.cassandra.record_store import CassandraRecordStore
         from ai_memory.adapters.kafka.event_log import KafkaEventLog
-        from ai_memory.adapters.sqlite_head_store import SqliteHeadStore
         from ai_memory.serialization import AvroEventSerializer
 
         if self.gateway:
             self.gateway.stop()
-        log = KafkaEventLog.from_url(
-            self.log_url, SqliteHeadStore(self.tmp / "drain-heads.db"), AvroEventSerializer()
-        )
+        log = KafkaEventLog.from_url(self.log_url, AvroEventSerializer())
         store = CassandraRecordStore.from_url(self.store_url)
         try:
             deadline = time.monotonic() + timeout

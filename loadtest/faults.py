@@ -292,14 +292,11 @@ def _probe(url: str, deadline: float) -> float:
 
 def _verify(deploy: Cluster, indexer: Proc, load: Load, tmp: Path) -> Verdict:
     from ai_memory.adapters.kafka.event_log import KafkaEventLog
-    from ai_memory.adapters.sqlite_head_store import SqliteHeadStore
     from ai_memory.serialization import AvroEventSerializer
 
     wait_caught_up(deploy.url, timeout=300)
     # The index worker reports its position on its metrics endpoint; wait for the head.
-    log = KafkaEventLog.from_url(
-        deploy.log_url, SqliteHeadStore(tmp / "wait-heads.db"), AvroEventSerializer()
-    )
+    log = KafkaEventLog.from_url(deploy.log_url, AvroEventSerializer())
     try:
         heads = {q: log.last_position(q) for q in log.partitions()}
     finally:

@@ -34,7 +34,6 @@ import httpx
 from ai_memory.adapters.embedders import make_embedder
 from ai_memory.adapters.kafka.event_log import KafkaEventLog
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
-from ai_memory.adapters.sqlite_head_store import SqliteHeadStore
 from ai_memory.core.events import MemoryWritten
 from ai_memory.core.keywords import query_terms
 from ai_memory.core.ports import IndexQuery
@@ -74,9 +73,7 @@ class Verdict:
 
 def read_log(log_url: str, tmp: Path) -> dict[str, list[Logged]]:
     """Every ``MemoryWritten`` of the fault suite's memories, per id, in log order."""
-    log = KafkaEventLog.from_url(
-        log_url, SqliteHeadStore(tmp / "check-heads.db"), AvroEventSerializer()
-    )
+    log = KafkaEventLog.from_url(log_url, AvroEventSerializer())
     found: dict[str, list[Logged]] = defaultdict(list)
     try:
         for p in log.partitions():

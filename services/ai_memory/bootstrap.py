@@ -38,7 +38,6 @@ from ai_memory.clock import SystemClock
 from ai_memory.core import positions
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.governance import GovernanceParams
-from ai_memory.core.heads import HeadStore
 from ai_memory.core.ports import (
     Clock,
     DeadLetter,
@@ -96,7 +95,6 @@ class Container:
     governance: GovernanceService
     notes: NotesService
     services: Services  # the facade: all an entry point is given
-    heads: HeadStore | None = None
     governor: Governor | None = None
     dead_letters: DeadLetters | None = None
     keys: KeyStore | None = None
@@ -130,42 +128,31 @@ class Container:
         self.index.close()
         self.store.close()
         self.log.close()
-        if self.heads is not None:
-            self.heads.close()
-
-
-def build_head_store(s: Settings) -> HeadStore:
-    """The write model next to a Kafka log: Cassandra LWT when the records live there."""
-    if scheme_of(s.record_store_url) == "cassandra":
-        from ai_memory.adapters.cassandra.head_store import CassandraHeadStore
-
-        return CassandraHeadStore.from_url(s.record_store_url)
-    from ai_memory.adapters.sqlite_head_store import SqliteHeadStore
-
-    return SqliteHeadStore(s.data_dir / "heads.db")
 
 
 def build_event_log(
-    s: Settings, serializer: EventSerializer | None = None
-) -> tuple[EventLog, HeadStore | None]:
+    s: Settings, serializer: EventSerializer | None = None, *, writer: bool = True
+) -> EventLog:
+    """The log of record. On Kafka, ``writer`` makes this process one of the partition
+    writers (a gateway); tools that only read (replay, workers) pass ``writer=False`` so
+    they never take a partition from a gateway."""
     url = s.event_log_url
     serializer = serializer or AvroEventSerializer()
     if scheme_of(url) == "sqlite":
-        return SqliteEventLog(url_path(url, "sqlite"), serializer), None
+        return SqliteEventLog(url_path(url, "sqlite"), serializer)
     if scheme_of(url) == "memory":
         from ai_memory.adapters.memory import MemoryEventLog
 
-        return MemoryEventLog(serializer), None
+        return MemoryEventLog(serializer)
     if scheme_of(url) == "kafka":
-        from ai_memory.adapters.kafka.event_log import KafkaEventLog
+        from ai_memory.adapters.kafka.event_log import KafkaEventLog, WriterConfig
 
-        heads = build_head_store(s)
-        try:
-            # The log owns the head store from here on and closes it.
-            return KafkaEventLog.from_url(url, heads, serializer), None
-        except BaseException:
-            heads.close()
-            raise
+        config = None
+        if writer:
+            config = WriterConfig(
+                listen=s.peer_listen, advertised=s.peer_url or None, token=s.peer_token or None
+            )
+        return KafkaEventLog.from_url(url, serializer, writer=config)
     raise InvalidInput("AIMEM_EVENT_LOG", "scheme", f"unsupported event log URL: {url!r}")
 
 
@@ -219,14 +206,17 @@ def build(
     *,
     clock: Clock | None = None,
     embedder: Embedder | None = None,
+    writer: bool = True,
 ) -> Container:
+    """The container of one process. ``writer=False``: a process that reads the log and
+    drives projections but never appends (replay, re-drive)."""
     s = (settings or Settings.from_env()).resolved()
     s.data_dir.mkdir(parents=True, exist_ok=True)
     embedder = embedder or make_embedder(s.embedder)
     # One serializer for the log and the projectability guard in front of it: the guard
     # encodes every event to prove it readable, and the log then reuses that frame.
     appender_serializer = EncodeOnce(AvroEventSerializer())
-    log, heads = build_event_log(s, appender_serializer)
+    log = build_event_log(s, appender_serializer, writer=writer)
     store = build_record_store(s.record_store_url)
     index = build_index(s.index_url, embedder)
     embedded_log = scheme_of(s.event_log_url) in ("sqlite", "memory")
@@ -295,7 +285,6 @@ def build(
         governance,
         notes,
         services,
-        heads,
         dead_letters=dead_letters,
         keys=key_store,
     )
@@ -399,7 +388,7 @@ class Replay:
 
 
 def open_replay(settings: Settings) -> Replay:
-    return Replay(build(settings))
+    return Replay(build(settings, writer=False))
 
 
 def build_dead_letter_service(settings: Settings, *, redrive: bool = False) -> DeadLetterService:
@@ -413,7 +402,7 @@ def build_dead_letter_service(settings: Settings, *, redrive: bool = False) -> D
 
     if not redrive:
         return DeadLetterService(build_dead_letters(settings), describe=describe)
-    c = build(settings)
+    c = build(settings, writer=False)
     store = c.dead_letters
     assert store is not None  # build always opens one
     return DeadLetterService(
@@ -459,7 +448,7 @@ def build_projector_worker(
             "the embedded server projects in-process",
         )
     # Open the log once so the topics exist (and match) before the worker subscribes.
-    KafkaEventLog.from_url(s.event_log_url, build_head_store(s), AvroEventSerializer()).close()
+    KafkaEventLog.from_url(s.event_log_url, AvroEventSerializer()).close()
     sink, _ = build_sink(s, projection)
     return create_app(
         projection,

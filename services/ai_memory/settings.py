@@ -98,6 +98,13 @@ class Settings(BaseSettings):
     # --- browser protections -------------------------------------------------------------
     allowed_hosts: CommaList = ()
     cors_origins: CommaList = ()
+    # --- the distributed write path (deploy/WRITE_PATH.md) ---------------------------------
+    # where this gateway's peer listener binds (host:port; port 0 = any free port) ...
+    peer_listen: str = "127.0.0.1:0"
+    # ... the URL other gateways reach it at (default: http://<listen host>:<bound port>)
+    peer_url: str = ""
+    # a shared secret every gateway presents to the others' peer listeners
+    peer_token: str = ""
 
     @field_validator("govern_tenants", "llm_roles", "allowed_hosts", "cors_origins", mode="before")
     @classmethod
@@ -174,6 +181,9 @@ VARIABLES = (
     "AIMEM_HEADER_TIMEOUT",
     "AIMEM_ALLOWED_HOSTS",
     "AIMEM_CORS_ORIGINS",
+    "AIMEM_PEER_LISTEN",
+    "AIMEM_PEER_URL",
+    "AIMEM_PEER_TOKEN",
 )
 
 

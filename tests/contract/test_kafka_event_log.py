@@ -1,18 +1,17 @@
 """KafkaEventLog against a real broker: the EventLog contract plus Kafka-specific behaviour.
 
-The head store is the embedded ``SqliteHeadStore`` (the Cassandra one passes the same
-head-store contract); Kafka itself is always the real broker from ``tests/servers.py``.
+Kafka is always the real broker from ``tests/servers.py``. A log opened with a
+``WriterConfig`` is a gateway: it joins the writers group and owns partitions; the
+single-writer guarantees (fencing, forwarding, no orphan versions) are attacked in
+``tests/integration/test_single_writer.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 import threading
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,32 +22,13 @@ from aiokafka.admin import AIOKafkaAdminClient
 from ai_memory.adapters.kafka import KafkaEventLog, UndecodableRecord, parse_kafka_url
 from ai_memory.adapters.kafka.dead_letter import header_dict
 from ai_memory.adapters.kafka.errors import translate
-from ai_memory.adapters.kafka.event_log import EVENT_ID_HEADER, EVENT_TYPE_HEADER
-from ai_memory.adapters.sqlite_head_store import SqliteHeadStore
+from ai_memory.adapters.kafka.event_log import EVENT_ID_HEADER, EVENT_TYPE_HEADER, WriterConfig
 from ai_memory.core.errors import Conflict, InvalidInput, PermanentError, Unavailable
 from ai_memory.core.ports import EventLog
 from ai_memory.core.positions import offset_of, pack, partition_of
 from ai_memory.serialization import AvroEventSerializer, UndecodableEvent
 from tests.contract.event_log_contract import EventLogContract, read_all
 from tests.factories import record, written
-
-
-class RecordingHeadStore(SqliteHeadStore):
-    """The embedded head store, noting whether the log closed it."""
-
-    def __init__(self) -> None:
-        # mkdtemp, not TemporaryDirectory: a store a failed log never closed must not
-        # leave a finalizer warning behind for whichever test runs next.
-        self._dir = tempfile.mkdtemp(prefix="heads-")
-        super().__init__(Path(self._dir) / "heads.db")
-        self.closed = False
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            super().close()
-            shutil.rmtree(self._dir, ignore_errors=True)
-
 
 JUNK = b"\x00not an avro frame at all"
 
@@ -73,19 +53,19 @@ def delete_topics(bootstrap: str, topics: list[str]) -> None:
 def topic(kafka_bootstrap: str) -> Iterator[str]:
     name = unique_topic()
     yield name
-    delete_topics(kafka_bootstrap, [name, f"{name}.dlq"])
+    delete_topics(kafka_bootstrap, [name, f"{name}.dlq", f"{name}.heads"])
 
 
 def open_log(
-    bootstrap: str, topic: str, *, partitions: int = 3, heads: RecordingHeadStore | None = None
+    bootstrap: str, topic: str, *, partitions: int = 3, writer: bool = True
 ) -> KafkaEventLog:
     return KafkaEventLog(
         bootstrap,
         topic,
-        heads or RecordingHeadStore(),
         AvroEventSerializer(),
         partitions=partitions,
         request_timeout=10.0,
+        writer=WriterConfig() if writer else None,
     )
 
 
@@ -100,13 +80,8 @@ class TestKafkaEventLog(EventLogContract):
 
 
 @pytest.fixture
-def heads() -> RecordingHeadStore:
-    return RecordingHeadStore()
-
-
-@pytest.fixture
-def klog(kafka_bootstrap: str, topic: str, heads: RecordingHeadStore) -> Iterator[KafkaEventLog]:
-    log = open_log(kafka_bootstrap, topic, partitions=6, heads=heads)
+def klog(kafka_bootstrap: str, topic: str) -> Iterator[KafkaEventLog]:
+    log = open_log(kafka_bootstrap, topic, partitions=6)
     yield log
     log.close()
 
@@ -116,9 +91,15 @@ def end_offsets(log: KafkaEventLog) -> list[int]:
 
 
 def raw_records(bootstrap: str, topic: str, partition: int) -> list[Any]:
+    """Every committed record of a partition, as the broker stores it (commit markers are
+    not records: read until the position passes the end, not until a count)."""
+
     async def run() -> list[Any]:
         consumer = AIOKafkaConsumer(
-            bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
+            bootstrap_servers=bootstrap,
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+            isolation_level="read_committed",
         )
         await consumer.start()
         try:
@@ -126,7 +107,9 @@ def raw_records(bootstrap: str, topic: str, partition: int) -> list[Any]:
             consumer.assign([tp])
             end = (await consumer.end_offsets([tp]))[tp]
             out: list[Any] = []
-            while len(out) < end:
+            deadline = asyncio.get_running_loop().time() + 30
+            while await consumer.position(tp) < end:
+                assert asyncio.get_running_loop().time() < deadline, "partition not read"
                 batch = await consumer.getmany(tp, timeout_ms=1000)
                 out.extend(batch.get(tp, []))
             return out
@@ -191,7 +174,7 @@ def test_cas_loser_gets_conflict_and_nothing_is_produced(klog: KafkaEventLog) ->
         klog.append([written(record("m9", "innocent bystander")), rival])
     assert caught.value.code == "concurrent_write"
     assert end_offsets(klog) == before
-    assert klog.heads("default", ["m9"]) == {}  # the batch's earlier claim was released
+    assert klog.heads("default", ["m9"]) == {}  # refused whole: its other event neither
 
 
 def test_racing_writers_of_one_version_one_wins(klog: KafkaEventLog) -> None:
@@ -221,20 +204,26 @@ def test_superseded_event_retry_is_refused_not_duplicated(klog: KafkaEventLog) -
     assert len(read_all(klog)) == 2
 
 
-def test_failed_delivery_releases_the_head(
-    klog: KafkaEventLog, heads: RecordingHeadStore, monkeypatch: pytest.MonkeyPatch
+def test_failed_transaction_moves_no_head_and_leaves_nothing_readable(
+    klog: KafkaEventLog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async def broker_gone(records: list[Any]) -> list[Any]:
-        return [ke.KafkaConnectionError("connection refused")] * len(records)
-
+    """The orphan of the claim-then-append design: a version decided, its event never
+    committed. Here the commit fails after the events were sent to the broker."""
     event = written(record("m1"))
+    writer = klog._writers[klog.partition_for(event.partition_key)]
+
+    async def broker_gone() -> None:
+        raise ke.KafkaConnectionError("connection refused")
+
     with monkeypatch.context() as patch:
-        patch.setattr(klog, "_send_all", broker_gone)
+        patch.setattr(writer._producer, "commit_transaction", broker_gone)
         with pytest.raises(Unavailable):
             klog.append([event])
-    assert heads.get_many("default", ["m1"]) == {}
-    (position,) = klog.append([event])  # the caller's retry goes through
-    assert heads.get_many("default", ["m1"])["m1"].position == position
+    assert klog.heads("default", ["m1"]) == {}  # no version without its event
+    assert read_all(klog) == []  # the aborted transaction is never read
+    (position,) = klog.append([event])  # the caller's retry goes through, once
+    assert klog.heads("default", ["m1"])["m1"].position == position
+    assert [e.position for e in read_all(klog)] == [position]
 
 
 def test_undecodable_record_carries_position_and_bytes(
@@ -260,14 +249,22 @@ def test_reads_validate_partition_and_position(klog: KafkaEventLog) -> None:
         klog.read(after=pack(1, 0), limit=1, partition=2)
 
 
-def test_close_is_idempotent_and_closes_the_head_store(kafka_bootstrap: str, topic: str) -> None:
-    heads = RecordingHeadStore()
-    log = open_log(kafka_bootstrap, topic, heads=heads)
+def test_close_is_idempotent(kafka_bootstrap: str, topic: str) -> None:
+    log = open_log(kafka_bootstrap, topic)
     log.close()
     log.close()
-    assert heads.closed
     with pytest.raises(Unavailable):
         log.last_position(0)
+
+
+def test_a_read_only_log_refuses_appends(kafka_bootstrap: str, topic: str) -> None:
+    log = open_log(kafka_bootstrap, topic, writer=False)
+    try:
+        with pytest.raises(PermanentError) as caught:
+            log.append([written(record("m1"))])
+        assert caught.value.code == "event_log_read_only"
+    finally:
+        log.close()
 
 
 # --- no broker needed -------------------------------------------------------------------

@@ -11,12 +11,10 @@ import pytest
 
 from ai_memory.adapters.memory import (
     DeadLetterBacking,
-    HeadBacking,
     IndexBacking,
     KeyBacking,
     MemoryDeadLetters,
     MemoryEventLog,
-    MemoryHeadStore,
     MemoryKeyStore,
     MemoryRecordStore,
     MemoryVectorIndex,
@@ -25,13 +23,11 @@ from ai_memory.core.ports import EventLog, RecordStore
 from ai_memory.serialization import AvroEventSerializer
 from tests.contract import (
     dead_letters_contract,
-    head_store_contract,
     key_store_contract,
     vector_index_contract,
 )
 from tests.contract.dead_letters_contract import DeadLettersContract
 from tests.contract.event_log_contract import EventLogContract
-from tests.contract.head_store_contract import HeadStoreContract
 from tests.contract.key_store_contract import KeyStoreContract
 from tests.contract.record_store_contract import RecordStoreContract
 from tests.contract.vector_index_contract import (
@@ -63,13 +59,6 @@ class TestMemoryVectorIndex(VectorIndexContract):
     def make_index(self) -> Iterator[vector_index_contract.MakeIndex]:
         backing = IndexBacking()
         yield lambda: MemoryVectorIndex(DIM, backing)
-
-
-class TestMemoryHeadStore(HeadStoreContract):
-    @pytest.fixture
-    def make_store(self) -> head_store_contract.MakeStore:
-        backing = HeadBacking()
-        return lambda: MemoryHeadStore(backing)
 
 
 class TestMemoryDeadLetters(DeadLettersContract):

@@ -29,7 +29,6 @@ from ai_memory.adapters.cassandra.record_store import CassandraRecordStore
 from ai_memory.adapters.embedders import make_embedder
 from ai_memory.adapters.kafka.event_log import KafkaEventLog
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
-from ai_memory.adapters.sqlite_head_store import SqliteHeadStore
 from ai_memory.core.keywords import query_terms
 from ai_memory.core.ports import IndexQuery
 from ai_memory.projector.sinks import IndexSink, RecordsSink
@@ -111,9 +110,7 @@ def test_projector_killed_mid_stream_loses_and_duplicates_nothing(cluster: Clust
 
 def wait_index_worker(cluster: Cluster, metrics_port: int, timeout: float = 300) -> None:
     """Until the index worker reports the log head of every partition as applied."""
-    log = KafkaEventLog.from_url(
-        cluster.log_url, SqliteHeadStore(cluster.tmp / "w.db"), AvroEventSerializer()
-    )
+    log = KafkaEventLog.from_url(cluster.log_url, AvroEventSerializer())
     try:
         heads = {p: log.last_position(p) for p in log.partitions()}
     finally:
@@ -135,7 +132,7 @@ def assert_equals_fresh_replay(cluster: Cluster) -> None:
     """Rebuild both views from offset 0 of the same log and compare with what the running
     system produced (the killed worker's redelivered batches included)."""
     serializer = AvroEventSerializer()
-    log = KafkaEventLog.from_url(cluster.log_url, SqliteHeadStore(cluster.tmp / "h.db"), serializer)
+    log = KafkaEventLog.from_url(cluster.log_url, serializer)
     live = CassandraRecordStore.from_url(cluster.store_url)
     fresh = CassandraRecordStore.from_url(cluster.store_url + "_replay")
     embedder = make_embedder("static")
@@ -227,9 +224,7 @@ def test_delete_while_projectors_down_is_applied_and_never_resurrected(cluster: 
         other.stop()
     cluster.drain_and_stop()
     # A replay from offset 0 ends with the tombstone, not the memory.
-    log = KafkaEventLog.from_url(
-        cluster.log_url, SqliteHeadStore(cluster.tmp / "h.db"), AvroEventSerializer()
-    )
+    log = KafkaEventLog.from_url(cluster.log_url, AvroEventSerializer())
     fresh = CassandraRecordStore.from_url(cluster.store_url + "_replay")
     try:
         rebuild_all(

@@ -14,7 +14,7 @@ from ai_memory.adapters.kafka.topics import describe_topic_configs
 from ai_memory.core.errors import Unavailable
 from ai_memory.core.positions import partition_of
 from ai_memory.serialization import AvroEventSerializer
-from tests.contract.test_kafka_event_log import RecordingHeadStore, open_log, topic
+from tests.contract.test_kafka_event_log import open_log, topic
 from tests.factories import record, written
 
 __all__ = ["topic"]
@@ -44,6 +44,9 @@ def test_topics_are_created_to_keep_every_event(kafka_bootstrap: str, topic: str
     assert configs["min.insync.replicas"] == "1"
     dlq_partitions, dlq_configs = describe(kafka_bootstrap, f"{topic}.dlq")
     assert dlq_partitions == 1 and dlq_configs["retention.ms"] == "-1"
+    # The writers' heads changelog: one record per memory is all a new owner restores.
+    heads_partitions, heads_configs = describe(kafka_bootstrap, f"{topic}.heads")
+    assert heads_partitions == 4 and heads_configs["cleanup.policy"] == "compact"
 
 
 def test_reopening_keeps_positions(kafka_bootstrap: str, topic: str) -> None:
@@ -63,17 +66,13 @@ def test_reopening_keeps_positions(kafka_bootstrap: str, topic: str) -> None:
 def test_partition_count_mismatch_is_refused(kafka_bootstrap: str, topic: str) -> None:
     open_log(kafka_bootstrap, topic, partitions=3).close()
     threads_before = threading.active_count()
-    heads = RecordingHeadStore()
     with pytest.raises(TopicMismatch, match="has 3 partitions but the configuration says 5"):
-        open_log(kafka_bootstrap, topic, partitions=5, heads=heads)
+        open_log(kafka_bootstrap, topic, partitions=5)
     assert threading.active_count() == threads_before  # the loop thread was stopped
-    assert not heads.closed  # not owned by a log that never started
 
 
 def test_unreachable_broker_is_unavailable() -> None:
     started = time.monotonic()
     with pytest.raises(Unavailable):
-        KafkaEventLog(
-            "127.0.0.1:1", "nowhere", RecordingHeadStore(), AvroEventSerializer(), request_timeout=2
-        )
+        KafkaEventLog("127.0.0.1:1", "nowhere", AvroEventSerializer(), request_timeout=2)
     assert time.monotonic() - started < 30

@@ -23,7 +23,6 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from ai_memory.adapters.kafka.config import parse_kafka_url
 from ai_memory.adapters.kafka.event_log import KafkaEventLog
 from ai_memory.adapters.sqlite_dead_letters import SqliteDeadLetters
-from ai_memory.adapters.sqlite_head_store import SqliteHeadStore
 from ai_memory.projector.kafka_worker import create_app
 from ai_memory.serialization import AvroEventSerializer
 from tests.factories import record, written
@@ -65,7 +64,7 @@ def url(kafka_bootstrap: str) -> str:
 
 @pytest.fixture
 def log(url: str, tmp_path: Path) -> Iterator[KafkaEventLog]:
-    opened = KafkaEventLog.from_url(url, SqliteHeadStore(tmp_path / "h.db"), AvroEventSerializer())
+    opened = KafkaEventLog.from_url(url, AvroEventSerializer())
     yield opened
     opened.close()
 

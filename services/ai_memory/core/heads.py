@@ -1,11 +1,12 @@
-"""The write model outside the log: a compare-and-set store of heads.
+"""The write model: what each append expects of a memory's head, and the single
+writer's check of it.
 
-An embedded log keeps heads in the same transaction as its appends. A log that cannot
-be queried by key (Kafka) pairs with a ``HeadStore`` (Cassandra lightweight transactions):
-before producing a write or delete, the log advances the head of that memory from the
-version the decision was based on. If another writer moved it first, the append is
-refused with ``Conflict(code="concurrent_write")`` — so two gateways never both create
-version N+1 — while a retried append of the same event is recognised by its event id.
+An embedded log keeps heads in the same transaction as its appends. On Kafka, the one
+writer of a partition holds its heads in memory (``adapters.kafka.partition_writer``) and
+admits an append only if every head it moves is still where the decision saw it
+(``admit``): if another writer moved it first, the append is refused with
+``Conflict(code="concurrent_write")`` — so two gateways never both create version N+1 —
+while a retried append of the same event is recognised by its event id.
 
 Expected versions follow from the event itself: a ``MemoryWritten`` of version v expects
 v-1 (0 = the memory must not exist); a ``MemoryDeleted`` of version v expects a live v.
@@ -13,9 +14,7 @@ v-1 (0 = the memory must not exist); a ``MemoryDeleted`` of version v expects a 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from .events import DomainEvent, Head, MemoryDeleted, MemoryWritten
 
@@ -27,41 +26,6 @@ class HeadUpdate:
     expected_version: int
     expect_live: bool
     event_id: str
-
-
-@dataclass(frozen=True)
-class PositionUpdate:
-    tenant: str
-    memory_id: str
-    event_id: str
-    position: int
-
-
-class HeadStore(Protocol):
-    def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, Head]: ...
-
-    def compare_and_set(self, update: HeadUpdate) -> tuple[bool, str | None]:
-        """Apply when the stored head matches; return (applied, event id stored now)."""
-        ...
-
-    def compare_and_set_many(self, updates: Sequence[HeadUpdate]) -> list[tuple[bool, str | None]]:
-        """``compare_and_set`` for updates of *distinct* memories, possibly concurrently
-        (an append of 500 events must not pay 500 sequential round trips)."""
-        ...
-
-    def set_position(self, tenant: str, memory_id: str, event_id: str, position: int) -> None:
-        """Record where the event of ``event_id`` landed (no-op if the head moved on)."""
-        ...
-
-    def set_positions(self, items: Sequence[PositionUpdate]) -> None:
-        """``set_position`` for many events, possibly concurrently."""
-        ...
-
-    def revert(self, update: HeadUpdate, previous: Head | None) -> None:
-        """Best effort: undo ``update`` after the append itself failed."""
-        ...
-
-    def close(self) -> None: ...
 
 
 def head_update(event: DomainEvent) -> HeadUpdate | None:
@@ -76,3 +40,48 @@ def head_update(event: DomainEvent) -> HeadUpdate | None:
             event.header.tenant, head, event.version, event.version > 0, event.header.event_id
         )
     return None
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """The update applies: the event is new and moves the head."""
+
+
+@dataclass(frozen=True)
+class AlreadyOnLog:
+    """A retried event: the head was set by this very event, which sits at ``position``."""
+
+    position: int
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Another writer moved the head first; nothing of the append may be produced."""
+
+    current_version: int | None
+
+
+Verdict = Admitted | AlreadyOnLog | Refused
+
+
+def admit(update: HeadUpdate, current: Head | None, current_event_id: str | None) -> Verdict:
+    """The single writer's compare-and-set, as a pure function of the head it holds.
+
+    ``expected_version`` 0 means "the memory must not exist yet"; otherwise the head must
+    be at that version and live (or forgotten, for ``expect_live=False``). A head set by the
+    same event id is a retry, recognised instead of refused. An event superseded by a
+    later one of the same memory is refused: its retry cannot be told from a stale write.
+    """
+    if current is not None and current_event_id == update.event_id:
+        return AlreadyOnLog(current.position)
+    if update.expected_version == 0:
+        matches = current is None
+    else:
+        matches = (
+            current is not None
+            and current.version == update.expected_version
+            and current.deleted == (not update.expect_live)
+        )
+    if matches:
+        return Admitted()
+    return Refused(None if current is None else current.version)

@@ -1,20 +1,17 @@
-"""Cassandra adapters for the distributed deployment: the ``records`` projection and the
-heads write model, on a keyspace created by versioned migrations.
+"""Cassandra adapters for the distributed deployment: the ``records`` projection (and
+its checkpoints), on a keyspace created by versioned migrations.
 
     session = CassandraSession.from_url("cassandra://127.0.0.1:9042/ai_memory")
     migrate(session)
     records = CassandraRecordStore(session)
-    heads = CassandraHeadStore(session)
 """
 
-from .head_store import CassandraHeadStore
 from .key_store import CassandraKeyStore
 from .migrations import migrate
 from .record_store import CassandraRecordStore
 from .session import CassandraSession, CassandraSettings, parse_url
 
 __all__ = [
-    "CassandraHeadStore",
     "CassandraKeyStore",
     "CassandraRecordStore",
     "CassandraSession",

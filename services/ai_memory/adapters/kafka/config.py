@@ -67,6 +67,11 @@ class KafkaLogConfig:
         return f"{self.topic}.dlq"
 
     @property
+    def heads_topic(self) -> str:
+        """The compacted changelog of the partition writers' heads (``partition_heads``)."""
+        return f"{self.topic}.heads"
+
+    @property
     def min_insync(self) -> int:
         if self.min_insync_replicas is not None:
             return self.min_insync_replicas

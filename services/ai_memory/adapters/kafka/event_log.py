@@ -1,16 +1,22 @@
 """KafkaEventLog: the distributed log of record, one Kafka topic of Avro events.
 
-* **Keys and order.** The record key is ``event.partition_key`` (``tenant/scope``), so the
-  producer's murmur2 partitioner — the same as the Java client's and Faust's — puts every
-  event of a scope, hence of a memory, in one partition, in append order.
-* **Durability.** ``acks="all"`` with ``min.insync.replicas`` from the topic, and
-  ``enable_idempotence=True`` so the producer's own retries never duplicate or reorder a
-  record. ``append`` returns once every event of the batch is acknowledged.
+* **Keys and order.** The record key is ``event.partition_key`` (``tenant/scope``); its
+  partition is ``murmur2(key) % partitions`` (the Java client's and aiokafka's default), so
+  every event of a scope, hence of a memory, lands in one partition, in append order.
+* **One writer per partition** (``docs``: deploy/WRITE_PATH.md). A log opened with a
+  ``WriterConfig`` (a gateway) joins the writers group (``ownership``); the partitions it
+  is assigned it writes itself through a ``PartitionWriter`` — heads in memory, versions
+  checked without a database round trip, appends group-committed in Kafka transactions
+  whose producer epoch fences a zombie owner. An append for another partition is
+  forwarded to its owner (``peer``). A log opened without one (projector workers,
+  replay, tools) is read-only.
+* **Durability.** ``acks=all`` with ``min.insync.replicas`` from the topic; ``append``
+  returns once the transaction holding its events is committed. Readers use
+  ``read_committed``, so an aborted transaction is never seen.
 * **Positions.** ``core.positions.pack(partition, offset)``: positive, increasing within a
-  partition, one integer everywhere (APIs, checkpoints, ``USING TIMESTAMP``).
-* **Write model.** Kafka cannot be queried by key, so heads live in a ``HeadStore``
-  claimed with compare-and-set before producing (see ``claims``); ``heads`` reads it. The
-  log owns the head store it is given and closes it.
+  partition, one integer everywhere (APIs, checkpoints, ``USING TIMESTAMP``). Commit
+  markers take offsets too, so positions have gaps; ``last_position`` is the newest
+  *event*.
 * **Threads.** The port is synchronous; aiokafka runs on one background event loop
   (see ``loop``). Avro encoding and decoding happen on the calling thread.
 * **Values and headers.** The value is the Avro single-object frame from the serializer;
@@ -22,24 +28,29 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from aiokafka import AIOKafkaProducer, TopicPartition
+from aiokafka import TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.partitioner import murmur2
 
-from ai_memory.core.errors import InvalidInput, Unavailable
+from ai_memory.core.errors import InvalidInput, PermanentError, Unavailable
 from ai_memory.core.events import DomainEvent, Head, LoggedEvent
-from ai_memory.core.heads import HeadStore
 from ai_memory.core.ports import EventSerializer
 from ai_memory.core.positions import offset_of, pack, partition_of
 from ai_memory.serialization import UndecodableEvent
 
-from .claims import Claim, claim_heads, record_positions, release
 from .config import KafkaLogConfig, parse_kafka_url
-from .errors import translate, translate_errors
+from .errors import translate_errors
 from .loop import BackgroundLoop
+from .ownership import OwnershipMember
+from .partition_heads import PartitionHeads
+from .partition_writer import Item, NotOwner, PartitionWriter
+from .peer import PeerClient, PeerServer
 from .reader import ReaderPool, UndecodableRecord, new_consumer
 from .topics import ensure_topics
 
@@ -48,7 +59,22 @@ log = logging.getLogger(__name__)
 EVENT_TYPE_HEADER = "aimem.event_type"
 EVENT_ID_HEADER = "aimem.event_id"
 _WAIT_POLL_SECONDS = 0.05  # end offsets are polled: a broker cannot push "new data"
-_MAX_BATCH_BYTES = 512 * 1024
+_ROUTE_POLL_SECONDS = 0.1  # while a partition has no owner (a rebalance in progress)
+_RESTORE_PAGE = 5_000
+
+
+@dataclass(frozen=True)
+class WriterConfig:
+    """How a gateway takes part in writing: its peer listener and what it advertises.
+
+    ``listen`` is ``host:port`` (port 0: any free port); ``advertised`` is the URL other
+    gateways reach it at (default ``http://<listen host>:<bound port>``); ``token`` is the
+    shared secret peers must present."""
+
+    listen: str = "127.0.0.1:0"
+    advertised: str | None = None
+    token: str | None = None
+    session_timeout_ms: int = 10_000
 
 
 class KafkaEventLog:
@@ -56,7 +82,6 @@ class KafkaEventLog:
         self,
         bootstrap: str,
         topic: str,
-        heads: HeadStore,
         serializer: EventSerializer,
         *,
         partitions: int = 6,
@@ -64,12 +89,13 @@ class KafkaEventLog:
         min_insync_replicas: int | None = None,
         request_timeout: float = 30.0,
         client_id: str = "ai-memory",
+        writer: WriterConfig | None = None,
     ) -> None:
-        """Connect, create or verify the topics, start the producer.
+        """Connect, create or verify the topics; with ``writer``, join the writers group
+        and wait for the first assignment.
 
         Raises ``Unavailable`` when Kafka cannot be reached and ``TopicMismatch`` when the
-        existing topic has another partition count; nothing is left running then, and the
-        head store (owned by the log only once it is built) is not closed."""
+        existing topic has another partition count; nothing is left running then."""
         self.config = KafkaLogConfig(
             bootstrap,
             topic,
@@ -78,14 +104,25 @@ class KafkaEventLog:
             min_insync_replicas,
             request_timeout,
         )
-        self._heads = heads
         self._serializer = serializer
         self._client_id = client_id
         self._closed = False
         self._admin: Any = None
-        self._producer: Any = None
         self._offsets: Any = None
+        self._writer_config = writer
+        self._writers: dict[int, PartitionWriter] = {}
+        self._member: OwnershipMember | None = None
+        self._peer_server: PeerServer | None = None
+        self._peers: PeerClient | None = None
+        self.advertised: str | None = None
+        self._last_event: dict[int, tuple[int, int]] = {}  # partition → (end, last event)
+        # The newest offset each partition committed for this process: a broker's answer
+        # about a just-created partition can lag behind an append it acknowledged.
+        self._appended: dict[int, int] = {}
         self._readers = ReaderPool(bootstrap, topic, client_id, request_timeout)
+        self._heads_readers = ReaderPool(
+            bootstrap, self.config.heads_topic, client_id, request_timeout
+        )
         self._loop = BackgroundLoop(f"kafka-event-log:{topic}")
         try:
             with translate_errors():
@@ -95,24 +132,30 @@ class KafkaEventLog:
             raise
 
     @classmethod
-    def from_url(cls, url: str, heads: HeadStore, serializer: EventSerializer) -> KafkaEventLog:
+    def from_url(
+        cls, url: str, serializer: EventSerializer, *, writer: WriterConfig | None = None
+    ) -> KafkaEventLog:
         """``kafka://host:9092[,host2:9092]/<topic>?partitions=6&replication_factor=1``
         (see ``config.parse_kafka_url`` for every parameter)."""
         c = parse_kafka_url(url)
         return cls(
             c.bootstrap,
             c.topic,
-            heads,
             serializer,
             partitions=c.partitions,
             replication_factor=c.replication_factor,
             min_insync_replicas=c.min_insync_replicas,
             request_timeout=c.request_timeout,
+            writer=writer,
         )
 
     @property
     def _timeout(self) -> float:
         return self.config.request_timeout + 5.0
+
+    @property
+    def writable(self) -> bool:
+        return self._writer_config is not None
 
     async def _start(self) -> list[int]:
         bootstrap, timeout_ms = self.config.bootstrap, int(self.config.request_timeout * 1000)
@@ -123,87 +166,238 @@ class KafkaEventLog:
         partitions = await ensure_topics(self._admin, self.config)
         await self._admin.close()
         self._admin = None
-        self._producer = AIOKafkaProducer(
-            bootstrap_servers=bootstrap,
-            client_id=self._client_id,
-            acks="all",
-            enable_idempotence=True,
-            linger_ms=0,  # single appends wait for nobody; batches fill while one is in flight
-            max_batch_size=_MAX_BATCH_BYTES,
-            request_timeout_ms=timeout_ms,
-        )
-        await self._producer.start()
         self._offsets = new_consumer(bootstrap, self._client_id, self.config.request_timeout)
         await self._offsets.start()
+        if self._writer_config is not None:
+            await self._join(self._writer_config)
         return partitions
+
+    async def _join(self, w: WriterConfig) -> None:
+        host, _, port = w.listen.rpartition(":")
+        self._peer_server = PeerServer(
+            host or "127.0.0.1", int(port or 0), w.token, self._append_forwarded, self._local_heads
+        )
+        await self._peer_server.start()
+        self.advertised = w.advertised or f"http://{host or '127.0.0.1'}:{self._peer_server.port}"
+        self._peers = PeerClient(w.token, self.config.request_timeout)
+        self._member = OwnershipMember(
+            bootstrap=self.config.bootstrap,
+            group=f"aimem-writers.{self.config.topic}",
+            topic=self.config.heads_topic,
+            advertised=self.advertised,
+            client_id=self._client_id,
+            on_change=self._ownership_changed,
+            request_timeout=self.config.request_timeout,
+            session_timeout_ms=w.session_timeout_ms,
+        )
+        await self._member.start()
+        # Serve only once the group has dealt the partitions: before that, every append
+        # would only wait for it.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.request_timeout
+        while self._member.routes.generation == 0 and loop.time() < deadline:
+            await asyncio.sleep(_ROUTE_POLL_SECONDS)
+
+    async def _ownership_changed(self, revoked: set[int], assigned: set[int]) -> None:
+        for p in sorted(revoked):
+            writer = self._writers.pop(p, None)
+            if writer is not None:
+                await writer.stop()
+        for p in sorted(assigned):
+            old = self._writers.pop(p, None)
+            if old is not None:
+                await old.stop()
+            writer = PartitionWriter(
+                topic=self.config.topic,
+                heads_topic=self.config.heads_topic,
+                partition=p,
+                bootstrap=self.config.bootstrap,
+                client_id=self._client_id,
+                request_timeout=self.config.request_timeout,
+                restore=self._restore,
+            )
+            self._writers[p] = writer
+            writer.start()
 
     # --- writing ----------------------------------------------------------------------
 
+    def partition_for(self, key: str) -> int:
+        """The partition of a record key: the Java client's default partitioner."""
+        return int(murmur2(key.encode()) & 0x7FFFFFFF) % len(self._partitions)
+
     def append(self, events: Sequence[DomainEvent]) -> list[int]:
-        """Append in order (per key); every event is acknowledged by ``acks=all`` when this
-        returns. Not atomic across events: on failure some events of the batch may be on
-        the log; retrying the same batch is safe (see ``claims``)."""
+        """Append in order (per partition); every event is committed when this returns.
+        Atomic within a partition (one transaction), not across partitions; retrying the
+        same events is safe for writes and deletes (recognised by event id)."""
         if not events:
             return []
-        # Encode first: an unencodable event fails before any head moves.
-        frames = [self._serializer.encode(e) for e in events]
-        claimed = claim_heads(self._heads, events)
-        positions: list[int | None] = [claimed.known.get(i) for i in range(len(events))]
-        pending = [i for i, p in enumerate(positions) if p is None]
-        records = [self._record(events[i], frames[i]) for i in pending]
-        try:
-            with translate_errors():
-                outcomes = self._loop.run(self._send_all(records), self._timeout * 2)
-        except Exception as e:  # ambiguous: treat every pending event as not delivered
-            outcomes = [e] * len(pending)
-        claim_of = {c.index: c for c in claimed.claims}
+        if not self.writable:
+            raise PermanentError(
+                "this event log was opened read-only (no writer configuration)",
+                code="event_log_read_only",
+            )
+        # Encode first: an unencodable event fails before anything is sent.
+        items = [Item.of(e, self._serializer.encode(e), self._headers(e)) for e in events]
+        groups: dict[int, list[int]] = {}
+        for index, event in enumerate(events):
+            groups.setdefault(self.partition_for(event.partition_key), []).append(index)
+        with translate_errors():
+            results = self._loop.run(
+                self._append_groups(items, groups), self._timeout * 2 + self.config.request_timeout
+            )
+        positions = [0] * len(events)
         failure: BaseException | None = None
-        undelivered = []
-        landed: list[tuple[Claim, int]] = []
-        for index, outcome in zip(pending, outcomes, strict=True):
-            claim = claim_of.get(index)
+        for indexes, outcome in zip(groups.values(), results, strict=True):
             if isinstance(outcome, BaseException):
                 failure = failure or outcome
-                if claim is not None:
-                    undelivered.append(claim)
                 continue
-            positions[index] = pack(outcome.partition, outcome.offset)
-            if claim is not None:
-                landed.append((claim, pack(outcome.partition, outcome.offset)))
-        record_positions(self._heads, landed)
+            for index, position in zip(indexes, outcome, strict=True):
+                positions[index] = position
+                p = partition_of(position)
+                self._appended[p] = max(self._appended.get(p, -1), offset_of(position))
         if failure is not None:
-            release(self._heads, undelivered)
-            mapped = translate(failure)
-            if mapped is None:
-                raise failure
-            if mapped is failure:
-                raise mapped
-            raise mapped from failure
-        return [p for p in positions if p is not None]
+            raise failure
+        return positions
 
-    def _record(self, event: DomainEvent, frame: bytes) -> tuple[bytes, bytes, list[Any]]:
-        headers = [
+    async def _append_groups(
+        self, items: list[Item], groups: dict[int, list[int]]
+    ) -> list[list[int] | BaseException]:
+        return list(
+            await asyncio.gather(
+                *(self._append_partition(p, [items[i] for i in idx]) for p, idx in groups.items()),
+                return_exceptions=True,
+            )
+        )
+
+    async def _append_partition(self, partition: int, items: list[Item]) -> list[int]:
+        """Append through the partition's owner: this process, or a peer. While ownership
+        moves (a rebalance, a dead owner) the append waits for the new owner."""
+        assert self._member is not None and self._peers is not None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.request_timeout
+        while True:
+            try:
+                writer = self._writers.get(partition)
+                if writer is not None and not writer.fenced:
+                    await writer.ready(max(deadline - loop.time(), 0.01))
+                    return await writer.append(items)
+                owner = self._member.routes.owners.get(partition)
+                if owner is not None and owner != self.advertised:
+                    return await self._peers.append(owner, partition, [i.value for i in items])
+            except (NotOwner, TimeoutError) as e:
+                last: BaseException = e
+            except Unavailable as e:
+                if e.code not in ("partition_not_owned", "partition_owner_unreachable"):
+                    raise
+                last = e
+            else:
+                last = Unavailable(f"partition {partition} has no owner yet", retry_after=1.0)
+            if loop.time() >= deadline:
+                raise Unavailable(
+                    f"no owner of partition {partition} took the append in time ({last})",
+                    retry_after=1.0,
+                    code="partition_not_owned",
+                ) from last
+            await asyncio.sleep(_ROUTE_POLL_SECONDS)
+
+    async def _append_forwarded(self, partition: int, frames: list[bytes]) -> list[int]:
+        """A peer's append for a partition this process owns."""
+        writer = self._writers.get(partition)
+        if writer is None or writer.fenced:
+            raise NotOwner(f"this gateway does not own partition {partition}")
+        events = await asyncio.to_thread(lambda: [self._serializer.decode(f) for f in frames])
+        items = [Item.of(e, f, self._headers(e)) for e, f in zip(events, frames, strict=True)]
+        if any(self.partition_for(i.event.partition_key) != partition for i in items):
+            raise NotOwner(f"an event of this append does not belong to partition {partition}")
+        await writer.ready(self.config.request_timeout)
+        return await writer.append(items)
+
+    def _headers(self, event: DomainEvent) -> list[tuple[str, bytes]]:
+        return [
             (EVENT_TYPE_HEADER, self._serializer.event_type(event).encode()),
             (EVENT_ID_HEADER, event.header.event_id.encode()),
         ]
-        return event.partition_key.encode(), frame, headers
 
-    async def _send_all(self, records: list[tuple[bytes, bytes, list[Any]]]) -> list[Any]:
-        """Queue every record in order, then await every delivery. One outcome per record:
-        its ``RecordMetadata`` or the exception that stopped it."""
-        futures: list[Any] = []
-        stopped: BaseException | None = None
-        for key, value, headers in records:
-            try:
-                sent = await self._producer.send(
-                    self.config.topic, value=value, key=key, headers=headers
-                )
-            except Exception as e:  # later records must not overtake this one: stop here
-                stopped = e
+    async def _restore(self, partition: int) -> PartitionHeads:
+        """The heads of ``partition`` as the log holds them now: the changelog, then every
+        event after its newest position (all of them when the changelog is empty)."""
+        heads = PartitionHeads()
+        end = await self._end_offset(partition, self.config.heads_topic)
+        offset = 0
+        while offset < end:
+            page = await self._heads_readers.fetch(
+                partition, offset, min(_RESTORE_PAGE, end - offset)
+            )
+            if not page:
                 break
-            futures.append(sent)
-        outcomes: list[Any] = list(await asyncio.gather(*futures, return_exceptions=True))
-        return outcomes + [stopped] * (len(records) - len(futures))
+            for _, value in page:
+                heads.fold_changelog(value)
+            offset = page[-1][0] + 1
+        offset = offset_of(heads.newest_position) + 1 if heads.newest_position else 0
+        end = await self._end_offset(partition)
+        while offset < end:
+            page = await self._readers.fetch(partition, offset, min(_RESTORE_PAGE, end - offset))
+            if not page:
+                break
+            for record_offset, value in page:
+                try:
+                    event = self._serializer.decode(value)
+                except UndecodableEvent:
+                    log.error(
+                        "partition %d offset %d is undecodable; its head (if any) is not restored",
+                        partition,
+                        record_offset,
+                    )
+                    continue
+                heads.fold(event, pack(partition, record_offset))
+            offset = page[-1][0] + 1
+        return heads
+
+    # --- the write model ----------------------------------------------------------------
+
+    def heads(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, Head]:
+        """The committed heads of ``memory_ids``: from this process's writers, then from
+        the owners of the other partitions (a memory id does not name its partition)."""
+        if not memory_ids:
+            return {}
+        with translate_errors():
+            return self._loop.run(self._heads(tenant, list(memory_ids)), self._timeout * 2)
+
+    async def _heads(self, tenant: str, ids: list[str]) -> dict[str, Head]:
+        if self._member is None or self._peers is None:
+            raise PermanentError(
+                "this event log was opened read-only (no writer configuration)",
+                code="event_log_read_only",
+            )
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.request_timeout
+        while True:
+            owners = dict(self._member.routes.owners)
+            if len(owners) == len(self._partitions) and all(
+                (p in self._writers) == (url == self.advertised) for p, url in owners.items()
+            ):
+                break
+            if loop.time() >= deadline:
+                raise Unavailable("partition ownership is moving; retry", retry_after=1.0)
+            await asyncio.sleep(_ROUTE_POLL_SECONDS)
+        for writer in list(self._writers.values()):
+            await writer.ready(max(deadline - loop.time(), 0.01))
+        found = self._local_heads(tenant, ids)
+        missing = [i for i in ids if i not in found]
+        remotes = sorted({url for url in owners.values() if url != self.advertised})
+        if missing and remotes:
+            answers = await asyncio.gather(
+                *(self._peers.heads(url, tenant, missing) for url in remotes)
+            )
+            for answer in answers:
+                found.update(answer)
+        return found
+
+    def _local_heads(self, tenant: str, ids: list[str]) -> dict[str, Head]:
+        found: dict[str, Head] = {}
+        for writer in self._writers.values():
+            found.update(writer.heads(tenant, ids))
+        return found
 
     # --- reading ----------------------------------------------------------------------
 
@@ -234,16 +428,37 @@ class KafkaEventLog:
         return events
 
     async def _fetch(self, partition: int, start: int, limit: int) -> list[tuple[int, bytes]]:
-        end = await self._end_offset(partition)
+        end = max(await self._end_offset(partition), self._appended.get(partition, -1) + 1)
         if start >= end:
             return []
         return await self._readers.fetch(partition, start, min(limit, end - start))
 
     def last_position(self, partition: int = 0) -> int:
+        """The position of the newest committed *event* (commit markers are skipped)."""
         self._check_partition(partition)
         with translate_errors():
-            end = self._loop.run(self._end_offset(partition), self._timeout)
-        return 0 if end <= 0 else pack(partition, end - 1)
+            last = self._loop.run(self._last_event_offset(partition), self._timeout)
+        return 0 if last < 0 else pack(partition, last)
+
+    async def _last_event_offset(self, partition: int) -> int:
+        """Offset of the newest committed event, -1 if none. The end offset counts commit
+        markers, so the events just before it are read back (once per new end offset)."""
+        end = await self._end_offset(partition)
+        cached = self._last_event.get(partition)
+        if cached is not None and cached[0] == end:
+            return max(cached[1], self._appended.get(partition, -1))
+        last, window = -1, 4
+        while end > 0:
+            start = max(0, end - window)
+            page = await self._readers.fetch(partition, start, end - start)
+            if page:
+                last = page[-1][0]
+                break
+            if start == 0:
+                break
+            window *= 4
+        self._last_event[partition] = (end, last)
+        return max(last, self._appended.get(partition, -1))
 
     def wait_for_events(self, *, after: int, timeout: float, partition: int = 0) -> bool:
         start = self._start_offset(after, partition)
@@ -252,7 +467,7 @@ class KafkaEventLog:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + timeout
             while True:
-                if await self._end_offset(partition) > start:
+                if await self._last_event_offset(partition) >= start:
                     return True
                 remaining = deadline - loop.time()
                 if remaining <= 0:
@@ -262,8 +477,9 @@ class KafkaEventLog:
         with translate_errors():
             return self._loop.run(wait(), max(timeout, 0.0) + self._timeout)
 
-    async def _end_offset(self, partition: int) -> int:
-        tp = TopicPartition(self.config.topic, partition)
+    async def _end_offset(self, partition: int, topic: str | None = None) -> int:
+        """The last stable offset (``read_committed``): nothing at or after it is readable."""
+        tp = TopicPartition(topic or self.config.topic, partition)
         ends = await self._offsets.end_offsets([tp])
         return int(ends[tp])
 
@@ -284,34 +500,33 @@ class KafkaEventLog:
                 "partition", "range", f"the log has partitions {self._partitions}, not {partition}"
             )
 
-    def heads(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, Head]:
-        return self._heads.get_many(tenant, memory_ids)
-
     # --- closing ----------------------------------------------------------------------
 
     def close(self) -> None:
-        """Flush and stop every client, stop the loop thread, close the head store."""
+        """Leave the writers group, stop every writer and client, stop the loop thread."""
         if self._closed:
             return
         self._closed = True
-        try:
+        with contextlib.suppress(concurrent.futures.TimeoutError, Unavailable):
             self._loop.close(self._shutdown)
-        except (concurrent.futures.TimeoutError, Unavailable):
-            pass
-        finally:
-            self._heads.close()
 
     async def _shutdown(self) -> None:
-        """Stop every client; one failing to stop must not keep the others open."""
-        stops: list[Any] = [self._readers.close]
-        stops += [c.stop for c in (self._offsets, self._producer) if c is not None]
+        """Stop every client; one failing to stop must not keep the others open. Writers
+        stop before the group is left, so no partition has two live writers here."""
+        stops: list[Any] = [w.stop for w in self._writers.values()]
+        stops += [self._member.stop] if self._member is not None else []
+        stops += [self._peer_server.stop] if self._peer_server is not None else []
+        stops += [self._peers.close] if self._peers is not None else []
+        stops += [self._readers.close, self._heads_readers.close]
+        stops += [self._offsets.stop] if self._offsets is not None else []
         stops += [self._admin.close] if self._admin is not None else []
         for stop in stops:
             try:
                 await stop()
             except Exception:
                 log.exception("error while closing a Kafka client")
-        self._offsets = self._producer = self._admin = None
+        self._writers.clear()
+        self._offsets = self._admin = self._member = self._peer_server = self._peers = None
 
 
-__all__ = ["KafkaEventLog"]
+__all__ = ["KafkaEventLog", "WriterConfig"]

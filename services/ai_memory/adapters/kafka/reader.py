@@ -53,6 +53,9 @@ def new_consumer(bootstrap: str, client_id: str, request_timeout: float) -> AIOK
         client_id=client_id,
         group_id=None,
         enable_auto_commit=False,
+        # Appends are Kafka transactions: an aborted one (a fenced zombie owner, a failed
+        # commit) must never be read, and end offsets are then the last stable offset.
+        isolation_level="read_committed",
         # Only reached when a position is older than the log start (a deleted segment):
         # continue from the oldest event that still exists.
         auto_offset_reset="earliest",

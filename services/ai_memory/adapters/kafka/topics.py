@@ -71,6 +71,18 @@ async def ensure_topics(admin: AIOKafkaAdminClient, config: KafkaLogConfig) -> l
         for name, count in wanted.items()
         if name not in existing
     ]
+    if config.heads_topic not in existing:
+        # One head per memory is all a writer restores, so this one is compacted; its
+        # partitions mirror the event topic's (partition p's heads live in partition p).
+        heads_configs = {**topic_configs(config), "cleanup.policy": "compact"}
+        missing.append(
+            NewTopic(
+                config.heads_topic,
+                config.partitions,
+                config.replication_factor,
+                topic_configs=heads_configs,
+            )
+        )
     if missing:
         await _create(admin, missing, config)
     deadline = time.monotonic() + config.request_timeout
@@ -83,6 +95,12 @@ async def ensure_topics(admin: AIOKafkaAdminClient, config: KafkaLogConfig) -> l
             f"{len(partitions)}) or replay into a new topic."
         )
     await _wait_ready(admin, config.dead_letter_topic, deadline)
+    heads = await _wait_ready(admin, config.heads_topic, deadline)
+    if len(heads) != len(partitions):
+        raise TopicMismatch(
+            f"topic {config.heads_topic!r} has {len(heads)} partitions, the event topic "
+            f"{len(partitions)}; delete it (it is rebuilt from the event topic) and restart"
+        )
     if config.topic in existing:
         await _warn_on_retention(admin, config.topic)
     return partitions

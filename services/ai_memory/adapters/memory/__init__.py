@@ -11,20 +11,17 @@ suites reopen stores that way).
 
 from .dead_letters import DeadLetterBacking, MemoryDeadLetters
 from .event_log import LogBacking, MemoryEventLog
-from .head_store import HeadBacking, MemoryHeadStore
 from .key_store import KeyBacking, MemoryKeyStore
 from .record_store import MemoryRecordStore, RecordBacking
 from .vector_index import IndexBacking, MemoryVectorIndex
 
 __all__ = [
     "DeadLetterBacking",
-    "HeadBacking",
     "IndexBacking",
     "KeyBacking",
     "LogBacking",
     "MemoryDeadLetters",
     "MemoryEventLog",
-    "MemoryHeadStore",
     "MemoryKeyStore",
     "MemoryRecordStore",
     "MemoryVectorIndex",
