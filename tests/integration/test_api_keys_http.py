@@ -193,13 +193,92 @@ def test_operational_and_unchecked_doors(client: TestClient, container: Containe
     assert client.get("/openapi.json", headers=auth(writer)).status_code == 200
 
 
-@pytest.mark.parametrize("path", ["/mcp", "/a2a", "/.well-known/agent-card.json", "/v1/import"])
-def test_doors_without_scope_checks_take_only_admin_keys(
-    client: TestClient, container: Container, path: str
+def test_import_does_not_check_scopes_yet_so_takes_only_admin_keys(
+    client: TestClient, container: Container
 ) -> None:
     writer = key(container, "acme", "writer")
-    refused(client.get(path, headers=auth(writer)), 403, "role_forbidden")
-    refused(client.get(path), 401, "api_key_required")
+    refused(client.get("/v1/import", headers=auth(writer)), 403, "role_forbidden")
+    refused(client.get("/v1/import"), 401, "api_key_required")
+
+
+def mcp_call(client: TestClient, token: str | None, tool: str, **arguments: Any) -> Any:
+    headers = {"Accept": "application/json, text/event-stream", **(auth(token) if token else {})}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+    return client.post("/mcp", json=body, headers=headers)
+
+
+def tool_answer(response: Any) -> dict[str, Any]:
+    assert response.status_code == 200, response.text
+    result: dict[str, Any] = response.json()["result"]["structuredContent"]
+    return result
+
+
+def test_mcp_tools_check_the_key_like_the_routes(client: TestClient, container: Container) -> None:
+    users = key(container, "acme", "writer", "user:*")
+    admin = key(container, "acme", "admin")
+    other = key(container, "globex", "admin")
+    fact = {"type": "fact", "content": "Team x ships on Fridays.", "source_agent": "a"}
+    denied = tool_answer(mcp_call(client, users, "memory_write", scope="team:x", **fact))
+    assert denied["error"]["code"] == "scope_forbidden"
+    written = tool_answer(mcp_call(client, admin, "memory_write", scope="team:x", **fact))
+    team_id = written["id"]
+    mine = tool_answer(mcp_call(client, users, "memory_write", scope="user:alice", **fact))
+    assert mine["status"] == "created"
+    read = tool_answer(mcp_call(client, users, "memory_read", id=team_id))
+    assert read["error"]["code"] == "scope_forbidden"
+    forget = tool_answer(mcp_call(client, users, "memory_forget", id=team_id, confirm=True))
+    assert forget["error"]["code"] == "scope_forbidden"
+    search = tool_answer(mcp_call(client, users, "memory_search", query="Fridays"))
+    assert search["error"]["code"] == "scope_required"
+    search = tool_answer(
+        mcp_call(client, users, "memory_search", query="Fridays", scope="user:alice")
+    )
+    assert [r["id"] for r in search["results"]] == [mine["id"]]
+    export = tool_answer(mcp_call(client, users, "memory_export", scope="team:x"))
+    assert export["error"]["code"] == "scope_forbidden"
+    note = {"agent": "coder", "topic": "ops", "note": "Pager rota is weekly."}
+    assert tool_answer(mcp_call(client, users, "notes_save", **note))["error"]["code"] == (
+        "scope_forbidden"
+    )
+    elsewhere = tool_answer(mcp_call(client, other, "memory_read", id=team_id))
+    assert elsewhere["error"]["code"] == "memory_not_found"  # another tenant's key
+    refused(mcp_call(client, None, "memory_search", query="Fridays"), 401, "api_key_required")
+
+
+def test_a2a_skills_check_the_key(container: Container) -> None:
+    import anyio
+    import httpx
+    from a2a.client import A2ACardResolver, ClientConfig, create_client
+
+    from ai_memory.entrypoints.http.app import create_app
+    from tests.integration.test_a2a import run
+
+    token = key(container, "acme", "writer", "user:*")
+    app = create_app(container.services)
+    fact = {"skill": "memory.write", "source_agent": "a", "type": "fact", "content": "Ships."}
+
+    async def scenario() -> None:
+        transport = httpx.ASGITransport(app=app)
+        base = "http://testserver"
+        async with httpx.AsyncClient(
+            transport=transport, base_url=base, headers=auth(token), timeout=60
+        ) as http:
+            card = await A2ACardResolver(http, base).get_agent_card()
+            async with await create_client(card, ClientConfig(httpx_client=http)) as a2a:
+                data, _, _ = await run(a2a, scope="team:x", **fact)
+                assert data["error"]["code"] == "scope_forbidden"
+                data, _, _ = await run(a2a, scope="user:alice", **fact)
+                assert data["status"] == "created"
+        async with httpx.AsyncClient(transport=transport, base_url=base) as anonymous:
+            r = await anonymous.get("/.well-known/agent-card.json")
+            assert r.status_code == 401
+
+    anyio.run(scenario)
 
 
 def test_the_sdk_sends_its_api_key(container: Container) -> None:

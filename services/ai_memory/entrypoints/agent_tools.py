@@ -6,18 +6,24 @@ HTTP API does; this module only checks arguments against the listed schemas
 (``agent_tool_specs``), applies the guard rails (no secrets stored, size limits, confirmed
 deletes) and shapes results. Each transport turns a ``ToolOutput`` (or ``error_output``)
 into its own message.
+
+With API keys a transport passes the caller's principal: every tool then checks the key's
+role and scopes exactly as the HTTP routes do (``forbidden`` errors carry the policy's
+code); without one (stdio, open development mode) nothing is checked.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ai_memory.core.errors import AiMemoryError, InvalidInput, RetryableError
+from ai_memory.core.access import AccessPrincipal, Action
+from ai_memory.core.errors import AiMemoryError, Gone, InvalidInput, RetryableError
 from ai_memory.core.record import validate_content, validate_id, validate_scope
 from ai_memory.service.facade import Services
+from ai_memory.service.keys import KeyService
 from ai_memory.service.memory_service import SearchRequest
 from ai_memory.service.notes import NoteRules, NotesService, page_json
 
@@ -35,6 +41,15 @@ INSTRUCTIONS = (
     "preferences, task outcomes and skills (never credentials); forget only when asked, "
     "with confirm: true. notes_save/notes_recall are your own small notebook."
 )
+
+
+# The caller's key when keys are in force; None: nothing to check (stdio, open mode).
+Caller = AccessPrincipal | None
+
+
+def _require(who: Caller, action: Action, scope: str | None) -> None:
+    if who is not None:
+        KeyService.require(who, action, scope)
 
 
 @dataclass
@@ -70,7 +85,7 @@ class AgentTools:
         self.transfer = services.transfer
         self.notes = services.notes if rules is None else NotesService(self.service, rules)
         self.specs = {s.name: s for s in tool_specs(self.service.limits, self.notes.rules)}
-        self._impl: dict[str, Callable[[str, Mapping[str, Any]], ToolOutput]] = {
+        self._impl: dict[str, Callable[[str, Mapping[str, Any], Caller], ToolOutput]] = {
             "memory_write": self.memory_write,
             "memory_search": self.memory_search,
             "memory_read": self.memory_read,
@@ -80,16 +95,24 @@ class AgentTools:
             "notes_recall": self.notes_recall,
         }
 
-    def call(self, tenant: str, name: str, arguments: Mapping[str, Any] | None) -> ToolOutput:
-        """Check ``arguments`` against the tool's schema, then run it."""
+    def call(
+        self,
+        tenant: str,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        principal: Caller = None,
+    ) -> ToolOutput:
+        """Check ``arguments`` against the tool's schema, then run it (as ``principal``,
+        the caller's key, when keys are in force)."""
         args = dict(arguments or {})
         if name == "memory_forget":
             args.setdefault("confirm", False)  # a missing confirm is refused with the how-to
         check_arguments(self.specs[name].input_schema, args)
-        return self._impl[name](tenant, args)
+        return self._impl[name](tenant, args, principal)
 
-    def memory_write(self, tenant: str, args: Mapping[str, Any]) -> ToolOutput:
+    def memory_write(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
         """Validate size first, refuse secrets, then write and wait until searchable."""
+        _require(who, "write", args.get("scope"))
         validate_content(args["content"], self.service.limits)
         refuse_secrets({k: args.get(k) for k in ("content", "tags", "scope", "source_agent", "id")})
         keys = ("type", "content", "scope", "source_agent", "tags", "ttl")
@@ -98,9 +121,12 @@ class AgentTools:
         status = "created" if result.created else "updated" if result.changed else "unchanged"
         return ToolOutput({"id": result.record.id, "status": status, **result.to_json()})
 
-    def memory_search(self, tenant: str, args: Mapping[str, Any]) -> ToolOutput:
+    def memory_search(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
         """Hybrid search with reranking, as ``POST /v1/memories/search``."""
         request = SearchRequest.parse(args, self.service.limits)
+        if who is not None:  # only where the key may read
+            scopes = KeyService.search_scopes(who, request.scopes)
+            request = replace(request, scopes=None if scopes is None else list(scopes))
         hits = self.service.search(tenant, request)
         results = [
             {
@@ -116,14 +142,26 @@ class AgentTools:
         ]
         return ToolOutput({"query": request.query, "count": len(results), "results": results})
 
-    def memory_read(self, tenant: str, args: Mapping[str, Any]) -> ToolOutput:
+    def memory_read(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
         """One memory by id (``memory_not_found`` / ``memory_forgotten`` otherwise)."""
         memory_id = validate_id(args["id"], self.service.limits)
-        return ToolOutput(self.service.get(tenant, memory_id).to_json())
+        if who is not None:
+            KeyService.require_role(who, "read")
+        stored = self.service.get(tenant, memory_id)
+        _require(who, "read", stored.record.scope)
+        return ToolOutput(stored.to_json())
 
-    def memory_forget(self, tenant: str, args: Mapping[str, Any]) -> ToolOutput:
+    def memory_forget(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
         """Delete only with ``confirm: true``; otherwise show what would be deleted."""
         memory_id = validate_id(args["id"], self.service.limits)
+        if who is not None:
+            KeyService.require_role(who, "forget")
+            if not who.every_scope:  # a key limited to some scopes: whose memory is it?
+                try:
+                    scope = self.service.get(tenant, memory_id).record.scope
+                    KeyService.require(who, "forget", scope)
+                except Gone:
+                    pass  # already forgotten: forgetting again changes nothing
         if args["confirm"] is not True:
             record = self.service.get(tenant, memory_id).record  # not found / gone: say so
             preview = record.content if len(record.content) <= 200 else record.content[:200] + "…"
@@ -137,7 +175,8 @@ class AgentTools:
                 code="confirmation_required",
             )
         reason = args.get("reason", "user_request")
-        result = self.service.delete(tenant, memory_id, actor="mcp", reason=reason, wait=True)
+        actor = "mcp" if who is None else who.actor
+        result = self.service.delete(tenant, memory_id, actor=actor, reason=reason, wait=True)
         return ToolOutput(
             {
                 "id": result.memory_id,
@@ -147,9 +186,10 @@ class AgentTools:
             }
         )
 
-    def memory_export(self, tenant: str, args: Mapping[str, Any]) -> ToolOutput:
+    def memory_export(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
         """The scope's NDJSON bundle, cut at ``MAX_EXPORT_BYTES`` with a note."""
         scope = validate_scope(args["scope"], self.service.limits)
+        _require(who, "read", scope)
         text, lines, truncated = cap_lines(self.transfer.export(tenant, [scope]))
         data: dict[str, Any] = {"scope": scope, "lines": lines, "truncated": truncated}
         texts = [text]
@@ -163,8 +203,9 @@ class AgentTools:
             texts.append(data["note"])
         return ToolOutput(data, texts)
 
-    def notes_save(self, tenant: str, args: Mapping[str, Any]) -> ToolOutput:
+    def notes_save(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
         """Save / replace / turn off a note, as ``PUT /v1/notes``."""
+        _require(who, "write", f"agent:{args['agent']}")  # a note lives in agent:<agent>
         refuse_secrets({"note": args["note"], "topic": args["topic"]})
         r = self.notes.save(tenant, args["agent"], args["topic"], args["note"])
         return ToolOutput(
@@ -179,7 +220,8 @@ class AgentTools:
             }
         )
 
-    def notes_recall(self, tenant: str, args: Mapping[str, Any]) -> ToolOutput:
+    def notes_recall(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
         """Ranked notes for a topic plus all topics, as ``GET /v1/notes``."""
+        _require(who, "read", f"agent:{args['agent']}")
         page = self.notes.recall(tenant, args["agent"], args.get("topic"))
         return ToolOutput(page_json(page, self.notes.rules.quota))

@@ -54,6 +54,11 @@ class AccessPrincipal:
     scopes: tuple[str, ...]
 
     @property
+    def every_scope(self) -> bool:
+        """Whether the key reaches every scope of its tenant (an admin, or ``*``)."""
+        return self.role == "admin" or ANY in self.scopes
+
+    @property
     def actor(self) -> str:
         """What events record as the authenticated actor."""
         return f"key:{self.key_id}"

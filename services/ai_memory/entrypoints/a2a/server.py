@@ -52,6 +52,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ai_memory import __version__
+from ai_memory.core.access import AccessPrincipal
 from ai_memory.core.errors import AiMemoryError
 from ai_memory.service.facade import Services
 
@@ -60,9 +61,11 @@ from .skills import SKILLS, SkillCall, parse_request, summary
 
 logger = logging.getLogger(__name__)
 TenantOf = Callable[[Request], str]
+PrincipalOf = Callable[[Request], AccessPrincipal | None]
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 JSON = "application/json"
 _TENANT = "ai_memory.tenant"
+_PRINCIPAL = "ai_memory.principal"
 
 
 def agent_card(url: str, tools: AgentTools) -> AgentCard:
@@ -137,11 +140,12 @@ class MemoryAgentExecutor(AgentExecutor):
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Parse, run the tool in a worker thread (the services block), reply."""
         tenant = str(context.call_context.state[_TENANT])
+        principal = context.call_context.state.get(_PRINCIPAL)
         call: SkillCall | None = None
         try:
             call = self.parse(context)
             output = await anyio.to_thread.run_sync(
-                self.tools.call, tenant, call.tool, call.arguments
+                self.tools.call, tenant, call.tool, call.arguments, principal
             )
             reply = answer(call, output.data, summary(call.skill, output.data))
         except AiMemoryError as e:
@@ -160,14 +164,18 @@ class MemoryAgentExecutor(AgentExecutor):
 
 
 class _ContextBuilder(DefaultServerCallContextBuilder):
-    """The SDK's call context plus the caller's tenant (the gateway's ``tenant_of``)."""
+    """The SDK's call context plus the caller's tenant and API key (the gateway's
+    ``tenant_of`` and ``principal_of``)."""
 
-    def __init__(self, tenant_of: TenantOf) -> None:
+    def __init__(self, tenant_of: TenantOf, principal_of: PrincipalOf | None = None) -> None:
         self.tenant_of = tenant_of
+        self.principal_of = principal_of
 
     def build(self, request: Request) -> ServerCallContext:
         context = super().build(request)
         context.state[_TENANT] = self.tenant_of(request)
+        if self.principal_of is not None:
+            context.state[_PRINCIPAL] = self.principal_of(request)
         return context
 
 
@@ -177,9 +185,12 @@ class A2aHttp:
     PATH = "/a2a"
     CARD_PATH = AGENT_CARD_WELL_KNOWN_PATH
 
-    def __init__(self, services: Services, tenant_of: TenantOf) -> None:
+    def __init__(
+        self, services: Services, tenant_of: TenantOf, principal_of: PrincipalOf | None = None
+    ) -> None:
         self.tools = AgentTools(services)
         self.tenant_of = tenant_of
+        self.principal_of = principal_of
         # The handler needs a task store; replies are messages, so it stays empty.
         self.handler = DefaultRequestHandler(
             agent_executor=MemoryAgentExecutor(self.tools),
@@ -213,6 +224,8 @@ class A2aHttp:
 
         app.router.routes.append(Route(self.CARD_PATH, get_card, methods=["GET"]))
         routes = create_jsonrpc_routes(
-            self.handler, rpc_url=self.PATH, context_builder=_ContextBuilder(self.tenant_of)
+            self.handler,
+            rpc_url=self.PATH,
+            context_builder=_ContextBuilder(self.tenant_of, self.principal_of),
         )
         app.router.routes.extend(routes)

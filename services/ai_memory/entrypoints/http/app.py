@@ -82,8 +82,8 @@ def create_app(services: Services) -> FastAPI:
     settings = services.settings
     hosts = edge.trusted_hosts(settings.allowed_hosts)
     security = edge.mcp_transport_security(hosts, settings.cors_origins)
-    mcp = McpHttp(services, tenant_of, security)  # MCP (streamable HTTP) at /mcp
-    a2a = A2aHttp(services, tenant_of)  # A2A: card at /.well-known/agent-card.json, /a2a
+    mcp = McpHttp(services, tenant_of, security, auth.principal_of)  # MCP at /mcp
+    a2a = A2aHttp(services, tenant_of, auth.principal_of)  # card at /.well-known/…, /a2a
     app = FastAPI(
         title="ai-memory",
         version=__version__,

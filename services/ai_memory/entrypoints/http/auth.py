@@ -21,8 +21,9 @@ Where each request is checked:
   of a batch on its own), read, forget, search, export, notes (scope ``agent:<agent>``),
   interactions, persona, episodes and lineage are checked against the key's role and
   scopes, and a search or export looks only in scopes the key may read; a governor run
-  needs an admin key;
-* every other route (import, MCP, A2A) does
+  needs an admin key; MCP and A2A pass the principal to the agent tools, which check
+  each call the same way;
+* every other route (import) does
   not check scopes yet, so until it does **only an admin key** (every scope of its
   tenant) may use it — never a narrower key.
 
@@ -48,8 +49,19 @@ from ai_memory.service.keys import KeyService
 from . import problems
 
 OPEN_PATHS = frozenset({"/healthz"})
+# Their tools check each call themselves (agent_tools.py), or they hold no memory.
 ANY_KEY_PATHS = frozenset(
-    {"/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/v1/write-triggers"}
+    {
+        "/openapi.json",
+        "/docs",
+        "/docs/oauth2-redirect",
+        "/redoc",
+        "/v1/write-triggers",
+        "/mcp",
+        "/mcp/",
+        "/a2a",
+        "/.well-known/agent-card.json",
+    }
 )
 OPERATOR_PATHS = frozenset({"/metrics"})
 # The routes that check the key's scopes themselves (app.py); any other needs an admin.
@@ -82,7 +94,7 @@ def actor_of(request: Request, fallback: str) -> str:
 def scope_limited(request: Request) -> bool:
     """Whether the caller's key may reach only some scopes (not open mode, not admin)."""
     principal = principal_of(request)
-    return principal is not None and principal.role != "admin" and "*" not in principal.scopes
+    return principal is not None and not principal.every_scope
 
 
 def require_role(request: Request, action: Action) -> None:

@@ -43,6 +43,7 @@ from mcp_types import (
 from starlette.routing import Route
 
 from ai_memory import __version__
+from ai_memory.core.access import AccessPrincipal
 from ai_memory.core.errors import AiMemoryError
 from ai_memory.core.record import DEFAULT_TENANT
 from ai_memory.service.facade import Services
@@ -52,6 +53,7 @@ from ..agent_tools import INSTRUCTIONS, AgentTools, ToolOutput, error_output
 
 logger = logging.getLogger(__name__)
 TenantOf = Callable[[Request], str]
+PrincipalOf = Callable[[Request], AccessPrincipal | None]
 
 
 def error_result(error: AiMemoryError) -> CallToolResult:
@@ -82,9 +84,12 @@ def _tool(spec: ToolSpec) -> Tool:
     )
 
 
-def build_server(services: Services, tenant_of: TenantOf | None = None) -> Server[Any]:
+def build_server(
+    services: Services, tenant_of: TenantOf | None = None, principal_of: PrincipalOf | None = None
+) -> Server[Any]:
     """The MCP server over the services facade; ``tenant_of`` maps an HTTP request to a
-    tenant (stdio, and requests it cannot see, use the default tenant)."""
+    tenant (stdio, and requests it cannot see, use the default tenant) and
+    ``principal_of`` to the caller's API key, whose rights every tool then checks."""
     tools = AgentTools(services)
     listed = ListToolsResult(tools=[_tool(s) for s in tools.specs.values()])
 
@@ -100,15 +105,14 @@ def build_server(services: Services, tenant_of: TenantOf | None = None) -> Serve
             names = ", ".join(tools.specs)
             raise MCPError(INVALID_PARAMS, f"unknown tool {params.name!r}; tools: {names}")
         request = ctx.request
-        tenant = (
-            tenant_of(request)
-            if tenant_of is not None and isinstance(request, Request)
-            else DEFAULT_TENANT
-        )
+        tenant, principal = DEFAULT_TENANT, None
+        if isinstance(request, Request):
+            tenant = tenant if tenant_of is None else tenant_of(request)
+            principal = None if principal_of is None else principal_of(request)
         try:
             # The services block (SQLite, embedding, waiting for projections): use a thread.
             output = await anyio.to_thread.run_sync(
-                tools.call, tenant, params.name, params.arguments
+                tools.call, tenant, params.name, params.arguments, principal
             )
         except AiMemoryError as e:
             return error_result(e)
@@ -148,8 +152,9 @@ class McpHttp:
         services: Services,
         tenant_of: TenantOf,
         security: TransportSecuritySettings | None = None,
+        principal_of: PrincipalOf | None = None,
     ) -> None:
-        self.server = build_server(services, tenant_of)
+        self.server = build_server(services, tenant_of, principal_of)
         # Stateless with JSON answers: no per-session state pinned to one replica.
         # ``security``: the transport's own Host/Origin checks (DNS-rebinding protection).
         self.manager = StreamableHTTPSessionManager(
