@@ -246,7 +246,11 @@ def build(
     # Every appender gets the guarded log: only projectable events can land on it.
     # Projections and replays read ``log`` itself.
     appender = ProjectableLog(log, appender_serializer)
-    units = UnitsOfWork(appender, clock, projections, wait_timeout=s.wait_timeout)
+    # The Kafka log's partition writers check every expected version themselves, so units
+    # run concurrently there (and are group-committed); the embedded log is serialised.
+    units = UnitsOfWork(
+        appender, clock, projections, wait_timeout=s.wait_timeout, serialize=embedded_log
+    )
     recalls = RecallRecorder(units)
     params = governance_params(s)
     service = MemoryService(

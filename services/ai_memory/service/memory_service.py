@@ -171,8 +171,12 @@ class MemoryService:
     ) -> WriteResult:
         now = self.clock.now()
         record = parse_record(body, now=now, limits=self.limits, memory_id=memory_id)
-        with self.units.begin(tenant, record.source_agent) as uow:
-            result = self.write_in(uow, record, explicit_created=body.get("created_at") is not None)
+        explicit = body.get("created_at") is not None
+        result = self.units.run(
+            tenant,
+            record.source_agent,
+            lambda uow: self.write_in(uow, record, explicit_created=explicit),
+        )
         if wait:
             self.wait_for(result.position)
         return result
@@ -247,8 +251,9 @@ class MemoryService:
         # Callers other than HTTP (MCP, A2A, the SDK) can send any JSON string.
         for value, name in ((memory_id, "id"), (actor, "actor"), (reason, "reason")):
             check_utf8(value, name)
-        with self.units.begin(tenant, actor) as uow:
-            result = self.delete_in(uow, memory_id, reason=reason)
+        result = self.units.run(
+            tenant, actor, lambda uow: self.delete_in(uow, memory_id, reason=reason)
+        )
         if wait and not result.already_forgotten:
             self.wait_for(result.position)
         return result

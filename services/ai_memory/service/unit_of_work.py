@@ -8,9 +8,11 @@
 
 A unit of work owns, for one decision:
 
-* the **write lock** — decide-then-append is serialised per process, so a decision sees
-  every earlier append of this process (one writer per partition across processes is the
-  log's business, not this lock's);
+* the **write lock** — on the embedded log, decide-then-append is serialised per
+  process, so a decision sees every earlier append of this process. A partitioned log
+  whose single writer checks every expected version itself (Kafka) needs no such lock:
+  units run concurrently (so the writer can group-commit them), and a decision that lost
+  a race is refused as ``concurrent_write`` and decided again by ``run``;
 * a **head overlay** — the heads of what this unit appended, so a second decision in the
   same unit sees them even where the log's head store has not recorded them yet;
 * **event headers** — a fresh event id, the tenant, the injected clock's time, the actor;
@@ -23,17 +25,34 @@ Waiting is never done under the lock: a slow projection must not stall every wri
 
 from __future__ import annotations
 
+import random
 import threading
+import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Protocol
+from typing import Protocol, TypeVar
 
-from ai_memory.core.errors import InvalidInput, Timeout
+from ai_memory.core.errors import Conflict, InvalidInput, Timeout
 from ai_memory.core.events import DomainEvent, EventHeader, Head
 from ai_memory.core.heads import head_update
 from ai_memory.core.ports import Clock, EventLog
+
+T = TypeVar("T")
+
+#: How often ``run`` decides again after losing a race for the same memory.
+DECISION_ATTEMPTS = 8
+
+
+class _NoLock:
+    """The lock of units that need none (see the module docstring)."""
+
+    def acquire(self) -> bool:
+        return True
+
+    def release(self) -> None:
+        pass
 
 
 class PositionWaiter(Protocol):
@@ -152,7 +171,13 @@ class UnitsOfWork:
     """Begins units of work over one log; one per process, shared by every service."""
 
     def __init__(
-        self, log: EventLog, clock: Clock, waiter: PositionWaiter, *, wait_timeout: float = 10.0
+        self,
+        log: EventLog,
+        clock: Clock,
+        waiter: PositionWaiter,
+        *,
+        wait_timeout: float = 10.0,
+        serialize: bool = True,
     ) -> None:
         self.log = log
         self.clock = clock
@@ -160,11 +185,32 @@ class UnitsOfWork:
         self.wait_timeout = wait_timeout
         # Re-entrant: a service composing another's use case may begin a unit while its own
         # is open on the same thread; that must nest, not deadlock.
-        self.lock = threading.RLock()
+        self.lock: threading.RLock | _NoLock = threading.RLock() if serialize else _NoLock()
         self._last_position = 0
 
     def begin(self, tenant: str, actor: str, *, principal: Principal | None = None) -> UnitOfWork:
         return UnitOfWork(self, tenant, actor, principal)
+
+    def run(
+        self,
+        tenant: str,
+        actor: str,
+        step: Callable[[UnitOfWork], T],
+        *,
+        principal: Principal | None = None,
+    ) -> T:
+        """``step`` in a unit of its own; decided again (fresh heads) when another writer
+        changed the same memory between this decision and its append. A conflict that
+        persists is the caller's (409)."""
+        for attempt in range(DECISION_ATTEMPTS):
+            try:
+                with self.begin(tenant, actor, principal=principal) as uow:
+                    return step(uow)
+            except Conflict as e:
+                if e.code != "concurrent_write" or attempt == DECISION_ATTEMPTS - 1:
+                    raise
+                time.sleep(random.uniform(0, 0.005 * (attempt + 1)))  # de-synchronise racers
+        raise AssertionError("unreachable")
 
     def header(self, tenant: str, actor: str) -> EventHeader:
         """A header outside any unit (an event that decides nothing)."""
