@@ -84,5 +84,5 @@ def test_a_batch_over_scopes_lands_on_kafka_item_by_item(
     # The same batch of each memory's newest content again: nothing is produced twice.
     newest = [memory("m0", scopes[0], "Fact 0, second version."), *items[1:6]]
     again = client.post(BATCH, json={"items": newest}).json()
-    assert (again["written"], again["unchanged"]) == (0, 6)
+    assert (again["written"], again["unchanged"]) == (0, 6), again
     assert [x["version"] for x in again["results"]] == [2, 1, 1, 1, 1, 1]

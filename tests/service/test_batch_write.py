@@ -12,8 +12,14 @@ from ai_memory.bootstrap import Container
 from ai_memory.core.errors import Forbidden, Gone, InvalidInput, NotFound, Unavailable
 from ai_memory.core.events import DomainEvent, LoggedEvent, MemoryWritten
 from ai_memory.core.ports import EventLog
+from ai_memory.core.positions import pack
 from ai_memory.core.record import MemoryRecord, MemoryState
-from ai_memory.service.batch_write import MAX_BATCH_ITEMS, ItemResult, batch_report
+from ai_memory.service.batch_write import (
+    MAX_BATCH_ITEMS,
+    ItemResult,
+    batch_report,
+    positions_to_wait,
+)
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.wire import models as wire
 
@@ -335,3 +341,20 @@ def test_an_item_the_caller_may_not_write_is_refused_with_403_alone(
     assert batch_report(results)["results"][1]["problem"]["title"] == "Forbidden"
     with pytest.raises(NotFound):
         svc.get(tenant, "theirs")
+
+
+def test_wait_covers_every_partition_the_items_landed_on() -> None:
+    # Packed positions (Kafka): partition in the low bits, so positions of different
+    # partitions are not ordered and the highest alone would leave the others unread.
+    def at(partition: int, offset: int) -> ItemResult:
+        return ItemResult(0, 201, "m", 1, True, pack(partition, offset))
+
+    results = [
+        at(0, 9),
+        at(1, 3),
+        at(0, 4),
+        at(2, 0),
+        ItemResult(1, 422, error=InvalidInput("a", "b", "c")),
+    ]
+    assert positions_to_wait(results) == sorted([pack(0, 9), pack(1, 3), pack(2, 0)], reverse=True)
+    assert positions_to_wait([]) == []

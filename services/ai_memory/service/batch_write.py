@@ -32,6 +32,7 @@ from ai_memory.core.errors import (
 )
 from ai_memory.core.events import Head, MemoryWritten
 from ai_memory.core.heads import head_update
+from ai_memory.core.positions import partition_of
 from ai_memory.core.record import Limits, MemoryRecord, parse_record, validate_id
 from ai_memory.service.unit_of_work import UnitOfWork, UnitsOfWork
 
@@ -100,8 +101,22 @@ def batch_report(results: Sequence[ItemResult]) -> dict[str, Any]:
 
 
 def newest_position(results: Sequence[ItemResult]) -> int:
-    """Where read-your-writes must wait for every item of the batch (0: nothing)."""
+    """The highest position of the batch's items (0: nothing written or found)."""
     return max((r.position or 0 for r in results if r.ok), default=0)
+
+
+def positions_to_wait(results: Sequence[ItemResult]) -> list[int]:
+    """What read-your-writes waits for so that every item is readable: the newest
+    position of each partition the items landed on, highest first. On a partitioned log
+    (Kafka) positions of different partitions are not ordered, so the highest alone would
+    cover one partition only; on the embedded log, where every position is of partition
+    0, the first wait covers them all and the others return at once."""
+    newest: dict[int, int] = {}
+    for r in results:
+        if r.ok and r.position:
+            part = partition_of(r.position)
+            newest[part] = max(newest.get(part, 0), r.position)
+    return sorted(newest.values(), reverse=True)
 
 
 def item_problem(error: AiMemoryError, status: int) -> dict[str, Any]:

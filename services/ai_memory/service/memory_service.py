@@ -8,6 +8,7 @@ Reads: served from projections, optionally after waiting for a log position
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -220,9 +221,8 @@ class MemoryService:
             limits=self.limits,
             authorize=authorize,
         )
-        newest = batch_write.newest_position(results)
-        if wait and newest:
-            self.wait_for(newest)
+        if wait:
+            self.wait_for_all(batch_write.positions_to_wait(results))
         return results
 
     # --- read ------------------------------------------------------------------------------
@@ -376,3 +376,15 @@ class MemoryService:
     async def wait_for_async(self, position: int, timeout: float | None = None) -> None:
         """``wait_for`` on the event loop: the wait holds no worker thread."""
         await self.units.wait_for_async(position, timeout)
+
+    def wait_for_all(self, positions: Sequence[int]) -> None:
+        """``wait_for`` each position (of different partitions), within one timeout."""
+        deadline = time.monotonic() + self.wait_timeout
+        for position in positions:
+            self.wait_for(position, max(0.0, deadline - time.monotonic()))
+
+    async def wait_for_all_async(self, positions: Sequence[int]) -> None:
+        """``wait_for_all`` on the event loop."""
+        deadline = time.monotonic() + self.wait_timeout
+        for position in positions:
+            await self.wait_for_async(position, max(0.0, deadline - time.monotonic()))

@@ -234,6 +234,7 @@ class BatchWriteOut(BaseModel):
     unchanged: int
     rejected: int
     position: int = Field(
-        description="The newest position of the batch's items: pass it as min_position "
-        "to read every one of them (0 when nothing was written)."
+        description="The highest position of the batch's items (0: none). On the embedded "
+        "log, min_position for reading every one of them; on a partitioned log (Kafka) "
+        "positions of different partitions are not ordered: use each item's position."
     )

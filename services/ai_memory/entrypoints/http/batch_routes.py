@@ -15,7 +15,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from ai_memory.core.record import MemoryRecord
-from ai_memory.service.batch_write import batch_report, newest_position
+from ai_memory.service.batch_write import batch_report, positions_to_wait
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.wire.models import BatchWriteIn, BatchWriteOut
 
@@ -51,9 +51,8 @@ def router(memory: MemoryService, tenant_of: Callable[[Request], str]) -> APIRou
         results = await run_in_threadpool(
             lambda: memory.write_many(tenant_of(request), body.items, authorize=may_write)
         )
-        newest = newest_position(results)
-        if wait and newest:  # on the event loop: a slow projection holds no worker thread
-            await memory.wait_for_async(newest)
+        if wait:  # on the event loop: a slow projection holds no worker thread
+            await memory.wait_for_all_async(positions_to_wait(results))
         return batch_report(results)
 
     return api
