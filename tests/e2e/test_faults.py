@@ -32,16 +32,7 @@ def shared(kafka: str, cassandra: str) -> Profile:
         # Longer than the session timeout: its partitions move, then it wakes up with a
         # batch in hand (a zombie) and must not regress anything.
         "sigstop-worker",
-        pytest.param(
-            "gateway",
-            marks=pytest.mark.xfail(
-                reason="a gateway killed between claiming a version and Kafka confirming "
-                "the append leaves an orphan claim (a skipped version; a retry with the "
-                "same content is acknowledged at position 0): fixed by the single writer "
-                "per partition (see loadtest/RESULTS.md, Faults)",
-                strict=False,
-            ),
-        ),
+        "gateway",
     ],
 )
 def test_no_acknowledged_write_is_lost_duplicated_or_reordered(

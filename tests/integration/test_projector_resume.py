@@ -21,7 +21,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from ai_memory.adapters.kafka.config import parse_kafka_url
-from ai_memory.adapters.kafka.event_log import KafkaEventLog
+from ai_memory.adapters.kafka.event_log import KafkaEventLog, WriterConfig
 from ai_memory.adapters.sqlite_dead_letters import SqliteDeadLetters
 from ai_memory.projector.kafka_worker import create_app
 from ai_memory.serialization import AvroEventSerializer
@@ -64,7 +64,7 @@ def url(kafka_bootstrap: str) -> str:
 
 @pytest.fixture
 def log(url: str, tmp_path: Path) -> Iterator[KafkaEventLog]:
-    opened = KafkaEventLog.from_url(url, AvroEventSerializer())
+    opened = KafkaEventLog.from_url(url, AvroEventSerializer(), writer=WriterConfig())
     yield opened
     opened.close()
 
