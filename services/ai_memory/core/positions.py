@@ -11,6 +11,8 @@ increasing integers.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 PARTITION_BITS = 10
 MAX_PARTITIONS = 1 << PARTITION_BITS
 
@@ -27,3 +29,16 @@ def partition_of(position: int) -> int:
 
 def offset_of(position: int) -> int:
     return (position >> PARTITION_BITS) - 1
+
+
+def newest_per_partition(positions: Iterable[int], *, packed: bool) -> list[int]:
+    """The newest of ``positions`` in each partition: what a read-your-writes wait must
+    reach (positions of different partitions are not ordered, so their maximum is not)."""
+    if not packed:
+        top = max(positions, default=0)
+        return [top] if top else []
+    newest: dict[int, int] = {}
+    for position in positions:
+        partition = partition_of(position)
+        newest[partition] = max(newest.get(partition, 0), position)
+    return [newest[p] for p in sorted(newest)]

@@ -38,6 +38,7 @@ from ai_memory.core.errors import Conflict, InvalidInput, Timeout
 from ai_memory.core.events import DomainEvent, EventHeader, Head
 from ai_memory.core.heads import head_update
 from ai_memory.core.ports import Clock, EventLog
+from ai_memory.core.positions import newest_per_partition
 
 T = TypeVar("T")
 
@@ -154,13 +155,14 @@ class UnitOfWork:
         return max(self.positions, default=0)
 
     def wait(self, timeout: float | None = None) -> None:
-        """Until every projection applied what this unit appended (not under the lock)."""
-        if self.last_position:
-            self._units.wait_for(self.last_position, timeout)
+        """Until every projection applied what this unit appended, in every partition it
+        appended to (not under the lock)."""
+        for position in self._units.newest(self.positions):
+            self._units.wait_for(position, timeout)
 
     async def wait_async(self, timeout: float | None = None) -> None:
-        if self.last_position:
-            await self._units.wait_for_async(self.last_position, timeout)
+        for position in self._units.newest(self.positions):
+            await self._units.wait_for_async(position, timeout)
 
     def _require_lock(self) -> None:
         if not self._held:
@@ -215,6 +217,11 @@ class UnitsOfWork:
     def header(self, tenant: str, actor: str) -> EventHeader:
         """A header outside any unit (an event that decides nothing)."""
         return EventHeader(str(uuid.uuid4()), tenant, self.clock.now(), actor)
+
+    def newest(self, positions: Sequence[int]) -> list[int]:
+        """The newest of ``positions`` per partition (one on the embedded log)."""
+        packed = bool(getattr(self.waiter, "packed_positions", False))
+        return newest_per_partition(positions, packed=packed)
 
     @property
     def last_position(self) -> int:

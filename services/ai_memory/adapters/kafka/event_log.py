@@ -199,14 +199,25 @@ class KafkaEventLog:
             await asyncio.sleep(_ROUTE_POLL_SECONDS)
 
     async def _ownership_changed(self, revoked: set[int], assigned: set[int]) -> None:
+        """Revoked partitions pause their writers; assigned ones resume a paused writer
+        that is still sound, or start a new one (which fences whoever wrote before). A
+        rebalance that gives a gateway back its own partitions costs no restore."""
         for p in sorted(revoked):
-            writer = self._writers.pop(p, None)
+            writer = self._writers.get(p)
+            if writer is not None:
+                writer.pause()
+        if not assigned:
+            return
+        for p in sorted(set(self._writers) - assigned):
+            if self._writers[p].paused:
+                await self._writers.pop(p).stop()
+        for p in sorted(assigned):
+            writer = self._writers.get(p)
+            if writer is not None and not writer.fenced and writer.running:
+                writer.resume()
+                continue
             if writer is not None:
                 await writer.stop()
-        for p in sorted(assigned):
-            old = self._writers.pop(p, None)
-            if old is not None:
-                await old.stop()
             writer = PartitionWriter(
                 topic=self.config.topic,
                 heads_topic=self.config.heads_topic,
@@ -278,7 +289,7 @@ class KafkaEventLog:
         while True:
             try:
                 writer = self._writers.get(partition)
-                if writer is not None and not writer.fenced:
+                if writer is not None and not writer.fenced and not writer.paused:
                     await writer.ready(max(deadline - loop.time(), 0.01))
                     return await writer.append(items)
                 owner = self._member.routes.owners.get(partition)
@@ -303,7 +314,7 @@ class KafkaEventLog:
     async def _append_forwarded(self, partition: int, frames: list[bytes]) -> list[int]:
         """A peer's append for a partition this process owns."""
         writer = self._writers.get(partition)
-        if writer is None or writer.fenced:
+        if writer is None or writer.fenced or writer.paused:
             raise NotOwner(f"this gateway does not own partition {partition}")
         events = await asyncio.to_thread(lambda: [self._serializer.decode(f) for f in frames])
         items = [Item.of(e, f, self._headers(e)) for e, f in zip(events, frames, strict=True)]
@@ -373,15 +384,17 @@ class KafkaEventLog:
         deadline = loop.time() + self.config.request_timeout
         while True:
             owners = dict(self._member.routes.owners)
+            mine = {p for p, w in self._writers.items() if not w.paused and not w.fenced}
             if len(owners) == len(self._partitions) and all(
-                (p in self._writers) == (url == self.advertised) for p, url in owners.items()
+                (p in mine) == (url == self.advertised) for p, url in owners.items()
             ):
                 break
             if loop.time() >= deadline:
                 raise Unavailable("partition ownership is moving; retry", retry_after=1.0)
             await asyncio.sleep(_ROUTE_POLL_SECONDS)
         for writer in list(self._writers.values()):
-            await writer.ready(max(deadline - loop.time(), 0.01))
+            if not writer.paused:
+                await writer.ready(max(deadline - loop.time(), 0.01))
         found = self._local_heads(tenant, ids)
         missing = [i for i in ids if i not in found]
         remotes = sorted({url for url in owners.values() if url != self.advertised})

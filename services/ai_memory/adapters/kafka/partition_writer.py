@@ -119,6 +119,7 @@ class PartitionWriter:
         self._ready = asyncio.Event()
         self._stopped = False
         self.fenced = False
+        self.paused = False
 
     # --- lifecycle ---------------------------------------------------------------------
     def start(self) -> None:
@@ -135,6 +136,10 @@ class PartitionWriter:
         self._fail_queued(NotOwner(f"partition {self.partition} changed owner; retry"))
         await self._close_producer()
 
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
     async def ready(self, timeout: float) -> None:
         await asyncio.wait_for(self._ready.wait(), timeout)
 
@@ -143,8 +148,21 @@ class PartitionWriter:
         """Committed heads only: a decision never builds on an uncommitted version."""
         return self._heads.lookup(tenant, memory_ids)
 
+    def pause(self) -> None:
+        """Stop taking appends (the partition is being re-assigned); what is queued is
+        refused so its callers go to the next owner, a transaction in flight completes —
+        or fails fenced, if the next owner is another process and was faster."""
+        self.paused = True
+        self._fail_queued(NotOwner(f"partition {self.partition} is changing owner; retry"))
+
+    def resume(self) -> None:
+        """Assigned again without having lost the partition in between: another owner in
+        between would have fenced this producer, and its next commit would fail and make
+        the writer restore, so the heads in memory are never trusted blindly."""
+        self.paused = False
+
     async def append(self, items: Sequence[Item]) -> list[int]:
-        if self._stopped or self.fenced:
+        if self._stopped or self.fenced or self.paused:
             raise NotOwner(f"this process does not own partition {self.partition}")
         future: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Append(items, future))
@@ -236,6 +254,8 @@ class PartitionWriter:
         known: Known = {}
         for a, append in enumerate(batch):
             append.positions = [0] * len(append.items)
+            if append.future.done():
+                continue  # its caller gave up (timed out) before it was sent: drop it
             local: dict[Key, _Staged] = {}
             sends: list[int] = []
             retried: dict[int, int | tuple[int, int]] = {}
