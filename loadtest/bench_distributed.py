@@ -1,29 +1,56 @@
 """Distributed-mode benchmark: HTTP → Kafka → Cassandra + index, all on one box.
 
     deploy/local/servers.sh start all && deploy/local/servers.sh wait all
-    python -m loadtest.bench_distributed --memories 20000
+    python -m loadtest.bench_distributed --memories 20000 --json out.json
 
-Runs the gateway and two records projector workers as real processes (see
-``loadtest.cluster``) and measures: sustained end-to-end ingest (acknowledged, and fully
-projected into Cassandra and the index), write→searchable lag, search latency through the
-gateway, and replay throughput of the records projection from offset 0.
+Runs the gateway (with its co-located Qdrant Edge index) and ``--records-workers``
+records projector workers as real processes (see ``loadtest.cluster``) on a fresh topic
+of ``--partitions`` partitions and a fresh keyspace, then measures, phase by phase
+(``--phases``):
+
+* ``import`` — NDJSON ``POST /v1/import`` in 500-record chunks from ``--import-clients``
+  clients: acknowledged and fully projected rate;
+* ``idle-lag`` — write→searchable on an idle system: write one memory, poll keyword
+  search until it is found, 200 times in a row;
+* ``search`` — search latency through the gateway;
+* ``batch`` — ``POST /v1/memories:batch`` of ``--batch-size`` items from ``--clients``
+  clients: acknowledged rate, fully projected rate (every projection's checkpoint of every
+  partition at or past the highest acknowledged position of that partition) and request
+  latency, with a probe measuring write→searchable lag during the load;
+* ``put`` — single ``PUT /v1/memories/{id}`` from ``--put-clients`` clients: acknowledged
+  rate, p50/p95/p99 latency, fully projected rate, and the probe again;
+* ``replay`` — the records projection rebuilt from offset 0 into a fresh keyspace.
+
+For every loaded phase the CPU used by each process (gateway, workers, Kafka, Cassandra,
+this process, the rest of the box) is read from ``/proc``, in cores, so a miss can be put
+on what saturates. ``--py-spy FILE`` records the gateway with py-spy during the batch
+phase (collapsed stacks), when py-spy is installed.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from ai_memory.adapters.cassandra.record_store import CassandraRecordStore
 from ai_memory.adapters.kafka.event_log import KafkaEventLog
+from ai_memory.core.positions import partition_of
 from ai_memory.projector.sinks import RecordsSink
 from ai_memory.projector.tailer import ProjectionTailer, rebuild_all
 from ai_memory.serialization import AvroEventSerializer
@@ -31,8 +58,11 @@ from loadtest.bench_embedded import percentile
 from loadtest.corpus import QUERIES, memories
 
 CHUNK = 500
+PHASES = ("import", "idle-lag", "search", "batch", "put", "replay")
+ROOT = Path(__file__).resolve().parents[1]
 
 NDJSON = {"content-type": "application/x-ndjson"}
+JSON = {"content-type": "application/json"}
 
 
 def chunks(count: int) -> list[bytes]:
@@ -47,95 +77,466 @@ def chunks(count: int) -> list[bytes]:
     return out
 
 
-def main() -> None:
+def renamed(count: int, prefix: str) -> Iterator[dict[str, Any]]:
+    """The corpus under other ids: each phase writes new memories, never no-op upserts of
+    the previous phase's (which would skip the log)."""
+    for n, m in enumerate(memories(count)):
+        yield m | {"id": f"{prefix}-{n}"}
+
+
+def batch_bodies(count: int, size: int, prefix: str) -> list[tuple[int, bytes]]:
+    """(items, encoded body) per request, encoded up front so the clients only send."""
+    items = list(renamed(count, prefix))
+    return [
+        (len(items[i : i + size]), json.dumps({"items": items[i : i + size]}).encode())
+        for i in range(0, len(items), size)
+    ]
+
+
+# ------------------------------------------------------------------------ CPU accounting
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def proc_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process (all its threads), 0 once it is gone."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = raw[raw.rindex(")") + 2 :].split()  # the command name may hold spaces
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def box_cpu_s() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine since boot."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = values[3] + values[4]  # idle + iowait
+    total = sum(values[:8])  # guest time is already counted in user
+    return (total - idle) / CLK_TCK, total / CLK_TCK
+
+
+def server_pids() -> dict[str, int]:
+    """Kafka's and Cassandra's pids from ``servers.sh``'s pid files (its run directory)."""
+    run = Path(os.environ.get("AIMEM_LOCAL_RUN", ROOT / "deploy" / "local" / "run"))
+    out = {}
+    for name in ("kafka", "cassandra"):
+        try:
+            out[name] = int((run / f"{name}.pid").read_text().strip())
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+@dataclass
+class CpuWindow:
+    """CPU used per process over a window of wall time, in cores (1.0 = one core busy)."""
+
+    pids: dict[str, int]
+    wall: float = field(default_factory=time.perf_counter)
+    start: dict[str, float] = field(default_factory=dict)
+    box: tuple[float, float] = field(default_factory=box_cpu_s)
+
+    def __post_init__(self) -> None:
+        self.start = {name: proc_cpu_s(pid) for name, pid in self.pids.items()}
+
+    def cores(self) -> dict[str, float]:
+        wall = time.perf_counter() - self.wall
+        used = {n: (proc_cpu_s(p) - self.start[n]) / wall for n, p in self.pids.items()}
+        busy, total = box_cpu_s()
+        box_busy = (busy - self.box[0]) / wall
+        used["rest of the box"] = box_busy - sum(used.values())
+        used["box busy"] = box_busy
+        used["box cores"] = (total - self.box[1]) / wall
+        return {n: round(v, 2) for n, v in used.items()}
+
+
+# ------------------------------------------------------------------------------ probing
+
+
+class LagProbe(threading.Thread):
+    """While the load runs: write one memory carrying a unique token, poll keyword search
+    until it is found, wait ``pause`` s, again. Records the time from the write's
+    acknowledgement to the first search that finds it (``after_ack``) and from sending
+    the write (``total``)."""
+
+    def __init__(self, url: str, tag: str, pause: float = 0.1) -> None:
+        super().__init__(daemon=True)
+        self.url = url
+        self.tag = tag
+        self.pause = pause
+        self.after_ack: list[float] = []
+        self.total: list[float] = []
+        self.errors: list[str] = []
+        self.halt = threading.Event()
+
+    def run(self) -> None:
+        with httpx.Client(base_url=self.url, timeout=60) as http:
+            for n in itertools.count():
+                if self.halt.is_set():
+                    return
+                try:
+                    sent, acked, found = self.once(http, n)
+                except (httpx.HTTPError, KeyError, TimeoutError) as e:  # counted; goes on
+                    self.errors.append(repr(e))
+                    self.halt.wait(self.pause)
+                    continue
+                self.after_ack.append(found - acked)
+                self.total.append(found - sent)
+                self.halt.wait(self.pause)
+
+    def once(self, http: httpx.Client, n: int) -> tuple[float, float, float]:
+        token = f"lag{self.tag}{n}x"
+        scope = f"user:probe{n % 8}"  # scopes spread over partitions: each is sampled
+        body = {
+            "type": "fact",
+            "content": f"Lag probe {n} carries {token}.",
+            "scope": scope,
+            "source_agent": "bench",
+        }
+        sent = time.perf_counter()
+        http.put(f"/v1/memories/probe-{self.tag}-{n}", json=body).raise_for_status()
+        acked = time.perf_counter()
+        query = {"query": token, "mode": "keyword", "scope": scope, "top_k": 1}
+        while not http.post("/v1/memories/search", json=query).json()["results"]:
+            if time.perf_counter() - acked > 60:
+                raise TimeoutError(f"{token} not searchable after 60 s")
+            time.sleep(0.01)  # 10 ms: the probe must not become load itself
+        return sent, acked, time.perf_counter()
+
+    def stop(self) -> None:
+        self.halt.set()
+        self.join()
+
+
+def lag_stats(prefix: str, probe: LagProbe) -> dict[str, float]:
+    if not probe.after_ack:
+        return {f"{prefix}_lag_errors": len(probe.errors)}
+    return {
+        f"{prefix}_lag_samples": len(probe.after_ack),
+        f"{prefix}_lag_errors": len(probe.errors),
+        f"{prefix}_lag_after_ack_p50_ms": percentile(probe.after_ack, 0.5) * 1000,
+        f"{prefix}_lag_after_ack_p95_ms": percentile(probe.after_ack, 0.95) * 1000,
+        f"{prefix}_lag_from_send_p50_ms": percentile(probe.total, 0.5) * 1000,
+        f"{prefix}_lag_from_send_p95_ms": percentile(probe.total, 0.95) * 1000,
+    }
+
+
+def wait_projected(http: httpx.Client, needed: dict[int, int], timeout: float = 1800) -> None:
+    """Until every projection the gateway reports has, on every partition, a checkpoint at
+    or past the highest position acknowledged there. Lag 0 alone is not enough: the head
+    a lag is computed from is itself refreshed by polling."""
+    deadline = time.monotonic() + timeout
+    health: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        try:
+            health = http.get("/healthz", timeout=10).json()
+        except httpx.TransportError:  # a loaded box: ask again
+            time.sleep(0.1)
+            continue
+        if all(
+            st["position"] >= needed.get(st["partition"], 0) for st in health["projections"]
+        ) and all(v == 0 for v in health["lag"].values()):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"projections did not catch up: {health}")
+
+
+def note(needed: dict[int, int], position: int | None) -> None:
+    if position:
+        p = partition_of(position)
+        needed[p] = max(needed.get(p, 0), position)
+
+
+# ------------------------------------------------------------------------------- phases
+
+
+@dataclass
+class Options:
+    memories: int = 20_000
+    clients: int = 4
+    batch_size: int = 500
+    put_memories: int = 8_000
+    put_clients: int = 16
+    import_clients: int = 4
+    partitions: int = 4
+    records_workers: int = 2
+    phases: tuple[str, ...] = PHASES
+    py_spy: Path | None = None
+
+
+def run_import(http: httpx.Client, opt: Options) -> dict[str, float]:
+    bodies = chunks(opt.memories)
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(opt.import_clients) as pool:
+        reports = list(
+            pool.map(lambda b: http.post("/v1/import", content=b, headers=NDJSON).json(), bodies)
+        )
+    acked = time.perf_counter() - t0
+    assert sum(r["written"] for r in reports) == opt.memories, reports[:1]
+    wait_projected(http, {})
+    projected = time.perf_counter() - t0
+    return {
+        "import_acked_per_s": opt.memories / acked,
+        "import_projected_per_s": opt.memories / projected,
+    }
+
+
+def run_idle_lag(http: httpx.Client) -> dict[str, float]:
+    lags: list[float] = []
+    for n in range(200):
+        token = f"lagprobe{n}x"
+        body = {
+            "type": "fact",
+            "content": f"Lag probe {n} carries {token}.",
+            "scope": "user:probe",
+            "source_agent": "bench",
+        }
+        http.post("/v1/memories", json=body).raise_for_status()
+        start = time.perf_counter()
+        query = {"query": token, "mode": "keyword", "scope": "user:probe", "top_k": 1}
+        while not http.post("/v1/memories/search", json=query).json()["results"]:
+            time.sleep(0.005)
+        lags.append(time.perf_counter() - start)
+    return {
+        "idle_write_to_searchable_p50_ms": percentile(lags, 0.5) * 1000,
+        "idle_write_to_searchable_p95_ms": percentile(lags, 0.95) * 1000,
+    }
+
+
+def run_search(http: httpx.Client) -> dict[str, float]:
+    lat: list[float] = []
+    for i in range(500):
+        body = {"query": QUERIES[i % len(QUERIES)], "scope": f"user:u{i % 20}"}
+        t = time.perf_counter()
+        http.post("/v1/memories/search", json=body).raise_for_status()
+        lat.append(time.perf_counter() - t)
+    return {
+        "search_gateway_p50_ms": percentile(lat, 0.5) * 1000,
+        "search_gateway_p95_ms": percentile(lat, 0.95) * 1000,
+    }
+
+
+def loaded(
+    name: str,
+    cluster_url: str,
+    pids: dict[str, int],
+    load: Callable[[dict[int, int]], dict[str, float]],
+    http: httpx.Client,
+    count: int,
+) -> dict[str, Any]:
+    """Run ``load`` with the lag probe alongside, then wait until it is fully projected;
+    rates are per second of wall time from the first request."""
+    needed: dict[int, int] = {}
+    probe = LagProbe(cluster_url, name)
+    cpu = CpuWindow(pids)
+    t0 = time.perf_counter()
+    probe.start()
+    out: dict[str, Any] = load(needed)
+    acked = time.perf_counter() - t0
+    probe.stop()
+    cpu_acked = cpu.cores()
+    wait_projected(http, needed)
+    projected = time.perf_counter() - t0
+    out[f"{name}_acked_per_s"] = count / acked
+    out[f"{name}_projected_per_s"] = count / projected
+    out[f"{name}_acked_s"] = acked
+    out[f"{name}_projected_s"] = projected
+    out |= lag_stats(name, probe)
+    out[f"{name}_cpu_cores_until_acked"] = cpu_acked
+    out[f"{name}_cpu_cores_until_projected"] = cpu.cores()
+    return out
+
+
+def run_batch(http: httpx.Client, opt: Options, pids: dict[str, int], url: str) -> dict[str, Any]:
+    bodies = batch_bodies(opt.memories, opt.batch_size, "batch")
+    latencies: list[float] = []
+    lock = threading.Lock()
+
+    def load(needed: dict[int, int]) -> dict[str, float]:
+        def send(body: tuple[int, bytes]) -> None:
+            t = time.perf_counter()
+            r = http.post("/v1/memories:batch", content=body[1], headers=JSON)
+            took = time.perf_counter() - t
+            r.raise_for_status()
+            report = r.json()
+            assert report["written"] == body[0] and not report["rejected"], str(report)[:600]
+            with lock:
+                latencies.append(took)
+                for item in report["results"]:
+                    note(needed, item.get("position"))
+
+        with ThreadPoolExecutor(opt.clients) as pool:
+            list(pool.map(send, bodies))
+        return {
+            "batch_request_p50_ms": percentile(latencies, 0.5) * 1000,
+            "batch_request_p95_ms": percentile(latencies, 0.95) * 1000,
+        }
+
+    spy = start_py_spy(opt.py_spy, pids.get("gateway"))
+    try:
+        return loaded("batch", url, pids, load, http, opt.memories)
+    finally:
+        stop_py_spy(spy)
+
+
+def run_put(http: httpx.Client, opt: Options, pids: dict[str, int], url: str) -> dict[str, Any]:
+    items = list(renamed(opt.put_memories, "put"))
+    latencies: list[float] = []
+    lock = threading.Lock()
+
+    def load(needed: dict[int, int]) -> dict[str, float]:
+        def put(item: dict[str, Any]) -> None:
+            body = {k: v for k, v in item.items() if k != "id"}
+            t = time.perf_counter()
+            r = http.put(f"/v1/memories/{item['id']}", json=body)
+            took = time.perf_counter() - t
+            assert r.status_code == 201, r.text[:600]
+            with lock:
+                latencies.append(took)
+                note(needed, r.json()["position"])
+
+        with ThreadPoolExecutor(opt.put_clients) as pool:
+            list(pool.map(put, items))
+        return {
+            "put_p50_ms": percentile(latencies, 0.5) * 1000,
+            "put_p95_ms": percentile(latencies, 0.95) * 1000,
+            "put_p99_ms": percentile(latencies, 0.99) * 1000,
+        }
+
+    return loaded("put", url, pids, load, http, opt.put_memories)
+
+
+def run_replay(log_url: str, store_url: str) -> dict[str, float]:
+    log = KafkaEventLog.from_url(log_url, AvroEventSerializer())
+    fresh = CassandraRecordStore.from_url(store_url + "_replay")
+    try:
+        tailers = [ProjectionTailer(log, RecordsSink(fresh), partition=p) for p in log.partitions()]
+        t = time.perf_counter()
+        applied = rebuild_all(tailers)
+        return {"replay_records_cassandra_per_s": applied / (time.perf_counter() - t)}
+    finally:
+        log.close()
+        fresh.close()
+
+
+def start_py_spy(out: Path | None, pid: int | None) -> subprocess.Popen[bytes] | None:
+    spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
+    if out is None or pid is None or spy is None:
+        return None
+    args = ["record", "--pid", str(pid), "--format", "raw", "--output", str(out)]
+    # --nonblocking: sampling never pauses the gateway, so the rates stay comparable
+    args += ["--rate", "100", "--nonblocking", "--threads"]
+    return subprocess.Popen([spy, *args], stdout=subprocess.DEVNULL)
+
+
+def stop_py_spy(spy: subprocess.Popen[bytes] | None) -> None:
+    if spy is not None:
+        spy.send_signal(signal.SIGINT)  # py-spy writes its output on SIGINT
+        spy.wait(60)
+
+
+def run(opt: Options) -> dict[str, Any]:
     from loadtest.cluster import Cluster
 
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--memories", type=int, default=20_000)
-    parser.add_argument("--clients", type=int, default=4)
-    args = parser.parse_args()
     kafka = f"127.0.0.1:{os.environ.get('AIMEM_KAFKA_PORT', '9092')}"
     cassandra = f"127.0.0.1:{os.environ.get('AIMEM_CASSANDRA_PORT', '9042')}"
     tmp = Path(tempfile.mkdtemp(prefix="aimem-bench-"))
     cluster = Cluster(tmp, kafka, cassandra)
-    out: dict[str, float] = {}
+    # A fresh topic per run (the cluster's name is unique) with the partitions asked for.
+    cluster.log_url = cluster.log_url.replace("partitions=4", f"partitions={opt.partitions}")
+    cluster.env["AIMEM_EVENT_LOG"] = cluster.log_url
+    out: dict[str, Any] = {
+        "memories": opt.memories,
+        "clients": opt.clients,
+        "batch_size": opt.batch_size,
+        "put_memories": opt.put_memories,
+        "put_clients": opt.put_clients,
+        "partitions": opt.partitions,
+        "records_workers": opt.records_workers,
+        "load_before": os.getloadavg(),
+    }
     try:
         cluster.start_gateway()
-        cluster.start_worker(1)
-        cluster.start_worker(2)
-        bodies = chunks(args.memories)
-        with httpx.Client(base_url=cluster.url, timeout=300) as http:
-            t0 = time.perf_counter()
-            with ThreadPoolExecutor(args.clients) as pool:
-                reports = list(
-                    pool.map(
-                        lambda b: http.post("/v1/import", content=b, headers=NDJSON).json(), bodies
-                    )
-                )
-            acked = time.perf_counter() - t0
-            assert sum(r["written"] for r in reports) == args.memories, reports[:1]
-            cluster.wait_caught_up(timeout=1800)
-            projected = time.perf_counter() - t0
-            out["ingest_acked_per_s"] = args.memories / acked
-            out["ingest_projected_per_s"] = args.memories / projected
-
-            lags: list[float] = []
-            for n in range(200):
-                token = f"lagprobe{n}x"
-                body = {
-                    "type": "fact",
-                    "content": f"Lag probe {n} carries {token}.",
-                    "scope": "user:probe",
-                    "source_agent": "bench",
-                }
-                http.post("/v1/memories", json=body).raise_for_status()
-                start = time.perf_counter()
-                while True:
-                    hits = http.post(
-                        "/v1/memories/search",
-                        json={
-                            "query": token,
-                            "mode": "keyword",
-                            "scope": "user:probe",
-                            "top_k": 1,
-                        },
-                    ).json()["results"]
-                    if hits:
-                        break
-                    time.sleep(0.005)
-                lags.append(time.perf_counter() - start)
-            out["write_to_searchable_p50_ms"] = percentile(lags, 0.5) * 1000
-            out["write_to_searchable_p95_ms"] = percentile(lags, 0.95) * 1000
-
-            lat: list[float] = []
-            for i in range(500):
-                body = {"query": QUERIES[i % len(QUERIES)], "scope": f"user:u{i % 20}"}
-                t = time.perf_counter()
-                http.post("/v1/memories/search", json=body).raise_for_status()
-                lat.append(time.perf_counter() - t)
-            out["search_gateway_p50_ms"] = percentile(lat, 0.5) * 1000
-            out["search_gateway_p95_ms"] = percentile(lat, 0.95) * 1000
+        assert cluster.gateway is not None
+        for n in range(opt.records_workers):
+            cluster.start_worker(n + 1)
+        pids = server_pids() | {"gateway": cluster.gateway.proc.pid, "bench": os.getpid()}
+        pids |= {f"records-{n + 1}": w.proc.pid for n, w in enumerate(cluster.workers)}
+        with httpx.Client(
+            base_url=cluster.url,
+            timeout=300,
+            limits=httpx.Limits(max_connections=64, max_keepalive_connections=64),
+        ) as http:
+            wait_projected(http, {}, timeout=120)  # the workers joined and caught up
+            if "import" in opt.phases:
+                out |= run_import(http, opt)
+            if "idle-lag" in opt.phases:
+                out |= run_idle_lag(http)
+            if "search" in opt.phases:
+                out |= run_search(http)
+            if "batch" in opt.phases:
+                out |= run_batch(http, opt, pids, cluster.url)
+            if "put" in opt.phases:
+                out |= run_put(http, opt, pids, cluster.url)
         cluster.stop()
-
-        log = KafkaEventLog.from_url(cluster.log_url, AvroEventSerializer())
-        fresh = CassandraRecordStore.from_url(cluster.store_url + "_replay")
-        try:
-            tailers = [
-                ProjectionTailer(log, RecordsSink(fresh), partition=p) for p in log.partitions()
-            ]
-            t = time.perf_counter()
-            applied = rebuild_all(tailers)
-            out["replay_records_cassandra_per_s"] = applied / (time.perf_counter() - t)
-        finally:
-            log.close()
-            fresh.close()
+        if "replay" in opt.phases:
+            out |= run_replay(cluster.log_url, cluster.store_url)
     finally:
         cluster.stop()
+        out["load_after"] = os.getloadavg()
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"| metric | {args.memories:,} memories, {args.clients} import clients |")
-    print("|---|---|")
+    return out
+
+
+def table(out: dict[str, Any]) -> str:
+    lines = [
+        f"| metric | {out['memories']:,} memories, {out['clients']} batch clients, "
+        f"{out['put_clients']} PUT clients, {out['partitions']} partitions, "
+        f"{out['records_workers']} records workers |",
+        "|---|---|",
+    ]
     for key, value in out.items():
-        print(f"| {key} | {value:,.1f} |")
+        if isinstance(value, float):
+            lines.append(f"| {key} | {value:,.1f} |")
+        elif isinstance(value, dict):
+            lines.append(f"| {key} | {', '.join(f'{k} {v}' for k, v in value.items())} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--memories", type=int, default=20_000, help="per import/batch phase")
+    parser.add_argument("--clients", type=int, default=4, help="concurrent batch clients")
+    parser.add_argument("--batch-size", type=int, default=500)
+    parser.add_argument("--put-memories", type=int, default=8_000)
+    parser.add_argument("--put-clients", type=int, default=16)
+    parser.add_argument("--import-clients", type=int, default=4)
+    parser.add_argument("--partitions", type=int, default=4)
+    parser.add_argument("--records-workers", type=int, default=2)
+    parser.add_argument("--phases", default=",".join(PHASES), help=f"any of {PHASES}")
+    parser.add_argument("--py-spy", type=Path, help="collapsed gateway stacks of the batch phase")
+    parser.add_argument("--json", type=Path, help="write the results here too")
+    args = parser.parse_args()
+    phases = tuple(p for p in args.phases.split(",") if p)
+    assert set(phases) <= set(PHASES), f"unknown phase in {phases}"
+    out = run(
+        Options(
+            memories=args.memories,
+            clients=args.clients,
+            batch_size=args.batch_size,
+            put_memories=args.put_memories,
+            put_clients=args.put_clients,
+            import_clients=args.import_clients,
+            partitions=args.partitions,
+            records_workers=args.records_workers,
+            phases=phases,
+            py_spy=args.py_spy,
+        )
+    )
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2) + "\n")
+    print(table(out))
 
 
 if __name__ == "__main__":
