@@ -273,6 +273,7 @@ def build(
         drivers=lambda: driver_states(projections),
         dead_letters=dead_letters,
         embedder=embedder.name,
+        writers=getattr(log, "writers", dict),
     )
     key_store = build_key_store(s)
     keys = KeyService(key_store, clock)

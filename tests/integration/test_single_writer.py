@@ -73,6 +73,11 @@ def test_two_gateways_share_the_partitions_and_forward_to_each_other(
 ) -> None:
     a, b = pair
     assert a._writers and b._writers and not set(a._writers) & set(b._writers)
+    for log in (a, b):  # what /healthz shows
+        seen = log.writers()
+        assert seen["owners"] == {str(p): url for p, url in a._member.routes.owners.items()}
+        assert {w["partition"] for w in seen["partitions"]} == set(log._writers)
+        assert all(w["state"] in ("writing", "taking_over") for w in seen["partitions"])
     scopes = [f"user:{i}" for i in range(16)]
     through_a = [written(record(f"a-{s}", scope=s)) for s in scopes]
     through_b = [written(record(f"b-{s}", scope=s)) for s in scopes]

@@ -50,3 +50,30 @@ def test_a_failing_store_is_reported_not_raised() -> None:
     counts, error = health.dead_letter_counts(Broken())  # type: ignore[arg-type]
     assert counts == {} and error == "OSError: no route to host"
     health.forget_cached_counts()
+
+
+def test_a_partition_writer_that_cannot_take_over_degrades_health() -> None:
+    from ai_memory.service.health import HealthService
+
+    def writers(state: str, error: str | None) -> dict[str, Any]:
+        return {
+            "advertised": "http://10.0.0.7:7070",
+            "owners": {"0": "http://10.0.0.7:7070"},
+            "partitions": [{"partition": 0, "state": state, "last_error": error}],
+        }
+
+    def health(state: str, error: str | None) -> dict[str, Any]:
+        service = HealthService(
+            statuses=list,
+            drivers=list,
+            dead_letters=None,
+            embedder="static",
+            writers=lambda: writers(state, error),
+        )
+        return service.report("test")
+
+    assert health("writing", None)["status"] == "ok"
+    assert health("taking_over", None)["status"] == "ok"  # starting: not a fault yet
+    failing = health("taking_over", "KafkaConnectionError: refused")
+    assert failing["status"] == "degraded"
+    assert failing["writers"]["partitions"][0]["last_error"].startswith("KafkaConnection")

@@ -139,6 +139,8 @@ class HealthService:
     drivers: Callable[[], Sequence[DriverState]]
     dead_letters: DeadLetters | None
     embedder: str
+    # The partition writers of this process (distributed log only; see deploy/WRITE_PATH.md)
+    writers: Callable[[], Mapping[str, Any]] = dict
 
     def dead_letter_counts(self) -> tuple[dict[str, int], str | None]:
         return dead_letter_counts(self.dead_letters)
@@ -156,8 +158,16 @@ def report(health: HealthService, version: str) -> dict[str, Any]:
         {"projection": d.projection, **d.stuck} for d in health.drivers() if d.stuck is not None
     ]
     dead_letters, dead_letters_error = health.dead_letter_counts()
+    writers = dict(health.writers())
+    # A partition this gateway owns but cannot write (its take-over keeps failing) is an
+    # operator's problem like a stuck projection: appends to it wait and then fail.
+    failing = [
+        w
+        for w in writers.get("partitions", ())
+        if w.get("state") == "taking_over" and w.get("last_error")
+    ]
     body: dict[str, Any] = {
-        "status": "degraded" if stuck or dead_letters else "ok",
+        "status": "degraded" if stuck or dead_letters or failing else "ok",
         "version": version,
         "projections": [
             {
@@ -177,4 +187,6 @@ def report(health: HealthService, version: str) -> dict[str, Any]:
     }
     if dead_letters_error is not None:
         body["dead_letters_error"] = dead_letters_error
+    if writers:
+        body["writers"] = writers
     return body

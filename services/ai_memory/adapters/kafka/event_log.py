@@ -406,6 +406,23 @@ class KafkaEventLog:
                 found.update(answer)
         return found
 
+    def writers(self) -> dict[str, Any]:
+        """What this process writes (for ``/healthz``): its partitions' writers and the
+        owner of every partition, as the writers group last assigned them."""
+        if self._member is None:
+            return {}
+
+        async def snapshot() -> dict[str, Any]:
+            assert self._member is not None
+            return {
+                "advertised": self.advertised,
+                "owners": {str(p): url for p, url in sorted(self._member.routes.owners.items())},
+                "partitions": [w.status() for _, w in sorted(self._writers.items())],
+            }
+
+        with translate_errors():
+            return self._loop.run(snapshot(), self._timeout)
+
     def _local_heads(self, tenant: str, ids: list[str]) -> dict[str, Head]:
         found: dict[str, Head] = {}
         for writer in self._writers.values():

@@ -120,6 +120,10 @@ class PartitionWriter:
         self._stopped = False
         self.fenced = False
         self.paused = False
+        # What /healthz shows of this writer.
+        self.transactions = 0
+        self.events = 0
+        self.last_error: str | None = None
 
     # --- lifecycle ---------------------------------------------------------------------
     def start(self) -> None:
@@ -139,6 +143,25 @@ class PartitionWriter:
     @property
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
+
+    def status(self) -> dict[str, Any]:
+        if self.fenced:
+            state = "fenced"
+        elif self.paused:
+            state = "paused"
+        elif self._ready.is_set():
+            state = "writing"
+        else:
+            state = "taking_over"
+        return {
+            "partition": self.partition,
+            "state": state,
+            "heads": len(self._heads.entries),
+            "transactions": self.transactions,
+            "events": self.events,
+            "queued": self._queue.qsize(),
+            "last_error": self.last_error,
+        }
 
     async def ready(self, timeout: float) -> None:
         await asyncio.wait_for(self._ready.wait(), timeout)
@@ -174,6 +197,7 @@ class PartitionWriter:
             try:
                 await self._take_over()
                 self._ready.set()
+                self.last_error = None
                 while not self._stopped:
                     batch = await self._next_batch()
                     await self._commit(batch)
@@ -185,8 +209,9 @@ class PartitionWriter:
                 self._ready.clear()
                 self._fail_queued(NotOwner(f"partition {self.partition} has a newer owner"))
                 return
-            except Exception:
+            except Exception as e:
                 log.exception("partition %d writer failed; taking over again", self.partition)
+                self.last_error = f"{type(e).__name__}: {e}"
                 self._ready.clear()
                 await self._close_producer()
                 await asyncio.sleep(0.5)
@@ -336,6 +361,8 @@ class PartitionWriter:
                 await producer.abort_transaction()
             raise
         await producer.commit_transaction()
+        self.transactions += 1
+        self.events += len(sends)
 
     def _fail_queued(self, error: BaseException) -> None:
         while not self._queue.empty():
