@@ -234,7 +234,12 @@ class PartitionWriter:
             request_timeout_ms=timeout_ms,
             transaction_timeout_ms=max(timeout_ms * 2, 60_000),
         )
-        await producer.start()  # InitProducerId: bumps the epoch, settles open transactions
+        try:
+            await producer.start()  # InitProducerId: bumps the epoch, settles open ones
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await producer.stop()
+            raise
         self._producer = producer
         self._heads = await self._restore(self.partition)
         log.info("partition %d: owner; %d heads restored", self.partition, len(self._heads.entries))
