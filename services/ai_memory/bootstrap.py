@@ -131,11 +131,16 @@ class Container:
 
 
 def build_event_log(
-    s: Settings, serializer: EventSerializer | None = None, *, writer: bool = True
+    s: Settings,
+    serializer: EventSerializer | None = None,
+    *,
+    writer: bool = True,
+    owns_partitions: bool = True,
 ) -> EventLog:
-    """The log of record. On Kafka, ``writer`` makes this process one of the partition
-    writers (a gateway); tools that only read (replay, workers) pass ``writer=False`` so
-    they never take a partition from a gateway."""
+    """The log of record. On Kafka, ``writer`` lets this process append, and
+    ``owns_partitions`` makes it one of the partition writers (a gateway) rather than a
+    process that forwards its appends to them (the governor, a stdio MCP server); tools
+    that only read (replay, workers) pass ``writer=False``."""
     url = s.event_log_url
     serializer = serializer or AvroEventSerializer()
     if scheme_of(url) == "sqlite":
@@ -150,7 +155,10 @@ def build_event_log(
         config = None
         if writer:
             config = WriterConfig(
-                listen=s.peer_listen, advertised=s.peer_url or None, token=s.peer_token or None
+                listen=s.peer_listen,
+                advertised=s.peer_url or None,
+                token=s.peer_token or None,
+                owns_partitions=owns_partitions,
             )
         return KafkaEventLog.from_url(url, serializer, writer=config)
     raise InvalidInput("AIMEM_EVENT_LOG", "scheme", f"unsupported event log URL: {url!r}")
@@ -207,16 +215,18 @@ def build(
     clock: Clock | None = None,
     embedder: Embedder | None = None,
     writer: bool = True,
+    owns_partitions: bool = True,
 ) -> Container:
     """The container of one process. ``writer=False``: a process that reads the log and
-    drives projections but never appends (replay, re-drive)."""
+    drives projections but never appends (replay, re-drive); ``owns_partitions=False``:
+    one that appends through the gateways that own the partitions (see build_event_log)."""
     s = (settings or Settings.from_env()).resolved()
     s.data_dir.mkdir(parents=True, exist_ok=True)
     embedder = embedder or make_embedder(s.embedder)
     # One serializer for the log and the projectability guard in front of it: the guard
     # encodes every event to prove it readable, and the log then reuses that frame.
     appender_serializer = EncodeOnce(AvroEventSerializer())
-    log = build_event_log(s, appender_serializer, writer=writer)
+    log = build_event_log(s, appender_serializer, writer=writer, owns_partitions=owns_partitions)
     store = build_record_store(s.record_store_url)
     index = build_index(s.index_url, embedder)
     embedded_log = scheme_of(s.event_log_url) in ("sqlite", "memory")

@@ -194,3 +194,36 @@ def test_heads_are_rebuilt_from_the_events_when_the_changelog_is_gone(
             second.append([written(record("m0", "a second version 1"))])
     finally:
         second.close()
+
+
+def test_a_forwarding_member_owns_nothing_and_appends_through_the_owner(
+    kafka_bootstrap: str, topic: str
+) -> None:
+    """The governor or a stdio MCP server: in the group to learn the owners, never one."""
+    owner = gateway(kafka_bootstrap, topic)
+    forwarder = KafkaEventLog(
+        kafka_bootstrap,
+        topic,
+        AvroEventSerializer(),
+        partitions=4,
+        request_timeout=10.0,
+        writer=WriterConfig(owns_partitions=False),
+    )
+    try:
+        settled(owner)
+        deadline = time.monotonic() + 30
+        while forwarder._member.routes.owners != owner._member.routes.owners:
+            assert time.monotonic() < deadline, "the forwarder never learned the owners"
+            time.sleep(0.1)
+        assert forwarder._writers == {} and len(owner._writers) == 4
+        events = [written(record(f"m{i}", scope=f"user:{i}")) for i in range(8)]
+        positions = forwarder.append(events)
+        assert owner.heads("default", [f"m{i}" for i in range(8)]) == forwarder.heads(
+            "default", [f"m{i}" for i in range(8)]
+        )
+        assert [e.position for e in read_all(owner)] == sorted(
+            positions, key=lambda p: (partition_of(p), p)
+        )
+    finally:
+        forwarder.close()
+        owner.close()

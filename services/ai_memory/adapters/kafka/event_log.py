@@ -75,6 +75,10 @@ class WriterConfig:
     advertised: str | None = None
     token: str | None = None
     session_timeout_ms: int = 10_000
+    # False: a process that appends now and then (the governor, a stdio MCP server) joins
+    # the group to learn the owners and forwards everything; it owns no partition, so it
+    # neither needs a reachable peer port nor moves partitions when it comes and goes.
+    owns_partitions: bool = True
 
 
 class KafkaEventLog:
@@ -173,12 +177,19 @@ class KafkaEventLog:
         return partitions
 
     async def _join(self, w: WriterConfig) -> None:
-        host, _, port = w.listen.rpartition(":")
-        self._peer_server = PeerServer(
-            host or "127.0.0.1", int(port or 0), w.token, self._append_forwarded, self._local_heads
-        )
-        await self._peer_server.start()
-        self.advertised = w.advertised or f"http://{host or '127.0.0.1'}:{self._peer_server.port}"
+        self.advertised = ""
+        if w.owns_partitions:
+            host, _, port = w.listen.rpartition(":")
+            self._peer_server = PeerServer(
+                host or "127.0.0.1",
+                int(port or 0),
+                w.token,
+                self._append_forwarded,
+                self._local_heads,
+            )
+            await self._peer_server.start()
+            bound = self._peer_server.port
+            self.advertised = w.advertised or f"http://{host or '127.0.0.1'}:{bound}"
         self._peers = PeerClient(w.token, self.config.request_timeout)
         self._member = OwnershipMember(
             bootstrap=self.config.bootstrap,

@@ -84,10 +84,12 @@ def assign_round_robin(
 ) -> dict[str, ConsumerProtocolMemberAssignment]:
     """Partitions dealt round-robin over members sorted by id; every member gets the table."""
     topics = sorted({t for m in members.values() for t in m.subscription})
-    ordered = sorted(members)
-    plan: dict[str, dict[str, list[int]]] = {m: {} for m in ordered}
+    # Members that advertise no URL only forward (``ai-memory govern``, a stdio MCP
+    # server): they learn the table but own nothing.
+    ordered = sorted(m for m in members if members[m].user_data)
+    plan: dict[str, dict[str, list[int]]] = {m: {} for m in members}
     table: dict[str, str] = {}
-    for topic in topics:
+    for topic in topics if ordered else ():
         partitions = sorted(cluster.partitions_for_topic(topic) or ())
         for n, partition in enumerate(partitions):
             member = ordered[n % len(ordered)]
@@ -96,7 +98,7 @@ def assign_round_robin(
     user_data = json.dumps(table, sort_keys=True).encode()
     return {
         m: ConsumerProtocolMemberAssignment(version, sorted(plan[m].items()), user_data)
-        for m in ordered
+        for m in sorted(members)
     }
 
 

@@ -222,7 +222,8 @@ def govern(
     from ai_memory.settings import Settings
 
     settings = Settings.from_env()
-    container = build(settings)
+    # On Kafka the governor appends through the gateways (it owns no partition).
+    container = build(settings, owns_partitions=False)
     try:
         for tailer in container.projections.tailers:
             tailer.catch_up()  # in-process views: decide on the whole log

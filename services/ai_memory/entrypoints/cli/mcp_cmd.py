@@ -27,7 +27,8 @@ def mcp_cmd(
 
     logging.basicConfig(level=logging.WARNING)  # stderr: stdout belongs to the protocol
     overrides: dict[str, object] = {} if data_dir is None else {"data_dir": data_dir}
-    container = build(Settings.from_env(**overrides))
+    # On Kafka a stdio server appends through the gateways (it owns no partition).
+    container = build(Settings.from_env(**overrides), owns_partitions=False)
     container.start(governor=True)
     try:
         anyio.run(serve_stdio, build_server(container.services))
