@@ -357,3 +357,51 @@ def test_notes_and_governed_memory_check_scopes(client: TestClient, container: C
     assert client.get(lineage.format("alice-1"), headers=auth(planner)).status_code == 200
     refused(client.get(lineage.format("team-1"), headers=auth(planner)), 403, "scope_forbidden")
     assert client.get(lineage.format("team-1"), headers=auth(admin)).status_code == 200
+
+
+# Every route and the door it is behind. A new route is admin-only until it is listed
+# here — and a route listed as "checked" must check the key itself (its tests above).
+DOORS = {
+    ("GET", "/healthz"): "open",
+    ("GET", "/openapi.json"): "any",
+    ("GET", "/docs"): "any",
+    ("GET", "/docs/oauth2-redirect"): "any",
+    ("GET", "/redoc"): "any",
+    ("POST", "/v1/write-triggers"): "any",
+    ("POST", "/mcp"): "any",
+    ("GET", "/mcp"): "any",
+    ("DELETE", "/mcp"): "any",
+    ("POST", "/a2a"): "any",
+    ("GET", "/.well-known/agent-card.json"): "any",
+    ("GET", "/metrics"): "operator",
+    ("POST", "/v1/memories"): "checked",
+    ("PUT", "/v1/memories/{memory_id}"): "checked",
+    ("GET", "/v1/memories/{memory_id}"): "checked",
+    ("DELETE", "/v1/memories/{memory_id}"): "checked",
+    ("GET", "/v1/memories/{memory_id}/lineage"): "checked",
+    ("POST", "/v1/memories/search"): "checked",
+    ("POST", "/v1/memories:batch"): "checked",
+    ("GET", "/v1/export"): "checked",
+    ("PUT", "/v1/notes"): "checked",
+    ("GET", "/v1/notes"): "checked",
+    ("POST", "/v1/interactions"): "checked",
+    ("GET", "/v1/persona"): "checked",
+    ("GET", "/v1/episodes"): "checked",
+    ("POST", "/v1/governance/run"): "checked",
+    ("POST", "/v1/import"): "admin",
+}
+
+
+def test_every_route_is_known_to_the_door(container: Container) -> None:
+    from ai_memory.entrypoints.http.app import create_app
+    from ai_memory.entrypoints.http.auth import door_of
+
+    app = create_app(container.services)
+    found: dict[tuple[str, str], str] = {}
+    for route in app.routes:
+        inner = getattr(getattr(route, "original_router", None), "routes", [route])
+        for r in inner:
+            for method in sorted(set(getattr(r, "methods", None) or ()) - {"HEAD"}):
+                path = r.path
+                found[(method, path)] = door_of(path.replace("{memory_id}", "m1"))
+    assert found == DOORS

@@ -127,16 +127,24 @@ def bearer_token(header: str | None) -> str | None:
     return token.strip() if scheme.lower() == "bearer" else None
 
 
+def door_of(path: str) -> str:
+    """Which door a path is: ``open``, ``any`` key, ``operator``, ``checked`` by its route
+    (or its tools), or ``admin`` only."""
+    if path in OPEN_PATHS:
+        return "open"
+    if path in ANY_KEY_PATHS:
+        return "any"
+    if path in OPERATOR_PATHS:
+        return "operator"
+    return "checked" if _SCOPE_CHECKED.match(path) else "admin"
+
+
 def gate(principal: AccessPrincipal, path: str) -> None:
     """The rights a path needs before its route runs (see the module docstring)."""
-    if path in ANY_KEY_PATHS:
-        return
-    if path in OPERATOR_PATHS:
+    door = door_of(path)
+    if door == "operator":
         KeyService.require(principal, "operate")
-        return
-    if _SCOPE_CHECKED.match(path):
-        return
-    if principal.role != "admin":
+    elif door == "admin" and principal.role != "admin":
         raise Forbidden(
             "this endpoint does not check scopes yet: until it does, only an admin key may use it",
             code="role_forbidden",
