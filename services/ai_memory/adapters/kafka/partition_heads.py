@@ -33,6 +33,7 @@ class PartitionHeads:
     def __init__(self) -> None:
         self.entries: dict[Key, Entry] = {}
         self.newest_position = 0  # of any head-moving event folded in
+        self.folded: set[Key] = set()  # heads that came from events, not the changelog
 
     def get(self, key: Key) -> Entry | None:
         return self.entries.get(key)
@@ -55,7 +56,9 @@ class PartitionHeads:
         if update is None:
             return
         head = replace(update.head, position=position)
-        self.set((update.tenant, head.memory_id), Entry(head, update.event_id))
+        key = (update.tenant, head.memory_id)
+        self.set(key, Entry(head, update.event_id))
+        self.folded.add(key)
 
     def fold_changelog(self, value: bytes) -> None:
         if not value:

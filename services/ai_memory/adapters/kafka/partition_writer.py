@@ -115,6 +115,10 @@ class PartitionWriter:
         self._queue: asyncio.Queue[_Append] = asyncio.Queue()
         self._producer: Any = None
         self._heads = PartitionHeads()
+        # Committed heads not yet in the changelog. The changelog is only a shortcut for
+        # restoring (which folds every event after its newest position), so it may trail
+        # the log by a transaction.
+        self._unlogged: dict[Key, Entry] = {}
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._stopped = False
@@ -242,6 +246,10 @@ class PartitionWriter:
             raise
         self._producer = producer
         self._heads = await self._restore(self.partition)
+        # Heads restored from events past the changelog go into it with the next
+        # transaction: once later records raise its newest position, a restore would no
+        # longer fold those events.
+        self._unlogged = {k: self._heads.entries[k] for k in self._heads.folded}
         log.info("partition %d: owner; %d heads restored", self.partition, len(self._heads.entries))
 
     async def _next_batch(self) -> list[_Append]:
@@ -267,6 +275,7 @@ class PartitionWriter:
             raise
         for key, stage in staged.items():
             self._heads.set(key, stage.entry)
+            self._unlogged[key] = stage.entry  # in the changelog with the next transaction
         for a in accepted:
             append = batch[a]
             for i, ref in known.get(a, {}).items():
@@ -329,7 +338,11 @@ class PartitionWriter:
     async def _transaction(
         self, batch: list[_Append], sends: list[tuple[int, int]], staged: dict[Key, _Staged]
     ) -> None:
+        """One transaction: the batch's events, and the changelog records of heads that
+        earlier transactions committed (their positions are known now, so nothing waits
+        for this batch's offsets before the commit)."""
         producer = self._producer
+        snapshot = dict(self._unlogged)
         await producer.begin_transaction()
         try:
             futures = []
@@ -344,28 +357,35 @@ class PartitionWriter:
                         partition=self.partition,
                     )
                 )
-            metas = await asyncio.gather(*futures)
-            for (a, i), meta in zip(sends, metas, strict=True):
-                batch[a].positions[i] = pack(self.partition, meta.offset)
-            changelog = []
-            for key, stage in staged.items():
-                a, i = stage.index
-                head = replace(stage.entry.head, position=batch[a].positions[i])
-                stage.entry = Entry(head, stage.entry.event_id)
-                changelog.append(
+            for key, entry in snapshot.items():
+                futures.append(
                     await producer.send(
                         self.heads_topic,
-                        value=encode_entry(key, stage.entry),
+                        value=encode_entry(key, entry),
                         key=changelog_key(key),
                         partition=self.partition,
                     )
                 )
-            await asyncio.gather(*changelog)
+            # Every outcome is collected (none left unretrieved), then the first failure
+            # fails the transaction.
+            metas = await asyncio.gather(*futures, return_exceptions=True)
+            failed = next((m for m in metas if isinstance(m, BaseException)), None)
+            if failed is not None:
+                raise failed
         except BaseException:
             with contextlib.suppress(Exception):  # the take-over's new producer settles it
                 await producer.abort_transaction()
             raise
         await producer.commit_transaction()
+        for (a, i), meta in zip(sends, metas[: len(sends)], strict=True):
+            batch[a].positions[i] = pack(self.partition, meta.offset)
+        for stage in staged.values():
+            a, i = stage.index
+            head = replace(stage.entry.head, position=batch[a].positions[i])
+            stage.entry = Entry(head, stage.entry.event_id)
+        for key, entry in snapshot.items():
+            if self._unlogged.get(key) is entry:
+                del self._unlogged[key]
         self.transactions += 1
         self.events += len(sends)
 
