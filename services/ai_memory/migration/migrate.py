@@ -271,8 +271,11 @@ def migrate(
     dry_run: bool = False,
     tenant: str = "default",
     progress: Progress | None = None,
+    api_key: str | None = None,
 ) -> MigrationReport:
-    """Run the whole migration and return its report (never exits)."""
+    """Run the whole migration and return its report (never exits). ``api_key``: the key
+    sent to a server ``to`` (its tenant is the one migrated into; imports need an admin
+    key); ``tenant`` is for a data directory."""
     options = ImportOptions(scope_map=scope_map or {}, default_scope=default_scope)
     if progress:
         progress("convert", 0, 1)
@@ -285,7 +288,7 @@ def migrate(
     if dry_run:
         return report
     if to.startswith(("http://", "https://")):
-        with MemoryClient(to, timeout=None) as remote:
+        with MemoryClient(to, timeout=None, api_key=api_key) as remote:
             report.imported = import_lines(remote, lines, fmt, progress)
             report.checks = _run_checks(ClientTarget(remote), lines, progress, report.imported)
         return report

@@ -12,6 +12,7 @@ when any of the five verification checks fails, 2 when the migration cannot star
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -71,6 +72,7 @@ def migrate_cmd(
                 default_scope=default_scope,
                 dry_run=dry_run,
                 progress=progress,
+                api_key=os.environ.get("AIMEM_API_KEY") or None,
             )
         except MigrationError as e:
             err.print(f"[red]migration cannot start:[/red] {e}")
