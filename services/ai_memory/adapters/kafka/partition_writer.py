@@ -368,10 +368,11 @@ class PartitionWriter:
                 )
             # Every outcome is collected (none left unretrieved), then the first failure
             # fails the transaction.
-            metas = await asyncio.gather(*futures, return_exceptions=True)
-            failed = next((m for m in metas if isinstance(m, BaseException)), None)
+            outcomes = await asyncio.gather(*futures, return_exceptions=True)
+            failed = next((m for m in outcomes if isinstance(m, BaseException)), None)
             if failed is not None:
                 raise failed
+            metas: list[Any] = list(outcomes)
         except BaseException:
             with contextlib.suppress(Exception):  # the take-over's new producer settles it
                 await producer.abort_transaction()
