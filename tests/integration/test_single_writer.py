@@ -12,11 +12,13 @@ import threading
 import time
 from collections.abc import Iterator
 
+import httpx
 import pytest
 from aiokafka import AIOKafkaProducer
 
 from ai_memory.adapters.kafka.event_log import KafkaEventLog, WriterConfig
-from ai_memory.core.errors import Conflict, Unavailable
+from ai_memory.adapters.kafka.peer import TOKEN_HEADER, pack_frames
+from ai_memory.core.errors import Conflict, InvalidInput, Unavailable
 from ai_memory.core.events import MemoryWritten
 from ai_memory.core.positions import partition_of
 from ai_memory.serialization import AvroEventSerializer
@@ -237,3 +239,44 @@ def test_a_forwarding_member_owns_nothing_and_appends_through_the_owner(
     finally:
         forwarder.close()
         owner.close()
+
+
+def test_a_peer_port_beyond_loopback_needs_a_token(kafka_bootstrap: str, topic: str) -> None:
+    """Forwarded appends are trusted: an open peer port would let anyone write."""
+    with pytest.raises(InvalidInput) as caught:
+        KafkaEventLog(
+            kafka_bootstrap,
+            topic,
+            AvroEventSerializer(),
+            partitions=1,
+            request_timeout=10.0,
+            writer=WriterConfig(listen="0.0.0.0:0"),
+        )
+    assert caught.value.field == "AIMEM_PEER_TOKEN"
+
+
+def test_the_peer_port_refuses_a_wrong_token(kafka_bootstrap: str, topic: str) -> None:
+    log = KafkaEventLog(
+        kafka_bootstrap,
+        topic,
+        AvroEventSerializer(),
+        partitions=1,
+        request_timeout=10.0,
+        writer=WriterConfig(token="s3cret-shared-by-gateways"),
+    )
+    try:
+        frame = AvroEventSerializer().encode(written(record("m1")))
+        body = pack_frames([frame])
+        for headers in ({}, {TOKEN_HEADER: "guess"}):
+            r = httpx.post(f"{log.advertised}/peer/v1/append/0", content=body, headers=headers)
+            assert r.status_code == 403
+        assert read_all(log) == []
+        r = httpx.post(
+            f"{log.advertised}/peer/v1/append/0",
+            content=body,
+            headers={TOKEN_HEADER: "s3cret-shared-by-gateways"},
+            timeout=30,
+        )
+        assert r.status_code == 200 and len(read_all(log)) == 1
+    finally:
+        log.close()

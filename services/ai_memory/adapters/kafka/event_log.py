@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import ipaddress
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -79,6 +80,13 @@ class WriterConfig:
     # the group to learn the owners and forwards everything; it owns no partition, so it
     # neither needs a reachable peer port nor moves partitions when it comes and goes.
     owns_partitions: bool = True
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 class KafkaEventLog:
@@ -180,6 +188,15 @@ class KafkaEventLog:
         self.advertised = ""
         if w.owns_partitions:
             host, _, port = w.listen.rpartition(":")
+            if not w.token and not _loopback(host or "127.0.0.1"):
+                # A peer's append is trusted (it was validated by the gateway that took the
+                # request), so an open peer port would let anyone on the network write.
+                raise InvalidInput(
+                    "AIMEM_PEER_TOKEN",
+                    "required",
+                    f"the peer listener binds {host!r}, beyond loopback: set AIMEM_PEER_TOKEN "
+                    "(a shared secret of the gateways) or bind 127.0.0.1",
+                )
             self._peer_server = PeerServer(
                 host or "127.0.0.1",
                 int(port or 0),
