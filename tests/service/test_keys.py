@@ -7,7 +7,8 @@ from datetime import timedelta
 import pytest
 
 from ai_memory.adapters.memory import KeyBacking, MemoryKeyStore
-from ai_memory.core.errors import Forbidden, InvalidInput, NotFound, Unauthenticated
+from ai_memory.core.access import ApiKey
+from ai_memory.core.errors import Forbidden, InvalidInput, NotFound, Unauthenticated, Unavailable
 from ai_memory.service.keys import KeyService
 from tests.factories import T0, FixedClock
 
@@ -136,3 +137,49 @@ def test_require_and_search_scopes_speak_the_policy_codes(keys: KeyService) -> N
 def test_the_cache_ttl_is_at_most_five_seconds(backing: KeyBacking, clock: FixedClock) -> None:
     with pytest.raises(InvalidInput):
         KeyService(MemoryKeyStore(backing), clock, cache_ttl=6)
+
+
+class FlakyStore(MemoryKeyStore):
+    """The memory store that can be switched off, like a Cassandra that died."""
+
+    down = False
+
+    def get(self, key_id: str) -> ApiKey | None:
+        if self.down:
+            raise Unavailable("key store unreachable")
+        return super().get(key_id)
+
+    def has_keys(self) -> bool:
+        if self.down:
+            raise Unavailable("key store unreachable")
+        return super().has_keys()
+
+
+def test_a_key_store_outage_serves_what_was_read_for_a_while_then_fails_closed(
+    backing: KeyBacking, clock: FixedClock
+) -> None:
+    store = FlakyStore(backing)
+    keys = KeyService(store, clock)
+    issued = keys.create(tenant="acme", role="reader", scopes=["*"], name="x")
+    assert keys.required()
+    keys.authenticate(issued.token)
+    store.down = True
+    clock.advance(60)  # past the cache TTL: the store is asked, and cannot answer
+    assert keys.required()  # still closed: an outage never opens the door
+    assert keys.authenticate(issued.token).key_id == issued.key.key_id
+    with pytest.raises(Unavailable):  # never read before: not guessed
+        keys.authenticate(issue_other())
+    clock.advance(300)
+    with pytest.raises(Unavailable):  # stale for too long: 503, not a stale "yes"
+        keys.authenticate(issued.token)
+    store.down = False
+    keys.authenticate(issued.token)
+
+
+def test_an_outage_before_anything_was_read_is_unavailable(
+    backing: KeyBacking, clock: FixedClock
+) -> None:
+    store = FlakyStore(backing)
+    store.down = True
+    with pytest.raises(Unavailable):
+        KeyService(store, clock).required()

@@ -13,6 +13,15 @@ development mode (every caller is tenant ``default``, as before keys existed); o
 exists — revoked ones count, so revoking the last key never reopens the server — every
 request needs a key. Until then it is re-read at most every ``cache_ttl`` seconds, so a
 server closes within that time of the first ``ai-memory keys create``.
+
+**The key store down.** Keys live beside the records (Cassandra in a distributed
+deployment), but writes do not otherwise need that store: refusing every request while
+it is unreachable would turn a store outage into a write outage. So when the store cannot
+be read, what was last read from it is used for up to ``STALE_IF_ERROR`` seconds (the
+``stale-if-error`` of HTTP caches): a key that worked a moment ago keeps working, an
+unknown one stays unknown. The price, stated: a revocation made just before the outage
+may take up to that long to reach a gateway that cannot read the store. After it, the
+request fails with 503 (``Unavailable``), never with an open door.
 """
 
 from __future__ import annotations
@@ -37,10 +46,19 @@ from ai_memory.core.access import (
     validate_tenant,
 )
 from ai_memory.core.access.keys import Random
-from ai_memory.core.errors import Forbidden, InvalidInput, NotFound, Unauthenticated
+from ai_memory.core.errors import (
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    RetryableError,
+    Unauthenticated,
+)
 from ai_memory.core.ports import Clock, KeyStore
 
 MAX_CACHE_TTL = 5.0
+STALE_IF_ERROR = timedelta(seconds=300)
+# What "the store cannot be read" looks like through the port.
+_STORE_DOWN = (RetryableError, OSError)
 MAX_CACHED = 10_000  # ids cached at once; a flood of random ids only evicts, never grows
 
 
@@ -110,7 +128,12 @@ class KeyService:
             known = self._required
             if known is not None and (known[0] or now - known[1] < self._ttl):
                 return known[0]
-        found = self._store.has_keys()
+        try:
+            found = self._store.has_keys()
+        except _STORE_DOWN:
+            if known is not None and now - known[1] < STALE_IF_ERROR:
+                return known[0]
+            raise
         with self._lock:
             self._required = (found, now)
         return found
@@ -164,7 +187,12 @@ class KeyService:
             hit = self._cache.get(key_id)
             if hit is not None and timedelta(0) <= now - hit[1] < self._ttl:
                 return hit[0]
-        key = self._store.get(key_id)
+        try:
+            key = self._store.get(key_id)
+        except _STORE_DOWN:
+            if hit is not None and timedelta(0) <= now - hit[1] < STALE_IF_ERROR:
+                return hit[0]  # see "The key store down" in the module docstring
+            raise
         with self._lock:
             if len(self._cache) >= MAX_CACHED:
                 self._cache.clear()
