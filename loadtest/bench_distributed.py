@@ -57,6 +57,7 @@ from ai_memory.projector.sinks import RecordsSink
 from ai_memory.projector.tailer import ProjectionTailer, rebuild_all
 from ai_memory.serialization import AvroEventSerializer
 from loadtest.bench_embedded import percentile
+from loadtest.cluster import Proc
 from loadtest.corpus import QUERIES, memories
 
 CHUNK = 500
@@ -224,24 +225,86 @@ def lag_stats(prefix: str, probe: LagProbe) -> dict[str, float]:
     }
 
 
-def wait_projected(http: httpx.Client, needed: dict[int, int], timeout: float = 1800) -> None:
+WORKERS: list[Proc] = []  # the records workers of the running deployment
+
+
+def workers_alive() -> None:
+    for w in WORKERS:
+        if w.proc.poll() is not None:
+            tail = w.log_path.read_text(errors="replace")[-4000:]
+            raise WorkerDied(f"{w.log_path.name} exited with {w.proc.returncode}:\n{tail}")
+
+
+class WorkerDied(AssertionError):
+    pass
+
+
+def wait_settled(workers: list[Proc], partitions: int, quiet: float = 5.0) -> None:
+    """Until the records workers' consumer group stopped rebalancing: every worker that can
+    have a partition got one, and no worker's assignment changed for ``quiet`` s. A
+    rebalance in the middle of a measured phase is start-up, not throughput."""
+
+    def assignments() -> list[int]:
+        return [
+            w.log_path.read_text(errors="replace").count("Setting newly assigned partitions")
+            for w in workers
+        ]
+
+    deadline = time.monotonic() + 180
+    last, since = assignments(), time.monotonic()
+    while time.monotonic() < deadline:
+        workers_alive()
+        time.sleep(0.5)
+        now = assignments()
+        if now != last:
+            last, since = now, time.monotonic()
+        busy = sum(1 for n in now if n)  # a worker beyond the partition count stays idle
+        if busy >= min(len(workers), partitions) and time.monotonic() - since >= quiet:
+            return
+    raise AssertionError(f"the records workers did not settle: {last}")
+
+
+def wait_projected(
+    http: httpx.Client,
+    needed: dict[int, int],
+    timeout: float = 1800,
+    alive: Callable[[], None] | None = None,
+) -> dict[str, float]:
     """Until every projection the gateway reports has, on every partition, a checkpoint at
-    or past the highest position acknowledged there. Lag 0 alone is not enough: the head
-    a lag is computed from is itself refreshed by polling."""
+    or past the highest position acknowledged there (lag 0 alone is not enough: the head
+    a lag is computed from is itself refreshed by polling). Returns when each projection
+    got there (``time.perf_counter()``), so the slower one can be named."""
     deadline = time.monotonic() + timeout
     health: dict[str, Any] = {}
+    done: dict[str, float] = {}
     while time.monotonic() < deadline:
+        (alive or workers_alive)()  # a dead worker never catches up: fail now
         try:
             health = http.get("/healthz", timeout=10).json()
         except httpx.TransportError:  # a loaded box: ask again
             time.sleep(0.1)
             continue
-        if all(
-            st["position"] >= needed.get(st["partition"], 0) for st in health["projections"]
-        ) and all(v == 0 for v in health["lag"].values()):
-            return
+        behind = {
+            st["projection"]
+            for st in health["projections"]
+            if st["position"] < needed.get(st["partition"], 0) or st["lag"]
+        }
+        now = time.perf_counter()
+        for st in health["projections"]:
+            if st["projection"] not in behind:
+                done.setdefault(st["projection"], now)
+        if not behind:
+            return done
         time.sleep(0.1)
     raise AssertionError(f"projections did not catch up: {health}")
+
+
+def writer_totals(http: httpx.Client) -> tuple[int, int]:
+    """(transactions, events) committed so far by this gateway's partition writers, as
+    ``/healthz`` reports them; (0, 0) when it does not."""
+    writers = http.get("/healthz", timeout=30).json().get("writers", {})
+    parts = writers.get("partitions", ())
+    return sum(w.get("transactions", 0) for w in parts), sum(w.get("events", 0) for w in parts)
 
 
 def note(needed: dict[int, int], position: int | None) -> None:
@@ -331,6 +394,7 @@ def loaded(
     rates are per second of wall time from the first request."""
     needed: dict[int, int] = {}
     probe = LagProbe(cluster_url, name)
+    before = writer_totals(http)
     cpu = CpuWindow(pids)
     t0 = time.perf_counter()
     probe.start()
@@ -338,8 +402,14 @@ def loaded(
     acked = time.perf_counter() - t0
     probe.stop()
     cpu_acked = cpu.cores()
-    wait_projected(http, needed)
+    after = writer_totals(http)
+    if after[0] > before[0]:  # group commit: how many appends each transaction carried
+        out[f"{name}_transactions_per_s"] = (after[0] - before[0]) / acked
+        out[f"{name}_events_per_transaction"] = (after[1] - before[1]) / (after[0] - before[0])
+    caught_up = wait_projected(http, needed)
     projected = time.perf_counter() - t0
+    for projection, at in caught_up.items():
+        out[f"{name}_{projection}_projected_per_s"] = count / (at - t0)
     out[f"{name}_retried_503"] = dict(RETRIES)
     RETRIES.clear()
     out[f"{name}_acked_per_s"] = count / acked
@@ -530,6 +600,8 @@ def run(opt: Options) -> dict[str, Any]:
         assert cluster.gateway is not None
         for n in range(opt.records_workers):
             cluster.start_worker(n + 1)
+        WORKERS[:] = cluster.workers
+        wait_settled(cluster.workers, opt.partitions)
         pids = server_pids() | {"gateway": cluster.gateway.proc.pid, "bench": os.getpid()}
         pids |= {f"records-{n + 1}": w.proc.pid for n, w in enumerate(cluster.workers)}
         with httpx.Client(
@@ -557,6 +629,7 @@ def run(opt: Options) -> dict[str, Any]:
         if "replay" in opt.phases:
             out |= run_replay(cluster.log_url, cluster.store_url)
     finally:
+        WORKERS.clear()
         cluster.stop()
         out["load_after"] = os.getloadavg()
         shutil.rmtree(tmp, ignore_errors=True)

@@ -32,8 +32,18 @@ def plot(runs: list[dict[str, Any]], out: Path, title: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5), dpi=110)
+    failed = [r for r in runs if "error" in r]
+    if failed:
+        ax.plot(
+            [r["records_workers"] for r in failed],
+            [0] * len(failed),
+            "rX",
+            markersize=10,
+            label="failed: "
+            + ", ".join(f"{r['partitions']}p/{r['records_workers']}w" for r in failed),
+        )
     for n, parts in enumerate(sorted({r["partitions"] for r in runs})):
-        mine = [r for r in runs if r["partitions"] == parts]
+        mine = [r for r in runs if r["partitions"] == parts and "error" not in r]
         mine.sort(key=lambda r: int(r["records_workers"]))
         workers = [r["records_workers"] for r in mine]
         colour = f"C{n}"
@@ -88,25 +98,29 @@ def main() -> None:
     for parts in (int(p) for p in args.partitions.split(",")):
         for workers in (int(w) for w in args.workers.split(",")):
             started = time.time()
-            out = run(
-                Options(
-                    memories=args.memories,
-                    clients=args.clients,
-                    batch_size=args.batch_size,
-                    partitions=parts,
-                    records_workers=workers,
-                    phases=("batch",),
-                )
+            opt = Options(
+                memories=args.memories,
+                clients=args.clients,
+                batch_size=args.batch_size,
+                partitions=parts,
+                records_workers=workers,
+                phases=("batch",),
             )
+            try:
+                out = run(opt)
+            except AssertionError as e:  # a point that failed is a result too: kept, shown
+                out = {"partitions": parts, "records_workers": workers, "error": str(e)[:4000]}
+                print(f"{parts} partitions, {workers} workers: FAILED {str(e)[:300]}", flush=True)
+            else:
+                print(
+                    f"{parts} partitions, {workers} workers: "
+                    f"acked {out['batch_acked_per_s']:,.0f}/s, "
+                    f"projected {out['batch_projected_per_s']:,.0f}/s, "
+                    f"load {os.getloadavg()[0]:.1f}",
+                    flush=True,
+                )
             out["started"] = started
             runs.append(out)
-            print(
-                f"{parts} partitions, {workers} workers: "
-                f"acked {out['batch_acked_per_s']:,.0f}/s, "
-                f"projected {out['batch_projected_per_s']:,.0f}/s, "
-                f"load {os.getloadavg()[0]:.1f}",
-                flush=True,
-            )
             # After every point: a crash later keeps what was measured.
             args.json.write_text(json.dumps({"title": title, "runs": runs}, indent=2) + "\n")
     plot(runs, args.png, title)
