@@ -5,6 +5,7 @@ The views are in-process here; the log is the distributed one."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -86,3 +87,25 @@ def test_a_batch_over_scopes_lands_on_kafka_item_by_item(
     again = client.post(BATCH, json={"items": newest}).json()
     assert (again["written"], again["unchanged"]) == (0, 6), again
     assert [x["version"] for x in again["results"]] == [2, 1, 1, 1, 1, 1]
+
+
+def test_an_import_with_wait_is_readable_on_every_partition_it_touched(
+    kafka_client: tuple[TestClient, Container],
+) -> None:
+    """``wait=true`` waits for each partition's newest position, not for the highest
+    position (which says nothing about the other partitions)."""
+    client, _ = kafka_client
+    lines = [
+        json.dumps({"kind": "record", "record": memory(f"i{n}", f"team:i{n % 12}", f"Fact {n}.")})
+        for n in range(240)
+    ]
+    r = client.post(
+        "/v1/import?wait=true",
+        content="\n".join(lines) + "\n",
+        headers={"content-type": "application/x-ndjson"},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["written"] == 240
+    for n in range(240):
+        got = client.get(f"/v1/memories/i{n}")
+        assert got.status_code == 200, (n, got.text)

@@ -128,6 +128,9 @@ class ImportSession:
         self.format_version = 1
         self.report = ImportReport(batch_id=str(uuid.uuid4()))
         self._seen_content = False
+        # The newest position of every partition the import appended to: ``wait`` must
+        # reach each (on Kafka the report's highest position covers one partition only).
+        self._newest: list[int] = []
 
     def feed(self, lines: Sequence[tuple[int, Line]]) -> None:
         parsed: list[tuple[int, BundleLine]] = []
@@ -202,7 +205,8 @@ class ImportSession:
             (position,) = uow.append([self._imported(uow.header())])
         r.position = max(r.position, position)
         if wait:
-            self.service.wait_for(r.position)
+            for newest in self.service.units.newest([*self._newest, position]):
+                self.service.wait_for(newest)
         return r
 
     def _imported(self, header: EventHeader) -> MemoriesImported:
@@ -338,6 +342,7 @@ class ImportSession:
                     self._reject(number, _unexpected(number, e))
         if positions:
             self.report.position = max(self.report.position, max(positions))
+            self._newest = self.service.units.newest([*self._newest, *positions])
 
     def _reject(self, number: int, error: InvalidInput | Conflict) -> None:
         self.report.rejected += 1
