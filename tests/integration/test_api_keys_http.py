@@ -405,3 +405,25 @@ def test_every_route_is_known_to_the_door(container: Container) -> None:
                 path = r.path
                 found[(method, path)] = door_of(path.replace("{memory_id}", "m1"))
     assert found == DOORS
+
+
+def test_every_event_a_key_causes_records_the_key_as_its_actor(
+    client: TestClient, container: Container
+) -> None:
+    """``source_agent`` is what the agent claims; the event's actor is who it is."""
+    keys = container.services.keys
+    assert keys is not None
+    issued = keys.create(tenant="acme", role="writer", scopes=["*"], name="planner")
+    token = issued.token
+    write(client, token, "user:alice", "m1")
+    r = client.post(
+        "/v1/memories:batch", json={"items": [memory("team:x", id="m2")]}, headers=auth(token)
+    )
+    assert r.status_code == 200, r.text
+    assert client.delete("/v1/memories/m1", headers=auth(token)).status_code == 200
+    events = [e.event for e in container.log.read(after=0, limit=100)]
+    caused = [e for e in events if e.header.tenant == "acme"]
+    assert len(caused) >= 3
+    assert {e.header.actor for e in caused} == {f"key:{issued.key.key_id}"}
+    written = [e for e in caused if type(e).__name__ == "MemoryWritten"]
+    assert {e.record.source_agent for e in written} == {"agent-a"}  # the claim is kept

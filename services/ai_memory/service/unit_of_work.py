@@ -40,6 +40,8 @@ from ai_memory.core.heads import head_update
 from ai_memory.core.ports import Clock, EventLog
 from ai_memory.core.positions import newest_per_partition
 
+from .acting import authenticated_actor
+
 T = TypeVar("T")
 
 #: How often ``run`` decides again after losing a race for the same memory.
@@ -120,9 +122,14 @@ class UnitOfWork:
         return found
 
     def header(self, actor: str | None = None) -> EventHeader:
-        """A header for one new event: fresh id, this tenant, the clock's time."""
+        """A header for one new event: fresh id, this tenant, the clock's time, and as
+        actor the authenticated key if the request has one (``acting``), else the
+        caller's."""
         return EventHeader(
-            str(uuid.uuid4()), self.tenant, self._units.clock.now(), actor or self.actor
+            str(uuid.uuid4()),
+            self.tenant,
+            self._units.clock.now(),
+            authenticated_actor() or actor or self.actor,
         )
 
     def append(self, events: Sequence[DomainEvent]) -> list[int]:
@@ -216,7 +223,9 @@ class UnitsOfWork:
 
     def header(self, tenant: str, actor: str) -> EventHeader:
         """A header outside any unit (an event that decides nothing)."""
-        return EventHeader(str(uuid.uuid4()), tenant, self.clock.now(), actor)
+        return EventHeader(
+            str(uuid.uuid4()), tenant, self.clock.now(), authenticated_actor() or actor
+        )
 
     def newest(self, positions: Sequence[int]) -> list[int]:
         """The newest of ``positions`` per partition (one on the embedded log)."""

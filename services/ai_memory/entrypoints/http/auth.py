@@ -44,6 +44,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ai_memory.core.access import AccessPrincipal, Action
 from ai_memory.core.errors import AiMemoryError, Forbidden, Unauthenticated
 from ai_memory.core.record import DEFAULT_TENANT
+from ai_memory.service.acting import acting_as
 from ai_memory.service.keys import KeyService
 
 from . import problems
@@ -178,7 +179,9 @@ class KeyDoor:
             await refuse(error, scope, receive, send)
             return
         scope.setdefault("state", {})[_STATE_KEY] = principal
-        await self.app(scope, receive, send)
+        # Every event this request causes records the key as its actor (service.acting).
+        with acting_as(principal.actor):
+            await self.app(scope, receive, send)
 
 
 async def refuse(error: AiMemoryError, scope: Scope, receive: Receive, send: Send) -> None:
