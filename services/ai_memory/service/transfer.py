@@ -14,12 +14,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from ai_memory import __version__
+from ai_memory.core.access import Action
 from ai_memory.core.bundle import (
     BundleLine,
     header_line,
@@ -30,7 +31,7 @@ from ai_memory.core.bundle import (
     unknown_line_keys,
 )
 from ai_memory.core.decide import decide_delete, decide_write, with_created_at_from
-from ai_memory.core.errors import Conflict, Gone, InvalidInput
+from ai_memory.core.errors import Conflict, Forbidden, Gone, InvalidInput
 from ai_memory.core.events import DomainEvent, EventHeader, Head, MemoriesImported
 from ai_memory.core.record import MemoryState, parse_record, validate_id, validate_scope
 from ai_memory.core.timeparse import parse_timestamp
@@ -80,6 +81,10 @@ def export_lines(
     yield trailer_line(records=records, tombstones=tombstones, sha256=digest.hexdigest())
 
 
+#: (action, scope) → None, or ``Forbidden``: the caller's right to apply one line.
+Permit = Callable[[Action, str], None]
+
+
 @dataclass
 class ImportReport:
     received: int = 0
@@ -119,9 +124,18 @@ class ImportSession:
     """
 
     def __init__(
-        self, service: MemoryService, tenant: str, *, actor: str = "import", source: str = "ndjson"
+        self,
+        service: MemoryService,
+        tenant: str,
+        *,
+        actor: str = "import",
+        source: str = "ndjson",
+        permit: Permit | None = None,
     ) -> None:
         self.service = service
+        # The caller's right to write (or forget, for a tombstone) in a line's scope; a
+        # line it refuses is rejected on its own (403 code in the report), like a bad one.
+        self._permit = permit
         self.tenant = tenant
         self.actor = actor
         self.source = source
@@ -199,13 +213,19 @@ class ImportSession:
         for start in range(0, len(parsed), BATCH_LINES):
             self._apply(parsed[start : start + BATCH_LINES])
 
+    def newest_positions(self) -> list[int]:
+        """What a read-your-writes wait for this import must reach: the newest position
+        of every partition it appended to."""
+        return self.service.units.newest([*self._newest, self.report.position])
+
     def finish(self, *, wait: bool = False) -> ImportReport:
         r = self.report
         with self.service.units.begin(self.tenant, self.actor) as uow:
             (position,) = uow.append([self._imported(uow.header())])
         r.position = max(r.position, position)
+        self._newest = self.service.units.newest([*self._newest, position])
         if wait:
-            for newest in self.service.units.newest([*self._newest, position]):
+            for newest in self._newest:
                 self.service.wait_for(newest)
         return r
 
@@ -244,6 +264,9 @@ class ImportSession:
                 head = heads.get(memory_id)
                 try:
                     if line.kind == "tombstone":
+                        if self._permit is not None:  # the memory's own scope, if known
+                            line_scope = validate_scope(line.body["scope"], limits)
+                            self._permit("forget", head.scope if head else line_scope)
                         event = decide_delete(
                             memory_id,
                             validate_scope(line.body["scope"], limits),
@@ -265,6 +288,8 @@ class ImportSession:
                         continue
                     raw = line.body["record"]
                     record = parse_record({**raw, "id": memory_id}, now=now, limits=limits)
+                    if self._permit is not None:
+                        self._permit("write", record.scope)
                     record = with_created_at_from(
                         record, head, explicit=raw.get("created_at") is not None
                     )
@@ -279,7 +304,7 @@ class ImportSession:
                 except Gone:
                     self.report.skipped_tombstoned += 1
                     continue
-                except (InvalidInput, Conflict) as e:
+                except (InvalidInput, Conflict, Forbidden) as e:
                     self._reject(number, e)
                     continue
                 except Exception as e:  # e.g. a value no encoder accepts: this line only
@@ -344,7 +369,7 @@ class ImportSession:
             self.report.position = max(self.report.position, max(positions))
             self._newest = self.service.units.newest([*self._newest, *positions])
 
-    def _reject(self, number: int, error: InvalidInput | Conflict) -> None:
+    def _reject(self, number: int, error: InvalidInput | Conflict | Forbidden) -> None:
         self.report.rejected += 1
         if len(self.report.errors) < MAX_REPORTED_ERRORS:
             entry: dict[str, Any] = {
@@ -454,7 +479,13 @@ class TransferService:
         return export_lines(self.memory, tenant, scopes)
 
     def begin_import(
-        self, tenant: str, *, actor: str = "import", source: str = "ndjson"
+        self,
+        tenant: str,
+        *,
+        actor: str = "import",
+        source: str = "ndjson",
+        permit: Permit | None = None,
     ) -> ImportSession:
-        """A session to ``feed`` numbered lines in batches, then ``finish``."""
-        return ImportSession(self.memory, tenant, actor=actor, source=source)
+        """A session to ``feed`` numbered lines in batches, then ``finish``. ``permit``
+        (action, scope) raises ``Forbidden`` for a line the caller may not apply."""
+        return ImportSession(self.memory, tenant, actor=actor, source=source, permit=permit)

@@ -249,7 +249,13 @@ def create_app(services: Services) -> FastAPI:
         request: Request, wait: Wait = False, source: Source = "ndjson"
     ) -> dict[str, Any] | Response:
         edge.require_ndjson(request.headers.get("content-type"))
-        session = transfer.begin_import(tenant_of(request), source=source)
+        auth.require_role(request, "write")
+        session = transfer.begin_import(
+            tenant_of(request),
+            source=source,
+            # Each line is judged against the key's scopes (its tombstones as forgets).
+            permit=lambda action, scope: auth.require(request, action, scope),
+        )
         batch: list[tuple[int, Line]] = []
         try:
             async for number, text in numbered_lines(request.stream(), settings.max_line_bytes):
@@ -279,8 +285,9 @@ def create_app(services: Services) -> FastAPI:
         if batch:
             await run_in_threadpool(session.feed, batch)
         report = await run_in_threadpool(session.finish)
-        if wait:
-            await service.wait_for_async(report.position)
+        if wait:  # every partition the import touched, not only the highest position
+            for position in session.newest_positions():
+                await service.wait_for_async(position)
         return report.to_json()
 
     app.include_router(batch_routes.router(service, tenant_of))

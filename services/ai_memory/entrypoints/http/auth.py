@@ -23,9 +23,11 @@ Where each request is checked:
   scopes, and a search or export looks only in scopes the key may read; a governor run
   needs an admin key; MCP and A2A pass the principal to the agent tools, which check
   each call the same way;
-* every other route (import) does
-  not check scopes yet, so until it does **only an admin key** (every scope of its
-  tenant) may use it — never a narrower key.
+* an import judges each line against the key's scopes (a record line as a write, a
+  tombstone as a forget in the memory's own scope); a refused line is rejected in the
+  report (``scope_forbidden``) and the others land;
+* every other route needs an admin key: a new route is refused to narrower keys until it
+  checks scopes (``test_every_route_is_known_to_the_door``).
 
 The key's tenant replaces ``default`` for every route (``tenant_of``), so a key of one
 tenant never reads, searches or forgets another tenant's memory.
@@ -67,7 +69,7 @@ ANY_KEY_PATHS = frozenset(
 OPERATOR_PATHS = frozenset({"/metrics"})
 # The routes that check the key's scopes themselves (app.py); any other needs an admin.
 _SCOPE_CHECKED = re.compile(
-    r"^/v1/(memories(/search|:batch)?|memories/[^/]+(/lineage)?|export|notes|interactions"
+    r"^/v1/(memories(/search|:batch)?|memories/[^/]+(/lineage)?|export|import|notes|interactions"
     r"|persona|episodes|governance/run)$"
 )
 _STATE_KEY = "principal"
