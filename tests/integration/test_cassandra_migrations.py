@@ -42,7 +42,8 @@ def test_migrate_applies_once_and_records_versions(url: str) -> None:
                 (session.keyspace,),
             )
         }
-        assert {"records", "records_by_scope", "tombstones", "heads"} <= tables
+        assert {"records", "records_by_scope", "tombstones", "api_keys"} <= tables
+        assert "heads" not in tables  # 0004: versions are decided by the partition writers
     finally:
         session.close()
 
