@@ -183,3 +183,27 @@ def test_an_outage_before_anything_was_read_is_unavailable(
     store.down = True
     with pytest.raises(Unavailable):
         KeyService(store, clock).required()
+
+
+def test_the_cached_paths_answer_like_the_full_ones(keys: KeyService, clock: FixedClock) -> None:
+    """What the door asks on the event loop: the same answers, or None for "read the
+    store" — never a different decision."""
+    assert keys.required_if_known() is None  # never read
+    assert keys.required() is False
+    assert keys.required_if_known() is False
+    issued = keys.create(tenant="acme", role="reader", scopes=["*"], name="x")
+    clock.advance(5)
+    assert keys.required_if_known() is None  # "no keys" is re-read after the TTL
+    assert keys.required() is True
+    assert keys.required_if_known() is True  # once required, always
+    assert keys.authenticate_if_cached(issued.token) is None  # not cached yet
+    keys.authenticate(issued.token)
+    cached = keys.authenticate_if_cached(issued.token)
+    assert cached is not None and cached.key_id == issued.key.key_id
+    wrong = issued.token[:-4] + ("aaaa" if not issued.token.endswith("aaaa") else "bbbb")
+    with pytest.raises(Unauthenticated):
+        keys.authenticate_if_cached(wrong)
+    with pytest.raises(Unauthenticated):
+        keys.authenticate_if_cached(None)
+    clock.advance(5)
+    assert keys.authenticate_if_cached(issued.token) is None  # aged out: read again

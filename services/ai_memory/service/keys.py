@@ -121,6 +121,36 @@ class KeyService:
         return info
 
     # --- the door ------------------------------------------------------------------
+    def required_if_known(self) -> bool | None:
+        """``required`` when it needs no store read (None: it does). The door calls this
+        on the event loop first, so most requests skip a worker-thread hop."""
+        now = self._clock.now()
+        with self._lock:
+            known = self._required
+            if known is not None and (known[0] or now - known[1] < self._ttl):
+                return known[0]
+        return None
+
+    def authenticate_if_cached(self, bearer: str | None) -> AccessPrincipal | None:
+        """``authenticate`` when the key's store entry is cached and fresh (None: the
+        store must be read — call ``authenticate`` off the loop). Refusals are raised as
+        by ``authenticate``; the secret check is one SHA-256, fine on the loop."""
+        if not bearer or not bearer.strip():
+            return self.authenticate(bearer)  # raises: nothing to look up
+        parsed = parse_key(bearer.strip())
+        if parsed is None:
+            return self.authenticate(bearer)  # raises, without a store read
+        now = self._clock.now()
+        with self._lock:
+            hit = self._cache.get(parsed.key_id)
+            fresh = hit is not None and timedelta(0) <= now - hit[1] < self._ttl
+        if not fresh or hit is None:
+            return None
+        principal = check_key(hit[0], parsed, now)
+        if principal is None:
+            raise Unauthenticated("the API key is not valid (unknown, revoked or expired)")
+        return principal
+
     def required(self) -> bool:
         """Whether requests need a key (see the module docstring)."""
         now = self._clock.now()

@@ -167,7 +167,14 @@ class KeyDoor:
             await self.app(scope, receive, send)
             return
         path = scope.get("path", "")
-        if path in OPEN_PATHS or not await run_in_threadpool(keys.required):
+        if path in OPEN_PATHS:
+            await self.app(scope, receive, send)
+            return
+        # Cached answers on the loop; a worker thread only when the store must be read.
+        required = keys.required_if_known()
+        if required is None:
+            required = await run_in_threadpool(keys.required)
+        if not required:
             await self.app(scope, receive, send)
             return
         if scope["type"] == "websocket":
@@ -175,7 +182,9 @@ class KeyDoor:
             return
         token = bearer_token(Headers(scope=scope).get("authorization"))
         try:
-            principal = await run_in_threadpool(keys.authenticate, token)
+            principal = keys.authenticate_if_cached(token)
+            if principal is None:
+                principal = await run_in_threadpool(keys.authenticate, token)
             gate(principal, path)
         except AiMemoryError as error:
             await refuse(error, scope, receive, send)
