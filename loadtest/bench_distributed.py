@@ -158,10 +158,11 @@ class CpuWindow:
 
 
 class LagProbe(threading.Thread):
-    """While the load runs: write one memory carrying a unique token, poll keyword search
-    until it is found, wait ``pause`` s, again. Records the time from the write's
-    acknowledgement to the first search that finds it (``after_ack``) and from sending
-    the write (``total``)."""
+    """While the load runs: write one memory carrying a unique token, search for it by
+    keyword with ``min_position`` (the gateway answers once every projection passed the
+    write) and poll if that missed, wait ``pause`` s, again. Records the time from the
+    write's acknowledgement to the first search that finds it (``after_ack``) and from
+    sending the write (``total``)."""
 
     def __init__(self, url: str, tag: str, pause: float = 0.1) -> None:
         super().__init__(daemon=True)
@@ -171,6 +172,7 @@ class LagProbe(threading.Thread):
         self.after_ack: list[float] = []
         self.total: list[float] = []
         self.errors: list[str] = []
+        self.misses = 0  # searches that did not find a probe its wait said was projected
         self.halt = threading.Event()
 
     def run(self) -> None:
@@ -198,13 +200,20 @@ class LagProbe(threading.Thread):
             "source_agent": "bench",
         }
         sent = time.perf_counter()
-        http.put(f"/v1/memories/probe-{self.tag}-{n}", json=body).raise_for_status()
+        r = http.put(f"/v1/memories/probe-{self.tag}-{n}", json=body)
+        r.raise_for_status()
         acked = time.perf_counter()
         query = {"query": token, "mode": "keyword", "scope": scope, "top_k": 1}
-        while not http.post("/v1/memories/search", json=query).json()["results"]:
+        # The first search waits on the server (min_position) until the projections passed
+        # the write: one request per probe instead of polling, so the probe is no load
+        # of its own. Plain polling after it, in case the search still misses it.
+        url = f"/v1/memories/search?min_position={r.json()['position']}"
+        while not http.post(url, json=query).json().get("results"):
             if time.perf_counter() - acked > 60:
                 raise TimeoutError(f"{token} not searchable after 60 s")
-            time.sleep(0.01)  # 10 ms: the probe must not become load itself
+            self.misses += 1
+            url = "/v1/memories/search"
+            time.sleep(0.02)
         return sent, acked, time.perf_counter()
 
     def stop(self) -> None:
@@ -218,6 +227,7 @@ def lag_stats(prefix: str, probe: LagProbe) -> dict[str, float]:
     return {
         f"{prefix}_lag_samples": len(probe.after_ack),
         f"{prefix}_lag_errors": len(probe.errors),
+        f"{prefix}_lag_search_misses": probe.misses,
         f"{prefix}_lag_after_ack_p50_ms": percentile(probe.after_ack, 0.5) * 1000,
         f"{prefix}_lag_after_ack_p95_ms": percentile(probe.after_ack, 0.95) * 1000,
         f"{prefix}_lag_from_send_p50_ms": percentile(probe.total, 0.5) * 1000,
