@@ -16,15 +16,21 @@ of ``--partitions`` partitions and a fresh keyspace, then measures, phase by pha
 * ``batch`` — ``POST /v1/memories:batch`` of ``--batch-size`` items from ``--clients``
   clients: acknowledged rate, fully projected rate (every projection's checkpoint of every
   partition at or past the highest acknowledged position of that partition) and request
-  latency, with a probe measuring write→searchable lag during the load;
+  latency, with a probe measuring write→searchable lag during the load (a write, then a
+  keyword search with ``min_position``) and the writers' transactions and events per
+  transaction (``/healthz``);
 * ``put`` — single ``PUT /v1/memories/{id}`` from ``--put-clients`` clients: acknowledged
   rate, p50/p95/p99 latency, fully projected rate, and the probe again;
 * ``replay`` — the records projection rebuilt from offset 0 into a fresh keyspace.
 
-For every loaded phase the CPU used by each process (gateway, workers, Kafka, Cassandra,
-this process, the rest of the box) is read from ``/proc``, in cores, so a miss can be put
-on what saturates. ``--py-spy FILE`` records the gateway with py-spy during the batch
-phase (collapsed stacks), when py-spy is installed.
+Measuring starts once the records workers' consumer group has settled (a rebalance is
+start-up, not throughput); a worker that exits fails the run at once. For every loaded
+phase the CPU used by each process (gateway, workers, Kafka and Cassandra from the pid
+files of ``servers.sh``'s run directory, ``AIMEM_LOCAL_RUN``; this process; the rest of
+the box) is read from ``/proc``, in cores, so a miss can be put on what saturates. Servers
+on other ports: ``AIMEM_KAFKA_PORT`` / ``AIMEM_CASSANDRA_PORT``. ``--py-spy FILE``
+records the gateway with py-spy during the batch phase (collapsed stacks) when py-spy is
+installed, and summarises the profile into the results.
 """
 
 from __future__ import annotations
