@@ -238,3 +238,49 @@ def test_partitions_not_resumed_by_this_worker_are_not_guarded(dlq: SqliteDeadLe
     sink.checkpoints[0] = pack(0, 9)  # another worker's progress; nothing was held here
     run(ProjectorWorker(sink, SERIALIZER, dlq, backoff=FAST), [message(0, 10, "a")])
     assert sink.checkpoint(0) == pack(0, 10)
+
+
+class RevokingConsumer:
+    """aiokafka's consumer after a rebalance revoked partition 1 mid-batch: asking about a
+    partition it no longer holds fails an assertion."""
+
+    def __init__(self) -> None:
+        from aiokafka import TopicPartition
+
+        self.held = {TopicPartition("t", 0)}
+        self.committed: dict[object, int] = {}
+
+    def assignment(self) -> set[object]:
+        return set(self.held)
+
+    def highwater(self, tp: object) -> int:
+        assert tp in self.held, "Partition is not assigned"
+        return 10
+
+    async def commit(self, offsets: dict[object, int]) -> None:
+        assert set(offsets) <= self.held, "Partition is not assigned"
+        self.committed.update(offsets)
+
+
+def test_a_partition_revoked_during_a_batch_does_not_kill_the_worker(
+    dlq: SqliteDeadLetters,
+) -> None:
+    from types import SimpleNamespace
+
+    from aiokafka import TopicPartition
+
+    from ai_memory.adapters.kafka.config import KafkaLogConfig
+    from ai_memory.projector.kafka_worker import ProjectorApp
+
+    worker = ProjectorWorker(RecordingSink(), SERIALIZER, dlq, backoff=FAST)
+    app = ProjectorApp("records", KafkaLogConfig("127.0.0.1:9", "t"), worker)
+    consumer = RevokingConsumer()
+    app._consumer = consumer  # type: ignore[assignment]
+    batch = {
+        TopicPartition("t", 0): [SimpleNamespace(offset=4)],
+        TopicPartition("t", 1): [SimpleNamespace(offset=7)],
+    }
+    app._report_lag(batch)  # before the fix: AssertionError, the worker died
+    asyncio.run(app._commit(batch))
+    assert consumer.committed == {TopicPartition("t", 0): 5}
+    worker.executor.shutdown(wait=True)

@@ -367,7 +367,13 @@ class ProjectorApp:
             )
 
     def _report_lag(self, batch: dict[Any, list[Any]]) -> None:
+        # A rebalance may have revoked a partition of the batch while it was applied;
+        # asking its high watermark then fails an assertion in aiokafka and kills the
+        # worker (and, each crash being a rebalance, its peers).
+        assigned = self.consumer.assignment()
         for tp, records in batch.items():
+            if tp not in assigned:
+                continue
             highwater = self.consumer.highwater(tp)
             if records and highwater is not None:
                 lag = max(0, highwater - records[-1].offset - 1)
@@ -379,7 +385,14 @@ class ProjectorApp:
         if now < self._next_commit:
             return
         self._next_commit = now + 1.0
-        offsets = {tp: records[-1].offset + 1 for tp, records in batch.items() if records}
+        assigned = self.consumer.assignment()
+        offsets = {
+            tp: records[-1].offset + 1
+            for tp, records in batch.items()
+            if records and tp in assigned
+        }
+        if not offsets:
+            return
         try:
             await self.consumer.commit(offsets)
         except KafkaError as e:  # a rebalance in progress: harmless, never read back
