@@ -105,6 +105,8 @@ class Settings(BaseSettings):
     peer_url: str = ""
     # a shared secret every gateway presents to the others' peer listeners
     peer_token: str = ""
+    # serve without API keys on an address beyond loopback (development only)
+    insecure_open: bool = False
 
     @field_validator("govern_tenants", "llm_roles", "allowed_hosts", "cors_origins", mode="before")
     @classmethod
@@ -184,6 +186,7 @@ VARIABLES = (
     "AIMEM_PEER_LISTEN",
     "AIMEM_PEER_URL",
     "AIMEM_PEER_TOKEN",
+    "AIMEM_INSECURE_OPEN",
 )
 
 

@@ -436,7 +436,9 @@ def test_compose_app_services_run_the_right_command() -> None:
     from ai_memory.bootstrap import PROJECTIONS
 
     assert set(PROJECTORS.values()) == set(PROJECTIONS), "one worker per projection"
-    assert full_command("gateway") == ["ai-memory", "serve"]
+    # A development stack: open mode opted into explicitly, on the host's loopback only.
+    assert full_command("gateway") == ["ai-memory", "serve", "--insecure-open"]
+    assert services()["gateway"]["ports"] == ["127.0.0.1:8080:8080"]
     for name, projection in PROJECTORS.items():
         assert full_command(name) == ["ai-memory", "project", "--projection", projection]
 

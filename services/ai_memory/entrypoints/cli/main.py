@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import BaseModel, ValidationError
@@ -23,6 +23,9 @@ from rich.console import Console
 from ai_memory.entrypoints.cli.launcher import explain, missing_extra
 from ai_memory.entrypoints.cli.transfer_cmds import api_key, export_cmd, import_cmd
 from ai_memory.sdk import ApiError, MemoryClient, MemoryIn
+
+if TYPE_CHECKING:
+    from ai_memory.service.keys import KeyService
 
 app = typer.Typer(
     add_completion=False,
@@ -96,11 +99,43 @@ def emit(answer: BaseModel) -> None:
     typer.echo(json.dumps(body, ensure_ascii=False, indent=2))
 
 
+def open_bind_refusal(keys: KeyService | None, host: str, insecure_open: bool) -> str | None:
+    """Why ``serve`` must not start, or None. With no API key the server is in open
+    development mode — every caller is tenant ``default`` with every right — which is
+    only safe where nobody else can connect."""
+    if insecure_open or _loopback(host) or (keys is not None and keys.required()):
+        return None
+    return (
+        f"refusing to serve on {host!r} without API keys: in open development mode anyone "
+        "who reaches the port can read, search and forget every memory. Create a key first "
+        "(ai-memory keys create --tenant <t> --role admin --scopes '*' --name ops), bind "
+        "127.0.0.1, or pass --insecure-open (AIMEM_INSECURE_OPEN=true) for development."
+    )
+
+
+def _loopback(host: str) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
 @app.command()
 def serve(
     host: Annotated[str | None, typer.Option(envvar="AIMEM_HOST")] = None,
     port: Annotated[int | None, typer.Option(envvar="AIMEM_PORT")] = None,
     data_dir: Annotated[Path | None, typer.Option(envvar="AIMEM_DATA_DIR")] = None,
+    insecure_open: Annotated[
+        bool,
+        typer.Option(
+            "--insecure-open",
+            envvar="AIMEM_INSECURE_OPEN",
+            help="Serve beyond loopback with no API key (anyone who reaches the port can "
+            "read and forget everything). Development only.",
+        ),
+    ] = False,
 ) -> None:
     """Run the HTTP server with the embedded log, record store and index."""
     import uvicorn
@@ -118,12 +153,18 @@ def serve(
     except SettingsError as e:
         err.print(f"[red]{e}[/red]")
         raise typer.Exit(2) from None
+    bind = host or settings.host
     container = build(settings)
+    refusal = open_bind_refusal(container.services.keys, bind, insecure_open)
+    if refusal is not None:
+        container.close()
+        err.print(f"[red]{refusal}[/red]")
+        raise typer.Exit(2)
     container.start(governor=True)
     try:
         uvicorn.run(
             create_app(container.services),
-            host=host or settings.host,
+            host=bind,
             port=port or settings.port,
             log_level="info",
             # Slow clients cannot hold connections: headers within header_timeout (the
