@@ -285,3 +285,13 @@ def test_readme_two_agents_scenario(memory: MemoryClient) -> None:
     from ai_memory.sdk import estimate_tokens
 
     assert 0 < estimate_tokens(tight) <= 40
+
+
+def test_ids_with_percent_escapes_read_back(memory: MemoryClient) -> None:
+    """Over real HTTP (uvicorn) a path is decoded once: an id spelling "%00" or "%2F" is
+    that text, never a NUL or a slash."""
+    for memory_id in ("m-abc%00", "m-%2F-slash", "m-100%25"):
+        memory.write(
+            f"A memory whose id is {memory_id}.", scope="user:pct", source_agent="t", id=memory_id
+        )
+        assert memory.get(memory_id).id == memory_id

@@ -6,12 +6,13 @@ value can be sent back."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 
 from ai_memory.bootstrap import Container
 from ai_memory.core.keywords import query_terms, sparse_terms
@@ -51,6 +52,10 @@ def post(client: TestClient, body: dict[str, Any]) -> Any:
 
 
 def check_round_trip(client: TestClient, now: datetime, written: dict[str, Any]) -> None:
+    # Starlette's TestClient decodes a request path twice ("%2500" reaches the app as a
+    # NUL), which uvicorn does not; ids with percent escapes are read back over real HTTP
+    # in tests/integration/test_sdk.py::test_ids_with_percent_escapes_read_back.
+    assume(not re.search(r"%[0-9A-Fa-f]{2}", written["id"]))
     got = client.get(f"/v1/memories/{quote(written['id'], safe='')}")
     assert got.status_code == 200, got.text
     stored = got.json()
