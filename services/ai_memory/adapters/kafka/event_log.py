@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import ipaddress
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from aiokafka.partitioner import murmur2
 
 from ai_memory.core.errors import InvalidInput, PermanentError, Unavailable
 from ai_memory.core.events import DomainEvent, Head, LoggedEvent
+from ai_memory.core.hosts import is_loopback
 from ai_memory.core.ports import EventSerializer
 from ai_memory.core.positions import offset_of, pack, partition_of
 from ai_memory.serialization import UndecodableEvent
@@ -80,13 +80,6 @@ class WriterConfig:
     # the group to learn the owners and forwards everything; it owns no partition, so it
     # neither needs a reachable peer port nor moves partitions when it comes and goes.
     owns_partitions: bool = True
-
-
-def _loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return host == "localhost"
 
 
 class KafkaEventLog:
@@ -188,7 +181,7 @@ class KafkaEventLog:
         self.advertised = ""
         if w.owns_partitions:
             host, _, port = w.listen.rpartition(":")
-            if not w.token and not _loopback(host or "127.0.0.1"):
+            if not w.token and not is_loopback(host or "127.0.0.1"):
                 # A peer's append is trusted (it was validated by the gateway that took the
                 # request), so an open peer port would let anyone on the network write.
                 raise InvalidInput(

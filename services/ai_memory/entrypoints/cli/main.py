@@ -20,6 +20,7 @@ import typer
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
+from ai_memory.core.hosts import is_loopback
 from ai_memory.entrypoints.cli.launcher import explain, missing_extra
 from ai_memory.entrypoints.cli.transfer_cmds import api_key, export_cmd, import_cmd
 from ai_memory.sdk import ApiError, MemoryClient, MemoryIn
@@ -103,7 +104,7 @@ def open_bind_refusal(keys: KeyService | None, host: str, insecure_open: bool) -
     """Why ``serve`` must not start, or None. With no API key the server is in open
     development mode — every caller is tenant ``default`` with every right — which is
     only safe where nobody else can connect."""
-    if insecure_open or _loopback(host) or (keys is not None and keys.required()):
+    if insecure_open or is_loopback(host) or (keys is not None and keys.required()):
         return None
     return (
         f"refusing to serve on {host!r} without API keys: in open development mode anyone "
@@ -111,15 +112,6 @@ def open_bind_refusal(keys: KeyService | None, host: str, insecure_open: bool) -
         "(ai-memory keys create --tenant <t> --role admin --scopes '*' --name ops), bind "
         "127.0.0.1, or pass --insecure-open (AIMEM_INSECURE_OPEN=true) for development."
     )
-
-
-def _loopback(host: str) -> bool:
-    import ipaddress
-
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return host == "localhost"
 
 
 @app.command()
