@@ -292,6 +292,10 @@ def test_ids_with_percent_escapes_read_back(memory: MemoryClient) -> None:
     that text, never a NUL or a slash."""
     for memory_id in ("m-abc%00", "m-%2F-slash", "m-100%25"):
         memory.write(
-            f"A memory whose id is {memory_id}.", scope="user:pct", source_agent="t", id=memory_id
+            f"A memory whose id is {memory_id}.",
+            scope="user:pct",
+            source_agent="t",
+            id=memory_id,
+            wait=True,
         )
         assert memory.get(memory_id).id == memory_id
