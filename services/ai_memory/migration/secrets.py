@@ -1,8 +1,11 @@
 """Find and redact secrets and personal data in memory text.
 
-Kinds: ``api_key`` (provider key formats, bearer tokens, JWTs, ``password=...`` style
-assignments, private-key blocks), ``private_ip`` (RFC 1918 addresses), ``email``,
-``phone`` (E.164 ``+…``, mainland-China mobiles, North-American ``(555) 123-4567``).
+Secrets are what the service refuses or redacts on every write path: the one detector
+``ai_memory.core.secrets`` finds them, with its kinds (``aws_key``, ``github_token``,
+``connection_string``, ``credential``, …). Personal data is this module's own: a
+migration doctor reports it, the service stores it (it is not a credential):
+``private_ip`` (RFC 1918 addresses), ``email``, ``phone`` (E.164 ``+…``, mainland-China
+mobiles, North-American ``(555) 123-4567``).
 
 Patterns are anchored on shape, not on words, and phone numbers need separators or a
 country prefix (bare digit runs are more often ids or timestamps), so ordinary prose,
@@ -16,41 +19,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-KINDS = ("api_key", "private_ip", "email", "phone")
+from ai_memory.core.secrets import SECRET_KINDS, find_secrets
+
+PERSONAL_KINDS = ("private_ip", "email", "phone")
+KINDS = (*SECRET_KINDS, *PERSONAL_KINDS)
 
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "api_key",
-        re.compile(
-            r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"
-        ),
-    ),
-    (
-        "api_key",
-        re.compile(
-            r"(?<![\w-])(?:"
-            r"sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{20,}"
-            r"|(?:AKIA|ASIA)[0-9A-Z]{16}"
-            r"|gh[pousr]_[A-Za-z0-9]{36,}"
-            r"|github_pat_[A-Za-z0-9_]{40,}"
-            r"|xox[abposr]-[A-Za-z0-9-]{10,}"
-            r"|AIza[0-9A-Za-z_-]{35}"
-            r"|glpat-[A-Za-z0-9_-]{20,}"
-            r"|(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"
-            r"|hf_[A-Za-z0-9]{30,}"
-            r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
-            r")"
-        ),
-    ),
-    ("api_key", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*")),
-    (
-        "api_key",
-        re.compile(
-            r"(?i)\b(?:api[_-]?key|apikey|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token"
-            r"|token|password|passwd|pwd|client[_-]?secret)\b\s*[:=]\s*[\"']?[^\s\"',;]{8,}"
-        ),
-    ),
     (
         "private_ip",
         re.compile(
@@ -89,9 +64,10 @@ class Finding:
 
 
 def scan(text: str) -> list[Finding]:
-    """Every finding in ``text``, in order, without overlaps (first pattern wins)."""
-    found: list[Finding] = []
-    taken: list[tuple[int, int]] = []
+    """Every finding in ``text``, in order, without overlaps (secrets first, then the
+    first personal-data pattern wins)."""
+    found = [Finding(f.kind, f.start, f.end, text[f.start : f.end]) for f in find_secrets(text)]
+    taken = [(f.start, f.end) for f in found]
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(text):
             start, end = m.span()

@@ -39,7 +39,7 @@ def test_report(tmp_path: Path) -> None:
     assert report.outcome.unimported["system_log"] == 1
     assert report.outcome.unimported["duplicate"] == 1
     assert report.outcome.unimported["rejected"] == 2  # future, before 1990
-    assert dict(report.secrets) == {"email": 1, "api_key": 1, "private_ip": 1}
+    assert dict(report.secrets) == {"email": 1, "openai_key": 1, "private_ip": 1}
     assert report.secret_examples["email"] == ["dump.jsonl:4: d***@e***.com"]
     assert report.context_refs == 2
     counts = report.timestamps

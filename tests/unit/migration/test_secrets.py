@@ -1,4 +1,5 @@
-"""Secrets and personal data: each kind found and masked; ordinary prose left alone."""
+"""Secrets (the service's one detector) and personal data: each kind found and masked;
+ordinary prose left alone."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from ai_memory.migration.secrets import mask, redact, scan
 @pytest.mark.parametrize(
     ("text", "kind", "masked"),
     [
-        ("key sk-proj-abcdefghijklmnopqrstuvwxyz0123 here", "api_key", "sk-p…23 (38 chars)"),
-        ("aws AKIAIOSFODNN7EXAMPLE", "api_key", "AKIA…LE (20 chars)"),
-        ("token ghp_" + "a" * 36, "api_key", "ghp_…aa (40 chars)"),
-        ("Authorization: Bearer abcdefghijklmnop1234", "api_key", "Bear…34 (27 chars)"),
-        ("db password=hunter22xyz", "api_key", "pass…yz (20 chars)"),
+        ("key sk-proj-abcdefghijklmnopqrstuvwxyz0123 here", "openai_key", "sk-p…23 (38 chars)"),
+        ("aws AKIAIOSFODNN7EXAMPLE", "aws_key", "AKIA…LE (20 chars)"),
+        ("token ghp_" + "a" * 36, "github_token", "ghp_…aa (40 chars)"),
+        ("Authorization: Bearer abcdefghijklmnop1234", "bearer_token", "abcd…34 (20 chars)"),
+        ("db password=hunter22xyz", "credential", "hunt…yz (11 chars)"),
         ("the db is at 192.168.1.20 now", "private_ip", "192.168.x.x"),
         ("proxy 10.0.12.7:3128", "private_ip", "10.0.x.x"),
         ("host 172.16.0.5", "private_ip", "172.16.x.x"),
@@ -52,9 +53,9 @@ def test_ordinary_prose_has_no_findings(text: str) -> None:
 def test_redact_replaces_every_finding_and_keeps_the_rest() -> None:
     text = "Bob (bob@corp.io, 13812345678) uses key sk-abcdefghijklmnopqrstuvwx on 10.1.2.3."
     redacted, findings = redact(text)
-    assert [f.kind for f in findings] == ["email", "phone", "api_key", "private_ip"]
+    assert [f.kind for f in findings] == ["email", "phone", "openai_key", "private_ip"]
     assert redacted == (
-        "Bob ([REDACTED:email], [REDACTED:phone]) uses key [REDACTED:api_key] "
+        "Bob ([REDACTED:email], [REDACTED:phone]) uses key [REDACTED:openai_key] "
         "on [REDACTED:private_ip]."
     )
     assert redact("nothing here") == ("nothing here", [])
@@ -63,5 +64,5 @@ def test_redact_replaces_every_finding_and_keeps_the_rest() -> None:
 def test_private_key_block_is_one_finding() -> None:
     text = "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY----- done"
     (finding,) = scan(text)
-    assert finding.kind == "api_key"
+    assert finding.kind == "private_key"
     assert text[finding.end :] == " done"

@@ -1,0 +1,228 @@
+"""Credentials in text: one detector for every write path, the migration doctor too.
+
+Pure (no I/O). ``find_secrets(text)`` returns non-overlapping ``Finding``s, each a
+``kind`` and the span ``text[start:end]`` that is the credential itself — only the
+secret part, so ``redact`` keeps the context readable (``password=[REDACTED:credential]``,
+``postgres://app:[REDACTED:connection_string]@db/prod``).
+
+Kinds: ``private_key`` (PEM blocks), ``aws_key`` (AKIA/ASIA), ``github_token``
+(ghp_/gho_/ghu_/ghs_/ghr_/github_pat_), ``gitlab_token`` (glpat-), ``huggingface_token``
+(hf_), ``anthropic_key`` (sk-ant-), ``openai_key`` (sk-, sk-proj-), ``stripe_key``
+(sk_/rk_ live or test; publishable ``pk_`` keys are meant to be public and are not
+secrets), ``slack_token`` (xox?-), ``google_api_key`` (AIza), ``jwt``, ``bearer_token``,
+``basic_auth``, ``connection_string`` (a password inside a URL, any scheme: postgres,
+mysql, mongodb+srv, redis, amqp, …) and ``credential`` (``password=…``, ``api_key: …``,
+``Password=…;`` in JDBC/ADO strings).
+
+Patterns are anchored on shape, not on words, so prose that mentions a credential ("the
+sk- prefix", "Bearer of bad news", "the password policy") is not one; generic prefixes
+(``sk-``, ``Bearer``) also need a value that looks machine-made. Placeholders
+(``<token>``, ``${TOKEN}``, ``xxxx``, ``changeme``, an earlier ``[REDACTED:…]``) are not
+secrets, so redacted text stays clean when scanned again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+SECRET_KINDS = (
+    "private_key",
+    "aws_key",
+    "github_token",
+    "gitlab_token",
+    "huggingface_token",
+    "anthropic_key",
+    "openai_key",
+    "stripe_key",
+    "slack_token",
+    "google_api_key",
+    "jwt",
+    "bearer_token",
+    "basic_auth",
+    "connection_string",
+    "credential",
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One credential at ``text[start:end]`` (the value is never kept here, so a finding
+    can be logged or reported without leaking what it found)."""
+
+    kind: str
+    start: int
+    end: int
+
+
+_NOT_TOKEN_BEFORE = r"(?<![A-Za-z0-9_-])"
+_NOT_TOKEN_AFTER = r"(?![A-Za-z0-9_-])"
+
+# (kind, pattern, the secret is group ``v`` (else the whole match), check or None). The
+# check sees group ``v`` when the pattern has one. Order matters: the first pattern to
+# claim a span wins, so specific shapes come first and the generic ones last.
+_Check = Callable[[str], bool] | None
+
+
+def _looks_random(value: str) -> bool:
+    """Machine-made, not a word or a kebab-case slug: has a digit or mixed case."""
+    has_upper = any(c.isupper() for c in value)
+    has_lower = any(c.islower() for c in value)
+    return any(c.isdigit() for c in value) or (has_upper and has_lower)
+
+
+_SLUG = re.compile(r"[a-z]+(?:-[a-z]+)+")
+_PLACEHOLDER = re.compile(
+    r"^(?:[<{$%*\[(]|x{3,}|X{3,}|\.{3}|…|null$|none$|nil$|true$|false$|redacted"
+    r"|changeme|change_me|example|your[_-]|my[_-]?(?:password|token|secret|key)$"
+    r"|password$|passwd$|pass$|pwd$|secret$|token$)",
+    re.IGNORECASE,
+)
+# What a credential's name looks like in an assignment (``db_password``, ``OPENAI_API_KEY``).
+_NAME = (
+    r"(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|token|access[_-]?token"
+    r"|auth[_-]?token|refresh[_-]?token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key"
+    r"|private[_-]?key)"
+)
+_NAME_ONLY = re.compile(rf"(?i)^(?:[A-Za-z0-9]+[_-])*{_NAME}$")
+_MACHINE_MADE = re.compile(r"[0-9_\-+/=@#!$%^&*]")
+
+
+def _real_value(value: str) -> bool:
+    return not _PLACEHOLDER.match(value)
+
+
+def _colon_value(value: str) -> bool:
+    """``name: value`` is also prose ("password: always rotate it"): only a value that
+    looks machine-made (a digit or a symbol) is a credential."""
+    return len(value) >= 6 and bool(_MACHINE_MADE.search(value)) and _real_value(value)
+
+
+_PATTERNS: tuple[tuple[str, re.Pattern[str], bool, _Check], ...] = (
+    (
+        "private_key",
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+            r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
+        ),
+        False,
+        None,
+    ),
+    ("jwt", re.compile(r"\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,}"), False, None),
+    (
+        "aws_key",
+        re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])"),
+        False,
+        None,
+    ),
+    (
+        "github_token",
+        re.compile(rf"{_NOT_TOKEN_BEFORE}(?:gh[pousr]_[A-Za-z0-9]{{30,}}|github_pat_\w{{30,}})"),
+        False,
+        None,
+    ),
+    ("gitlab_token", re.compile(rf"{_NOT_TOKEN_BEFORE}glpat-[A-Za-z0-9_-]{{20,}}"), False, None),
+    ("huggingface_token", re.compile(rf"{_NOT_TOKEN_BEFORE}hf_[A-Za-z0-9]{{30,}}"), False, None),
+    ("anthropic_key", re.compile(rf"{_NOT_TOKEN_BEFORE}sk-ant-[A-Za-z0-9_-]{{20,}}"), False, None),
+    (
+        "openai_key",
+        re.compile(rf"{_NOT_TOKEN_BEFORE}sk-(?:proj-|svcacct-|admin-)?(?P<v>[A-Za-z0-9_-]{{20,}})"),
+        False,
+        lambda v: not _SLUG.fullmatch(v),  # "sk-this-is-a-kebab-case-slug" is not a key
+    ),
+    (
+        "stripe_key",
+        re.compile(rf"{_NOT_TOKEN_BEFORE}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{{16,}}"),
+        False,
+        None,
+    ),
+    (
+        "slack_token",
+        re.compile(rf"{_NOT_TOKEN_BEFORE}xox[abposr]-[A-Za-z0-9-]{{10,}}"),
+        False,
+        None,
+    ),
+    ("google_api_key", re.compile(r"(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])"), False, None),
+    (
+        "basic_auth",
+        re.compile(r"(?i)\bauthorization\s*[:=]\s*[\"']?basic\s+(?P<v>[A-Za-z0-9+/]{8,}={0,2})"),
+        True,
+        _real_value,
+    ),
+    (
+        "bearer_token",
+        re.compile(r"(?i)\bbearer\s+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)"),
+        True,
+        _looks_random,
+    ),
+    (
+        "connection_string",
+        # scheme://user:password@host — any scheme, the user may be empty (redis://:pw@h).
+        re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@?#]*:(?P<v>[^\s@/]+)@[^\s@/]"),
+        True,
+        _real_value,
+    ),
+    (
+        "credential",
+        # name = value (also ``Password=…;`` in JDBC/ADO strings and ``?token=…`` in URLs)
+        re.compile(
+            rf"(?i)(?<![A-Za-z0-9]){_NAME}\s*=\s*[\"']?(?P<v>[^\s\"',;&]{{3,}})",
+        ),
+        True,
+        _real_value,
+    ),
+    (
+        "credential",
+        # name: value / "name": "value", where the value looks machine-made
+        re.compile(rf"(?i)(?<![A-Za-z0-9]){_NAME}[\"']?\s*:\s*[\"']?(?P<v>[^\s\"',;]{{6,}})"),
+        True,
+        _colon_value,
+    ),
+)
+
+
+def find_secrets(text: str) -> list[Finding]:
+    """Every credential in ``text``, in order, without overlaps (first pattern wins)."""
+    found: list[Finding] = []
+    for kind, pattern, only_v, check in _PATTERNS:
+        has_v = "v" in pattern.groupindex
+        for m in pattern.finditer(text):
+            if check is not None and not check(m.group("v") if has_v else m.group(0)):
+                continue
+            start, end = m.span("v") if only_v else m.span()
+            if any(start < f.end and f.start < end for f in found):
+                continue
+            found.append(Finding(kind, start, end))
+    found.sort(key=lambda f: f.start)
+    return found
+
+
+def named_secret(name: str, value: str) -> Finding | None:
+    """A value stored under a credential's name (``meta: {"db_password": "…"}``) is a
+    credential when it would be one written as ``name: value``; the span is all of it."""
+    stripped = value.strip()
+    if not _NAME_ONLY.match(name) or not _colon_value(stripped):
+        return None
+    start = value.index(stripped)
+    return Finding("credential", start, start + len(stripped))
+
+
+def placeholder(kind: str) -> str:
+    """What ``redact`` puts where a credential was."""
+    return f"[REDACTED:{kind}]"
+
+
+def redact(text: str, findings: list[Finding] | None = None) -> str:
+    """``text`` with every finding replaced by ``[REDACTED:<kind>]``."""
+    findings = find_secrets(text) if findings is None else findings
+    if not findings:
+        return text
+    parts: list[str] = []
+    cursor = 0
+    for f in sorted(findings, key=lambda f: f.start):
+        parts.append(text[cursor : f.start])
+        parts.append(placeholder(f.kind))
+        cursor = f.end
+    parts.append(text[cursor:])
+    return "".join(parts)
