@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
 from ai_memory.projector.tailer import ProgressCallback, ProjectionTailer, rebuild_all
 from ai_memory.serialization import AvroEventSerializer
 from ai_memory.serialization.encode_once import EncodeOnce
+from ai_memory.service.audit import AuditService
 from ai_memory.service.dead_letters import DeadLetterService, Redrive, Redriven
 from ai_memory.service.facade import Services
 from ai_memory.service.governance import GovernanceService
@@ -288,6 +289,7 @@ def build(
     key_store = build_key_store(s)
     keys = KeyService(key_store, clock)
     services = Services(s, service, notes, governance, TransferService(service), health, keys)
+    services = replace(services, audit=AuditService(log))  # the trail reads the log itself
     return Container(
         s,
         log,

@@ -400,6 +400,7 @@ DOORS = {
     ("POST", "/a2a"): "any",
     ("GET", "/.well-known/agent-card.json"): "any",
     ("GET", "/metrics"): "operator",
+    ("GET", "/v1/audit"): "audit",
     ("POST", "/v1/memories"): "checked",
     ("PUT", "/v1/memories/{memory_id}"): "checked",
     ("GET", "/v1/memories/{memory_id}"): "checked",

@@ -37,7 +37,7 @@ from ai_memory.adapters.index_payload import point_id, put_payload, tombstone_pa
 from ai_memory.adapters.record_rows import record_values, tombstone_values
 from ai_memory.core.bundle import tombstone_line
 from ai_memory.core.errors import InvalidInput
-from ai_memory.core.events import DomainEvent, Head, LoggedEvent
+from ai_memory.core.events import DomainEvent, Head, LoggedEvent, TenantPage
 from ai_memory.core.ports import EventLog, EventSerializer, index_text
 from ai_memory.core.projection import (
     AddReads,
@@ -142,6 +142,13 @@ class ProjectableLog:
 
     def read(self, *, after: int, limit: int, partition: int = 0) -> list[LoggedEvent]:
         return self.inner.read(after=after, limit=limit, partition=partition)
+
+    def read_tenant(
+        self, tenant: str, *, after: int, limit: int, scan: int, partition: int = 0
+    ) -> TenantPage:
+        return self.inner.read_tenant(
+            tenant, after=after, limit=limit, scan=scan, partition=partition
+        )
 
     def last_position(self, partition: int = 0) -> int:
         return self.inner.last_position(partition)

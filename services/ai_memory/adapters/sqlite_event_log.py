@@ -19,12 +19,20 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ai_memory.core.errors import InvalidInput
-from ai_memory.core.events import DomainEvent, Head, LoggedEvent, MemoryDeleted, MemoryWritten
+from ai_memory.core.events import (
+    DomainEvent,
+    Head,
+    LoggedEvent,
+    MemoryDeleted,
+    MemoryWritten,
+    TenantPage,
+)
 from ai_memory.core.ports import EventSerializer
 from ai_memory.core.timeparse import to_micros
 from ai_memory.serialization import UndecodableEvent
 
 from .sqlite_util import Connections, head_from_row, rows_for_ids, translate_errors
+from .tenant_reads import decoded_skipping_poison
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -47,6 +55,8 @@ CREATE TABLE IF NOT EXISTS heads (
     created_at_us  INTEGER,
     PRIMARY KEY (tenant, memory_id)
 ) WITHOUT ROWID;
+-- The audit trail reads one tenant's events in position order without a scan.
+CREATE INDEX IF NOT EXISTS events_by_tenant ON events (tenant, position);
 """
 
 # Readers in other processes are not notified; they re-check at this interval.
@@ -120,6 +130,29 @@ class SqliteEventLog:
                     break  # return the good prefix; the next read starts at the bad row
                 raise UndecodableRow(e, position=int(pos), raw=bytes(payload)) from e
         return events
+
+    def read_tenant(
+        self, tenant: str, *, after: int, limit: int, scan: int, partition: int = 0
+    ) -> TenantPage:
+        """Through the ``(tenant, position)`` index: only the tenant's rows are touched,
+        so ``scan`` is not needed. Bounded by the head read first: positions commit in
+        order (one writer), so every event up to it is visible and ``scanned_to`` may
+        jump to it when the page is not full."""
+        _single_partition(partition)
+        with translate_errors():
+            reader = self._db.reader()
+            head = int(reader.execute("SELECT MAX(position) FROM events").fetchone()[0] or 0)
+            rows = reader.execute(
+                "SELECT position, payload FROM events WHERE tenant = ? AND position > ?"
+                " AND position <= ? ORDER BY position LIMIT ?",
+                (tenant, after, head, max(limit, 0)),
+            ).fetchall()
+        events = decoded_skipping_poison(
+            [(int(pos), bytes(payload)) for pos, payload in rows], self._serializer
+        )
+        if limit > 0 and len(rows) >= limit:
+            return TenantPage(events, int(rows[-1][0]), False)
+        return TenantPage(events, max(head, after), True)
 
     def last_position(self, partition: int = 0) -> int:
         _single_partition(partition)

@@ -159,6 +159,19 @@ class LoggedEvent:
 
 
 @dataclass(frozen=True)
+class TenantPage:
+    """One tenant's events from one partition (``EventLog.read_tenant``).
+
+    ``scanned_to`` is where the next read continues: every event of the tenant up to it
+    was returned, so it may lie beyond the last returned event when the events after
+    that belonged to other tenants. ``complete``: the read reached the partition's end."""
+
+    events: list[LoggedEvent]
+    scanned_to: int
+    complete: bool
+
+
+@dataclass(frozen=True)
 class Head:
     """The latest known fact about one memory id, kept by the log for decisions."""
 

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .access import ApiKey, KeyInfo
-from .events import DomainEvent, Head, LoggedEvent
+from .events import DomainEvent, Head, LoggedEvent, TenantPage
 from .projection import IndexMutation, LineageEntry, RecordMutation
 from .record import MemoryRecord, MemoryState, MemoryType, StoredRecord, Tombstone
 
@@ -44,6 +44,15 @@ class EventLog(Protocol):
 
     def read(self, *, after: int, limit: int, partition: int = 0) -> list[LoggedEvent]:
         """Events of ``partition`` with position > ``after``, ascending, at most ``limit``."""
+        ...
+
+    def read_tenant(
+        self, tenant: str, *, after: int, limit: int, scan: int, partition: int = 0
+    ) -> TenantPage:
+        """Events of ``tenant`` in ``partition`` with position > ``after``, ascending, at
+        most ``limit`` (the audit trail). A log that must look at other tenants' events
+        to find them examines at most ``scan`` events per call, so a call stays cheap
+        however large the partition; ``scanned_to`` says where to continue."""
         ...
 
     def last_position(self, partition: int = 0) -> int:

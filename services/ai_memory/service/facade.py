@@ -8,6 +8,7 @@ adapters, the log or the projections behind it.
   lineage, the governor; ``transfer``: export and import bundles;
 * ``health``: projection positions, stuck projections, dead letters;
 * ``keys``: API keys — issue, list, revoke, and the door's ``authenticate``;
+* ``audit``: who did what in a tenant, read from the log;
 * ``settings``: the deployment's limits and edge configuration.
 """
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from ai_memory.settings import Settings
 
+from .audit import AuditService
 from .governance import GovernanceService
 from .health import HealthService
 from .keys import KeyService
@@ -34,3 +36,4 @@ class Services:
     transfer: TransferService
     health: HealthService
     keys: KeyService | None = None  # None: no key store, every caller is ``default``
+    audit: AuditService | None = None  # None: the trail is not served (a client-only build)

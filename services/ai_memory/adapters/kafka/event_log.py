@@ -39,12 +39,13 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.partitioner import murmur2
 
 from ai_memory.core.errors import InvalidInput, PermanentError, Unavailable
-from ai_memory.core.events import DomainEvent, Head, LoggedEvent
+from ai_memory.core.events import DomainEvent, Head, LoggedEvent, TenantPage
 from ai_memory.core.hosts import is_loopback
 from ai_memory.core.ports import EventSerializer
 from ai_memory.core.positions import offset_of, pack, partition_of
 from ai_memory.serialization import UndecodableEvent
 
+from ..tenant_reads import decoded_skipping_poison
 from .config import KafkaLogConfig, parse_kafka_url
 from .errors import translate_errors
 from .loop import BackgroundLoop
@@ -62,6 +63,7 @@ EVENT_ID_HEADER = "aimem.event_id"
 _WAIT_POLL_SECONDS = 0.05  # end offsets are polled: a broker cannot push "new data"
 _ROUTE_POLL_SECONDS = 0.1  # while a partition has no owner (a rebalance in progress)
 _RESTORE_PAGE = 5_000
+_SCAN_CHUNK = 500  # records per fetch while looking for one tenant's events
 
 
 @dataclass(frozen=True)
@@ -477,6 +479,51 @@ class KafkaEventLog:
                 raise UndecodableRecord(e, position=position, partition=partition, raw=value) from e
             events.append(LoggedEvent(position, event))
         return events
+
+    def read_tenant(
+        self, tenant: str, *, after: int, limit: int, scan: int, partition: int = 0
+    ) -> TenantPage:
+        """Kafka has no index by key, so the partition is read from ``after`` in chunks
+        and a record is kept when its key (``tenant/scope``; a tenant never contains
+        '/') is the tenant's: other tenants' records are skipped by key, undecoded. At
+        most ``scan`` records are examined per call, so a tenant with few events in a
+        busy partition costs at most ``scan`` records of transfer per call, never the
+        whole partition; ``scanned_to`` then carries the next call past them."""
+        start = self._start_offset(after, partition)
+        if limit <= 0 or scan <= 0:
+            return TenantPage([], max(after, 0), False)
+        prefix = f"{tenant}/".encode()
+        with translate_errors():
+            kept, last, complete = self._loop.run(
+                self._scan_tenant(partition, start, prefix, limit, scan), self._timeout * 2
+            )
+        rows = [(pack(partition, offset), value) for offset, value in kept]
+        events = decoded_skipping_poison(rows, self._serializer)
+        scanned_to = pack(partition, last) if last >= start else max(after, 0)
+        return TenantPage(events, scanned_to, complete)
+
+    async def _scan_tenant(
+        self, partition: int, start: int, prefix: bytes, limit: int, scan: int
+    ) -> tuple[list[tuple[int, bytes]], int, bool]:
+        """(kept (offset, value) pairs, offset of the last record examined, whether the
+        partition's end was reached)."""
+        end = max(await self._end_offset(partition), self._appended.get(partition, -1) + 1)
+        kept: list[tuple[int, bytes]] = []
+        offset, last = start, start - 1
+        while offset < end and offset - start < scan:
+            want = min(_SCAN_CHUNK, end - offset, scan - (offset - start))
+            # The whole range [offset, offset + want) is examined: ``fetch`` returns once
+            # the consumer is past it (commit markers are skipped, not returned).
+            for record_offset, key, value in await self._readers.fetch_keyed(
+                partition, offset, want
+            ):
+                if key.startswith(prefix):
+                    kept.append((record_offset, value))
+                    if len(kept) >= limit:
+                        return kept, record_offset, record_offset + 1 >= end
+            offset += want
+            last = offset - 1
+        return kept, last, offset >= end
 
     async def _fetch(self, partition: int, start: int, limit: int) -> list[tuple[int, bytes]]:
         end = max(await self._end_offset(partition), self._appended.get(partition, -1) + 1)

@@ -86,8 +86,16 @@ class ReaderPool:
         """Up to ``want`` (offset, value) pairs from ``start``; the caller knows that at
         least ``want`` records exist (from the end offset), so this waits for them, up
         to the request timeout."""
+        return [
+            (offset, value) for offset, _, value in await self.fetch_keyed(partition, start, want)
+        ]
+
+    async def fetch_keyed(
+        self, partition: int, start: int, want: int
+    ) -> list[tuple[int, bytes, bytes]]:
+        """``fetch`` with each record's key: (offset, key, value)."""
         reader = await self._take(partition, start)
-        out: list[tuple[int, bytes]] = []
+        out: list[tuple[int, bytes, bytes]] = []
         ok = False
         try:
             if reader.next_offset != start:
@@ -97,7 +105,9 @@ class ReaderPool:
                 batch = await reader.consumer.getmany(
                     reader.tp, timeout_ms=_GETMANY_TIMEOUT_MS, max_records=want - len(out)
                 )
-                out.extend((r.offset, r.value or b"") for r in batch.get(reader.tp, ()))
+                out.extend(
+                    (r.offset, r.key or b"", r.value or b"") for r in batch.get(reader.tp, ())
+                )
                 if len(out) < want and await reader.consumer.position(reader.tp) >= start + want:
                     break  # skipped offsets (control records) count towards ``want``
                 if len(out) < want and asyncio.get_running_loop().time() > deadline:

@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from ai_memory.core.errors import InvalidInput
-from ai_memory.core.events import DomainEvent, Head, LoggedEvent, MemoryDeleted, MemoryWritten
+from ai_memory.core.events import (
+    DomainEvent,
+    Head,
+    LoggedEvent,
+    MemoryDeleted,
+    MemoryWritten,
+    TenantPage,
+)
 from ai_memory.core.ports import EventSerializer
 
 
@@ -59,6 +66,26 @@ class MemoryEventLog:
             LoggedEvent(start + i, self._serializer.decode(payload))
             for i, payload in enumerate(chunk)
         ]
+
+    def read_tenant(
+        self, tenant: str, *, after: int, limit: int, scan: int, partition: int = 0
+    ) -> TenantPage:
+        """Examines at most ``scan`` events after ``after`` (a list has no tenant index)."""
+        _single_partition(partition)
+        start = max(after, 0)
+        with self.backing.appended:
+            chunk = self.backing.payloads[start : start + max(scan, 0)]
+            head = len(self.backing.payloads)
+        events: list[LoggedEvent] = []
+        scanned_to = start
+        for i, payload in enumerate(chunk):
+            if len(events) >= limit:
+                break
+            scanned_to = start + i + 1
+            event = self._serializer.decode(payload)
+            if event.header.tenant == tenant:
+                events.append(LoggedEvent(scanned_to, event))
+        return TenantPage(events, scanned_to, scanned_to >= head)
 
     def last_position(self, partition: int = 0) -> int:
         _single_partition(partition)

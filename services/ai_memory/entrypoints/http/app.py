@@ -40,6 +40,7 @@ from ai_memory.wire.models import (
 from ..a2a.server import A2aHttp
 from ..mcp.server import McpHttp
 from . import (
+    audit_routes,
     auth,
     batch_routes,
     edge,
@@ -293,6 +294,7 @@ def create_app(services: Services) -> FastAPI:
     app.include_router(batch_routes.router(service, tenant_of))
     app.include_router(notes_routes.router(services.notes, tenant_of))
     app.include_router(governance_routes.router(services.governance, tenant_of))
+    app.include_router(audit_routes.router(services.audit))
     mcp.mount(app)
     a2a.mount(app)
 

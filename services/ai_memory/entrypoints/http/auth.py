@@ -14,8 +14,9 @@ What the door answers (problem+json):
 Where each request is checked:
 
 * here, for every request: authentication, and the paths whose rights do not depend on a
-  memory's scope — ``/metrics`` needs an operator key; the documentation and the write
-  triggers any valid key;
+  memory's scope — ``/metrics`` needs an operator key; ``/v1/audit`` an admin or an
+  operator key (its route keeps an admin to its own tenant); the documentation and the
+  write triggers any valid key;
 * in the routes (``app.py``, ``batch_routes.py``, ``notes_routes.py``,
   ``governance_routes.py``), through ``require`` and ``search_scopes``: write (each item
   of a batch on its own), read, forget, search, export, notes (scope ``agent:<agent>``),
@@ -67,6 +68,8 @@ ANY_KEY_PATHS = frozenset(
     }
 )
 OPERATOR_PATHS = frozenset({"/metrics"})
+# The audit trail: a tenant's admin, or an operator naming the tenant (the route decides).
+AUDIT_PATHS = frozenset({"/v1/audit"})
 # The routes that check the key's scopes themselves (app.py); any other needs an admin.
 _SCOPE_CHECKED = re.compile(
     r"^/v1/(memories(/search|:batch)?|memories/[^/]+(/lineage)?|export|import|notes|interactions"
@@ -131,14 +134,16 @@ def bearer_token(header: str | None) -> str | None:
 
 
 def door_of(path: str) -> str:
-    """Which door a path is: ``open``, ``any`` key, ``operator``, ``checked`` by its route
-    (or its tools), or ``admin`` only."""
+    """Which door a path is: ``open``, ``any`` key, ``operator``, ``audit`` (admin or
+    operator), ``checked`` by its route (or its tools), or ``admin`` only."""
     if path in OPEN_PATHS:
         return "open"
     if path in ANY_KEY_PATHS:
         return "any"
     if path in OPERATOR_PATHS:
         return "operator"
+    if path in AUDIT_PATHS:
+        return "audit"
     return "checked" if _SCOPE_CHECKED.match(path) else "admin"
 
 
@@ -147,6 +152,11 @@ def gate(principal: AccessPrincipal, path: str) -> None:
     door = door_of(path)
     if door == "operator":
         KeyService.require(principal, "operate")
+    elif door == "audit" and principal.role not in ("admin", "operator"):
+        raise Forbidden(
+            "the audit trail is for an admin of the tenant or an operator",
+            code="role_forbidden",
+        )
     elif door == "admin" and principal.role != "admin":
         raise Forbidden(
             "this endpoint does not check scopes yet: until it does, only an admin key may use it",
