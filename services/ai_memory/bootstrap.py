@@ -36,6 +36,8 @@ from ai_memory.adapters.sqlite_event_log import SqliteEventLog
 from ai_memory.adapters.sqlite_record_store import SqliteRecordStore
 from ai_memory.clock import SystemClock
 from ai_memory.core import positions
+from ai_memory.core.access.rate import RateLimiter
+from ai_memory.core.access.tenant_limits import LimitTable, TenantLimits
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.governance import GovernanceParams
 from ai_memory.core.ports import (
@@ -64,6 +66,7 @@ from ai_memory.service.health import DriverState, HealthService
 from ai_memory.service.keys import KeyService
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.notes import NotesService, rules_from_env
+from ai_memory.service.quotas import MemoryQuota
 from ai_memory.service.recalls import RecallRecorder
 from ai_memory.service.transfer import TransferService
 from ai_memory.service.unit_of_work import UnitsOfWork
@@ -259,8 +262,16 @@ def build(
     appender = ProjectableLog(log, appender_serializer)
     # The Kafka log's partition writers check every expected version themselves, so units
     # run concurrently there (and are group-committed); the embedded log is serialised.
+    limit_table = tenant_limit_table(s)
+    # Counted only when some tenant has a quota: otherwise no write pays for it.
+    quota = MemoryQuota(store.count, limit_table) if limit_table.any_memory_quota else None
     units = UnitsOfWork(
-        appender, clock, projections, wait_timeout=s.wait_timeout, serialize=embedded_log
+        appender,
+        clock,
+        projections,
+        wait_timeout=s.wait_timeout,
+        serialize=embedded_log,
+        quota=quota,
     )
     recalls = RecallRecorder(units)
     params = governance_params(s)
@@ -290,6 +301,7 @@ def build(
     keys = KeyService(key_store, clock)
     services = Services(s, service, notes, governance, TransferService(service), health, keys)
     services = replace(services, audit=AuditService(log))  # the trail reads the log itself
+    services = replace(services, rates=RateLimiter(limit_table))  # this gateway's buckets
     return Container(
         s,
         log,
@@ -516,6 +528,20 @@ def build_key_service(settings: Settings) -> KeyService:
     """The key store alone behind ``ai-memory keys`` (works while the server runs);
     ``close()`` it when done."""
     return KeyService(build_key_store(settings), SystemClock())
+
+
+def tenant_limit_table(s: Settings) -> LimitTable:
+    """Rates and quotas per tenant: the ``AIMEM_KEY_*``/``AIMEM_TENANT_*`` defaults and
+    the ``AIMEM_TENANT_LIMITS`` overrides (a bad override fails the start, naming it)."""
+    default = TenantLimits(
+        rate=s.tenant_rate,
+        burst=s.tenant_burst,
+        key_rate=s.key_rate,
+        key_burst=s.key_burst,
+        max_memories=s.tenant_max_memories,
+        max_request_bytes=s.tenant_max_request_bytes,
+    )
+    return LimitTable.parse(default, s.tenant_limits)
 
 
 def governance_params(s: Settings) -> GovernanceParams:

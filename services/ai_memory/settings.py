@@ -28,6 +28,18 @@ Limits of the HTTP edge (refused early with problem+json):
 * ``AIMEM_HEADER_TIMEOUT``    seconds to send the request headers in ``serve`` (10)
 * ``AIMEM_WAIT_TIMEOUT``      longest read-your-writes wait, seconds (10) → 503
 
+Rates and quotas, per tenant and per API key (429 ``rate_limited`` with ``Retry-After``,
+403 ``quota_exceeded``, 413 ``body_too_large``; README "Rate limits and quotas"):
+
+* ``AIMEM_KEY_RATE`` / ``AIMEM_KEY_BURST``        requests/s of one key, per gateway
+  (1000 / 2000; 0 = off)
+* ``AIMEM_TENANT_RATE`` / ``AIMEM_TENANT_BURST``  requests/s of one tenant, per gateway
+  (2000 / 4000; 0 = off)
+* ``AIMEM_TENANT_MAX_MEMORIES``       live memories a tenant may store (0 = no quota)
+* ``AIMEM_TENANT_MAX_REQUEST_BYTES``  a tenant's largest request body (0 = the route's)
+* ``AIMEM_TENANT_LIMITS``  JSON object of per-tenant overrides, e.g.
+  ``{"acme": {"rate": 50, "burst": 100, "key_rate": 10, "max_memories": 100000}}``
+
 Browser protections:
 
 * ``AIMEM_ALLOWED_HOSTS``  comma-separated extra ``Host`` names besides localhost,
@@ -95,6 +107,20 @@ class Settings(BaseSettings):
     max_query_chars: int = Field(default=4096, ge=1)
     body_timeout: float = Field(default=30.0, gt=0)
     header_timeout: float = Field(default=10.0, gt=0)
+    # --- rates and quotas per tenant and per key (core/access/tenant_limits.py) ----------
+    # Request rates are on by default but generous, as a managed API gateway's are: they
+    # catch a runaway agent loop, not normal load (one gateway serves fewer requests/s
+    # than these on the hardware in loadtest/RESULTS.md). Buckets are per gateway process;
+    # 0 turns a rate off. Storage quotas are off by default, as in Kafka and Cassandra:
+    # what a tenant may store is a capacity decision only the operator can make.
+    key_rate: float = Field(default=1000.0, ge=0)
+    key_burst: int = Field(default=2000, ge=1)
+    tenant_rate: float = Field(default=2000.0, ge=0)
+    tenant_burst: int = Field(default=4000, ge=1)
+    tenant_max_memories: int = Field(default=0, ge=0)
+    tenant_max_request_bytes: int = Field(default=0, ge=0)
+    # JSON object, tenant → the limits that differ from the defaults above
+    tenant_limits: str = ""
     # --- browser protections -------------------------------------------------------------
     allowed_hosts: CommaList = ()
     cors_origins: CommaList = ()
@@ -181,6 +207,13 @@ VARIABLES = (
     "AIMEM_MAX_QUERY_CHARS",
     "AIMEM_BODY_TIMEOUT",
     "AIMEM_HEADER_TIMEOUT",
+    "AIMEM_KEY_RATE",
+    "AIMEM_KEY_BURST",
+    "AIMEM_TENANT_RATE",
+    "AIMEM_TENANT_BURST",
+    "AIMEM_TENANT_MAX_MEMORIES",
+    "AIMEM_TENANT_MAX_REQUEST_BYTES",
+    "AIMEM_TENANT_LIMITS",
     "AIMEM_ALLOWED_HOSTS",
     "AIMEM_CORS_ORIGINS",
     "AIMEM_PEER_LISTEN",

@@ -362,6 +362,9 @@ class ImportSession:
             for event, (number, counter) in zip(events, decided, strict=True):
                 try:
                     positions += uow.append([event])
+                except Forbidden as e:  # over the tenant's quota (quotas.py): this line
+                    setattr(self.report, counter, getattr(self.report, counter) - 1)
+                    self._reject(number, e)
                 except Exception as e:
                     setattr(self.report, counter, getattr(self.report, counter) - 1)
                     self._reject(number, _unexpected(number, e))

@@ -18,7 +18,9 @@ A unit of work owns, for one decision:
 * **event headers** — a fresh event id, the tenant, the injected clock's time, the actor;
   and the caller's ``principal`` (empty until keys exist: an authenticated principal
   will be checked and recorded here, in one place for every service);
-* **read-your-writes** — ``wait`` / ``wait_async`` for the newest position it appended.
+* **read-your-writes** — ``wait`` / ``wait_async`` for the newest position it appended;
+* the **stored-memories quota** — an append creating memories beyond the tenant's quota
+  is refused (``quotas``), whichever service decided it.
 
 Waiting is never done under the lock: a slow projection must not stall every writer.
 """
@@ -41,6 +43,7 @@ from ai_memory.core.ports import Clock, EventLog
 from ai_memory.core.positions import newest_per_partition
 
 from .acting import authenticated_actor
+from .quotas import MemoryQuota, new_memories
 
 T = TypeVar("T")
 
@@ -137,7 +140,13 @@ class UnitOfWork:
         self._require_lock()
         if not events:
             return []
+        quota = self._units.quota
+        created = new_memories(events) if quota is not None else 0
+        if quota is not None and created:
+            quota.admit(self.tenant, created)  # every door's writes pass here (quotas.py)
         positions = self._units.log.append(list(events))
+        if quota is not None and created:
+            quota.created(self.tenant, created)
         for event, position in zip(events, positions, strict=True):
             update = head_update(event)
             if update is not None:
@@ -187,8 +196,10 @@ class UnitsOfWork:
         *,
         wait_timeout: float = 10.0,
         serialize: bool = True,
+        quota: MemoryQuota | None = None,
     ) -> None:
         self.log = log
+        self.quota = quota
         self.clock = clock
         self.waiter = waiter
         self.wait_timeout = wait_timeout

@@ -49,6 +49,7 @@ from . import (
     notes_routes,
     openapi_doc,
     problems,
+    rate_limits,
 )
 from .body_limits import BodyTooLarge, refusal_behind
 from .ndjson_lines import numbered_lines
@@ -93,6 +94,8 @@ def create_app(services: Services) -> FastAPI:
         lifespan=a2a.lifespan(mcp.lifespan),
     )
     problems.install(app)
+    # Rates and tenant body limits just inside the key door: they need the caller's key.
+    rate_limits.install(app, services.rates, edge.body_limit_for(settings), settings.body_timeout)
     auth.install(app, services.keys)  # inside metrics and the edge: they see refusals too
     metrics.install(app, services.health)
     edge.install(app, settings, hosts)

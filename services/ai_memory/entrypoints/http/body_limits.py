@@ -60,12 +60,20 @@ def refusal_behind(exc: BaseException | None, depth: int = 0) -> EdgeRefusal | N
 
 
 class BodyLimit:
-    """``limit_for(path)`` → the most bytes a body on that path may have."""
+    """``limit_for(path)`` → the most bytes a body on that path may have; ``subject`` is
+    whose limit the refusal names (a tenant's own limit reuses this, ``rate_limits``)."""
 
-    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int], timeout: float) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        limit_for: Callable[[str], int],
+        timeout: float,
+        subject: str = "this route",
+    ) -> None:
         self.app = app
         self.limit_for = limit_for
         self.timeout = timeout
+        self.subject = subject
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in _WITH_BODY:
@@ -78,7 +86,7 @@ class BodyLimit:
                 raise BadContentLength(f"Content-Length {declared[:40]!r} is not a byte count")
             if int(declared) > limit:
                 raise BodyTooLarge(
-                    f"the body declares {int(declared)} bytes; this route takes at most "
+                    f"the body declares {int(declared)} bytes; {self.subject} takes at most "
                     f"{limit} bytes"
                 )
         received = 0
@@ -98,7 +106,9 @@ class BodyLimit:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
-                    raise BodyTooLarge(f"the body passed {limit} bytes, the most this route takes")
+                    raise BodyTooLarge(
+                        f"the body passed {limit} bytes, the most {self.subject} takes"
+                    )
                 complete = not message.get("more_body", False)
             return message
 

@@ -7,6 +7,8 @@ trusted ``Host`` → CORS (only when origins are configured) → ``CrossOriginGu
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fastapi import FastAPI
 
 from ai_memory.settings import Settings
@@ -16,7 +18,7 @@ from .body_limits import BodyLimit, EdgeRefusal
 from .browser_guard import mcp_transport_security, trusted_hosts
 from .problem_guard import ProblemGuard
 
-__all__ = ["install", "mcp_transport_security", "require_ndjson", "trusted_hosts"]
+__all__ = ["body_limit_for", "install", "mcp_transport_security", "require_ndjson", "trusted_hosts"]
 
 IMPORT_PATH = "/v1/import"
 NDJSON = "application/x-ndjson"
@@ -37,12 +39,18 @@ def require_ndjson(content_type: str | None) -> None:
         )
 
 
-def install(app: FastAPI, settings: Settings, hosts: list[str]) -> None:
-    """Add the edge layers (Starlette runs the middleware added last first)."""
+def body_limit_for(settings: Settings) -> Callable[[str], int]:
+    """The most bytes a body may have on a path (a tenant's own limit can only lower it)."""
 
     def limit_for(path: str) -> int:
         return settings.max_import_bytes if path == IMPORT_PATH else settings.max_body_bytes
 
+    return limit_for
+
+
+def install(app: FastAPI, settings: Settings, hosts: list[str]) -> None:
+    """Add the edge layers (Starlette runs the middleware added last first)."""
+    limit_for = body_limit_for(settings)
     app.add_middleware(BodyLimit, limit_for=limit_for, timeout=settings.body_timeout)
     browser_guard.install(app, hosts, settings.cors_origins)
     app.add_middleware(ProblemGuard)
