@@ -161,3 +161,69 @@ class EventLogContract:
         read = read_all(log)
         assert len(read) == 100
         assert len({e.event.header.event_id for e in read}) == 100
+
+    # --- one tenant's events (the audit trail) ------------------------------------------
+
+    def test_read_tenant_returns_only_that_tenants_events_in_order(self, log: EventLog) -> None:
+        tenants = ("acme", "acme2", "globex")  # "acme" is a prefix of "acme2": still apart
+        events = [
+            written(record(f"{t}-{i}", scope=f"user:u{i % 3}"), tenant=t)
+            for i in range(6)
+            for t in tenants
+        ]
+        log.append(events)
+        for tenant in tenants:
+            mine = [e for p in log.partitions() for e in tenant_events(log, tenant, p, limit=2)]
+            assert sorted(e.event.header.event_id for e in mine) == sorted(
+                e.header.event_id for e in events if e.header.tenant == tenant
+            )
+            for p in log.partitions():
+                positions = [e.position for e in tenant_events(log, tenant, p, limit=100)]
+                assert positions == sorted(positions)
+
+    def test_read_tenant_within_a_small_scan_still_reaches_everything(self, log: EventLog) -> None:
+        """A bounded scan may return nothing while it skips other tenants' events, but
+        ``scanned_to`` always moves on, so following it reaches every event."""
+        log.append([written(record(f"noise-{i}"), tenant="globex") for i in range(12)])
+        mine = log.append([written(record("a1"), tenant="acme")])
+        log.append([written(record(f"more-{i}"), tenant="globex") for i in range(5)])
+        found = [
+            e.event.header.tenant
+            for p in log.partitions()
+            for e in tenant_events(log, "acme", p, limit=10, scan=3)
+        ]
+        assert found == ["acme"]
+        partition = partition_holding(log, mine[0])
+        page = log.read_tenant("acme", after=mine[0], limit=10, scan=100, partition=partition)
+        assert page.events == [] and page.complete
+        assert page.scanned_to >= mine[0]
+        empty = log.read_tenant("nobody", after=0, limit=10, scan=100, partition=partition)
+        assert empty.events == [] and empty.complete
+
+    def test_read_tenant_stops_at_limit_and_continues_after_it(self, log: EventLog) -> None:
+        positions = log.append([written(record(f"m{i}"), tenant="acme") for i in range(5)])
+        partition = partition_holding(log, positions[0])
+        page = log.read_tenant("acme", after=0, limit=2, scan=100, partition=partition)
+        assert [e.position for e in page.events] == positions[:2]
+        assert page.scanned_to == positions[1] and not page.complete
+        rest = log.read_tenant(
+            "acme", after=page.scanned_to, limit=9, scan=100, partition=partition
+        )
+        assert [e.position for e in rest.events] == positions[2:] and rest.complete
+
+
+def tenant_events(
+    log: EventLog, tenant: str, partition: int, *, limit: int, scan: int = 1000
+) -> list[LoggedEvent]:
+    """Every event of ``tenant`` in ``partition``, following ``scanned_to``."""
+    out: list[LoggedEvent] = []
+    after = 0
+    for _ in range(1000):
+        page = log.read_tenant(tenant, after=after, limit=limit, scan=scan, partition=partition)
+        out.extend(page.events)
+        assert page.scanned_to >= after
+        if page.complete:
+            return out
+        assert page.scanned_to > after  # progress, or the trail would stall
+        after = page.scanned_to
+    raise AssertionError("read_tenant never completed")

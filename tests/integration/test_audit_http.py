@@ -4,13 +4,15 @@ reads the tenant it names; pages and filters follow the cursor."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, get_args
 
+import pytest
 from fastapi.testclient import TestClient
 
 from ai_memory.bootstrap import Container
 from ai_memory.service.audit import ACTION_NAMES
-from ai_memory.wire.audit import AuditAction
+from ai_memory.wire.audit import AuditAction, AuditOut
 from tests.integration.test_api_keys_http import auth, key, memory, refused
 
 SECRET = "prefers green tea"  # in every memory's content: must never show in the trail
@@ -134,3 +136,57 @@ def test_bad_parameters_are_problems_naming_the_field(
 
 def test_the_wire_names_every_action_the_service_gives() -> None:
     assert set(get_args(AuditAction)) == set(ACTION_NAMES)
+
+
+def test_the_sdk_shapes_and_the_cli_read_the_trail(
+    client: TestClient, container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    import httpx
+    from typer.testing import CliRunner
+
+    from ai_memory.entrypoints.cli import main as cli
+    from ai_memory.entrypoints.http.app import create_app
+    from ai_memory.sdk import AsyncMemoryClient, MemoryClient
+    from ai_memory.sdk.in_process import InProcessClient
+
+    admin, writer = key(container, "acme", "admin"), key(container, "acme", "writer")
+    put(client, writer, "a1")
+    expected = [(key_id(writer), "written", ["a1"])]
+
+    def seen(page: AuditOut) -> list[tuple[str, str, list[str]]]:
+        return [(e.actor, e.action, e.memory_ids) for e in page.entries]
+
+    def through_the_app(request: httpx.Request) -> httpx.Response:
+        """The sync SDK's requests, answered by the app in this process."""
+        r = client.request(
+            request.method, request.url.raw_path.decode(), headers=request.headers,
+            content=request.read(),
+        )  # fmt: skip
+        return httpx.Response(r.status_code, headers=r.headers, content=r.content)
+
+    transport = httpx.MockTransport(through_the_app)
+    with MemoryClient("http://testserver", transport=transport, api_key=admin) as memory:
+        page = memory.audit(limit=10)
+        assert seen(page) == expected and not page.more
+        assert memory.audit(since=page.next).entries == []
+
+    async def in_async() -> AuditOut:
+        asgi = httpx.ASGITransport(app=create_app(container.services))
+        async with AsyncMemoryClient("http://testserver", transport=asgi, api_key=admin) as m:
+            return await m.audit(action="written")
+
+    assert seen(asyncio.run(in_async())) == expected
+    assert seen(InProcessClient(container, tenant="acme").audit()) == expected
+
+    monkeypatch.setenv("AIMEM_API_KEY", admin)
+    monkeypatch.setattr(
+        cli, "MemoryClient", lambda url, **kw: MemoryClient(url, transport=transport, **kw)
+    )
+    result = CliRunner().invoke(cli.app, ["audit", "--limit", "5", "--url", "http://testserver"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["entries"][0]["memory_ids"] == ["a1"]
+    monkeypatch.setenv("AIMEM_API_KEY", writer)
+    refused_cli = CliRunner().invoke(cli.app, ["audit", "--url", "http://testserver"])
+    assert refused_cli.exit_code == 1 and "role_forbidden" in refused_cli.output

@@ -15,6 +15,8 @@ EXPECTED = [
     "AiMemoryStore",
     "ApiError",
     "AsyncMemoryClient",
+    "AuditEntryOut",
+    "AuditOut",
     "BatchItemOut",
     "BatchWriteOut",
     "ConflictError",

@@ -32,6 +32,8 @@ from .errors import (
 )
 from .lifecycle import Observation, end_session, estimate_tokens, observe, wake_up
 from .models import (
+    AuditEntryOut,
+    AuditOut,
     BatchItemOut,
     BatchWriteOut,
     DeleteOut,
@@ -68,6 +70,8 @@ __all__ = [
     "AiMemoryStore",
     "ApiError",
     "AsyncMemoryClient",
+    "AuditEntryOut",
+    "AuditOut",
     "BatchItemOut",
     "BatchWriteOut",
     "ConflictError",

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from .errors import ServerError, error_from_response
 from .models import (
+    AuditOut,
     BatchWriteOut,
     DeleteOut,
     EpisodesOut,
@@ -258,6 +259,17 @@ def recall_notes(agent: str, topic: str | None, min_position: int) -> Call[Notes
     if min_position:
         params["min_position"] = min_position
     return Call("GET", "/v1/notes", model(NotesOut), params)
+
+
+def audit(
+    since: str | None, actor: str | None, action: str | None, limit: int, tenant: str | None
+) -> Call[AuditOut]:
+    """``GET /v1/audit``."""
+    params: Params = {"limit": limit}
+    for name, value in (("since", since), ("actor", actor), ("action", action), ("tenant", tenant)):
+        if value is not None:
+            params[name] = value
+    return Call("GET", "/v1/audit", model(AuditOut), params)
 
 
 def health() -> Call[HealthOut]:

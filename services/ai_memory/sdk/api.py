@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from ._wire import BatchItem, ImportSource
 from .models import (
+    AuditOut,
     BatchWriteOut,
     DeleteOut,
     EpisodesOut,
@@ -124,6 +125,16 @@ class MemoryApi(Protocol):
     def recall_notes(
         self, agent: str, topic: str | None = None, *, min_position: int = 0
     ) -> NotesOut: ...
+
+    def audit(
+        self,
+        *,
+        since: str | None = None,
+        actor: str | None = None,
+        action: str | None = None,
+        limit: int = 100,
+        tenant: str | None = None,
+    ) -> AuditOut: ...
 
     def health(self) -> HealthOut: ...
 

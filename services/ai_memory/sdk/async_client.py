@@ -18,6 +18,7 @@ from . import _wire as w
 from .client import DEFAULT_URL, with_api_key
 from .errors import ConnectionFailedError
 from .models import (
+    AuditOut,
     BatchWriteOut,
     DeleteOut,
     EpisodesOut,
@@ -315,6 +316,20 @@ class AsyncMemoryClient:
         return await self._call(w.recall_notes(agent, topic, min_position))
 
     # --- operations ---------------------------------------------------------------------
+    async def audit(
+        self,
+        *,
+        since: str | None = None,
+        actor: str | None = None,
+        action: str | None = None,
+        limit: int = 100,
+        tenant: str | None = None,
+    ) -> AuditOut:
+        """``GET /v1/audit`` (an admin key, or an operator naming ``tenant``): who did
+        what in the tenant, oldest first — never content. Continue with
+        ``since=page.next`` while ``page.more``."""
+        return await self._call(w.audit(since, actor, action, limit, tenant))
+
     async def health(self) -> HealthOut:
         """``GET /healthz``: log position, each projection's position and lag."""
         return await self._call(w.health())

@@ -19,6 +19,7 @@ from . import _wire as w
 from .api import MemoryApi
 from .errors import ConnectionFailedError
 from .models import (
+    AuditOut,
     BatchWriteOut,
     DeleteOut,
     EpisodesOut,
@@ -307,6 +308,20 @@ class MemoryClient:
         return self._call(w.recall_notes(agent, topic, min_position))
 
     # --- operations ---------------------------------------------------------------------
+    def audit(
+        self,
+        *,
+        since: str | None = None,
+        actor: str | None = None,
+        action: str | None = None,
+        limit: int = 100,
+        tenant: str | None = None,
+    ) -> AuditOut:
+        """``GET /v1/audit`` (an admin key, or an operator naming ``tenant``): who did
+        what in the tenant, oldest first — never content. Continue with
+        ``since=page.next`` while ``page.more``."""
+        return self._call(w.audit(since, actor, action, limit, tenant))
+
     def health(self) -> HealthOut:
         """``GET /healthz``: log position, each projection's position and lag."""
         return self._call(w.health())

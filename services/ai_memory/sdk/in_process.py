@@ -35,6 +35,7 @@ from . import _wire as w
 from . import errors as sdk
 from .api import MemoryApi
 from .models import (
+    AuditOut,
     BatchWriteOut,
     DeleteOut,
     EpisodesOut,
@@ -390,6 +391,26 @@ class InProcessClient:
         return NotesOut.model_validate(page_json(page, notes.rules.quota))
 
     # --- operations ---------------------------------------------------------------------
+    @_typed_errors
+    def audit(
+        self,
+        *,
+        since: str | None = None,
+        actor: str | None = None,
+        action: str | None = None,
+        limit: int = 100,
+        tenant: str | None = None,
+    ) -> AuditOut:
+        """The trail of this client's tenant (``tenant``, if given, must be it: an
+        in-process client acts as one tenant)."""
+        audit = self.container.services.audit
+        if audit is None or (tenant is not None and tenant != self.tenant):
+            raise core.Forbidden(
+                "an in-process client reads the trail of its own tenant", code="tenant_forbidden"
+            )
+        page = audit.page(self.tenant, since=since, actor=actor, action=action, limit=limit)
+        return AuditOut.model_validate(page.to_json())
+
     @_typed_errors
     def health(self) -> HealthOut:
         return HealthOut.model_validate(self.container.services.health.report(__version__))

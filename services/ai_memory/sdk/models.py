@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ai_memory.core.record import MemoryState, MemoryType
+from ai_memory.wire.audit import AuditEntryOut, AuditOut
 from ai_memory.wire.governance import InteractionIn, TurnIn
 from ai_memory.wire.models import (
     BatchItemOut,
@@ -42,6 +43,8 @@ from ai_memory.wire.notes import (
 )
 
 __all__ = [
+    "AuditEntryOut",
+    "AuditOut",
     "BatchItemOut",
     "BatchWriteOut",
     "DeleteOut",

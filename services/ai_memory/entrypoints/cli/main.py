@@ -245,6 +245,23 @@ def delete(
 
 
 @app.command()
+def audit(
+    actor: Annotated[str | None, typer.Option(help="Only this actor (key:<id>).")] = None,
+    action: Annotated[
+        str | None, typer.Option(help="Only this action: written, forgotten, state_changed, …")
+    ] = None,
+    since: Annotated[str | None, typer.Option(help="Continue after a page's next.")] = None,
+    limit: Annotated[int, typer.Option(help="At most this many entries (1-1000).")] = 100,
+    tenant: Annotated[str | None, typer.Option(help="The tenant (operator keys).")] = None,
+    url: Url = DEFAULT_URL,
+) -> None:
+    """Who did what in your tenant, from the log (an admin key in AIMEM_API_KEY): one page
+    as JSON, never content; pass its next as --since for the following page."""
+    with client(url) as c:
+        emit(c.audit(since=since, actor=actor, action=action, limit=limit, tenant=tenant))
+
+
+@app.command()
 def govern(
     once: Annotated[bool, typer.Option(help="Run one pass and exit.")] = False,
     interval: Annotated[float | None, typer.Option(envvar="AIMEM_GOVERN_INTERVAL")] = None,
