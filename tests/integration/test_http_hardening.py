@@ -8,6 +8,7 @@ import asyncio
 import json
 import logging
 import time
+import tracemalloc
 from collections.abc import AsyncIterator, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -334,15 +335,54 @@ def test_a_streamed_body_over_the_limit_is_refused_while_it_streams(
     assert last.status_code == 200
 
 
-def test_an_import_line_over_the_limit_is_rejected_by_number_and_the_rest_land(
+def test_an_import_line_over_the_limit_is_a_413_naming_it_and_what_came_before_lands(
     small: tuple[Container, TestClient],
 ) -> None:
     _, client = small
-    lines = [record_line(id="first"), "x" * 10_000, record_line(id="last", content="Late.")]
+    lines = [record_line(id="first"), "x" * 10_000, record_line(id="after", content="Late.")]
     r = client.post("/v1/import?wait=true", content="\n".join(lines), headers=NDJSON)
-    report = r.json()
-    assert (report["written"], report["rejected"]) == (2, 1), report
-    assert report["errors"][0]["line"] == 2 and report["errors"][0]["code"] == "line_too_long"
+    body = assert_problem(r, 413, "line_too_long")
+    assert (body["line"], body["field"], body["max_bytes"]) == (2, "line", 2048)
+    assert "line 2" in body["detail"]
+    assert (body["report"]["written"], body["report"]["rejected"]) == (1, 0), body
+    assert client.get("/v1/memories/first").status_code == 200
+    assert client.get("/v1/memories/after").status_code == 404  # never read
+
+
+def test_a_50_mb_import_line_is_refused_in_bounded_memory(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    """The line streams in 64 KiB chunks; neither the splitter nor anything in front of it
+    may hold the line: the peak of Python allocations stays a small fraction of it."""
+    container = build(Settings(data_dir=tmp_path / "big"), clock=clock)
+    container.start()
+    chunk = b"y" * (64 * 1024)
+    total = 50 * 1024 * 1024
+
+    async def upload() -> AsyncIterator[bytes]:
+        yield (record_line(id="before") + "\n").encode()
+        for _ in range(total // len(chunk)):
+            yield chunk
+        yield b"\n" + record_line(id="after").encode()
+
+    async def run() -> httpx.Response:
+        transport = httpx.ASGITransport(app=create_app(container.services))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+            return await http.post("/v1/import?wait=true", content=upload(), headers=NDJSON)
+
+    try:
+        tracemalloc.start()
+        try:
+            r = asyncio.run(run())
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        body = assert_problem(r, 413, "line_too_long")
+        assert body["line"] == 2 and body["report"]["written"] == 1
+        assert peak < 16 * 1024 * 1024, f"peak {peak / 2**20:.1f} MiB for a 50 MiB line"
+        assert container.service.get("default", "before") is not None
+    finally:
+        container.close()
 
 
 async def _collect(chunks: list[bytes], limit: int) -> list[tuple[int, Any]]:

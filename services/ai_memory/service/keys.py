@@ -5,7 +5,8 @@ cached per key id for ``cache_ttl`` seconds (at most 5) of the injected clock. T
 holds what the store said (the key with its digest, or "unknown"), never a decision:
 the secret is checked and expiry judged on every call, so an expired key is refused at
 once. A revocation reaches a gateway when its cached entry ages out: **every gateway
-refuses a revoked key within ``cache_ttl`` seconds** (5 by default), without any
+refuses a revoked key within ``cache_ttl`` seconds** (``AIMEM_KEY_CACHE_SECONDS``, 2 by
+default in a server, never more than 5), without any
 message between gateways. Revoking through this service drops its own entry at once.
 
 ``required`` tells the edges whether keys are in force: no key was ever created → open

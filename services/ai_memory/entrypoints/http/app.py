@@ -25,7 +25,7 @@ from ai_memory.core.errors import Gone, InvalidInput
 from ai_memory.core.record import validate_scope
 from ai_memory.service.facade import Services
 from ai_memory.service.memory_service import SearchRequest
-from ai_memory.service.transfer import Line
+from ai_memory.service.transfer import Line, OversizedLine
 from ai_memory.wire import constraints as wc
 from ai_memory.wire.models import (
     DeleteOut,
@@ -263,6 +263,14 @@ def create_app(services: Services) -> FastAPI:
         batch: list[tuple[int, Line]] = []
         try:
             async for number, text in numbered_lines(request.stream(), settings.max_line_bytes):
+                if isinstance(text, OversizedLine):
+                    # Refused as a whole at that line, and the rest is not read: a line
+                    # this long is not a memory but a broken or hostile upload. What came
+                    # before it is imported; re-sending from that line is idempotent.
+                    if batch:
+                        await run_in_threadpool(session.feed, batch)
+                    report = await run_in_threadpool(session.finish)
+                    return _line_too_long(request, number, text.limit, report.to_json())
                 batch.append((number, text))
                 if len(batch) >= 500:
                     await run_in_threadpool(session.feed, batch)
@@ -309,3 +317,21 @@ def create_app(services: Services) -> FastAPI:
 
     openapi_doc.install(app)
     return app
+
+
+def _line_too_long(request: Request, line: int, limit: int, report: dict[str, Any]) -> Response:
+    """413 naming the line, with the report of the lines imported before it."""
+    refused = problems.problem(
+        413,
+        "line_too_long",
+        f"line {line} is longer than {limit} bytes (AIMEM_MAX_LINE_BYTES); the lines before "
+        "it were imported (see report), nothing after it was read",
+        field="line",
+        line=line,
+        max_bytes=limit,
+        report=report,
+        request_id=problems.request_id_of(request.scope),
+    )
+    # The rest of the body is left unread: the connection cannot be reused.
+    refused.headers["connection"] = "close"
+    return refused
