@@ -68,6 +68,7 @@ from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.notes import NotesService, rules_from_env
 from ai_memory.service.quotas import MemoryQuota
 from ai_memory.service.recalls import RecallRecorder
+from ai_memory.service.secret_policy import SecretGuard
 from ai_memory.service.transfer import TransferService
 from ai_memory.service.unit_of_work import UnitsOfWork
 from ai_memory.settings import Settings
@@ -287,6 +288,7 @@ def build(
         recalls=recalls,
         ranking=params,
         units=units,
+        secrets=SecretGuard(s.secret_policy, s.secret_policy_by_tenant),
     )
     governance = GovernanceService(service, params, *model_plugins(s))
     notes = NotesService(service, rules_from_env())

@@ -46,6 +46,13 @@ Browser protections:
   127.0.0.1, ::1 (``*`` = any; needed behind a load balancer or a Kubernetes probe)
 * ``AIMEM_CORS_ORIGINS``   comma-separated origins allowed to call the API from a browser,
   including writes (none by default: cross-origin writes are refused)
+
+Credentials in writes (every path: HTTP, MCP, A2A, SDK, CLI, import, migrate; README
+"Secrets"):
+
+* ``AIMEM_SECRET_POLICY``            ``refuse`` (default) | ``redact`` | ``allow``
+* ``AIMEM_SECRET_POLICY_BY_TENANT``  JSON object of tenants that differ, e.g.
+  ``{"acme": "redact", "lab": "allow"}``
 """
 
 from __future__ import annotations
@@ -57,6 +64,7 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ai_memory.core.record import Limits
+from ai_memory.core.secrets import SecretPolicy
 
 CommaList = Annotated[tuple[str, ...], NoDecode]
 
@@ -133,6 +141,13 @@ class Settings(BaseSettings):
     peer_token: str = ""
     # serve without API keys on an address beyond loopback (development only)
     insecure_open: bool = False
+    # --- credentials in writes (service/secret_policy.py) ----------------------------------
+    # Refused by default, as the agent tools always did: the log is append-only, so a
+    # credential once stored stays in every replica, backup and export, while a refused
+    # write costs one retry. A tenant that stores pasted configs or logs on purpose
+    # chooses redact (or allow) for itself.
+    secret_policy: SecretPolicy = "refuse"
+    secret_policy_by_tenant: dict[str, SecretPolicy] = Field(default_factory=dict)
 
     @field_validator("govern_tenants", "llm_roles", "allowed_hosts", "cors_origins", mode="before")
     @classmethod
@@ -220,6 +235,8 @@ VARIABLES = (
     "AIMEM_PEER_URL",
     "AIMEM_PEER_TOKEN",
     "AIMEM_INSECURE_OPEN",
+    "AIMEM_SECRET_POLICY",
+    "AIMEM_SECRET_POLICY_BY_TENANT",
 )
 
 

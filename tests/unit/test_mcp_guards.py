@@ -1,4 +1,4 @@
-"""The MCP guard rails: secret detection, schema checks, export cap and the tool errors."""
+"""The MCP guard rails: secret refusal, schema checks, export cap and the tool errors."""
 
 from __future__ import annotations
 
@@ -14,67 +14,25 @@ from ai_memory.core.record import Limits
 from ai_memory.entrypoints.agent_tool_specs import (
     cap_lines,
     check_arguments,
-    detect_secrets,
-    refuse_secrets,
     tool_specs,
 )
 from ai_memory.entrypoints.agent_tools import AgentTools
 from ai_memory.entrypoints.mcp.server import build_server
 from ai_memory.service.notes import NoteRules
 
-SECRETS = {
-    "API key (sk-…)": "use sk-proj-4f9aB2cD8eF1gH3iJ5kL7mN9oP for the assistant",
-    "AWS access key id": "aws creds AKIAIOSFODNN7EXAMPLE in us-east-1",
-    "GitHub token": "push with ghp_abcdefghijklmnopqrstuvwxyz0123456789",
-    "JSON Web Token": "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5",
-    "private key block": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA",
-    "Slack token": "webhook uses xoxb-1234567890-abcdefghij",
-    "Google API key": "maps key AIzaSyA1234567890abcdefghijklmnopqrstuv",
-}
-ASSIGNMENTS = [
-    "db password=hunter2",
-    "TOKEN = 'abc123def'",
-    "api_key=sk_live_value",
-    'config: {"password": "s3cr3t-Pa55"}',
-    "https://example.com/hook?token=8f2d9c1a",
-    "secret_key: 9a8b7c6d5e4f",
-]
-PROSE = [
-    "She gave him a small gift as a token of appreciation.",
-    "Remember the password policy: rotate every 90 days.",
-    "password: always use the team password manager",
-    "The token budget is 4k; keep answers short.",
-    "Alice uses scikit-learn (sk-learn) for the churn model.",
-    "Set password=<your password> in the local .env file (placeholder).",
-    "token = ${GITHUB_TOKEN} comes from the CI environment",
-    "用户喜欢简洁的回答，不要使用表格。",
-    "The API key rotation runbook lives in the team wiki.",
-    "Ask the user for the secret: never guess it.",
-]
-
-
-@pytest.mark.parametrize(("kind", "text"), SECRETS.items())
-def test_detects_known_credential_formats(kind: str, text: str) -> None:
-    assert kind in detect_secrets(text)
-
-
-@pytest.mark.parametrize("text", ASSIGNMENTS)
-def test_detects_credential_assignments(text: str) -> None:
-    assert detect_secrets(text) == ["credential assignment (password=/token=/api_key=…)"]
-
-
-@pytest.mark.parametrize("text", PROSE)
-def test_ordinary_prose_is_not_a_secret(text: str) -> None:
-    assert detect_secrets(text) == []
-
-
-def test_refusal_names_what_was_found_and_that_nothing_was_stored() -> None:
+def test_a_secret_is_refused_by_the_service_policy_with_field_and_kind(
+    container: Container,
+) -> None:
+    """The tools have no detector of their own: the service's policy answers."""
+    tools = AgentTools(container.services)
+    body = {"type": "fact", "content": "fine", "scope": "user:a", "source_agent": "t"}
     with pytest.raises(InvalidInput) as caught:
-        refuse_secrets({"content": "fine", "tags": ["ok", "AKIAIOSFODNN7EXAMPLE"]})
+        tools.call("default", "memory_write", body | {"tags": ["ok", "AKIAIOSFODNN7EXAMPLE"]})
     error = caught.value
     assert (error.code, error.field, error.rule) == ("secret_detected", "tags", "no_secrets")
-    assert "AWS access key id" in error.message and "nothing was stored" in error.message
-    refuse_secrets({"content": "a token of appreciation", "tags": None})
+    assert "aws_key" in error.message and "nothing was stored" in error.message
+    assert "AKIAIOSFODNN7EXAMPLE" not in str(error)
+    tools.call("default", "memory_write", body | {"content": "a token of appreciation"})
 
 
 SPECS = {s.name: s.input_schema for s in tool_specs(Limits(), NoteRules())}

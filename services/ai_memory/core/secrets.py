@@ -26,6 +26,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
+
+#: What a write does with a credential (``service.secret_policy``; a setting per tenant).
+SecretPolicy = Literal["refuse", "redact", "allow"]
 
 SECRET_KINDS = (
     "private_key",

@@ -3,15 +3,15 @@ guard rails (seed 000 §4.2).
 
 Everything here is pure. ``tool_specs`` describes each tool to an LLM (what it is for,
 every parameter with its limits); ``check_arguments`` enforces exactly that schema and
-raises ``InvalidInput`` with the field and rule; ``detect_secrets`` finds credentials an
-agent must not store; ``cap_lines`` bounds an export that goes into a model's context.
+raises ``InvalidInput`` with the field and rule; ``cap_lines`` bounds an export that goes
+into a model's context. (Credentials are refused or redacted by the service's secret
+policy, on every path alike.)
 Limits come from the deployment's record ``Limits`` and ``NoteRules``, the same ones the
 HTTP API enforces.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -267,63 +267,6 @@ def _check_value(name: str, prop: Mapping[str, Any], value: Any) -> None:
             raise InvalidInput(name, "max_items", f"{name} has more than {prop['maxItems']} items")
         for item in value:
             _check_value(name, prop["items"], item)
-
-
-# --- secrets ---------------------------------------------------------------------------
-_SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("private key block", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
-    ("AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})")),
-    ("API key (sk-…)", re.compile(r"(?<![\w-])sk-[A-Za-z0-9_-]{20,}")),
-    ("Slack token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
-    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
-    ("JSON Web Token", re.compile(r"\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,}")),
-]
-_SECRET_NAME = (
-    r"(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|token|access[_-]?token|"
-    r"auth[_-]?token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key)"
-)
-# `name = value` (any value that is not a placeholder) or `name: value` / "name": "value"
-# where the value looks machine-made (has a digit or symbol): prose like "the token of
-# appreciation" or "password: always rotate it" is not an assignment.
-_ASSIGN_EQ = re.compile(rf"(?i)\b{_SECRET_NAME}\s*=\s*[\"']?(?P<value>[^\s\"',;&]{{3,}})")
-_ASSIGN_COLON = re.compile(rf"(?i)[\"']?\b{_SECRET_NAME}[\"']?\s*:\s*[\"']?(?P<value>\S{{6,}})")
-_PLACEHOLDER = re.compile(r"^(?:[<{$%*]|x{3,}|\.{3}|null$|none$|redacted|changeme)", re.I)
-_MACHINE_MADE = re.compile(r"[0-9_\-+/=@#!$%^&*]")
-
-
-def detect_secrets(text: str) -> list[str]:
-    """What kinds of credentials ``text`` appears to contain (empty: none found)."""
-    found = [label for label, pattern in _SECRET_PATTERNS if pattern.search(text)]
-    for m in _ASSIGN_EQ.finditer(text):
-        if not _PLACEHOLDER.match(m["value"]):
-            found.append("credential assignment (password=/token=/api_key=…)")
-            break
-    else:
-        for m in _ASSIGN_COLON.finditer(text):
-            value = m["value"].strip("\"',;")
-            if len(value) >= 6 and _MACHINE_MADE.search(value) and not _PLACEHOLDER.match(value):
-                found.append("credential assignment (password=/token=/api_key=…)")
-                break
-    return found
-
-
-def refuse_secrets(fields: Mapping[str, str | Iterable[str] | None]) -> None:
-    """Raise ``InvalidInput`` (code ``secret_detected``) if any field holds a credential."""
-    for name, value in fields.items():
-        if value is None:
-            continue
-        text = value if isinstance(value, str) else "\n".join(value)
-        kinds = detect_secrets(text)
-        if kinds:
-            raise InvalidInput(
-                name,
-                "no_secrets",
-                f"refused: {name} appears to contain a secret ({', '.join(kinds)}); nothing "
-                "was stored. Remove the credential (describe where it lives instead, e.g. "
-                "'the deploy key is in the team vault') and try again.",
-                code="secret_detected",
-            )
 
 
 def cap_lines(lines: Iterable[str], max_bytes: int = MAX_EXPORT_BYTES) -> tuple[str, int, bool]:

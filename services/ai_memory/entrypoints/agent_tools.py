@@ -3,9 +3,10 @@
 Tools: ``memory_write``, ``memory_search``, ``memory_read``, ``memory_forget``,
 ``memory_export``, ``notes_save``, ``notes_recall``. They call the services facade like the
 HTTP API does; this module only checks arguments against the listed schemas
-(``agent_tool_specs``), applies the guard rails (no secrets stored, size limits, confirmed
-deletes) and shapes results. Each transport turns a ``ToolOutput`` (or ``error_output``)
-into its own message.
+(``agent_tool_specs``), applies the guard rails (size limits, confirmed deletes) and
+shapes results. Credentials are the service's business: the tenant's secret policy
+(``service.secret_policy``) refuses or redacts them here exactly as over HTTP. Each
+transport turns a ``ToolOutput`` (or ``error_output``) into its own message.
 
 With API keys a transport passes the caller's principal: every tool then checks the key's
 role and scopes exactly as the HTTP routes do (``forbidden`` errors carry the policy's
@@ -31,7 +32,6 @@ from .agent_tool_specs import (
     MAX_EXPORT_BYTES,
     cap_lines,
     check_arguments,
-    refuse_secrets,
     tool_specs,
 )
 
@@ -111,10 +111,10 @@ class AgentTools:
         return self._impl[name](tenant, args, principal)
 
     def memory_write(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
-        """Validate size first, refuse secrets, then write and wait until searchable."""
+        """Validate size first, then write (the tenant's secret policy applies in the
+        service, as on every path) and wait until searchable."""
         _require(who, "write", args.get("scope"))
         validate_content(args["content"], self.service.limits)
-        refuse_secrets({k: args.get(k) for k in ("content", "tags", "scope", "source_agent", "id")})
         keys = ("type", "content", "scope", "source_agent", "tags", "ttl")
         body = {k: args[k] for k in keys if k in args}
         result = self.service.write(tenant, body, memory_id=args.get("id"), wait=True)
@@ -206,7 +206,6 @@ class AgentTools:
     def notes_save(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
         """Save / replace / turn off a note, as ``PUT /v1/notes``."""
         _require(who, "write", f"agent:{args['agent']}")  # a note lives in agent:<agent>
-        refuse_secrets({"note": args["note"], "topic": args["topic"]})
         r = self.notes.save(tenant, args["agent"], args["topic"], args["note"])
         return ToolOutput(
             {
@@ -218,6 +217,7 @@ class AgentTools:
                 "notes_used": r.notes_used,
                 "quota": self.notes.rules.quota,
             }
+            | ({"redacted": list(r.redacted)} if r.redacted else {})
         )
 
     def notes_recall(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:

@@ -375,6 +375,7 @@ class InProcessClient:
                 "position": r.position,
                 "notes_used": r.notes_used,
                 "quota": notes.rules.quota,
+                "redacted": list(r.redacted) or None,
             }
         )
 

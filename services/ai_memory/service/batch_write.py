@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -34,6 +34,8 @@ from ai_memory.core.events import Head, MemoryWritten
 from ai_memory.core.heads import head_update
 from ai_memory.core.positions import partition_of
 from ai_memory.core.record import Limits, MemoryRecord, parse_record, validate_id
+from ai_memory.core.secrets import find_secrets
+from ai_memory.service.secret_policy import SECRET_DETECTED, Screened
 from ai_memory.service.unit_of_work import UnitOfWork, UnitsOfWork
 
 logger = logging.getLogger(__name__)
@@ -73,6 +75,7 @@ class ItemResult:
     changed: bool | None = None
     position: int | None = None
     error: AiMemoryError | None = None
+    redacted: tuple[str, ...] = ()  # fields whose credentials were redacted (secret policy)
 
     @property
     def ok(self) -> bool:
@@ -86,6 +89,8 @@ class ItemResult:
             body["problem"] = item_problem(self.error, self.status)
             return body
         body.update({"version": self.version, "changed": self.changed, "position": self.position})
+        if self.redacted:
+            body["redacted"] = list(self.redacted)
         return body
 
 
@@ -179,14 +184,18 @@ def write_many(
     now: datetime,
     limits: Limits,
     authorize: Callable[[MemoryRecord], None] | None = None,
+    admit: Callable[[MemoryRecord, str], Screened] | None = None,
 ) -> list[ItemResult]:
     """Upsert every item of ``bodies``; one result per item, in input order.
 
     ``authorize`` raises ``Forbidden`` for an item the caller may not write (its scope):
-    that item is refused with 403 and the others go on."""
+    that item is refused with 403 and the others go on. ``admit`` applies the secret
+    policy to an item (``MemoryService.admit``): one with a credential it refuses fails
+    with ``secret_detected`` naming ``items[<i>].<field>``, and the others go on."""
     items = check_batch(bodies)
     results: dict[int, ItemResult] = {}
     parsed: list[tuple[int, MemoryRecord, bool]] = []
+    redacted: dict[int, tuple[str, ...]] = {}
     # Validation needs no lock: only deciding and appending hold it.
     for index, body in enumerate(items):
         try:
@@ -202,10 +211,24 @@ def write_many(
             except Forbidden as e:
                 results[index] = _refused(index, e, record.id)
                 continue
+        if admit is not None:
+            try:
+                screened = admit(record, f"items[{index}].")
+            except InvalidInput as e:
+                # A credential in the id is not echoed back as the item's id.
+                named = e.code != SECRET_DETECTED or not e.field.endswith(".id")
+                results[index] = _refused(index, e, record.id if named else None)
+                continue
+            record = screened.record
+            if screened.redacted:
+                redacted[index] = screened.redacted
         parsed.append((index, record, body.get("created_at") is not None))
     if parsed:
         with units.begin(tenant, BATCH_ACTOR) as uow:
             results |= _decide_and_append(uow, parsed)
+    for index, fields in redacted.items():
+        if results[index].ok:
+            results[index] = replace(results[index], redacted=fields)
     return [results[i] for i in range(len(items))]
 
 
@@ -305,13 +328,15 @@ def _append(uow: UnitOfWork, pending: Sequence[_Pending]) -> None:
 
 
 def _valid_id(body: object, limits: Limits) -> str | None:
-    """The id a refused item named, when it is one (so the caller can match it up)."""
+    """The id a refused item named, when it is one (so the caller can match it up) and
+    holds no credential (which would be echoed back)."""
     if not isinstance(body, Mapping) or body.get("id") is None:
         return None
     try:
-        return validate_id(body["id"], limits)
+        memory_id = validate_id(body["id"], limits)
     except InvalidInput:
         return None
+    return None if find_secrets(memory_id) else memory_id
 
 
 def _lost_predecessor(earlier: _Pending) -> Conflict:

@@ -50,14 +50,18 @@ class InteractionResult:
     position: int
     memories: list[dict[str, Any]]
     transitions: list[dict[str, Any]]
+    redacted: tuple[str, ...] = ()  # ("text",) when its credentials were redacted
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "interaction_id": self.interaction_id,
             "position": self.position,
             "memories": self.memories,
             "transitions": self.transitions,
         }
+        if self.redacted:
+            out["redacted"] = list(self.redacted)
+        return out
 
 
 class GovernanceService:
@@ -92,6 +96,11 @@ class GovernanceService:
         unknown = sorted(safe_name(k) for k in body if k not in allowed)
         if unknown:
             raise InvalidInput(unknown[0], "unknown_field", f"unknown field(s): {unknown[:10]}")
+        # The tenant's secret policy, before the text reaches the extractor or the log.
+        for name, value in (("scope", scope), ("source_agent", agent), ("session_id", session)):
+            if value is not None:
+                m.secrets.identifier(tenant, name, value)
+        text, redacted = m.secrets.text(tenant, "text", text)
         now = m.clock.now()
         at = parse_timestamp(body["at"], field="at") if body.get("at") is not None else now
         interaction_id = str(uuid.uuid4())
@@ -126,7 +135,11 @@ class GovernanceService:
         if wait:
             uow.wait()
         return InteractionResult(
-            interaction_id, positions[-1], decision.memories, decision.transitions
+            interaction_id,
+            positions[-1],
+            decision.memories,
+            decision.transitions,
+            ("text",) if redacted else (),
         )
 
     # --- L2 / L3 -------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from ai_memory.core.timeparse import parse_timestamp, short_repr
 from ai_memory.service import batch_write
 from ai_memory.service.batch_write import ItemResult
 from ai_memory.service.recalls import RecallRecorder
+from ai_memory.service.secret_policy import Screened, SecretGuard
 from ai_memory.service.unit_of_work import PositionWaiter, UnitOfWork, UnitsOfWork
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
@@ -51,16 +52,20 @@ class WriteResult:
     position: int
     created: bool
     changed: bool
+    redacted: tuple[str, ...] = ()  # fields whose credentials were redacted (secret policy)
 
     def to_json(self) -> dict[str, Any]:
         body = self.record.to_json()
         body.update({"version": self.version, "state": self.state.value})
-        return {
+        out = {
             "record": body,
             "position": self.position,
             "created": self.created,
             "changed": self.changed,
         }
+        if self.redacted:  # only then: an answer without redactions is as it always was
+            out["redacted"] = list(self.redacted)
+        return out
 
 
 @dataclass(frozen=True)
@@ -146,6 +151,7 @@ class MemoryService:
         recalls: RecallRecorder | None = None,
         ranking: GovernanceParams | None = None,
         units: UnitsOfWork | None = None,
+        secrets: SecretGuard | None = None,
     ) -> None:
         self.store = store
         self.index = index
@@ -157,9 +163,17 @@ class MemoryService:
         self.ranking = ranking or GovernanceParams()
         # Every service of this process writes through these units (one lock, one clock).
         self.units = units or UnitsOfWork(log, clock, waiter, wait_timeout=wait_timeout)
+        # What a credential in a write becomes (refused by default): ``admit`` applies it.
+        self.secrets = secrets or SecretGuard()
 
     def header(self, tenant: str, actor: str) -> EventHeader:
         return self.units.header(tenant, actor)
+
+    def admit(self, tenant: str, record: MemoryRecord, where: str = "") -> Screened:
+        """The one gate of every record write (single, batch item, import line, note):
+        the tenant's secret policy refuses the record (``secret_detected``), redacts its
+        credentials, or lets it through — before any event is built from it."""
+        return self.secrets.screen(tenant, record, self.limits, where)
 
     # --- write / upsert --------------------------------------------------------------------
     def write(
@@ -172,12 +186,16 @@ class MemoryService:
     ) -> WriteResult:
         now = self.clock.now()
         record = parse_record(body, now=now, limits=self.limits, memory_id=memory_id)
+        screened = self.admit(tenant, record)
+        record = screened.record
         explicit = body.get("created_at") is not None
         result = self.units.run(
             tenant,
             record.source_agent,
             lambda uow: self.write_in(uow, record, explicit_created=explicit),
         )
+        if screened.redacted:
+            result = replace(result, redacted=screened.redacted)
         if wait:
             self.wait_for(result.position)
         return result
@@ -220,6 +238,7 @@ class MemoryService:
             now=self.clock.now(),
             limits=self.limits,
             authorize=authorize,
+            admit=lambda record, where: self.admit(tenant, record, where),
         )
         if wait:
             self.wait_for_all(batch_write.positions_to_wait(results))

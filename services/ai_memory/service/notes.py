@@ -23,7 +23,7 @@ import re
 import threading
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
@@ -193,6 +193,7 @@ class SaveResult:
     version: int | None
     position: int
     notes_used: int
+    redacted: tuple[str, ...] = ()  # "note" / "topic" when credentials were redacted
 
 
 @dataclass(frozen=True)
@@ -228,6 +229,7 @@ class NotesService:
         tags = parse_topic(topic, self.rules, self.service.limits)
         off = isinstance(note, str) and note.strip().casefold() == OFF
         body = None if off else validate_note(note, self.rules)
+        tags, body, redacted = self._screen(tenant, agent, tags, body)
         with self._lock:
             uow = self.service.units.begin(tenant, agent)
             with uow:
@@ -235,7 +237,27 @@ class NotesService:
             # Waited for after the write lock, inside the notes lock: the next save's quota
             # check reads the projections, which must include this one.
             uow.wait()
-        return result
+        return replace(result, redacted=redacted) if redacted else result
+
+    def _screen(
+        self, tenant: str, agent: str, tags: tuple[str, ...], body: str | None
+    ) -> tuple[tuple[str, ...], str | None, tuple[str, ...]]:
+        """The tenant's secret policy on the note, named as the caller sent it (``note``,
+        ``topic``, ``agent``); the record built from it passes ``admit`` unchanged."""
+        guard = self.service.secrets
+        guard.identifier(tenant, "agent", agent)
+        redacted: list[str] = []
+        clean_tags: dict[str, None] = {}
+        for tag in tags:
+            clean, was = guard.text(tenant, "topic", tag)
+            clean_tags[clean] = None
+            if was:
+                redacted.append("topic")
+        if body is not None:
+            body, was = guard.text(tenant, "note", body)
+            if was:
+                redacted.append("note")
+        return tuple(clean_tags), body, tuple(dict.fromkeys(redacted))
 
     def _save_in(
         self,
@@ -272,6 +294,7 @@ class NotesService:
         fields |= {"scope": f"agent:{agent}", "source_agent": agent, "meta": {"kind": NOTE_KIND}}
         limits, now = self.service.limits, self.service.clock.now()
         record = parse_record(fields, now=now, limits=limits, memory_id=memory_id)
+        record = self.service.admit(uow.tenant, record).record  # already screened: a no-op
         written = self.service.write_in(uow, record, explicit_created=False)
         status: SaveStatus = (
             "created" if written.created else "replaced" if written.changed else "unchanged"

@@ -94,6 +94,7 @@ class ImportReport:
     tombstones_applied: int = 0
     stale: int = 0  # older than the local memory: never written (see ``_stale``)
     rejected: int = 0
+    redacted: int = 0  # lines written with their credentials redacted (secret policy)
     errors: list[dict[str, Any]] = field(default_factory=list)
     position: int = 0
     batch_id: str = ""
@@ -108,6 +109,7 @@ class ImportReport:
             "stale": self.stale,
             "tombstones_applied": self.tombstones_applied,
             "rejected": self.rejected,
+            "redacted": self.redacted,
             # Lines are rejected in two passes (parsing, then the batch's decisions): the
             # report lists them in line order all the same.
             "errors": sorted(self.errors, key=lambda entry: int(entry["line"])),
@@ -290,6 +292,10 @@ class ImportSession:
                     record = parse_record({**raw, "id": memory_id}, now=now, limits=limits)
                     if self._permit is not None:
                         self._permit("write", record.scope)
+                    # The tenant's secret policy: a refused line is rejected with
+                    # ``secret_detected`` below, like any invalid one.
+                    screened = service.admit(self.tenant, record)
+                    record = screened.record
                     record = with_created_at_from(
                         record, head, explicit=raw.get("created_at") is not None
                     )
@@ -317,6 +323,7 @@ class ImportSession:
                     self.report.stale += 1
                     continue
                 self.report.written += 1
+                self.report.redacted += bool(screened.redacted)
                 events.append(outcome.event)
                 decided.append((number, "written"))
                 heads[memory_id] = Head(

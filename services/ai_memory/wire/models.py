@@ -101,6 +101,11 @@ class WriteOut(BaseModel):
     position: int = Field(description="Log position of the write; pass as min_position to read it.")
     created: bool
     changed: bool = Field(description="False when the same content was already stored (no-op).")
+    redacted: list[str] | None = Field(
+        None,
+        description="Fields whose credentials were replaced by [REDACTED:<kind>] under the "
+        "tenant's `redact` secret policy (e.g. content, meta.notes); null when none were.",
+    )
 
 
 class DeleteOut(BaseModel):
@@ -173,6 +178,8 @@ class ImportOut(BaseModel):
     # Lines older than the live local memory, not written (import never regresses);
     # defaulted so a client still reads the report of a server that predates it.
     stale: int = 0
+    # Lines written with their credentials redacted (the tenant's `redact` secret policy).
+    redacted: int = 0
     errors: list[ImportError_]
     errors_truncated: bool
     position: int
@@ -222,6 +229,9 @@ class BatchItemOut(BaseModel):
     changed: bool | None = Field(None, description="False when the same content was stored.")
     position: int | None = Field(None, description="Log position of the item's write.")
     problem: ItemProblemOut | None = None
+    redacted: list[str] | None = Field(
+        None, description="Fields whose credentials were redacted (`redact` secret policy)."
+    )
 
     @property
     def ok(self) -> bool:

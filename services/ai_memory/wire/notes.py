@@ -50,6 +50,9 @@ class NoteSaveOut(BaseModel):
     position: int = Field(description="Log position of the change (0 when nothing changed).")
     notes_used: int
     quota: int
+    redacted: list[str] | None = Field(
+        None, description="note / topic when their credentials were redacted (secret policy)."
+    )
 
 
 class WhyOut(BaseModel):

@@ -57,6 +57,7 @@ def router(
             "position": r.position,
             "notes_used": r.notes_used,
             "quota": notes.rules.quota,
+            "redacted": list(r.redacted) or None,
         }
 
     @api.get("/v1/notes", response_model=NotesOut)
