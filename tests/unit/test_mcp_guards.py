@@ -20,6 +20,7 @@ from ai_memory.entrypoints.agent_tools import AgentTools
 from ai_memory.entrypoints.mcp.server import build_server
 from ai_memory.service.notes import NoteRules
 
+
 def test_a_secret_is_refused_by_the_service_policy_with_field_and_kind(
     container: Container,
 ) -> None:

@@ -4,6 +4,8 @@ redaction that leaves no credential behind."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -154,7 +156,7 @@ _TRICKY = st.lists(
 @given(st.one_of(_TEXT, _TRICKY))
 def test_detection_never_crashes_and_findings_are_sane(text: str) -> None:
     findings = find_secrets(text)
-    for a, b in zip(findings, findings[1:], strict=False):
+    for a, b in itertools.pairwise(findings):
         assert a.end <= b.start  # ordered, no overlaps
     for f in findings:
         assert 0 <= f.start < f.end <= len(text) and f.kind in SECRET_KINDS
