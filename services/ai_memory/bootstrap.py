@@ -300,10 +300,10 @@ def build(
         writers=getattr(log, "writers", dict),
     )
     key_store = build_key_store(s)
-    keys = KeyService(key_store, clock)
+    keys = KeyService(key_store, clock, cache_ttl=s.key_cache_seconds)
     services = Services(s, service, notes, governance, TransferService(service), health, keys)
-    services = replace(services, audit=AuditService(log))  # the trail reads the log itself
     services = replace(services, rates=RateLimiter(limit_table))  # this gateway's buckets
+    services = replace(services, audit=AuditService(log))  # the trail reads the log itself
     return Container(
         s,
         log,

@@ -60,7 +60,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ai_memory.core.record import Limits
@@ -108,6 +108,13 @@ class Settings(BaseSettings):
     llm_model: str = ""
     llm_api_key: str = ""
     llm_roles: CommaList = ("judge",)
+    # how long a gateway trusts what it read of an API key: a revoked key is refused by
+    # every gateway within this many seconds (services/ai_memory/service/keys.py)
+    key_cache_seconds: float = Field(default=2.0, ge=0, le=5)
+    # a key from the deployment's secrets (``ai-memory keys generate``) that ``serve``
+    # adopts as an admin key of ``admin_tenant`` at start (deploy/README.md)
+    admin_key: SecretStr = SecretStr("")
+    admin_tenant: str = "default"
     # --- limits of the HTTP edge ---------------------------------------------------------
     max_body_bytes: int = Field(default=1 << 20, ge=1024)
     max_import_bytes: int = Field(default=64 << 20, ge=1024)
@@ -216,6 +223,9 @@ VARIABLES = (
     "AIMEM_LLM_MODEL",
     "AIMEM_LLM_API_KEY",
     "AIMEM_LLM_ROLES",
+    "AIMEM_KEY_CACHE_SECONDS",
+    "AIMEM_ADMIN_KEY",
+    "AIMEM_ADMIN_TENANT",
     "AIMEM_MAX_BODY_BYTES",
     "AIMEM_MAX_IMPORT_BYTES",
     "AIMEM_MAX_LINE_BYTES",

@@ -437,7 +437,9 @@ def test_compose_app_services_run_the_right_command() -> None:
 
     assert set(PROJECTORS.values()) == set(PROJECTIONS), "one worker per projection"
     # A development stack: open mode opted into explicitly, on the host's loopback only.
-    assert full_command("gateway") == ["ai-memory", "serve", "--insecure-open"]
+    # Closed from the first request: the gateway adopts the deployment's admin key.
+    assert full_command("gateway") == ["ai-memory", "serve"]
+    assert app_env("gateway")["AIMEM_ADMIN_KEY"].startswith("${AIMEM_ADMIN_KEY:?")
     assert services()["gateway"]["ports"] == ["127.0.0.1:8080:8080"]
     for name, projection in PROJECTORS.items():
         assert full_command(name) == ["ai-memory", "project", "--projection", projection]
@@ -692,7 +694,9 @@ def test_kubernetes_config_and_secret_references_exist() -> None:
 def test_kubernetes_secret_is_only_a_placeholder() -> None:
     for secret in k8s("Secret"):
         assert not secret.get("data"), "ship no encoded secret values"
-        assert set(secret["stringData"].values()) == {"REPLACE-ME"}
+        # Every secret value is the placeholder; the admin key's tenant is not a secret.
+        values = {k: v for k, v in secret["stringData"].items() if k != "tenant"}
+        assert set(values.values()) == {"REPLACE-ME"}
 
 
 def test_kubernetes_urls_point_at_services_and_their_ports() -> None:

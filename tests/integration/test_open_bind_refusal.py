@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -52,3 +53,37 @@ def test_serve_exits_with_the_reason_before_listening(
     )
     assert result.exit_code == 0, result.output
     assert len(started) == 1
+
+
+def test_a_deployment_secret_closes_the_server_before_it_listens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``AIMEM_ADMIN_KEY`` (from ``ai-memory keys generate``) is adopted at start: a
+    manifest can bind every interface without the open mode, and the key works."""
+    import uvicorn
+    from fastapi.testclient import TestClient
+
+    from ai_memory.core.access import generate_token
+
+    token = generate_token()
+    answers: list[int] = []
+
+    def serve_once(asgi: Any, **_: object) -> None:  # the server as it would listen
+        with TestClient(asgi, base_url="http://127.0.0.1") as http:
+            answers.append(http.get("/v1/memories/x").status_code)
+            own = http.get("/v1/memories/x", headers={"authorization": f"Bearer {token}"})
+            answers.append(own.status_code)
+
+    monkeypatch.setattr(uvicorn, "run", serve_once)
+    monkeypatch.setenv("AIMEM_EMBEDDER", "static")
+    monkeypatch.setenv("AIMEM_ADMIN_TENANT", "acme")
+    monkeypatch.setenv("AIMEM_ADMIN_KEY", "not-a-key")
+    data = str(tmp_path / "d")
+    bad = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--data-dir", data])
+    assert bad.exit_code == 2 and "AIMEM_ADMIN_KEY" in bad.output and answers == []
+    monkeypatch.setenv("AIMEM_ADMIN_KEY", token)
+    result = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--data-dir", data])
+    assert result.exit_code == 0, result.output
+    assert token.split("_")[2] not in result.output  # the secret is never printed
+    # No key: 401; the adopted key: an admin of acme, who finds no such memory.
+    assert answers == [401, 404]

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from ai_memory.adapters.memory import KeyBacking, MemoryKeyStore
-from ai_memory.core.access import ApiKey
+from ai_memory.core.access import ApiKey, generate_token
 from ai_memory.core.errors import Forbidden, InvalidInput, NotFound, Unauthenticated, Unavailable
 from ai_memory.service.keys import KeyService
 from tests.factories import T0, FixedClock
@@ -207,3 +207,40 @@ def test_the_cached_paths_answer_like_the_full_ones(keys: KeyService, clock: Fix
         keys.authenticate_if_cached(None)
     clock.advance(5)
     assert keys.authenticate_if_cached(issued.token) is None  # aged out: read again
+
+
+# --- a key adopted from a deployment's secret (AIMEM_ADMIN_KEY) -------------------------
+def test_an_adopted_key_is_an_admin_of_its_tenant_and_adopting_again_changes_nothing(
+    keys: KeyService, backing: KeyBacking
+) -> None:
+    token = generate_token()
+    info = keys.adopt(token, tenant="acme", name="AIMEM_ADMIN_KEY")
+    assert keys.adopt(token, tenant="acme", name="AIMEM_ADMIN_KEY") == info
+    principal = keys.authenticate(token)
+    assert (principal.tenant, principal.role, principal.key_id) == ("acme", "admin", info.key_id)
+    stored = next(iter(backing.keys.values()))
+    assert token.split("_", 2)[2] not in repr(stored)  # only its digest is kept
+
+
+def test_an_adopted_key_cannot_be_hijacked_or_brought_back(keys: KeyService) -> None:
+    token = generate_token()
+    info = keys.adopt(token, tenant="acme", name="AIMEM_ADMIN_KEY")
+    forged = f"aimem_{info.key_id}_{generate_token().split('_', 2)[2]}"
+    with pytest.raises(InvalidInput) as e:
+        keys.adopt(forged, tenant="acme", name="AIMEM_ADMIN_KEY")  # same id, other secret
+    assert e.value.rule == "key_conflict"
+    with pytest.raises(InvalidInput):
+        keys.adopt(token, tenant="globex", name="AIMEM_ADMIN_KEY")  # same key, other tenant
+    keys.revoke(info.key_id)
+    again = keys.adopt(token, tenant="acme", name="AIMEM_ADMIN_KEY")  # a restart
+    assert again.revoked_at is not None
+    with pytest.raises(Unauthenticated):
+        keys.authenticate(token)
+
+
+@pytest.mark.parametrize("token", ["", "secret", "aimem_zz_short", "aimem_" + "0" * 16 + "_x"])
+def test_a_malformed_secret_is_not_adopted(keys: KeyService, token: str) -> None:
+    with pytest.raises(InvalidInput) as e:
+        keys.adopt(token, tenant="acme", name="AIMEM_ADMIN_KEY")
+    assert e.value.rule == "key_format"
+    assert not keys.required()

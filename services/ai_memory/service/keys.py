@@ -38,6 +38,7 @@ from ai_memory.core.access import (
     ApiKey,
     IssuedKey,
     KeyInfo,
+    adopt_key,
     authorize,
     check_key,
     issue_key,
@@ -108,6 +109,27 @@ class KeyService:
             self._cache.pop(issued.key.key_id, None)
             self._required = None
         return issued
+
+    def adopt(self, token: str, *, tenant: str, role: str = "admin", name: str) -> KeyInfo:
+        """Make a key generated elsewhere (a deployment's secret) valid here; idempotent,
+        so every gateway may adopt the same key at start. A key id already stored with a
+        different secret is refused, and a revoked key stays revoked: restarting with an
+        old secret never brings a revoked key back."""
+        key = adopt_key(token=token, tenant=tenant, role=role, name=name, now=self._clock.now())
+        stored = self._store.get(key.key_id)
+        if stored is not None:
+            if stored.secret_hash != key.secret_hash or stored.info.tenant != tenant:
+                raise InvalidInput(
+                    "admin_key",
+                    "key_conflict",
+                    f"key {key.key_id} is stored with another secret or tenant",
+                )
+            return stored.info
+        self._store.create(key)
+        with self._lock:
+            self._cache.pop(key.key_id, None)
+            self._required = None
+        return key.info
 
     def list(self, tenant: str) -> list[KeyInfo]:
         return self._store.list_keys(validate_tenant(tenant))

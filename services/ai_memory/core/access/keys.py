@@ -26,7 +26,7 @@ import hmac
 import re
 import secrets
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from ai_memory.core.errors import InvalidInput
@@ -143,6 +143,31 @@ def issue_key(
     )
     key = ApiKey(info, hash_secret(key_id, secret))
     return IssuedKey(key, f"{KEY_PREFIX}_{key_id}_{secret}")
+
+
+def generate_token(random: Random = secrets.token_bytes) -> str:
+    """A well-formed key that no store holds yet: for an operator's secret manager, to be
+    adopted by a deployment (``adopt_key``)."""
+    key_id = random(KEY_ID_BYTES).hex()
+    secret = base64.urlsafe_b64encode(random(SECRET_BYTES)).rstrip(b"=").decode("ascii")
+    return f"{KEY_PREFIX}_{key_id}_{secret}"
+
+
+def adopt_key(*, token: str, tenant: str, role: str, name: str, now: datetime) -> ApiKey:
+    """The stored form of a key generated elsewhere (a Kubernetes or compose secret): only
+    its digest is kept, exactly as for an issued key. The token must have the full shape
+    of an issued key, so an adopted key is as strong as an issued one."""
+    parsed = parse_key(token.strip())
+    if parsed is None:
+        raise InvalidInput(
+            "admin_key",
+            "key_format",
+            "not an ai-memory key: use the output of `ai-memory keys generate` "
+            "(aimem_<16 hex digits>_<43 base64url characters>)",
+        )
+    template = issue_key(tenant=tenant, role=role, scopes=("*",), name=name, now=now)
+    info = replace(template.key.info, key_id=parsed.key_id)
+    return ApiKey(info, hash_secret(parsed.key_id, parsed.secret))
 
 
 def parse_key(token: str) -> ParsedKey | None:

@@ -1,4 +1,4 @@
-"""``ai-memory keys create|list|revoke``: the API keys of a deployment.
+"""``ai-memory keys create|list|revoke|generate``: the API keys of a deployment.
 
 These open the key store directly (``keys.db`` in the data directory, or the Cassandra
 keyspace of ``AIMEM_RECORD_STORE``), so they work while the server runs; a running
@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ai_memory.bootstrap import build_key_service
-from ai_memory.core.access import ROLES, KeyInfo
+from ai_memory.core.access import ROLES, KeyInfo, generate_token
 from ai_memory.core.errors import AiMemoryError, InvalidInput
 from ai_memory.service.keys import KeyService
 from ai_memory.settings import Settings, SettingsError
@@ -160,3 +160,10 @@ def revoke_cmd(
     out.print(
         f"revoked {info.key_id} ({info.name}, tenant {info.tenant}) at {_at(info.revoked_at)}"
     )
+
+
+@app.command("generate")
+def generate_cmd() -> None:
+    """Print a new, well-formed key without storing it: for a deployment's secret
+    (``AIMEM_ADMIN_KEY``), which ``serve`` adopts as an admin key at start."""
+    typer.echo(generate_token())

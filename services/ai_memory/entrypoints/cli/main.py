@@ -27,6 +27,7 @@ from ai_memory.sdk import ApiError, MemoryClient, MemoryIn
 
 if TYPE_CHECKING:
     from ai_memory.service.keys import KeyService
+    from ai_memory.settings import Settings
 
 app = typer.Typer(
     add_completion=False,
@@ -114,6 +115,17 @@ def open_bind_refusal(keys: KeyService | None, host: str, insecure_open: bool) -
     )
 
 
+def adopt_admin_key(keys: KeyService | None, settings: Settings) -> None:
+    """Make the deployment's ``AIMEM_ADMIN_KEY`` (a secret, never logged) valid, so a
+    server started from a manifest is closed from its first request."""
+    token = settings.admin_key.get_secret_value()
+    if keys is None or not token:
+        return
+    info = keys.adopt(token, tenant=settings.admin_tenant, name="AIMEM_ADMIN_KEY")
+    state = "revoked" if info.revoked_at is not None else "active"
+    err.print(f"admin key {info.key_id} of tenant {info.tenant!r} ({state})")
+
+
 @app.command()
 def serve(
     host: Annotated[str | None, typer.Option(envvar="AIMEM_HOST")] = None,
@@ -133,6 +145,7 @@ def serve(
     import uvicorn
 
     from ai_memory.bootstrap import build
+    from ai_memory.core.errors import AiMemoryError
     from ai_memory.entrypoints.http.app import create_app
     from ai_memory.entrypoints.http.slow_headers import with_header_timeout
     from ai_memory.settings import Settings, SettingsError
@@ -147,6 +160,12 @@ def serve(
         raise typer.Exit(2) from None
     bind = host or settings.host
     container = build(settings)
+    try:
+        adopt_admin_key(container.services.keys, settings)
+    except AiMemoryError as e:
+        container.close()
+        err.print(f"[red]AIMEM_ADMIN_KEY: {e}[/red]")
+        raise typer.Exit(2) from None
     refusal = open_bind_refusal(container.services.keys, bind, insecure_open)
     if refusal is not None:
         container.close()
