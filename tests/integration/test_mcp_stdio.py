@@ -169,3 +169,88 @@ def test_stdio_server_exits_cleanly_on_eof(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
     reply = json.loads(proc.stdout.splitlines()[0])  # stdout carries only MCP messages
     assert reply["id"] == 1 and reply["result"]["serverInfo"]["name"] == "ai-memory"
+
+
+# --- API keys over stdio: AIMEM_API_KEY is the session's key ----------------------------
+def keyed_params(data_dir: Path, token: str | None) -> StdioServerParameters:
+    params = server_params(data_dir)
+    env = {k: v for k, v in (params.env or {}).items() if k != "AIMEM_API_KEY"}
+    if token is not None:
+        env["AIMEM_API_KEY"] = token
+    return StdioServerParameters(command=params.command, args=params.args, env=env)
+
+
+def test_a_keyed_deployment_needs_a_valid_key_to_start_stdio(tmp_path: Path) -> None:
+    from ai_memory.bootstrap import build_key_service
+    from ai_memory.settings import Settings
+
+    data = tmp_path / "data"
+    keys = build_key_service(Settings(data_dir=data))
+    try:
+        issued = keys.create(tenant="acme", role="reader", scopes=["user:*"], name="r")
+    finally:
+        keys.close()
+    wrong = f"aimem_{issued.key.key_id}_{'A' * 43}"
+    for token in (None, "garbage", wrong):
+        params = keyed_params(data, token)
+        proc = subprocess.run(
+            [params.command, *params.args],
+            input="",
+            env=params.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stdout == ""  # no MCP session was offered
+        assert "AIMEM_API_KEY" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_stdio_tools_run_as_the_key_and_a_revocation_ends_its_rights(tmp_path: Path) -> None:
+    from ai_memory.adapters.sqlite_event_log import SqliteEventLog
+    from ai_memory.bootstrap import build_key_service
+    from ai_memory.serialization import AvroEventSerializer
+    from ai_memory.settings import Settings
+
+    data = tmp_path / "data"
+    keys = build_key_service(Settings(data_dir=data))
+    writer = keys.create(tenant="acme", role="writer", scopes=["user:alice"], name="w")
+    reader = keys.create(tenant="acme", role="reader", scopes=["user:alice"], name="r")
+    errlog = tmp_path / "mcp-stderr.log"
+    memory = {"type": "fact", "scope": "user:alice", "source_agent": "claims-to-be-bob"}
+
+    async def as_writer() -> None:
+        with errlog.open("a") as err:
+            async with Client(stdio_client(keyed_params(data, writer.token), errlog=err)) as c:
+                ok(await c.call_tool("memory_write", memory | {"content": "Alice rows."}))
+                outside = memory | {"scope": "team:data", "content": "Team data."}
+                assert error_code(await c.call_tool("memory_write", outside)) == ("scope_forbidden")
+
+    async def as_reader() -> None:
+        with errlog.open("a") as err:
+            async with Client(stdio_client(keyed_params(data, reader.token), errlog=err)) as c:
+                query = {"query": "rows", "scope": "user:alice"}
+                found = ok(await c.call_tool("memory_search", query))
+                assert [r["content"] for r in found["results"]] == ["Alice rows."]
+                denied = await c.call_tool("memory_write", memory | {"content": "x"})
+                assert error_code(denied) == "role_forbidden"
+                keys.revoke(reader.key.key_id)  # from another process, in effect
+                await anyio.sleep(6)  # past any gateway's key cache (at most 5 s)
+                gone = await c.call_tool("memory_search", query)
+                assert error_code(gone) == "invalid_api_key"
+
+    try:
+        anyio.run(as_writer)
+        anyio.run(as_reader)
+    finally:
+        keys.close()
+    assert "Traceback" not in errlog.read_text()
+    log = SqliteEventLog(data / "events.db", AvroEventSerializer())
+    try:
+        acme = [e.event for e in log.read(after=0, limit=100) if e.event.header.tenant == "acme"]
+    finally:
+        log.close()
+    # What the writer caused records its key; a search's reinforcement is the system's.
+    written = [e for e in acme if type(e).__name__ == "MemoryWritten"]
+    assert written and {e.header.actor for e in written} == {f"key:{writer.key.key_id}"}
+    assert all(e.record.source_agent == "claims-to-be-bob" for e in written)

@@ -5,16 +5,44 @@ It runs an embedded container on ``AIMEM_DATA_DIR`` exactly like ``ai-memory ser
 (projections and the governor in this process, so stop any server on the same data
 directory first) and exits cleanly when the client closes stdin. stdout carries only MCP
 messages; logs go to stderr.
+
+Once the deployment has API keys, the process needs one in ``AIMEM_API_KEY`` (it does
+not start without a valid one) and every tool call is judged as that key — its tenant,
+role and scopes — exactly as over HTTP; events record it as their actor.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import anyio
 import typer
+
+from ai_memory.core.errors import AiMemoryError
+
+if TYPE_CHECKING:
+    from ai_memory.core.access import AccessPrincipal
+    from ai_memory.service.keys import KeyService
+
+
+def session_key(
+    keys: KeyService | None, token: str | None
+) -> Callable[[], AccessPrincipal | None] | None:
+    """The principal of a stdio session: None in open development mode; else the key in
+    ``AIMEM_API_KEY``, refused now if it is not valid and checked again on every call
+    (through the key cache), so revoking it ends the session's rights within seconds."""
+    if keys is None or not keys.required():
+        return None
+    keys.authenticate(token)  # Unauthenticated: the process does not start
+
+    def current() -> AccessPrincipal | None:
+        return keys.authenticate(token)
+
+    return current
 
 
 def mcp_cmd(
@@ -28,10 +56,17 @@ def mcp_cmd(
     logging.basicConfig(level=logging.WARNING)  # stderr: stdout belongs to the protocol
     overrides: dict[str, object] = {} if data_dir is None else {"data_dir": data_dir}
     # On Kafka a stdio server appends through the gateways (it owns no partition).
-    container = build(Settings.from_env(**overrides), owns_partitions=False)
+    settings = Settings.from_env(**overrides)
+    container = build(settings, owns_partitions=False)
+    try:
+        session = session_key(container.services.keys, os.environ.get("AIMEM_API_KEY"))
+    except AiMemoryError as e:
+        container.close()
+        typer.echo(f"ai-memory mcp: {e} (set AIMEM_API_KEY to a key of this deployment)", err=True)
+        raise typer.Exit(2) from None
     container.start(governor=True)
     try:
-        anyio.run(serve_stdio, build_server(container.services))
+        anyio.run(serve_stdio, build_server(container.services, session_principal=session))
     except KeyboardInterrupt:
         pass
     finally:

@@ -46,6 +46,7 @@ from ai_memory import __version__
 from ai_memory.core.access import AccessPrincipal
 from ai_memory.core.errors import AiMemoryError
 from ai_memory.core.record import DEFAULT_TENANT
+from ai_memory.service.acting import acting_as
 from ai_memory.service.facade import Services
 
 from ..agent_tool_specs import ToolSpec
@@ -54,6 +55,7 @@ from ..agent_tools import INSTRUCTIONS, AgentTools, ToolOutput, error_output
 logger = logging.getLogger(__name__)
 TenantOf = Callable[[Request], str]
 PrincipalOf = Callable[[Request], AccessPrincipal | None]
+SessionPrincipal = Callable[[], AccessPrincipal | None]
 
 
 def error_result(error: AiMemoryError) -> CallToolResult:
@@ -85,11 +87,16 @@ def _tool(spec: ToolSpec) -> Tool:
 
 
 def build_server(
-    services: Services, tenant_of: TenantOf | None = None, principal_of: PrincipalOf | None = None
+    services: Services,
+    tenant_of: TenantOf | None = None,
+    principal_of: PrincipalOf | None = None,
+    session_principal: SessionPrincipal | None = None,
 ) -> Server[Any]:
     """The MCP server over the services facade; ``tenant_of`` maps an HTTP request to a
-    tenant (stdio, and requests it cannot see, use the default tenant) and
-    ``principal_of`` to the caller's API key, whose rights every tool then checks."""
+    tenant and ``principal_of`` to the caller's API key, whose rights every tool then
+    checks. Over stdio there is no request: ``session_principal`` answers the key the
+    process was started with (checked again on every call, so a revocation ends the
+    session's rights too); without it, open development mode (tenant ``default``)."""
     tools = AgentTools(services)
     listed = ListToolsResult(tools=[_tool(s) for s in tools.specs.values()])
 
@@ -106,13 +113,16 @@ def build_server(
             raise MCPError(INVALID_PARAMS, f"unknown tool {params.name!r}; tools: {names}")
         request = ctx.request
         tenant, principal = DEFAULT_TENANT, None
-        if isinstance(request, Request):
-            tenant = tenant if tenant_of is None else tenant_of(request)
-            principal = None if principal_of is None else principal_of(request)
         try:
+            if isinstance(request, Request):
+                tenant = tenant if tenant_of is None else tenant_of(request)
+                principal = None if principal_of is None else principal_of(request)
+            elif session_principal is not None:
+                principal = await anyio.to_thread.run_sync(session_principal)
+                tenant = DEFAULT_TENANT if principal is None else principal.tenant
             # The services block (SQLite, embedding, waiting for projections): use a thread.
             output = await anyio.to_thread.run_sync(
-                tools.call, tenant, params.name, params.arguments, principal
+                _call_as, tools, tenant, params.name, params.arguments, principal
             )
         except AiMemoryError as e:
             return error_result(e)
@@ -134,6 +144,21 @@ def build_server(
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+
+
+def _call_as(
+    tools: AgentTools,
+    tenant: str,
+    name: str,
+    arguments: Mapping[str, Any] | None,
+    principal: AccessPrincipal | None,
+) -> ToolOutput:
+    """Run a tool with the key recorded as the actor of every event it causes (over HTTP
+    the key door sets it for the request; stdio has no door)."""
+    if principal is None:
+        return tools.call(tenant, name, arguments, principal)
+    with acting_as(principal.actor):
+        return tools.call(tenant, name, arguments, principal)
 
 
 async def serve_stdio(server: Server[Any]) -> None:
