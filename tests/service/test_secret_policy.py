@@ -159,7 +159,7 @@ def test_batch_refuses_the_item_and_writes_the_others(
     results = svc.write_many(tenant, items, wait=True)
     assert [r.status for r in results] == [201, 422, 422]
     assert results[1].id == "b1" and results[2].id is None  # the id held the credential
-    problems = [r.to_json().get("problem") for r in results]
+    problems = [r.to_json().get("problem", {}) for r in results]
     assert (
         problems[1]["code"] == "secret_detected" and problems[1]["field"] == "items[1].meta.notes"
     )

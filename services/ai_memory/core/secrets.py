@@ -31,23 +31,25 @@ from typing import Literal
 #: What a write does with a credential (``service.secret_policy``; a setting per tenant).
 SecretPolicy = Literal["refuse", "redact", "allow"]
 
-SECRET_KINDS = (
-    "private_key",
-    "aws_key",
-    "github_token",
-    "gitlab_token",
-    "huggingface_token",
-    "anthropic_key",
-    "openai_key",
-    "stripe_key",
-    "slack_token",
-    "google_api_key",
-    "jwt",
-    "bearer_token",
-    "basic_auth",
-    "connection_string",
-    "credential",
-)
+#: Each kind (stable, machine-readable) and what a person calls it.
+KIND_LABELS = {
+    "private_key": "private key block",
+    "aws_key": "AWS access key",
+    "github_token": "GitHub token",
+    "gitlab_token": "GitLab token",
+    "huggingface_token": "Hugging Face token",
+    "anthropic_key": "Anthropic API key",
+    "openai_key": "OpenAI API key",
+    "stripe_key": "Stripe secret key",
+    "slack_token": "Slack token",
+    "google_api_key": "Google API key",
+    "jwt": "JSON Web Token",
+    "bearer_token": "bearer token",
+    "basic_auth": "basic-auth credentials",
+    "connection_string": "password in a connection string",
+    "credential": "credential assignment (password=/token=/api_key=…)",
+}
+SECRET_KINDS = tuple(KIND_LABELS)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,14 @@ from ai_memory.core.record import (
     validate_meta,
     validate_tags,
 )
-from ai_memory.core.secrets import Finding, SecretPolicy, find_secrets, named_secret, redact
+from ai_memory.core.secrets import (
+    KIND_LABELS,
+    Finding,
+    SecretPolicy,
+    find_secrets,
+    named_secret,
+    redact,
+)
 
 SECRET_POLICIES: tuple[str, ...] = get_args(SecretPolicy)
 SECRET_DETECTED = "secret_detected"
@@ -45,12 +52,13 @@ def secret_refused(
     field_name: str, findings: list[Finding], *, identifier: bool = False
 ) -> InvalidInput:
     """The refusal: the field and the kinds of credential, never the credential."""
-    kinds = ", ".join(dict.fromkeys(f.kind for f in findings))
+    kinds = dict.fromkeys(f.kind for f in findings)
+    what = ", ".join(f"{KIND_LABELS[k]} [{k}]" for k in kinds)
     why = " (an identifier cannot be redacted)" if identifier else ""
     return InvalidInput(
         field_name,
         "no_secrets",
-        f"refused: {field_name} appears to contain a secret ({kinds}){why}; nothing was "
+        f"refused: {field_name} appears to contain a secret: {what}{why}; nothing was "
         "stored. Remove the credential (say where it lives instead, e.g. 'the deploy key "
         "is in the team vault') and try again.",
         code=SECRET_DETECTED,
