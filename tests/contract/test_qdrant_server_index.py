@@ -220,3 +220,13 @@ def test_conditional_writes_hold_when_a_racing_writer_got_in_first(
     apply(idx, ([IndexSetState("default", "m2", MemoryState.ACTIVE, 4)], {}), checkpoint=6)
     kept = ids(idx.search(q(None, "new", mode="keyword"))) == ["m1"] and idx.count("default") == 1
     assert kept is guarded
+
+
+def test_a_server_without_per_tenant_idf_is_refused() -> None:
+    """Before 1.19 a server would not apply the IDF corpus: keyword scores would silently
+    be shaped by every tenant, so such a server is refused at open, naming the fix."""
+    for version in ("1.19.0", "1.20.3", "2.0.0", "dev"):
+        qs.check_server_version(version)
+    with pytest.raises(InvalidInput) as refused:
+        qs.check_server_version("1.16.0")
+    assert refused.value.code == "index_server_too_old" and "1.19" in str(refused.value)

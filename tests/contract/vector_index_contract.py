@@ -176,6 +176,38 @@ class VectorIndexContract:
         assert index.search(q(axis(1, 0), "secret", tenant="c")) == []
         assert (index.count("a"), index.count("b"), index.count("c")) == (1, 2, 0)
 
+    def test_keyword_idf_is_computed_per_tenant(self, index: VectorIndex) -> None:
+        """Another tenant's documents never shape a tenant's keyword scores: tenant b
+        floods the term "zephyr", and tenant a's scores and ranking stay exactly as they
+        were (with collection-wide IDF "zephyr" would turn common and a2/a3 would
+        overtake a1)."""
+        apply(
+            index,
+            merge(
+                put("a1", 1, axis(1, 0), "zephyr launch notes", tenant="a"),
+                put("a2", 2, axis(0, 1), "quarterly beta review", tenant="a"),
+                put("a3", 3, axis(1, 1), "beta rollout plan", tenant="a"),
+                put("a4", 4, axis(0, 0, 1), "unrelated memo", tenant="a"),
+            ),
+        )
+        queries = [q(None, "zephyr beta", mode="keyword", tenant="a")]
+        queries.append(q(axis(0, 0, 1), "zephyr beta", mode="hybrid", tenant="a"))
+
+        def scores() -> list[list[tuple[str, float]]]:
+            return [[(h.memory_id, h.score) for h in index.search(x)] for x in queries]
+
+        before = scores()
+        assert [m for m, _ in before[0]][:1] == ["a1"]  # the rare term wins in a
+        flood = [
+            put(f"b{i}", 10 + i, axis(1, 0), f"zephyr deployment {i}", tenant="b")
+            for i in range(60)
+        ]
+        apply(index, merge(*flood))
+        after = scores()
+        for was, now in zip(before, after, strict=True):
+            assert [m for m, _ in now] == [m for m, _ in was]
+            assert [s for _, s in now] == pytest.approx([s for _, s in was], rel=1e-6)
+
     def test_filters_on_scope_type_tags_and_state(self, index: VectorIndex) -> None:
         apply(
             index,

@@ -9,16 +9,13 @@ scores and per-retriever components; ids may differ only inside a group of tied 
 every id one engine returns must be scored identically by the other (checked with a
 deeper query).
 
-IDF. Both engines apply ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over the points holding a
-``keywords`` vector, collection-wide (all tenants). Local mode counts live points only.
-The Rust engine reads its sparse indexes (measured on Edge here; the server shares the
-segment code, and qdrant-client's local-mode source notes the same for the server): a
-point rewritten or deleted while it sits in an *optimised* (non-appendable) segment
-leaves its old copy there, and that copy keeps counting in N and df until the segment
-is vacuumed. While
-every point is still in the appendable segment (Edge before ``optimize()``; upserts then
-update in place) the two are identical, which is what the random histories run on.
-``test_idf_difference_after_optimisation`` pins the exact divergence.
+IDF. Both engines apply ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over the searching
+tenant's points holding a ``keywords`` vector (an IDF corpus filter,
+``index_payload.idf_corpus``). A corpus is measured over live points by both engines:
+collection-wide IDF read the Rust engine's sparse index instead, where a point rewritten
+or deleted inside an *optimised* segment kept counting until the segment was vacuumed;
+``test_tenant_idf_counts_live_points_after_optimisation`` pins that this divergence is
+gone.
 """
 
 from __future__ import annotations
@@ -282,15 +279,16 @@ def test_the_comparison_can_fail(engines: tuple[QdrantEdgeIndex, QdrantServerInd
     assert sparse is not None
 
 
-# --- the documented IDF difference ------------------------------------------------------
+# --- IDF over the tenant's live points -------------------------------------------------
 def _bm25_idf(df: int, n: int) -> float:
     return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
-def test_idf_difference_after_optimisation(tmp_path: Path) -> None:
-    """After ``optimize()`` moved points into a non-appendable segment, the Rust engine
-    keeps counting the old copies of rewritten or deleted points in N and df; local mode
-    (and a freshly rebuilt index) count live points only. Exact numbers, both sides."""
+def test_tenant_idf_counts_live_points_after_optimisation(tmp_path: Path) -> None:
+    """After ``optimize()`` moved points into a non-appendable segment, the old copies of
+    rewritten or deleted points stay in the Rust engine's sparse index. Collection-wide
+    IDF counted them; the tenant's IDF corpus is measured over live points, by both
+    engines, so they agree exactly. Another tenant's points change nothing."""
     edge = QdrantEdgeIndex(
         tmp_path / "edge", DIM, "idf", optimize_after=None, indexing_threshold_kb=1
     )
@@ -316,12 +314,17 @@ def test_idf_difference_after_optimisation(tmp_path: Path) -> None:
         _apply_both((edge, server), (rewrites, vectors), 215)
         weight = sparse_terms("tea").values[0]
         live = weight * _bm25_idf(5, 195)  # 5 tea documents among 195 live ones
-        # + the old copies of the 10 rewritten and the 5 deleted tea documents, and the 10
-        # new coffee copies of the rewritten ones
-        stale = weight * _bm25_idf(20, 210)
         assert server.search(query)[0].score == pytest.approx(live, abs=TOL)
-        assert edge.search(query)[0].score == pytest.approx(stale, abs=TOL)
-        assert edge.count("t") == server.count("t") == 195  # only scoring differs
+        assert edge.search(query)[0].score == pytest.approx(live, abs=TOL)
+        others = [
+            IndexPut("u", record(f"u{n}", "tea"), MemoryState.ACTIVE, 300 + n) for n in range(9)
+        ]
+        _apply_both(
+            (edge, server), (others, {300 + n: (unit, sparse_terms("tea")) for n in range(9)}), 309
+        )
+        assert server.search(query)[0].score == pytest.approx(live, abs=TOL)
+        assert edge.search(query)[0].score == pytest.approx(live, abs=TOL)
+        assert edge.count("t") == server.count("t") == 195
     finally:
         edge.close()
         server.close()

@@ -2,8 +2,9 @@
 
 One ``EdgeShard`` holds one point per live memory with a named dense vector ``dense``
 (cosine, HNSW) and a named sparse vector ``keywords`` (BM25 weights from
-``core.keywords``; IDF applied by the engine). Payload and order-safety rules are
-shared with the server adapter (``index_payload``).
+``core.keywords``; IDF applied by the engine over the searching tenant's points only,
+see ``index_payload.idf_corpus``). Payload and order-safety rules are shared with the
+server adapter (``index_payload``).
 
 Layout of ``path``::
 
@@ -391,6 +392,11 @@ class QdrantEdgeIndex:
             flt = _filter(ip.count_terms(tenant))
             return self._live().count(qe.CountRequest(exact=True, filter=flt))
 
+    @staticmethod
+    def _idf_params(tenant: str) -> qe.SearchParams:
+        """Keyword IDF over the tenant's own points (``index_payload.idf_corpus``)."""
+        return qe.SearchParams(idf=qe.IdfParams(corpus=_filter(ip.idf_corpus(tenant))))
+
     def search(self, query: IndexQuery) -> list[IndexHit]:
         plan = ip.plan_search(query, self._dim)
         if plan is None:
@@ -401,7 +407,7 @@ class QdrantEdgeIndex:
                 limit=plan.limit,
                 query=qe.Query.Nearest(_query_vector(r), using=r.using),
                 filter=flt,
-                params=self._params if r.using == ip.DENSE else None,
+                params=self._params if r.using == ip.DENSE else self._idf_params(query.tenant),
                 with_payload=qe.PayloadSelector.Include([ip.F_MEMORY_ID]),
             )
             for r in plan.retrievers

@@ -34,11 +34,11 @@ Local mode is single-process (its storage folder is locked), so retrieve-then-wr
 already exact there, and its pure-Python filter evaluation would make the per-point
 guard quadratic in the batch size; the guarded path is still tested on local mode.
 
-IDF. The engine applies IDF collection-wide (all tenants), like Edge. A Rust engine keeps
-counting the old copies of points rewritten or deleted inside an optimised segment until
-it vacuums it; qdrant-client's local mode counts live points only. Scores are therefore
-identical to Edge's until segments are optimised, then keyword scores may drift slightly
-between engines (``tests/integration/test_index_congruence.py`` pins both facts).
+IDF. Keyword IDF is computed over the searching tenant's points only, like Edge (an IDF
+corpus filter, ``index_payload.idf_corpus``; Qdrant ≥ 1.19), so one tenant's documents
+never shape another's scores. A corpus is measured over live points, by the server and
+by local mode alike, so scores stay identical to Edge's after segments are optimised too
+(``tests/integration/test_index_congruence.py``).
 
 Not atomic: the operations of one request are applied in order, not all-or-nothing. A
 failure half-way leaves some points newer than the checkpoint; the projector re-applies
@@ -114,6 +114,8 @@ class QdrantServerIndex:
             threading.RLock() if self._local else nullcontext()
         )
         with qs.client_errors("open"):
+            if not self._local:
+                qs.check_server_version(self._client.info().version)
             if collection is not None:
                 self._target = collection
                 if not self._client.collection_exists(collection):
@@ -352,7 +354,7 @@ class QdrantServerIndex:
                 using=r.using,
                 filter=flt,
                 limit=plan.limit,
-                params=self._params if r.using == ip.DENSE else None,
+                params=self._params if r.using == ip.DENSE else _idf_params(query.tenant),
                 with_payload=qm.PayloadSelectorInclude(include=[ip.F_MEMORY_ID]),
             )
             for r in plan.retrievers
@@ -373,6 +375,11 @@ def _point(w: ip.PointWrite) -> qm.PointStruct:
         if w.sparse is not None and w.sparse.indices:
             vector[ip.SPARSE] = _sparse(w.sparse)
     return qm.PointStruct(id=w.point_id, vector=vector, payload=w.payload)
+
+
+def _idf_params(tenant: str) -> qm.SearchParams:
+    """Keyword IDF over the tenant's own points (``index_payload.idf_corpus``)."""
+    return qm.SearchParams(idf=qm.IdfCorpusParams(corpus=qs.to_filter(ip.idf_corpus(tenant))))
 
 
 def _sparse(v: SparseVector) -> qm.SparseVector:

@@ -101,6 +101,28 @@ def connect(target: Target) -> QdrantClient:
         )
 
 
+# The IDF corpus filter (``SearchParams.idf``, per-tenant keyword IDF) arrived in 1.19. An
+# older server would not apply it: keyword scores would silently turn collection-wide.
+MIN_SERVER_VERSION = (1, 19)
+
+
+def check_server_version(version: str) -> None:
+    """Refuse a server too old for per-tenant keyword IDF, naming what to upgrade."""
+    try:
+        found = tuple(int(part) for part in version.split("-")[0].split(".")[:2])
+    except ValueError:
+        return  # a development build: trust it
+    if found < MIN_SERVER_VERSION:
+        wanted = ".".join(map(str, MIN_SERVER_VERSION))
+        raise InvalidInput(
+            "AIMEM_INDEX",
+            "server_version",
+            f"the Qdrant server is {version}; per-tenant keyword IDF needs {wanted} or later "
+            "(upgrade one minor version at a time, or start an empty one and replay the index)",
+            code="index_server_too_old",
+        )
+
+
 def is_local(client: QdrantClient) -> bool:
     """Whether ``client`` runs local mode (qdrant-client keeps the backend in ``_client``)."""
     from qdrant_client.local.qdrant_local import QdrantLocal

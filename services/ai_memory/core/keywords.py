@@ -33,7 +33,8 @@ would change every stored vector whenever the corpus changes, breaking the
 "same event → same vector" property the projection relies on. Memories are short, so
 32 terms is a representative constant. Queries carry weight 1 per unique term. The
 inverse document frequency is applied by the engine at query time (``Modifier.Idf`` on
-the sparse vector config), where corpus statistics are current.
+the sparse vector config), where corpus statistics are current, over the searching
+tenant's documents only (``adapters/index_payload.py``, "Keyword IDF per tenant").
 """
 
 from __future__ import annotations

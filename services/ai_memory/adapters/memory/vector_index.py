@@ -2,8 +2,9 @@
 
 * dense: cosine similarity (vectors normalised on write, as the engine's ``Cosine``);
 * keywords: ``Σ q_i · d_i · idf_i`` with Qdrant's ``Modifier.Idf``,
-  ``idf = ln(1 + (N − n + 0.5) / (n + 0.5))`` over every point of the index (all tenants,
-  as the engine computes it), N points with keywords, n of them holding the term;
+  ``idf = ln(1 + (N − n + 0.5) / (n + 0.5))`` over the searching tenant's points (the
+  engines' IDF corpus, ``index_payload.idf_corpus``), N of them with keywords, n of
+  them holding the term;
 * filters, the order-safe batch plan and the fusion are the shared engine-neutral rules
   (``index_payload``, ``core.fusion``); brute force is fine for what tests hold.
 """
@@ -116,7 +117,8 @@ class MemoryVectorIndex:
                 scored = _dense_scores(candidates, r.dense)
             else:
                 assert r.sparse is not None
-                scored = _keyword_scores(candidates, points, r.sparse)
+                corpus = [p for p in points if p.payload.get(ip.F_TENANT) == query.tenant]
+                scored = _keyword_scores(candidates, corpus, r.sparse)
             results.append(by_score(scored)[: plan.limit])
         return ip.hits_of(plan, results, query.limit)
 
@@ -157,9 +159,9 @@ def _dense_scores(points: Sequence[_Point], query: Vector) -> list[tuple[str, fl
 
 
 def _keyword_scores(
-    candidates: Sequence[_Point], everything: Sequence[_Point], query: SparseVector
+    candidates: Sequence[_Point], corpus: Sequence[_Point], query: SparseVector
 ) -> list[tuple[str, float]]:
-    with_keywords = [p for p in everything if p.sparse]
+    with_keywords = [p for p in corpus if p.sparse]
     total = len(with_keywords)
     idf: dict[int, float] = {}
     for term in query.indices:
