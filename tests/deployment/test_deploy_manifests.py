@@ -414,7 +414,9 @@ def listening_ports(name: str) -> set[int]:
 
 def metrics_port(name: str) -> int:
     env = app_env(name)
-    return int(env["AIMEM_METRICS_PORT" if name in PROJECTORS else "AIMEM_PORT"])
+    # Every process serves /metrics on its metrics port without a key (the gateway's API
+    # port answers /metrics to operator keys only, which a scraper does not hold).
+    return int(env["AIMEM_METRICS_PORT"])
 
 
 def full_command(name: str) -> list[str]:
@@ -862,7 +864,7 @@ def test_kubernetes_scrape_annotations_name_real_ports() -> None:
         k8s_one("Deployment", "gateway")["spec"]["template"]["metadata"]["annotations"][
             "prometheus.io/port"
         ]
-    ) == int(config_data()["AIMEM_PORT"])
+    ) == int(config_data()["AIMEM_METRICS_PORT"])
 
 
 def test_kubernetes_prometheus_config_uses_the_annotations() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from loadtest.cluster import free_port
 
 from ai_memory.migration.migrate import migrate
 from tests.e2e.test_server_and_cli import CLI, Server
@@ -34,9 +35,16 @@ def test_a_keyed_server_with_the_cli_and_migrate(
     data = tmp_path / "data"
     admin = create_key(data, "--tenant", "acme", "--role", "admin")
     reader = create_key(data, "--tenant", "acme", "--role", "reader", "--scopes", "user:*")
-    server = Server(data)  # keys exist before it starts: closed from the first request
+    metrics_port = free_port()
+    # Keys exist before it starts: closed from the first request.
+    server = Server(data, AIMEM_METRICS_PORT=str(metrics_port))
     try:
         assert httpx.get(f"{server.url}/v1/memories/x", timeout=10).status_code == 401
+        # /metrics: an operator key on the API port, none on the metrics port (for a
+        # scraper on the internal network), which serves nothing but metrics.
+        assert httpx.get(f"{server.url}/metrics", timeout=10).status_code == 401
+        scraped = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10)
+        assert scraped.status_code == 200 and "aimem_http_requests" in scraped.text
         monkeypatch.delenv("AIMEM_API_KEY", raising=False)
         refused = server.cli("search", "tea", "--scope", "user:alice", check=False)
         assert refused.returncode == 1 and "api_key_required" in refused.stderr

@@ -19,10 +19,11 @@ CLI = [sys.executable, "-m", "ai_memory.entrypoints.cli"]
 
 
 class Server:
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, **extra_env: str) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "AIMEM_PORT": str(self.port), "AIMEM_DATA_DIR": str(data_dir)}
+        env.update(extra_env)
         # A log file, not a pipe: nobody reads a pipe while tests run, and a full pipe
         # would block the server.
         self.log_path = data_dir.parent / f"server-{self.port}.log"

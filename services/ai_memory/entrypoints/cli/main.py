@@ -140,12 +140,21 @@ def serve(
             "read and forget everything). Development only.",
         ),
     ] = False,
+    metrics_port: Annotated[
+        int,
+        typer.Option(
+            envvar="AIMEM_METRICS_PORT",
+            help="Also serve /metrics on this port, without a key, for Prometheus on the "
+            "internal network (0: only on the API port, where it needs an operator key).",
+        ),
+    ] = 0,
 ) -> None:
     """Run the HTTP server with the embedded log, record store and index."""
     import uvicorn
 
     from ai_memory.bootstrap import build
     from ai_memory.core.errors import AiMemoryError
+    from ai_memory.entrypoints.http import metrics
     from ai_memory.entrypoints.http.app import create_app
     from ai_memory.entrypoints.http.slow_headers import with_header_timeout
     from ai_memory.settings import Settings, SettingsError
@@ -173,8 +182,11 @@ def serve(
         raise typer.Exit(2)
     container.start(governor=True)
     try:
+        api = create_app(container.services)
+        if metrics_port:
+            metrics.serve_on_port(api, metrics_port, bind)
         uvicorn.run(
-            create_app(container.services),
+            api,
             host=bind,
             port=port or settings.port,
             log_level="info",

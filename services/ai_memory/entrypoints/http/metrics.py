@@ -13,6 +13,7 @@ from prometheus_client import (
     Counter,
     Histogram,
     generate_latest,
+    start_http_server,
 )
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
@@ -106,6 +107,18 @@ def install(app: FastAPI, health: HealthService) -> None:
     registry.register(_ProjectionCollector(health))
     app.add_middleware(RequestMetrics, requests=requests, latency=latency)
 
+    # Also served on a port of its own (``serve --metrics-port``) for Prometheus, which
+    # then needs no API key; on the API port ``/metrics`` needs an operator key.
+    app.state.metrics_registry = registry
+
     @app.get("/metrics", include_in_schema=False)
     def metrics() -> Response:
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+
+def serve_on_port(app: FastAPI, port: int, host: str) -> None:
+    """The app's metrics on ``host:port`` (a background thread of prometheus_client):
+    counters and gauges only — no memory content, no tenant names — for a scraper on the
+    internal network."""
+    registry: CollectorRegistry = app.state.metrics_registry
+    start_http_server(port, addr=host, registry=registry)
