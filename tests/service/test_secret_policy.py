@@ -233,3 +233,17 @@ def test_notes_and_interactions_obey_the_policy(
     )
     assert result.to_json()["redacted"] == ["text"]
     assert KEY not in logged(container, tenant)
+
+
+def test_a_forget_reason_is_free_text_too(
+    container: Container, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    svc = use(monkeypatch, container, "refuse")
+    svc.write(tenant, {**BODY, "content": "tea"}, memory_id="f1", wait=True)
+    with pytest.raises(InvalidInput) as caught:
+        svc.delete(tenant, "f1", actor="a", reason=f"leaked {KEY}")
+    assert (caught.value.code, caught.value.field) == ("secret_detected", "reason")
+    svc.get(tenant, "f1")  # still there
+    svc = use(monkeypatch, container, "redact")
+    svc.delete(tenant, "f1", actor="a", reason=f"leaked {KEY}", wait=True)
+    assert KEY not in logged(container, tenant)

@@ -270,6 +270,8 @@ class MemoryService:
         # Callers other than HTTP (MCP, A2A, the SDK) can send any JSON string.
         for value, name in ((memory_id, "id"), (actor, "actor"), (reason, "reason")):
             check_utf8(value, name)
+        # The reason is free text on the log: the tenant's secret policy applies to it too.
+        reason, _ = self.secrets.text(tenant, "reason", reason)
         result = self.units.run(
             tenant, actor, lambda uow: self.delete_in(uow, memory_id, reason=reason)
         )

@@ -276,7 +276,9 @@ class ImportSession:
                             # One header per line, made where its actor is known: a fresh
                             # event id and a clock read are a measurable share of a line.
                             _tombstone_header(uow.header(), line, head),
-                            reason=_tombstone_reason(line),
+                            reason=service.secrets.text(
+                                self.tenant, "reason", _tombstone_reason(line)
+                            )[0],
                         )
                         if event is None:
                             self.report.unchanged += 1
