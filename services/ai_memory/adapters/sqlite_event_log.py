@@ -8,6 +8,10 @@ returns its original position instead of writing it twice.
 The ``heads`` table is the write model: for each (tenant, memory id) the latest write or
 delete, updated in the same transaction as the append. Commands are decided against it,
 so decisions never depend on how far the projections have caught up.
+
+The ``events_by_tenant`` index serves the audit trail (``read_tenant``: one tenant's events
+in position order without reading the others'). It costs one more B-tree insert per
+append; a log file from before it gets it when first opened (one pass over the table).
 """
 
 from __future__ import annotations
