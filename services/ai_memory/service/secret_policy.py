@@ -1,7 +1,8 @@
 """The secret policy: what a write does with a credential, decided per tenant.
 
 Every write path (a single write, each batch item, each import line, a note, an
-interaction) hands what it would store to ``SecretGuard`` before an event is built, so
+interaction, a forget's reason) hands what it would store to ``SecretGuard`` before an
+event is built — records through ``MemoryService.admit`` — so
 HTTP, MCP, A2A, the SDK, the CLI, import and migrate cannot disagree. The detector is
 ``ai_memory.core.secrets``. Policies:
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, get_args
+from typing import Any
 
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.record import (
@@ -44,7 +45,6 @@ from ai_memory.core.secrets import (
     redact,
 )
 
-SECRET_POLICIES: tuple[str, ...] = get_args(SecretPolicy)
 SECRET_DETECTED = "secret_detected"
 
 
