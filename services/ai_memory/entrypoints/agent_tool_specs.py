@@ -73,7 +73,8 @@ def tool_specs(limits: Limits, rules: NoteRules) -> list[ToolSpec]:
     agent = _str("Your agent id (no spaces); notes live in scope 'agent:<agent>'.", agent_chars)
     guard = (
         " Never include credentials: text that looks like an API key, token, password "
-        "assignment or private key is refused and nothing is stored."
+        "assignment or private key is refused and nothing is stored (where the deployment "
+        "redacts instead, it is stored as [REDACTED:<kind>])."
     )
     return [
         ToolSpec(
