@@ -11,6 +11,7 @@ import pytest
 from ai_memory.core.ports import RecordStore
 from ai_memory.core.projection import AddReads, PutRecord, PutTombstone, RemoveRecord, SetState
 from ai_memory.core.record import MemoryState, StoredRecord, Tombstone
+from tests.contract.record_listing_contract import RecordListingContract
 from tests.factories import T0, record
 
 
@@ -43,7 +44,7 @@ def tombstone(
     )
 
 
-class RecordStoreContract:
+class RecordStoreContract(RecordListingContract):
     @pytest.fixture
     def store(self) -> Iterator[RecordStore]:
         raise NotImplementedError

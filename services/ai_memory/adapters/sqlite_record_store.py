@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ai_memory.core.listing import ListQuery, RecordPage
 from ai_memory.core.projection import (
     AddReads,
     LineageEntry,
@@ -160,6 +161,15 @@ class SqliteRecordStore:
             )
         return int(row[0])
 
+    def list_records(self, query: ListQuery) -> RecordPage:
+        # One more row than the page: whether a next page exists, without an empty one.
+        sql, params = listing_sql(query)
+        with translate_errors():
+            rows = self._db.reader().execute(sql, params).fetchall()
+        items = [to_stored(query.tenant, row) for row in rows[: query.limit]]
+        more = len(rows) > query.limit
+        return RecordPage(items, items[-1].record.id if more else None)
+
     def lineage(self, tenant: str, memory_id: str) -> list[LineageEntry]:
         with translate_errors():
             rows = (
@@ -202,6 +212,35 @@ class SqliteRecordStore:
             if len(rows) < batch:
                 return
             after = rows[-1][0]
+
+
+def listing_sql(query: ListQuery) -> tuple[str, list[Any]]:
+    """The SQLite query of one listing page (``limit + 1`` rows): every filter is in the
+    WHERE clause, so the scopes a key may not read are never even read. The
+    ``(tenant, scope, memory_id)`` index serves one scope in id order; several scopes
+    merge their index ranges."""
+    where = ["tenant = ?", "memory_id > ?"]
+    params: list[Any] = [query.tenant, query.after]
+    for column, values in (
+        ("scope", None if query.scopes is None else list(query.scopes)),
+        ("type", None if query.types is None else [t.value for t in query.types]),
+        ("state", [s.value for s in query.states]),
+    ):
+        if values is not None:
+            # An empty list matches nothing: ``IN ()`` is not SQL, a false condition is.
+            where.append(f"{column} IN ({','.join('?' * len(values))})" if values else "0")
+            params += values
+    if query.tag is not None:
+        where.append("EXISTS (SELECT 1 FROM json_each(records.tags) WHERE value = ?)")
+        params.append(query.tag)
+    if query.now is not None:
+        where.append("(ttl IS NULL OR created_at_us + ttl * 1000000 > ?)")
+        params.append(to_micros(query.now))
+    sql = (
+        f"SELECT {RECORD_COLUMNS} FROM records WHERE {' AND '.join(where)}"
+        f" ORDER BY memory_id LIMIT {int(query.limit) + 1}"
+    )
+    return sql, params
 
 
 def _checkpoint_key(partition: int) -> str:

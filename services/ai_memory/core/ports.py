@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from .access import ApiKey, KeyInfo
 from .events import DomainEvent, Head, LoggedEvent, TenantPage
+from .listing import ListQuery, RecordPage
 from .projection import IndexMutation, LineageEntry, RecordMutation
 from .record import MemoryRecord, MemoryState, MemoryType, StoredRecord, Tombstone
 
@@ -100,6 +101,12 @@ class RecordStore(Protocol):
     ) -> Iterator[Tombstone]: ...
 
     def count(self, tenant: str) -> int: ...
+
+    def list_records(self, query: ListQuery) -> RecordPage:
+        """One bounded page of the tenant's live records matching ``query``, ordered by
+        id, starting after ``query.after``. Scopes are filtered in the storage query
+        (a key limited to some scopes never makes the store read others)."""
+        ...
 
     def lineage(self, tenant: str, memory_id: str) -> list[LineageEntry]:
         """Every lineage entry of a memory, oldest first (also after it was forgotten)."""

@@ -95,4 +95,13 @@ SCAN_SCOPE_TOMBS = (
 SCAN_TENANT_TOMBS = (
     f"SELECT {TOMBSTONE_COLUMNS} FROM tombstones_by_tenant WHERE tenant = ? AND bucket = ?"
 )
+# A listing page: the keys after the cursor, in id order, at most ``LIMIT`` per partition.
+LIST_SCOPE_KEYS = (
+    "SELECT memory_id FROM records_by_scope WHERE tenant = ? AND scope = ? AND bucket = ?"
+    " AND memory_id > ? LIMIT ?"
+)
+LIST_TENANT_KEYS = (
+    "SELECT memory_id FROM records_by_tenant WHERE tenant = ? AND bucket = ? AND memory_id > ?"
+    " LIMIT ?"
+)
 COUNT_BUCKET = "SELECT COUNT(*) FROM records_by_tenant WHERE tenant = ? AND bucket = ?"

@@ -32,6 +32,7 @@ unlogged batch (never across partitions, which would only load the coordinator).
 from __future__ import annotations
 
 import heapq
+import itertools
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -40,6 +41,7 @@ from typing import Any
 
 from cassandra.query import BatchStatement, BatchType
 
+from ai_memory.core.listing import ListQuery, RecordPage
 from ai_memory.core.projection import (
     AddReads,
     LineageEntry,
@@ -71,6 +73,9 @@ from .session import CassandraSession, translate_errors
 PROJECTION = "records"
 Item = tuple[Any, Sequence[Any] | None]
 _IN_CHUNK = 100
+# Keys one listing page examines at most, and how many records it reads per round.
+LIST_SCAN_KEYS = 5000
+_LIST_CHUNK = 500
 
 
 class CassandraRecordStore:
@@ -215,6 +220,42 @@ class CassandraRecordStore:
         stmt = self._s.prepare(q.COUNT_BUCKET)
         results = self._s.execute_many([(stmt, (tenant, b)) for b in range(TENANT_BUCKETS)])
         return sum(int(rs.one()[0]) for rs in results)
+
+    def list_records(self, query: ListQuery) -> RecordPage:
+        """Keys after the cursor from the scope index (the key's scopes: other scopes'
+        partitions are never read) or the tenant index, merged in id order; the records
+        are then read by key and judged by type, state, tag and expiry. Those filters
+        have no index, so a page examines at most ``LIST_SCAN_KEYS`` keys and may end
+        short, with a cursor, instead of scanning a large tenant in one request."""
+        budget = max(LIST_SCAN_KEYS, query.limit + 1)
+        tenant, after = query.tenant, query.after
+        if query.scopes is not None:
+            scopes = sorted(set(query.scopes))
+            stmt = self._s.prepare(q.LIST_SCOPE_KEYS)
+            params: list[tuple[Any, ...]] = [
+                (tenant, sc, b, after, budget) for sc in scopes for b in range(SCOPE_BUCKETS)
+            ]
+        else:
+            stmt = self._s.prepare(q.LIST_TENANT_KEYS)
+            params = [(tenant, b, after, budget) for b in range(TENANT_BUCKETS)]
+        if not params:
+            return RecordPage()
+        # Each partition holds about 1/n of the page: fetch twice that per round trip.
+        fetch = min(5000, max(32, 2 * (query.limit + 1) // len(params) + 1))
+        keys = (row.memory_id for row in self._merged(stmt, params, fetch))
+        wanted = None if query.scopes is None else set(query.scopes)
+        found: list[StoredRecord] = []
+        examined, last = 0, None
+        while len(found) <= query.limit and examined < budget:
+            chunk = list(itertools.islice(keys, min(budget - examined, _LIST_CHUNK)))
+            if not chunk:
+                return RecordPage(found)  # every key after the cursor was examined
+            examined, last = examined + len(chunk), chunk[-1]
+            found += [s for s in self._fetch(tenant, chunk, wanted) if query.matches(s)]
+        if len(found) > query.limit:
+            page = found[: query.limit]
+            return RecordPage(page, page[-1].record.id)
+        return RecordPage(found, last)  # the budget ran out: continue after the last key
 
     def close(self) -> None:
         if self._owns:

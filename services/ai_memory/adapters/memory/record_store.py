@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
+from ai_memory.core.listing import ListQuery, RecordPage
 from ai_memory.core.projection import (
     AddReads,
     LineageEntry,
@@ -145,6 +146,15 @@ class MemoryRecordStore:
     def count(self, tenant: str) -> int:
         with self.backing.lock:
             return sum(1 for t, _ in self.backing.records if t == tenant)
+
+    def list_records(self, query: ListQuery) -> RecordPage:
+        with self.backing.lock:
+            found = sorted(
+                (s for s in self.backing.records.values() if query.matches(s)),
+                key=lambda s: s.record.id,
+            )
+        items = found[: query.limit]
+        return RecordPage(items, items[-1].record.id if len(found) > query.limit else None)
 
     def lineage(self, tenant: str, memory_id: str) -> list[LineageEntry]:
         with self.backing.lock:
