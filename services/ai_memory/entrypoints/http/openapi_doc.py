@@ -30,6 +30,8 @@ PROBLEM_SCHEMA: dict[str, Any] = {
         "rule": {"type": ["string", "null"], "description": "The rule it broke."},
         "errors": {"type": "array", "items": {"type": "object"}},
         "retry_after": {"type": "number", "description": "Seconds to wait (also Retry-After)."},
+        "retry_after_ms": {"type": "integer", "description": "429: the exact wait, in ms."},
+        "limit": {"type": "string", "description": "429: whose rate, key or tenant."},
         "request_id": {"type": "string", "description": "Also the X-Request-Id header."},
     },
 }
