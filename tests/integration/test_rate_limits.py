@@ -251,3 +251,25 @@ def test_a_tenants_byte_limit_is_413_and_stores_nothing(
     refused(client.get("/v1/memories/big", headers=auth(small)), 404, "memory_not_found")
     # Another tenant keeps the route's own limit.
     assert client.put("/v1/memories/big", json=big, headers=auth(roomy)).status_code == 201
+
+
+def test_an_import_lands_the_lines_that_fit_and_reports_the_rest(
+    client: TestClient, container: Container
+) -> None:
+    source, target = key(container, "small"), key(container, "quota")
+    for memory_id in ("x", "y", "z"):
+        r = client.put(
+            f"/v1/memories/{memory_id}?wait=true", json=memory(memory_id), headers=auth(source)
+        )
+        assert r.status_code == 201, r.text
+    bundle = client.get("/v1/export", headers=auth(source)).content
+    ndjson = {"Content-Type": "application/x-ndjson"}
+    r = client.post("/v1/import?wait=true", content=bundle, headers={**ndjson, **auth(target)})
+    assert r.status_code == 200, r.text
+    report = r.json()
+    assert (report["written"], report["rejected"]) == (2, 1)
+    assert [e["code"] for e in report["errors"]] == ["quota_exceeded"]
+    # The small tenant's byte limit applies to its imports as well.
+    r = client.post("/v1/import", content=bundle * 2, headers={**ndjson, **auth(source)})
+    assert len(bundle) * 2 > 2048
+    refused(r, 413, "body_too_large")
