@@ -83,6 +83,8 @@ PROSE = [
     "token = ${GITHUB_TOKEN} comes from the CI environment",
     "api_key=xxxxxxxx and password=changeme and secret=*** in the template",
     "password=[REDACTED:credential] was stored earlier",
+    "password: process.env.DB_PASSWORD, api_key = os.getenv('API_KEY')",
+    "token: ${{ secrets.DEPLOY_TOKEN }} and secret = os.environ['SECRET_KEY']",
     "The API key rotation runbook lives in the team wiki.",
     "AKIA alone, hf_ alone, glpat- alone, ghp_ alone, AIza alone.",
     "用户喜欢简洁的回答，不要使用表格。",

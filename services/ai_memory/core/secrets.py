@@ -79,10 +79,13 @@ def _looks_random(value: str) -> bool:
 
 
 _SLUG = re.compile(r"[a-z]+(?:-[a-z]+)+")
+# Not a credential but where one would go: a template slot, a masked value, a word, or
+# code that reads it from the environment (``process.env.DB_PASSWORD``, ``os.getenv(…)``).
 _PLACEHOLDER = re.compile(
     r"^(?:[<{$%*\[(]|x{3,}|X{3,}|\.{3}|…|null$|none$|nil$|true$|false$|redacted"
     r"|changeme|change_me|example|your[_-]|my[_-]?(?:password|token|secret|key)$"
-    r"|password$|passwd$|pass$|pwd$|secret$|token$)",
+    r"|password$|passwd$|pass$|pwd$|secret$|token$"
+    r"|process\.env\.|os\.environ|os\.getenv|getenv\(|env\(|ENV\[|secrets\.|vault:)",
     re.IGNORECASE,
 )
 # What a credential's name looks like in an assignment (``db_password``, ``OPENAI_API_KEY``).
