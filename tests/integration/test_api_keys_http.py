@@ -403,6 +403,7 @@ DOORS = {
     ("GET", "/metrics"): "operator",
     ("GET", "/v1/audit"): "audit",
     ("POST", "/v1/memories"): "checked",
+    ("GET", "/v1/memories"): "checked",
     ("PUT", "/v1/memories/{memory_id}"): "checked",
     ("GET", "/v1/memories/{memory_id}"): "checked",
     ("DELETE", "/v1/memories/{memory_id}"): "checked",

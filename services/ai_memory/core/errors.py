@@ -6,6 +6,7 @@
     │   ├── NotFound          (404)     never existed
     │   ├── Gone              (410)     existed, was forgotten
     │   ├── Conflict          (409)     valid but contradicts stored state
+    │   │   └── PreconditionFailed (412)  If-Match / If-None-Match not met
     │   ├── Unauthenticated   (401)     no valid API key (one code for every reason)
     │   └── Forbidden         (403)     the key may not do this (``code`` says why)
     └── RetryableError                 try again later (honour retry_after)
@@ -53,6 +54,13 @@ class Gone(PermanentError):
 
 class Conflict(PermanentError):
     code = "conflict"
+
+
+class PreconditionFailed(Conflict):
+    """A conditional write (``If-Match`` / ``If-None-Match``) whose condition did not
+    hold when the write was decided: nothing was written."""
+
+    code = "precondition_failed"
 
 
 class Unauthenticated(PermanentError):

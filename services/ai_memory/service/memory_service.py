@@ -19,7 +19,9 @@ from ai_memory.core.errors import Gone, InvalidInput, NotFound
 from ai_memory.core.events import EventHeader
 from ai_memory.core.governance import Candidate, GovernanceParams, rerank
 from ai_memory.core.keywords import query_terms
+from ai_memory.core.listing import ListQuery
 from ai_memory.core.ports import Clock, Embedder, EventLog, IndexQuery, RecordStore, VectorIndex
+from ai_memory.core.preconditions import Preconditions
 from ai_memory.core.record import (
     Limits,
     MemoryRecord,
@@ -36,6 +38,7 @@ from ai_memory.core.record import (
 from ai_memory.core.timeparse import parse_timestamp, short_repr
 from ai_memory.service import batch_write
 from ai_memory.service.batch_write import ItemResult
+from ai_memory.service.listing import ListRequest, MemoryPage
 from ai_memory.service.recalls import RecallRecorder
 from ai_memory.service.secret_policy import Screened, SecretGuard
 from ai_memory.service.unit_of_work import PositionWaiter, UnitOfWork, UnitsOfWork
@@ -183,6 +186,7 @@ class MemoryService:
         *,
         memory_id: str | None = None,
         wait: bool = False,
+        preconditions: Preconditions | None = None,
     ) -> WriteResult:
         now = self.clock.now()
         record = parse_record(body, now=now, limits=self.limits, memory_id=memory_id)
@@ -192,7 +196,9 @@ class MemoryService:
         result = self.units.run(
             tenant,
             record.source_agent,
-            lambda uow: self.write_in(uow, record, explicit_created=explicit),
+            lambda uow: self.write_in(
+                uow, record, explicit_created=explicit, preconditions=preconditions
+            ),
         )
         if screened.redacted:
             result = replace(result, redacted=screened.redacted)
@@ -201,10 +207,18 @@ class MemoryService:
         return result
 
     def write_in(
-        self, uow: UnitOfWork, record: MemoryRecord, *, explicit_created: bool
+        self,
+        uow: UnitOfWork,
+        record: MemoryRecord,
+        *,
+        explicit_created: bool,
+        preconditions: Preconditions | None = None,
     ) -> WriteResult:
-        """Decide and append one write inside ``uow`` (which holds the lock)."""
+        """Decide and append one write inside ``uow`` (which holds the lock); the
+        conditions are judged against the head this very decision sees."""
         head = uow.heads([record.id]).get(record.id)
+        if preconditions is not None:
+            preconditions.check(head, record.id)
         record = with_created_at_from(record, head, explicit=explicit_created)
         outcome = decide_write(record, head, uow.header(record.source_agent))
         if outcome.event is None:
@@ -257,6 +271,27 @@ class MemoryService:
             raise NotFound(f"memory {memory_id!r} does not exist", code="memory_not_found")
         return found
 
+    def list_memories(
+        self, tenant: str, request: ListRequest, *, min_position: int = 0
+    ) -> MemoryPage:
+        """One page of the tenant's memories in id order (``service.listing``); the
+        caller has already narrowed ``request.scopes`` to what it may read."""
+        if min_position:
+            self.check_position(min_position)
+            self.wait_for(min_position)
+        query = ListQuery(
+            tenant,
+            scopes=request.scopes,
+            types=request.types,
+            states=request.states,
+            tag=request.tag,
+            after=request.after,
+            limit=request.limit,
+            now=self.clock.now(),  # expired memories are not listed, as in search
+        )
+        page = self.store.list_records(query)
+        return MemoryPage.of(page.items, page.next_after)
+
     # --- delete ----------------------------------------------------------------------------
     def delete(
         self,
@@ -266,6 +301,7 @@ class MemoryService:
         actor: str,
         reason: str = "user_request",
         wait: bool = False,
+        preconditions: Preconditions | None = None,
     ) -> DeleteResult:
         # Callers other than HTTP (MCP, A2A, the SDK) can send any JSON string.
         for value, name in ((memory_id, "id"), (actor, "actor"), (reason, "reason")):
@@ -273,15 +309,26 @@ class MemoryService:
         # The reason is free text on the log: the tenant's secret policy applies to it too.
         reason, _ = self.secrets.text(tenant, "reason", reason)
         result = self.units.run(
-            tenant, actor, lambda uow: self.delete_in(uow, memory_id, reason=reason)
+            tenant,
+            actor,
+            lambda uow: self.delete_in(uow, memory_id, reason=reason, preconditions=preconditions),
         )
         if wait and not result.already_forgotten:
             self.wait_for(result.position)
         return result
 
-    def delete_in(self, uow: UnitOfWork, memory_id: str, *, reason: str) -> DeleteResult:
+    def delete_in(
+        self,
+        uow: UnitOfWork,
+        memory_id: str,
+        *,
+        reason: str,
+        preconditions: Preconditions | None = None,
+    ) -> DeleteResult:
         """Decide and append one forget inside ``uow`` (which holds the lock)."""
         head = uow.heads([memory_id]).get(memory_id)
+        if preconditions is not None:
+            preconditions.check(head, memory_id)
         event = decide_delete(memory_id, None, head, uow.header(), reason=reason)
         if event is None:
             assert head is not None

@@ -108,6 +108,14 @@ class WriteOut(BaseModel):
     )
 
 
+class MemoryListOut(BaseModel):
+    items: list[MemoryOut] = Field(description="Memories in id order.")
+    next_cursor: str | None = Field(
+        description="Pass as `cursor` for the next page; null when the listing is complete. "
+        "A page may hold fewer than `limit` items and still have a next one."
+    )
+
+
 class DeleteOut(BaseModel):
     id: str
     position: int

@@ -16,12 +16,13 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Path, Query, Request, Response
+from fastapi import FastAPI, Header, Path, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
 from ai_memory import __version__
 from ai_memory.core.errors import Gone, InvalidInput
+from ai_memory.core.preconditions import Preconditions, etag
 from ai_memory.core.record import validate_scope
 from ai_memory.service.facade import Services
 from ai_memory.service.memory_service import SearchRequest
@@ -43,6 +44,7 @@ from . import (
     audit_routes,
     auth,
     batch_routes,
+    browse_routes,
     edge,
     governance_routes,
     metrics,
@@ -73,6 +75,21 @@ Reason = Annotated[str, Query(min_length=1, max_length=200, description="Why it 
 Source = Annotated[
     str, Query(min_length=1, max_length=100, description="Name of the import's source.")
 ]
+# Conditional writes (core.preconditions): the ETag is the memory's version, "<version>".
+IfMatch = Annotated[
+    str | None,
+    Header(
+        description='Write only if the memory is at one of these versions (an ETag such as "3"), '
+        "or exists at all (*); otherwise 412 precondition_failed."
+    ),
+]
+IfNoneMatch = Annotated[
+    str | None,
+    Header(description="* : create only; 412 precondition_failed if the memory exists."),
+]
+_PRECONDITION: dict[int | str, dict[str, Any]] = {
+    412: {"description": "precondition_failed: If-Match / If-None-Match"}
+}
 
 
 def tenant_of(request: Request) -> str:
@@ -131,7 +148,7 @@ def create_app(services: Services) -> FastAPI:
     @app.put(
         "/v1/memories/{memory_id}",
         response_model=WriteOut,
-        responses={201: {"model": WriteOut, "description": "Created"}},
+        responses={201: {"model": WriteOut, "description": "Created"}, **_PRECONDITION},
     )
     async def upsert_memory(
         memory_id: MemoryId,
@@ -139,15 +156,21 @@ def create_app(services: Services) -> FastAPI:
         request: Request,
         response: Response,
         wait: Wait = False,
+        if_match: IfMatch = None,
+        if_none_match: IfNoneMatch = None,
     ) -> dict[str, Any]:
         auth.require(request, "write", body.scope)
+        conditions = Preconditions.parse(if_match, if_none_match)
         body_json = body.model_dump(exclude_unset=True)
         result = await run_in_threadpool(
-            lambda: service.write(tenant_of(request), body_json, memory_id=memory_id)
+            lambda: service.write(
+                tenant_of(request), body_json, memory_id=memory_id, preconditions=conditions
+            )
         )
         if wait:
             await service.wait_for_async(result.position)
         response.status_code = 201 if result.created else 200
+        response.headers["ETag"] = etag(result.version)
         return result.to_json()
 
     @app.get(
@@ -156,19 +179,25 @@ def create_app(services: Services) -> FastAPI:
         responses={404: {"description": "Never existed"}, 410: {"description": "Forgotten"}},
     )
     async def read_memory(
-        memory_id: MemoryId, request: Request, min_position: MinPosition = 0
+        memory_id: MemoryId, request: Request, response: Response, min_position: MinPosition = 0
     ) -> dict[str, Any]:
         auth.require_role(request, "read")
         await reach(min_position)
         stored = await run_in_threadpool(service.get, tenant_of(request), memory_id)
         auth.require(request, "read", stored.record.scope)
+        response.headers["ETag"] = etag(stored.version)  # If-Match of a later PUT/DELETE
         return stored.to_json()
 
-    @app.delete("/v1/memories/{memory_id}", response_model=DeleteOut)
+    @app.delete("/v1/memories/{memory_id}", response_model=DeleteOut, responses=_PRECONDITION)
     async def forget_memory(
-        memory_id: MemoryId, request: Request, wait: Wait = False, reason: Reason = "user_request"
+        memory_id: MemoryId,
+        request: Request,
+        wait: Wait = False,
+        reason: Reason = "user_request",
+        if_match: IfMatch = None,
     ) -> dict[str, Any]:
         auth.require_role(request, "forget")
+        conditions = Preconditions.parse(if_match, None)
         if auth.scope_limited(request):  # a key limited to some scopes: whose memory is it?
             try:
                 stored = await run_in_threadpool(service.get, tenant_of(request), memory_id)
@@ -177,7 +206,9 @@ def create_app(services: Services) -> FastAPI:
                 pass  # already forgotten: the delete below changes nothing
         actor = auth.actor_of(request, "api")
         result = await run_in_threadpool(
-            lambda: service.delete(tenant_of(request), memory_id, actor=actor, reason=reason)
+            lambda: service.delete(
+                tenant_of(request), memory_id, actor=actor, reason=reason, preconditions=conditions
+            )
         )
         if wait and not result.already_forgotten:
             await service.wait_for_async(result.position)
@@ -302,6 +333,7 @@ def create_app(services: Services) -> FastAPI:
                 await service.wait_for_async(position)
         return report.to_json()
 
+    app.include_router(browse_routes.router(service, tenant_of))
     app.include_router(batch_routes.router(service, tenant_of))
     app.include_router(notes_routes.router(services.notes, tenant_of))
     app.include_router(governance_routes.router(services.governance, tenant_of))

@@ -19,6 +19,7 @@ from ai_memory.core.errors import (
     Gone,
     InvalidInput,
     NotFound,
+    PreconditionFailed,
     RetryableError,
     Unauthenticated,
 )
@@ -30,6 +31,7 @@ _STATUS: list[tuple[type[AiMemoryError], int]] = [
     (InvalidInput, 422),
     (NotFound, 404),
     (Gone, 410),
+    (PreconditionFailed, 412),  # before Conflict, of which it is one
     (Conflict, 409),
     (Unauthenticated, 401),
     (Forbidden, 403),
@@ -45,6 +47,7 @@ _TITLES = {
     408: "Request Timeout",
     409: "Conflict",
     410: "Gone",
+    412: "Precondition Failed",
     413: "Content Too Large",
     415: "Unsupported Media Type",
     421: "Misdirected Request",
