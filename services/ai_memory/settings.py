@@ -58,7 +58,7 @@ Credentials in writes (every path: HTTP, MCP, A2A, SDK, CLI, import, migrate; RE
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
@@ -155,6 +155,15 @@ class Settings(BaseSettings):
     # chooses redact (or allow) for itself.
     secret_policy: SecretPolicy = "refuse"
     secret_policy_by_tenant: dict[str, SecretPolicy] = Field(default_factory=dict)
+    # --- crypto-shredding (deploy/FORGETTING.md) -----------------------------------------
+    # on: memories' content, tags and meta reach the log only sealed under a data key per
+    # memory, and forgetting destroys that key. Off by default until what phase 1 leaves
+    # out is built: interactions and decision evidence sealed too, KeyDestroyed events (so
+    # a restored vault backup destroys again), and sealing a log written before it was on.
+    encryption: Literal["off", "on"] = "off"
+    # the root of the key hierarchy, base64url of 32 bytes; an embedded deployment without
+    # it generates data_dir/root.key (0600) on first start, like a development vault
+    root_key: SecretStr = SecretStr("")
 
     @field_validator("govern_tenants", "llm_roles", "allowed_hosts", "cors_origins", mode="before")
     @classmethod
@@ -247,6 +256,8 @@ VARIABLES = (
     "AIMEM_INSECURE_OPEN",
     "AIMEM_SECRET_POLICY",
     "AIMEM_SECRET_POLICY_BY_TENANT",
+    "AIMEM_ENCRYPTION",
+    "AIMEM_ROOT_KEY",
 )
 
 

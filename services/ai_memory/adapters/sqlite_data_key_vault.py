@@ -1,0 +1,108 @@
+"""The embedded data-key vault: wrapped keys in ``vault.db`` in the data directory.
+
+A destroyed key must leave no bytes behind, and SQLite keeps old bytes in two places:
+free space in pages (a deleted or rewritten cell) and the write-ahead log (every page
+image written since the last checkpoint, kept until overwritten). So the writer runs
+with ``PRAGMA secure_delete = ON`` (freed space is zeroed) and every destroy is followed
+by ``PRAGMA wal_checkpoint(TRUNCATE)`` (the WAL is copied into the database and cut to
+zero bytes). A destroy is rare; the checkpoint costs a few milliseconds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ai_memory.core.errors import Unavailable
+
+from .key_wrapping import KeyRow, WrappedVault
+from .sqlite_util import Connections, translate_errors
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tenant_keks (
+    tenant TEXT NOT NULL, version INTEGER NOT NULL, wrapped BLOB NOT NULL,
+    PRIMARY KEY (tenant, version)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS data_keys (
+    tenant TEXT NOT NULL, key_id TEXT NOT NULL, wrapped BLOB, kek_version INTEGER NOT NULL,
+    destroyed_at_us INTEGER, PRIMARY KEY (tenant, key_id)) WITHOUT ROWID;
+"""
+
+
+class SqliteVaultRows:
+    def __init__(self, path: Path | str) -> None:
+        self._db = Connections(path)
+        self._db.writer.execute("PRAGMA secure_delete = ON")
+        with self._db.transaction() as conn:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+
+    def kek(self, tenant: str) -> tuple[int, bytes] | None:
+        with translate_errors():
+            row = (
+                self._db.reader()
+                .execute(
+                    "SELECT version, wrapped FROM tenant_keks WHERE tenant = ?"
+                    " ORDER BY version DESC LIMIT 1",
+                    (tenant,),
+                )
+                .fetchone()
+            )
+        return None if row is None else (int(row[0]), bytes(row[1]))
+
+    def add_kek(self, tenant: str, version: int, wrapped: bytes) -> tuple[int, bytes]:
+        with self._db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO tenant_keks VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (tenant, version, wrapped),
+            )
+        found = self.kek(tenant)
+        if found is None:
+            raise Unavailable(f"the KEK of {tenant!r} was not stored")
+        return found
+
+    def key(self, tenant: str, key_id: str) -> KeyRow | None:
+        with translate_errors():
+            row = (
+                self._db.reader()
+                .execute(
+                    "SELECT wrapped, kek_version, destroyed_at_us FROM data_keys"
+                    " WHERE tenant = ? AND key_id = ?",
+                    (tenant, key_id),
+                )
+                .fetchone()
+            )
+        if row is None:
+            return None
+        return KeyRow(None if row[0] is None else bytes(row[0]), int(row[1]), row[2] is not None)
+
+    def add_key(self, tenant: str, key_id: str, wrapped: bytes, kek_version: int) -> KeyRow:
+        with self._db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO data_keys (tenant, key_id, wrapped, kek_version) VALUES (?,?,?,?)"
+                " ON CONFLICT DO NOTHING",
+                (tenant, key_id, wrapped, kek_version),
+            )
+        row = self.key(tenant, key_id)
+        if row is None:
+            raise Unavailable(f"data key {key_id!r} was not stored")
+        return row
+
+    def destroy(self, tenant: str, key_id: str, at_us: int) -> None:
+        with self._db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO data_keys (tenant, key_id, wrapped, kek_version, destroyed_at_us)"
+                " VALUES (?, ?, NULL, 0, ?) ON CONFLICT (tenant, key_id) DO UPDATE SET"
+                " wrapped = NULL,"
+                " destroyed_at_us = coalesce(destroyed_at_us, excluded.destroyed_at_us)",
+                (tenant, key_id, at_us),
+            )
+        # The old page images of the key live on in the WAL until it is truncated.
+        with self._db.write_lock, translate_errors():
+            self._db.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def sqlite_vault(path: Path | str, root_key: bytes) -> WrappedVault:
+    return WrappedVault(SqliteVaultRows(path), root_key)

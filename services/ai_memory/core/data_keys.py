@@ -1,0 +1,73 @@
+"""The data-key vault port: the keys that seal personal fields, kept outside the log.
+
+One data key per memory (all its versions) and, later, one per interaction
+(``deploy/FORGETTING.md``). The log holds only ciphertext sealed under these keys;
+forgetting destroys the key, so a replay of the immutable log can never open the content
+again. A vault stores each data key wrapped by its tenant's key-encryption key (KEK),
+which is wrapped by the deployment's root key; callers only ever see unwrapped keys.
+
+Key ids are the vault's, not the record's: ``memory_key_id`` names the key of a memory.
+A memory id is never written again once forgotten (``core.decide`` refuses it with
+``memory_forgotten``), so one key id per memory id is enough — and a destroyed key id is
+never created again, so even a path that tried to reuse a forgotten id could not seal new
+content under a resurrected key (``create`` refuses it).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .errors import Gone, PermanentError
+
+#: Bytes of a data key and of a KEK (AES-256).
+KEY_BYTES = 32
+
+
+def memory_key_id(memory_id: str) -> str:
+    """The id of the data key sealing every version of ``memory_id``."""
+    return f"memory/{memory_id}"
+
+
+def interaction_key_id(interaction_id: str) -> str:
+    """The id of the data key sealing one raw interaction."""
+    return f"interaction/{interaction_id}"
+
+
+def key_destroyed(tenant: str, key_id: str) -> Gone:
+    return Gone(
+        f"data key {key_id!r} of tenant {tenant!r} was destroyed; it is never created again",
+        code="data_key_destroyed",
+    )
+
+
+def root_key_mismatch(what: str) -> PermanentError:
+    """A wrapped key that the configured root key cannot open: the wrong AIMEM_ROOT_KEY
+    (or a tampered vault). Never retried and never read as "destroyed"."""
+    return PermanentError(
+        f"the vault cannot unwrap {what} with the configured root key (AIMEM_ROOT_KEY)",
+        code="root_key_mismatch",
+    )
+
+
+class DataKeyVault(Protocol):
+    """Data keys per (tenant, key id), 256-bit, stored wrapped; one contract suite
+    (``tests/contract/data_key_vault_contract.py``) for every adapter."""
+
+    def create(self, tenant: str, key_id: str) -> bytes:
+        """The live key of ``key_id``, made now if it has none (two racing creators get
+        the same key). ``Gone`` (``data_key_destroyed``) once the id was destroyed."""
+        ...
+
+    def get(self, tenant: str, key_id: str) -> bytes | None:
+        """The unwrapped key; None when it was destroyed or never created. A key the
+        root key cannot unwrap raises ``root_key_mismatch``."""
+        ...
+
+    def destroy(self, tenant: str, key_id: str) -> None:
+        """Destroy for good (idempotent). An id never created is recorded as destroyed,
+        so it can never be created later (a tombstone imported before its memory)."""
+        ...
+
+    def destroyed(self, tenant: str, key_id: str) -> bool: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,81 @@
+"""What a sealed event hides and what binds its ciphertext to it (pure rules).
+
+Sealing (crypto-shredding, ``deploy/FORGETTING.md``) moves the personal fields of an
+event into an AES-256-GCM ciphertext under the data key of its memory; the cipher itself
+runs in ``serialization.sealer``. This module says:
+
+* **which fields** are sealed — a memory's ``content``, ``tags`` and ``meta``; in the
+  clear record they become ``""``, ``[]`` and ``"{}"``; everything that routes, orders
+  and governs (ids, tenant, scope, type, times, versions, states) stays clear;
+* **the plaintext**: compact JSON of those fields plus the plain fingerprint, so a
+  decoded event is exactly the event that was encoded (idempotent upserts compare it);
+* **the AAD**: tenant, event type, memory id and version, so a ciphertext moved onto
+  another memory, tenant or version does not open;
+* **the clear fingerprint**: HMAC-SHA256(data key, content) — a plain hash of a short
+  sentence would be a dictionary oracle, an HMAC under a destroyed key says nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from dataclasses import dataclass
+
+ALGORITHM = "AES-256-GCM"
+NONCE_BYTES = 12  # 96-bit random nonces, as GCM wants
+# Versioned so a future layout of the sealed fields can be told apart.
+_AAD_FORMAT = "aimem.seal.v1"
+
+
+@dataclass(frozen=True)
+class SealedFields:
+    """The fields of a MemoryWritten that go into the ciphertext."""
+
+    content: str
+    tags: tuple[str, ...]
+    meta_json: str  # the record's meta as the mapper writes it (compact, sorted keys)
+    content_sha256: str  # the plain fingerprint, restored on unsealing
+
+    def plaintext(self) -> bytes:
+        body = {
+            "c": self.content,
+            "t": list(self.tags),
+            "m": self.meta_json,
+            "h": self.content_sha256,
+        }
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    @staticmethod
+    def parse(data: bytes) -> SealedFields:
+        body = json.loads(data.decode("utf-8"))
+        if not isinstance(body, dict):
+            raise ValueError("sealed fields are not a JSON object")
+        tags = body["t"]
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise ValueError("sealed tags are not a list of strings")
+        content, meta, sha = body["c"], body["m"], body["h"]
+        if not (isinstance(content, str) and isinstance(meta, str) and isinstance(sha, str)):
+            raise ValueError("sealed fields have the wrong types")
+        return SealedFields(content, tuple(tags), meta, sha)
+
+
+#: What the clear record holds in place of each sealed field.
+CLEAR_CONTENT = ""
+CLEAR_TAGS: tuple[str, ...] = ()
+CLEAR_META_JSON = "{}"
+
+
+def aad(tenant: str, event_type: str, subject_id: str, version: int) -> bytes:
+    """Associated data binding a ciphertext to its event: a JSON array, so no value can
+    contain a separator that makes two different tuples encode alike."""
+    return json.dumps(
+        [_AAD_FORMAT, tenant, event_type, subject_id, version],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    ).encode("utf-8")
+
+
+def keyed_fingerprint(key: bytes, content: str) -> str:
+    """The clear ``content_sha256`` of a sealed event."""
+    return hmac.new(key, content.encode("utf-8"), hashlib.sha256).hexdigest()
