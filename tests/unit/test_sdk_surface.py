@@ -74,6 +74,7 @@ def test_every_export_resolves_and_belongs_to_the_sdk_or_the_wire() -> None:
             "ai_memory.wire.models",
             "ai_memory.wire.notes",
             "ai_memory.wire.governance",
+            "ai_memory.wire.audit",
         )
         assert module.startswith(("ai_memory.sdk", *wire, "ai_memory.core")), (
             name,
