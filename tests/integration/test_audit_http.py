@@ -126,6 +126,8 @@ def test_bad_parameters_are_problems_naming_the_field(
         ({"action": "stolen"}, "action"),
         ({"since": "not-a-cursor"}, "since"),
         ({"since": "YTF8Nzoz"}, "since"),  # a well-formed cursor of a partition not here
+        ({"since": "YTF8MDo5OTk5OTk5OTk5OTk5OTk5OTk5OTk5"}, "since"),  # beyond any position
+        ({"since": "é"}, "since"),
         ({"actor": ""}, "actor"),
     ):
         r = client.get("/v1/audit", params=params, headers=auth(admin))

@@ -52,6 +52,7 @@ MAX_LIMIT = 1000
 DEFAULT_LIMIT = 100
 SCAN_PER_PARTITION = 5000  # records examined per partition and request (Kafka)
 MAX_ACTOR_CHARS = 200
+MAX_POSITION = 2**62  # every log position fits (SQLite integers are 64-bit signed)
 
 ACTIONS: dict[type[Any], str] = {
     MemoryWritten: "written",
@@ -149,7 +150,7 @@ def decode_cursor(cursor: str, partitions: list[int]) -> dict[int, int]:
         raise InvalidInput(
             "since", "cursor", "since must be a cursor returned as next by this endpoint"
         ) from None
-    if any(p not in partitions or pos < 0 for p, pos in positions.items()):
+    if any(p not in partitions or not 0 <= pos <= MAX_POSITION for p, pos in positions.items()):
         raise InvalidInput("since", "cursor", "since is a cursor of another log")
     return positions
 
