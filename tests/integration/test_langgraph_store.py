@@ -239,3 +239,21 @@ def test_a_graph_remembers_across_threads_and_other_agents_see_it(
 
     block = wake_up(client, "how should answers look", "user:dora/memories", k=3)
     assert "one short paragraph" in block and "(graph," in block
+
+
+class NoExport(MemoryClient):
+    def export_lines(self, scope: Any = None) -> Iterator[str]:
+        raise AssertionError("a listing pages through GET /v1/memories, never an export")
+
+
+def test_listing_pages_instead_of_exporting(server: Server) -> None:
+    with NoExport(server.url, timeout=30) as client:
+        store = AiMemoryStore(client)
+        for i in range(5):
+            store.put(("pages", "a"), f"k{i}", {"n": i})
+        store.put(("pages", "b"), "k", {"n": 9})
+        assert len(store.search(("pages",), limit=10)) == 6
+        assert sorted(i.key for i in store.search(("pages", "a"), limit=10)) == [
+            f"k{i}" for i in range(5)
+        ]
+        assert {("pages", "a"), ("pages", "b")} <= set(store.list_namespaces(prefix=("pages",)))

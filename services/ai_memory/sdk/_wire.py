@@ -31,6 +31,7 @@ from .models import (
     InteractionOut,
     LineageOut,
     MemoryIn,
+    MemoryListOut,
     MemoryOut,
     NoteIn,
     NoteSaveOut,
@@ -51,6 +52,8 @@ Params = dict[str, str | int | bool | list[str]]
 BatchItem = MemoryIn | Mapping[str, Any]
 #: What ``import_bundle`` accepts: a file, a whole bundle, or its lines.
 ImportSource = os.PathLike[str] | bytes | Iterable[str | bytes | Mapping[str, Any]]
+#: A memory's version for ``if_match``: its number, ``"*"``, or an ETag as sent.
+Version = int | str
 NDJSON = "application/x-ndjson"
 _CHUNK = 64 * 1024
 
@@ -65,6 +68,7 @@ class Call(Generic[T]):
     params: Params | None = None
     json: Any = None
     idempotent: bool = True
+    headers: dict[str, str] | None = None
 
 
 def check(response: httpx.Response) -> httpx.Response:
@@ -112,10 +116,20 @@ def create(record: MemoryIn, wait: bool) -> Call[WriteOut]:
     return Call("POST", "/v1/memories", model(WriteOut), _wait(wait), body, "id" in body)
 
 
-def upsert(memory_id: str, record: MemoryIn, wait: bool) -> Call[WriteOut]:
-    """``PUT /v1/memories/{id}`` — idempotent."""
+def upsert(
+    memory_id: str,
+    record: MemoryIn,
+    wait: bool,
+    if_match: Version | None = None,
+    if_none_match: Version | None = None,
+) -> Call[WriteOut]:
+    """``PUT /v1/memories/{id}`` — idempotent, unless conditional: a conditional write
+    that may have landed is not sent again (the repeat would answer 412 for the
+    caller's own write)."""
     body = _body(record, drop_id=True)
-    return Call("PUT", f"/v1/memories/{_id(memory_id)}", model(WriteOut), _wait(wait), body)
+    headers = conditions(if_match, if_none_match)
+    path = f"/v1/memories/{_id(memory_id)}"
+    return Call("PUT", path, model(WriteOut), _wait(wait), body, not headers, headers or None)
 
 
 def batch_items(items: Iterable[BatchItem]) -> list[Any]:
@@ -154,10 +168,62 @@ def get(memory_id: str, min_position: int) -> Call[MemoryOut]:
     return Call("GET", f"/v1/memories/{_id(memory_id)}", model(MemoryOut), params)
 
 
-def delete(memory_id: str, reason: str | None, wait: bool) -> Call[DeleteOut]:
-    """``DELETE /v1/memories/{id}`` — idempotent (``already_forgotten`` the second time)."""
+def delete(
+    memory_id: str, reason: str | None, wait: bool, if_match: Version | None = None
+) -> Call[DeleteOut]:
+    """``DELETE /v1/memories/{id}`` — idempotent (``already_forgotten`` the second time),
+    unless conditional (see ``upsert``)."""
     params = _wait(wait) | ({"reason": reason} if reason else {})
-    return Call("DELETE", f"/v1/memories/{_id(memory_id)}", model(DeleteOut), params)
+    headers = conditions(if_match, None)
+    path = f"/v1/memories/{_id(memory_id)}"
+    return Call("DELETE", path, model(DeleteOut), params, None, not headers, headers or None)
+
+
+def entity_tag(value: Version) -> str:
+    """An ``If-Match`` value: a version (``3`` → ``"3"``, the memory's ETag), ``*``, or
+    an entity tag as the server sent it."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f'"{value}"'
+    text = str(value).strip()
+    return f'"{text}"' if text.isdigit() else text
+
+
+def conditions(if_match: Version | None, if_none_match: Version | None) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    if if_match is not None:
+        headers["If-Match"] = entity_tag(if_match)
+    if if_none_match is not None:
+        headers["If-None-Match"] = entity_tag(if_none_match)
+    return headers
+
+
+def list_params(
+    scope: str | Sequence[str] | None,
+    type: str | Sequence[str] | None,
+    state: str | Sequence[str] | None,
+    tag: str | None,
+    cursor: str | None,
+    limit: int,
+    min_position: int,
+) -> Params:
+    """Query of ``GET /v1/memories`` (enum members are sent by value)."""
+    params: Params = {"limit": limit}
+    for name, value in (("scope", scope), ("type", type), ("state", state)):
+        if value is not None:
+            values = [value] if isinstance(value, str) else list(value)
+            params[name] = [str(getattr(v, "value", v)) for v in values]
+    if tag is not None:
+        params["tag"] = tag
+    if cursor:
+        params["cursor"] = cursor
+    if min_position:
+        params["min_position"] = min_position
+    return params
+
+
+def list_memories(params: Params) -> Call[MemoryListOut]:
+    """``GET /v1/memories`` — a read."""
+    return Call("GET", "/v1/memories", model(MemoryListOut), params)
 
 
 def search(request: SearchIn, min_position: int) -> Call[SearchOut]:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from ._wire import BatchItem, ImportSource
+from ._wire import BatchItem, ImportSource, Version
 from .models import (
     AuditOut,
     BatchWriteOut,
@@ -23,6 +23,7 @@ from .models import (
     InteractionOut,
     LineageOut,
     MemoryIn,
+    MemoryListOut,
     MemoryOut,
     MemoryState,
     MemoryType,
@@ -53,19 +54,56 @@ class MemoryApi(Protocol):
         ttl: int | None = None,
         created_at: str | int | float | None = None,
         wait: bool = False,
+        if_match: Version | None = None,
     ) -> WriteOut: ...
 
     def create(self, record: MemoryIn, *, wait: bool = False) -> WriteOut: ...
 
-    def upsert(self, memory_id: str, record: MemoryIn, *, wait: bool = False) -> WriteOut: ...
+    def upsert(
+        self,
+        memory_id: str,
+        record: MemoryIn,
+        *,
+        wait: bool = False,
+        if_match: Version | None = None,
+        if_none_match: Version | None = None,
+    ) -> WriteOut: ...
 
     def write_many(self, items: Iterable[BatchItem], *, wait: bool = False) -> BatchWriteOut: ...
 
     def get(self, memory_id: str, *, min_position: int = 0) -> MemoryOut: ...
 
     def delete(
-        self, memory_id: str, *, reason: str | None = None, wait: bool = False
+        self,
+        memory_id: str,
+        *,
+        reason: str | None = None,
+        wait: bool = False,
+        if_match: Version | None = None,
     ) -> DeleteOut: ...
+
+    def list_memories(
+        self,
+        *,
+        scope: str | Sequence[str] | None = None,
+        type: MemoryType | str | Sequence[MemoryType | str] | None = None,
+        state: MemoryState | str | Sequence[MemoryState | str] | None = None,
+        tag: str | None = None,
+        cursor: str | None = None,
+        limit: int = 50,
+        min_position: int = 0,
+    ) -> MemoryListOut: ...
+
+    def iter_memories(
+        self,
+        *,
+        scope: str | Sequence[str] | None = None,
+        type: MemoryType | str | Sequence[MemoryType | str] | None = None,
+        state: MemoryState | str | Sequence[MemoryState | str] | None = None,
+        tag: str | None = None,
+        page_size: int = 200,
+        min_position: int = 0,
+    ) -> Iterator[MemoryOut]: ...
 
     def search(
         self,

@@ -28,6 +28,7 @@ from .models import (
     InteractionOut,
     LineageOut,
     MemoryIn,
+    MemoryListOut,
     MemoryOut,
     MemoryState,
     MemoryType,
@@ -129,7 +130,12 @@ class AsyncMemoryClient:
 
     async def _call(self, call: w.Call[T]) -> T:
         response = await self._send(
-            call.method, call.path, params=call.params, json=call.json, idempotent=call.idempotent
+            call.method,
+            call.path,
+            params=call.params,
+            json=call.json,
+            headers=call.headers,
+            idempotent=call.idempotent,
         )
         return call.parse(response)
 
@@ -147,20 +153,31 @@ class AsyncMemoryClient:
         ttl: int | None = None,
         created_at: str | int | float | None = None,
         wait: bool = False,
+        if_match: w.Version | None = None,
     ) -> WriteOut:
         """Write a memory with an idempotent ``PUT`` (a UUID is generated when ``id`` is
-        None), so it is safe to retry; ``record.id`` of the answer is the id."""
+        None), so it is safe to retry; ``record.id`` of the answer is the id.
+        ``if_match``: only while the memory is at that version (412 otherwise)."""
         record = w.memory_in(content, scope, source_agent, type, tags, meta, ttl, created_at)
-        return await self.upsert(id or str(uuid.uuid4()), record, wait=wait)
+        return await self.upsert(id or str(uuid.uuid4()), record, wait=wait, if_match=if_match)
 
     async def create(self, record: MemoryIn, *, wait: bool = False) -> WriteOut:
         """``POST /v1/memories``: create (the server picks the id when ``record.id`` is
         unset; such a request is never retried once it may have reached the server)."""
         return await self._call(w.create(record, wait))
 
-    async def upsert(self, memory_id: str, record: MemoryIn, *, wait: bool = False) -> WriteOut:
-        """``PUT /v1/memories/{id}``: create (201) or update; unchanged → ``changed=False``."""
-        return await self._call(w.upsert(memory_id, record, wait))
+    async def upsert(
+        self,
+        memory_id: str,
+        record: MemoryIn,
+        *,
+        wait: bool = False,
+        if_match: w.Version | None = None,
+        if_none_match: w.Version | None = None,
+    ) -> WriteOut:
+        """``PUT /v1/memories/{id}``: create (201) or update; unchanged → ``changed=False``.
+        Conditions as in ``MemoryClient.upsert``."""
+        return await self._call(w.upsert(memory_id, record, wait, if_match, if_none_match))
 
     async def write_many(
         self, items: Iterable[w.BatchItem], *, wait: bool = False
@@ -177,10 +194,59 @@ class AsyncMemoryClient:
         return await self._call(w.get(memory_id, min_position))
 
     async def delete(
-        self, memory_id: str, *, reason: str | None = None, wait: bool = False
+        self,
+        memory_id: str,
+        *,
+        reason: str | None = None,
+        wait: bool = False,
+        if_match: w.Version | None = None,
     ) -> DeleteOut:
-        """``DELETE /v1/memories/{id}``: forget for good (the id is never reused)."""
-        return await self._call(w.delete(memory_id, reason, wait))
+        """``DELETE /v1/memories/{id}``: forget for good (the id is never reused);
+        with ``if_match``, only while the memory is at that version (412 otherwise)."""
+        return await self._call(w.delete(memory_id, reason, wait, if_match))
+
+    async def list_memories(
+        self,
+        *,
+        scope: str | Sequence[str] | None = None,
+        type: MemoryType | str | Sequence[MemoryType | str] | None = None,
+        state: MemoryState | str | Sequence[MemoryState | str] | None = None,
+        tag: str | None = None,
+        cursor: str | None = None,
+        limit: int = 50,
+        min_position: int = 0,
+    ) -> MemoryListOut:
+        """``GET /v1/memories``: one page in id order (see ``MemoryClient.list_memories``)."""
+        params = w.list_params(scope, type, state, tag, cursor, limit, min_position)
+        return await self._call(w.list_memories(params))
+
+    async def iter_memories(
+        self,
+        *,
+        scope: str | Sequence[str] | None = None,
+        type: MemoryType | str | Sequence[MemoryType | str] | None = None,
+        state: MemoryState | str | Sequence[MemoryState | str] | None = None,
+        tag: str | None = None,
+        page_size: int = 200,
+        min_position: int = 0,
+    ) -> AsyncIterator[MemoryOut]:
+        """Every matching memory, page by page (``list_memories`` following the cursor)."""
+        cursor: str | None = None
+        while True:
+            page = await self.list_memories(
+                scope=scope,
+                type=type,
+                state=state,
+                tag=tag,
+                cursor=cursor,
+                limit=page_size,
+                min_position=min_position,
+            )
+            for item in page.items:
+                yield item
+            if page.next_cursor is None:
+                return
+            cursor, min_position = page.next_cursor, 0
 
     async def search(
         self,

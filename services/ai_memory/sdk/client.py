@@ -29,6 +29,7 @@ from .models import (
     InteractionOut,
     LineageOut,
     MemoryIn,
+    MemoryListOut,
     MemoryOut,
     MemoryState,
     MemoryType,
@@ -140,7 +141,12 @@ class MemoryClient:
 
     def _call(self, call: w.Call[T]) -> T:
         response = self._send(
-            call.method, call.path, params=call.params, json=call.json, idempotent=call.idempotent
+            call.method,
+            call.path,
+            params=call.params,
+            json=call.json,
+            headers=call.headers,
+            idempotent=call.idempotent,
         )
         return call.parse(response)
 
@@ -158,20 +164,34 @@ class MemoryClient:
         ttl: int | None = None,
         created_at: str | int | float | None = None,
         wait: bool = False,
+        if_match: w.Version | None = None,
     ) -> WriteOut:
         """Write a memory with an idempotent ``PUT`` (a UUID is generated when ``id`` is
-        None), so it is safe to retry; ``record.id`` of the answer is the id."""
+        None), so it is safe to retry; ``record.id`` of the answer is the id.
+        ``if_match`` (a version read before, or ``"*"``) writes only if the memory is
+        still at it: ``PreconditionFailedError`` (412) otherwise."""
         record = w.memory_in(content, scope, source_agent, type, tags, meta, ttl, created_at)
-        return self.upsert(id or str(uuid.uuid4()), record, wait=wait)
+        return self.upsert(id or str(uuid.uuid4()), record, wait=wait, if_match=if_match)
 
     def create(self, record: MemoryIn, *, wait: bool = False) -> WriteOut:
         """``POST /v1/memories``: create (the server picks the id when ``record.id`` is
         unset; such a request is never retried once it may have reached the server)."""
         return self._call(w.create(record, wait))
 
-    def upsert(self, memory_id: str, record: MemoryIn, *, wait: bool = False) -> WriteOut:
-        """``PUT /v1/memories/{id}``: create (201) or update; unchanged → ``changed=False``."""
-        return self._call(w.upsert(memory_id, record, wait))
+    def upsert(
+        self,
+        memory_id: str,
+        record: MemoryIn,
+        *,
+        wait: bool = False,
+        if_match: w.Version | None = None,
+        if_none_match: w.Version | None = None,
+    ) -> WriteOut:
+        """``PUT /v1/memories/{id}``: create (201) or update; unchanged → ``changed=False``.
+        ``if_match``: only while the memory is at this version (``"*"``: exists);
+        ``if_none_match="*"``: create only. A failed condition is
+        ``PreconditionFailedError`` (412)."""
+        return self._call(w.upsert(memory_id, record, wait, if_match, if_none_match))
 
     def write_many(self, items: Iterable[w.BatchItem], *, wait: bool = False) -> BatchWriteOut:
         """``POST /v1/memories:batch``: upsert up to 1,000 memories (``MemoryIn`` or
@@ -185,9 +205,61 @@ class MemoryClient:
         """``GET /v1/memories/{id}``; ``NotFoundError`` (404), ``GoneError`` (410)."""
         return self._call(w.get(memory_id, min_position))
 
-    def delete(self, memory_id: str, *, reason: str | None = None, wait: bool = False) -> DeleteOut:
-        """``DELETE /v1/memories/{id}``: forget for good (the id is never reused)."""
-        return self._call(w.delete(memory_id, reason, wait))
+    def delete(
+        self,
+        memory_id: str,
+        *,
+        reason: str | None = None,
+        wait: bool = False,
+        if_match: w.Version | None = None,
+    ) -> DeleteOut:
+        """``DELETE /v1/memories/{id}``: forget for good (the id is never reused);
+        with ``if_match``, only while the memory is at that version (412 otherwise)."""
+        return self._call(w.delete(memory_id, reason, wait, if_match))
+
+    def list_memories(
+        self,
+        *,
+        scope: str | Sequence[str] | None = None,
+        type: MemoryType | str | Sequence[MemoryType | str] | None = None,
+        state: MemoryState | str | Sequence[MemoryState | str] | None = None,
+        tag: str | None = None,
+        cursor: str | None = None,
+        limit: int = 50,
+        min_position: int = 0,
+    ) -> MemoryListOut:
+        """``GET /v1/memories``: one page in id order (``state`` active by default);
+        pass ``next_cursor`` as ``cursor`` for the next, until it is None."""
+        params = w.list_params(scope, type, state, tag, cursor, limit, min_position)
+        return self._call(w.list_memories(params))
+
+    def iter_memories(
+        self,
+        *,
+        scope: str | Sequence[str] | None = None,
+        type: MemoryType | str | Sequence[MemoryType | str] | None = None,
+        state: MemoryState | str | Sequence[MemoryState | str] | None = None,
+        tag: str | None = None,
+        page_size: int = 200,
+        min_position: int = 0,
+    ) -> Iterator[MemoryOut]:
+        """Every matching memory, page by page (``list_memories`` following the cursor).
+        One written meanwhile after the current page is met; one behind it is not."""
+        cursor: str | None = None
+        while True:
+            page = self.list_memories(
+                scope=scope,
+                type=type,
+                state=state,
+                tag=tag,
+                cursor=cursor,
+                limit=page_size,
+                min_position=min_position,
+            )
+            yield from page.items
+            if page.next_cursor is None:
+                return
+            cursor, min_position = page.next_cursor, 0
 
     def search(
         self,

@@ -9,6 +9,7 @@ already handles the server's domain errors handles the SDK's too::
         ├── NotFoundError      (404)         also core NotFound   (memory_not_found, …)
         ├── GoneError          (410)         also core Gone       (memory_forgotten)
         ├── ConflictError      (409)         also core Conflict   (scope_immutable, …)
+        │   └── PreconditionFailedError (412) also core PreconditionFailed (If-Match)
         ├── RateLimitedError   (429)         also core RetryableError
         ├── UnavailableError   (503)         also core Unavailable
         │   └── WaitTimeoutError (503 projection_lag) also core Timeout
@@ -29,6 +30,7 @@ from ai_memory.core.errors import (
     Gone,
     InvalidInput,
     NotFound,
+    PreconditionFailed,
     RetryableError,
     Timeout,
     Unavailable,
@@ -41,6 +43,7 @@ __all__ = [
     "GoneError",
     "InvalidInputError",
     "NotFoundError",
+    "PreconditionFailedError",
     "RateLimitedError",
     "ServerError",
     "UnavailableError",
@@ -108,6 +111,13 @@ class ConflictError(ApiError, Conflict):
     code = "conflict"
 
 
+class PreconditionFailedError(ConflictError, PreconditionFailed):
+    """412: an ``if_match`` / ``if_none_match`` write whose condition did not hold (the
+    memory changed since it was read); nothing was written."""
+
+    code = "precondition_failed"
+
+
 class RateLimitedError(ApiError, RetryableError):
     """429: too many requests; retried automatically, raised when retries ran out."""
 
@@ -143,6 +153,7 @@ _BY_STATUS: dict[int, type[ApiError]] = {
     404: NotFoundError,
     409: ConflictError,
     410: GoneError,
+    412: PreconditionFailedError,
     413: InvalidInputError,
     415: InvalidInputError,
     422: InvalidInputError,

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from ai_memory import __version__
 from ai_memory.core import errors as core
+from ai_memory.core.preconditions import Preconditions
 from ai_memory.core.record import DEFAULT_TENANT, MemoryState, MemoryType, validate_scope
 
 from . import _wire as w
@@ -45,6 +46,7 @@ from .models import (
     InteractionOut,
     LineageOut,
     MemoryIn,
+    MemoryListOut,
     MemoryOut,
     NoteIn,
     NoteSaveOut,
@@ -71,6 +73,7 @@ _AS_SDK: tuple[tuple[type[core.AiMemoryError], int, type[sdk.ApiError]], ...] = 
     (core.InvalidInput, 422, sdk.InvalidInputError),
     (core.NotFound, 404, sdk.NotFoundError),
     (core.Gone, 410, sdk.GoneError),
+    (core.PreconditionFailed, 412, sdk.PreconditionFailedError),  # before its Conflict
     (core.Conflict, 409, sdk.ConflictError),
     (core.Timeout, 503, sdk.WaitTimeoutError),
     (core.Unavailable, 503, sdk.UnavailableError),
@@ -90,6 +93,16 @@ def as_sdk_error(error: core.AiMemoryError) -> sdk.ApiError:
                 retry_after=float(getattr(error, "retry_after", 0.0)),
             )
     return sdk.ServerError(error.message, status=500, code=error.code)
+
+
+def _conditions(
+    if_match: w.Version | None, if_none_match: w.Version | None
+) -> Preconditions | None:
+    """The headers the HTTP client would send, parsed as the route parses them."""
+    headers = w.conditions(if_match, if_none_match)
+    if not headers:
+        return None
+    return Preconditions.parse(headers.get("If-Match"), headers.get("If-None-Match"))
 
 
 def _typed_errors(method: Callable[P, T]) -> Callable[P, T]:
@@ -153,10 +166,11 @@ class InProcessClient:
         ttl: int | None = None,
         created_at: str | int | float | None = None,
         wait: bool = False,
+        if_match: w.Version | None = None,
     ) -> WriteOut:
         """As ``MemoryClient.write``: an upsert under ``id`` (a UUID when None)."""
         record = w.memory_in(content, scope, source_agent, type, tags, meta, ttl, created_at)
-        return self.upsert(id or str(uuid.uuid4()), record, wait=wait)
+        return self.upsert(id or str(uuid.uuid4()), record, wait=wait, if_match=if_match)
 
     @_typed_errors
     def create(self, record: MemoryIn, *, wait: bool = False) -> WriteOut:
@@ -166,10 +180,21 @@ class InProcessClient:
         return WriteOut.model_validate(result.to_json())
 
     @_typed_errors
-    def upsert(self, memory_id: str, record: MemoryIn, *, wait: bool = False) -> WriteOut:
+    def upsert(
+        self,
+        memory_id: str,
+        record: MemoryIn,
+        *,
+        wait: bool = False,
+        if_match: w.Version | None = None,
+        if_none_match: w.Version | None = None,
+    ) -> WriteOut:
         body = record.model_dump(exclude_unset=True)
         body.pop("id", None)  # the id is the path's, as on ``PUT /v1/memories/{id}``
-        result = self._memory.write(self.tenant, body, memory_id=memory_id)
+        conditions = _conditions(if_match, if_none_match)
+        result = self._memory.write(
+            self.tenant, body, memory_id=memory_id, preconditions=conditions
+        )
         if wait:
             self._memory.wait_for(result.position)
         return WriteOut.model_validate(result.to_json())
@@ -187,9 +212,20 @@ class InProcessClient:
         return MemoryOut.model_validate(self._memory.get(self.tenant, memory_id).to_json())
 
     @_typed_errors
-    def delete(self, memory_id: str, *, reason: str | None = None, wait: bool = False) -> DeleteOut:
+    def delete(
+        self,
+        memory_id: str,
+        *,
+        reason: str | None = None,
+        wait: bool = False,
+        if_match: w.Version | None = None,
+    ) -> DeleteOut:
         result = self._memory.delete(
-            self.tenant, memory_id, actor=self.actor or "api", reason=reason or "user_request"
+            self.tenant,
+            memory_id,
+            actor=self.actor or "api",
+            reason=reason or "user_request",
+            preconditions=_conditions(if_match, None),
         )
         if wait and not result.already_forgotten:
             self._memory.wait_for(result.position)
@@ -199,6 +235,63 @@ class InProcessClient:
             forgotten=True,
             already_forgotten=result.already_forgotten,
         )
+
+    @_typed_errors
+    def list_memories(
+        self,
+        *,
+        scope: str | Sequence[str] | None = None,
+        type: MemoryType | str | Sequence[MemoryType | str] | None = None,
+        state: MemoryState | str | Sequence[MemoryState | str] | None = None,
+        tag: str | None = None,
+        cursor: str | None = None,
+        limit: int = 50,
+        min_position: int = 0,
+    ) -> MemoryListOut:
+        """As ``GET /v1/memories`` with a key of every scope of the tenant."""
+        from ai_memory.service.listing import ListRequest
+
+        params = w.list_params(scope, type, state, tag, cursor, limit, min_position)
+        listed = {k: v for k, v in params.items() if isinstance(v, list)}
+        request = ListRequest.parse(
+            self._memory.limits,
+            scopes=listed.get("scope"),
+            types=listed.get("type"),
+            states=listed.get("state"),
+            tag=tag,
+            cursor=cursor,
+            limit=limit,
+        )
+        self._reach(min_position)
+        page = self._memory.list_memories(self.tenant, request)
+        return MemoryListOut.model_validate(page.to_json())
+
+    def iter_memories(
+        self,
+        *,
+        scope: str | Sequence[str] | None = None,
+        type: MemoryType | str | Sequence[MemoryType | str] | None = None,
+        state: MemoryState | str | Sequence[MemoryState | str] | None = None,
+        tag: str | None = None,
+        page_size: int = 200,
+        min_position: int = 0,
+    ) -> Iterator[MemoryOut]:
+        """Every matching memory, page by page, as ``MemoryClient.iter_memories``."""
+        cursor: str | None = None
+        while True:
+            page = self.list_memories(
+                scope=scope,
+                type=type,
+                state=state,
+                tag=tag,
+                cursor=cursor,
+                limit=page_size,
+                min_position=min_position,
+            )
+            yield from page.items
+            if page.next_cursor is None:
+                return
+            cursor, min_position = page.next_cursor, 0
 
     def search(
         self,

@@ -21,8 +21,10 @@ put again after a delete lives on as ``<id>~g2``, ``~g3``, …
 
 **Operations.** Writes and deletes wait for the projections (read-your-writes). A search
 with a ``query`` is a hybrid search over the prefix's tag, the value ``filter`` applied
-to the hits (``offset + limit`` ≤ 100, else ``ValueError``); a search without one and
-``list_namespaces`` stream an export of the tenant — they cost O(records). ``abatch``
+to the hits (``offset + limit`` ≤ 100, else ``ValueError``); a search without one pages
+through the memories carrying the prefix's tag (``GET /v1/memories?tag=``, filtered on
+the server) and ``list_namespaces`` through every item of the store — they cost
+O(items under the prefix), not O(records of the tenant). ``abatch``
 runs ``batch`` in a worker thread. TTLs are not supported (``supports_ttl = False``):
 ai-memory's ``ttl`` counts from creation and is not refreshed by reads as LangGraph's is.
 """
@@ -65,6 +67,7 @@ _META = "langgraph"
 _TAG = "langgraph"
 _MAX_ID = 200
 _MAX_TOP_K = 100
+_PAGE = 500  # memories per listing request
 
 
 def _pct(text: str, unsafe: str) -> str:
@@ -314,7 +317,7 @@ class AiMemoryStore(BaseStore):
             hits = self.client.search(op.query, tags=[_prefix_tag(prefix)], top_k=top_k)
             items = [self._item(h.record, h.score) for h in hits.results]
         else:
-            items = [self._item(r) for r in self._exported()]
+            items = [self._item(r) for r in self._listed(_prefix_tag(prefix))]
         found = [
             item
             for item in items
@@ -326,27 +329,16 @@ class AiMemoryStore(BaseStore):
             found.sort(key=lambda i: (i.updated_at, i.key), reverse=True)
         return found[op.offset : op.offset + op.limit]
 
-    def _exported(self) -> Iterator[MemoryOut]:
-        """Every active record this store wrote, from a streamed export of the tenant."""
-        for line in self.client.export_lines():
-            obj = json.loads(line)
-            if obj.get("kind") != "record" or obj.get("state") != "active":
-                continue
-            meta = obj["record"].get("meta") or {}
-            if _META not in meta:
-                continue
-            yield MemoryOut.model_validate(
-                {
-                    **obj["record"],
-                    "state": obj["state"],
-                    "version": obj.get("version", 1),
-                    "updated_at": obj.get("updated_at"),
-                }
-            )
+    def _listed(self, tag: str) -> Iterator[MemoryOut]:
+        """Every active record this store wrote with ``tag`` (a namespace prefix's tag, or
+        ``langgraph`` for all), paged from the server in id order."""
+        for record in self.client.iter_memories(tag=tag, page_size=_PAGE):
+            if _META in record.meta:
+                yield record
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         seen: set[tuple[str, ...]] = set()
-        for record in self._exported():
+        for record in self._listed(_TAG):
             own = self._own(record)
             if own is None:
                 continue
