@@ -97,6 +97,11 @@ def test_the_document_declares_the_headers(client: TestClient) -> None:
     names = {p["name"] for p in put["parameters"] if p["in"] == "header"}
     assert {"if-match", "if-none-match"} <= names
     assert "412" in put["responses"]
+    assert "ETag" in put["responses"]["200"]["headers"]
+    assert "ETag" in put["responses"]["201"]["headers"]
+    read = doc["paths"]["/v1/memories/{memory_id}"]["get"]
+    assert "ETag" in read["responses"]["200"]["headers"]
+    assert "$ref" in str(read["responses"]["200"]["content"])  # still the MemoryOut body
     delete = doc["paths"]["/v1/memories/{memory_id}"]["delete"]
     assert "if-match" in {p["name"] for p in delete["parameters"] if p["in"] == "header"}
     listing = doc["paths"]["/v1/memories"]["get"]

@@ -79,14 +79,20 @@ Source = Annotated[
 IfMatch = Annotated[
     str | None,
     Header(
-        description='Write only if the memory is at one of these versions (an ETag such as "3"), '
-        "or exists at all (*); otherwise 412 precondition_failed."
+        description='Only if the memory is at one of these versions (an ETag such as "3"), '
+        "or exists at all (*); otherwise 412 precondition_failed, nothing written."
     ),
 ]
 IfNoneMatch = Annotated[
     str | None,
     Header(description="* : create only; 412 precondition_failed if the memory exists."),
 ]
+_ETAG = {
+    "ETag": {
+        "description": 'The memory\'s version as a strong entity tag ("3"): send it as If-Match.',
+        "schema": {"type": "string"},
+    }
+}
 _PRECONDITION: dict[int | str, dict[str, Any]] = {
     412: {"description": "precondition_failed: If-Match / If-None-Match"}
 }
@@ -148,7 +154,11 @@ def create_app(services: Services) -> FastAPI:
     @app.put(
         "/v1/memories/{memory_id}",
         response_model=WriteOut,
-        responses={201: {"model": WriteOut, "description": "Created"}, **_PRECONDITION},
+        responses={
+            200: {"description": "Unchanged or updated", "headers": _ETAG},
+            201: {"model": WriteOut, "description": "Created", "headers": _ETAG},
+            **_PRECONDITION,
+        },
     )
     async def upsert_memory(
         memory_id: MemoryId,
@@ -176,7 +186,11 @@ def create_app(services: Services) -> FastAPI:
     @app.get(
         "/v1/memories/{memory_id}",
         response_model=MemoryOut,
-        responses={404: {"description": "Never existed"}, 410: {"description": "Forgotten"}},
+        responses={
+            200: {"description": "The memory", "headers": _ETAG},
+            404: {"description": "Never existed"},
+            410: {"description": "Forgotten"},
+        },
     )
     async def read_memory(
         memory_id: MemoryId, request: Request, response: Response, min_position: MinPosition = 0
