@@ -38,6 +38,7 @@ from ai_memory.clock import SystemClock
 from ai_memory.core import positions
 from ai_memory.core.access.rate import RateLimiter
 from ai_memory.core.access.tenant_limits import LimitTable, TenantLimits
+from ai_memory.core.data_keys import DataKeyVault
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.governance import GovernanceParams
 from ai_memory.core.ports import (
@@ -51,12 +52,14 @@ from ai_memory.core.ports import (
     RecordStore,
     VectorIndex,
 )
+from ai_memory.core.sealing import derived_key
 from ai_memory.projector.progress import Projections, ProjectionStatus
 from ai_memory.projector.redrive import redrive
 from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
 from ai_memory.projector.tailer import ProgressCallback, ProjectionTailer, rebuild_all
 from ai_memory.serialization import AvroEventSerializer
 from ai_memory.serialization.encode_once import EncodeOnce
+from ai_memory.serialization.sealer import Sealer
 from ai_memory.service.audit import AuditService
 from ai_memory.service.dead_letters import DeadLetterService, Redrive, Redriven
 from ai_memory.service.facade import Services
@@ -69,6 +72,7 @@ from ai_memory.service.notes import NotesService, rules_from_env
 from ai_memory.service.quotas import MemoryQuota
 from ai_memory.service.recalls import RecallRecorder
 from ai_memory.service.secret_policy import SecretGuard
+from ai_memory.service.shredding import ShreddingLog
 from ai_memory.service.transfer import TransferService
 from ai_memory.service.unit_of_work import UnitsOfWork
 from ai_memory.settings import Settings
@@ -103,6 +107,7 @@ class Container:
     governor: Governor | None = None
     dead_letters: DeadLetters | None = None
     keys: KeyStore | None = None
+    sealer: Sealer | None = None  # crypto-shredding (AIMEM_ENCRYPTION=on)
 
     def start(self, *, governor: bool = False) -> None:
         """Start in-process projections and read reinforcement; ``governor``: also the
@@ -130,6 +135,8 @@ class Container:
             self.dead_letters.close()
         if self.keys is not None:
             self.keys.close()
+        if self.sealer is not None:
+            self.sealer.vault.close()
         self.index.close()
         self.store.close()
         self.log.close()
@@ -169,9 +176,10 @@ def build_event_log(
     raise InvalidInput("AIMEM_EVENT_LOG", "scheme", f"unsupported event log URL: {url!r}")
 
 
-def build_record_store(url: str) -> RecordStore:
+def build_record_store(url: str, *, shred: bool = False) -> RecordStore:
+    """``shred``: forgotten records leave no bytes in the store's files (encryption on)."""
     if scheme_of(url) == "sqlite":
-        return SqliteRecordStore(url_path(url, "sqlite"))
+        return SqliteRecordStore(url_path(url, "sqlite"), shred=shred)
     if scheme_of(url) == "memory":
         from ai_memory.adapters.memory import MemoryRecordStore
 
@@ -183,7 +191,17 @@ def build_record_store(url: str) -> RecordStore:
     raise InvalidInput("AIMEM_RECORD_STORE", "scheme", f"unsupported record store URL: {url!r}")
 
 
-def build_index(url: str, embedder: Embedder) -> VectorIndex:
+def build_index(url: str, embedder: Embedder, *, tag_key: bytes | None = None) -> VectorIndex:
+    """``tag_key`` (encryption on): the index stores keyed digests of tags, not tags."""
+    index = _build_index(url, embedder)
+    if tag_key is not None:
+        from ai_memory.adapters.tag_digest_index import TagDigestIndex
+
+        return TagDigestIndex(index, tag_key)
+    return index
+
+
+def _build_index(url: str, embedder: Embedder) -> VectorIndex:
     if scheme_of(url) == "qdrant-edge":
         # One index per embedding model: vectors from different models never mix. The
         # engine's HNSW build holds the GIL for its whole run (tens of seconds at 100k
@@ -230,14 +248,16 @@ def build(
     embedder = embedder or make_embedder(s.embedder)
     # One serializer for the log and the projectability guard in front of it: the guard
     # encodes every event to prove it readable, and the log then reuses that frame.
-    appender_serializer = EncodeOnce(AvroEventSerializer())
+    root = root_key(s)  # None unless AIMEM_ENCRYPTION=on
+    sealer = None if root is None else Sealer(build_data_key_vault(s, root))
+    appender_serializer = EncodeOnce(AvroEventSerializer(sealer=sealer))
     log = build_event_log(s, appender_serializer, writer=writer, owns_partitions=owns_partitions)
-    store = build_record_store(s.record_store_url)
-    index = build_index(s.index_url, embedder)
+    store = build_record_store(s.record_store_url, shred=sealer is not None)
+    index = build_index(s.index_url, embedder, tag_key=index_tag_key(root))
     embedded_log = scheme_of(s.event_log_url) in ("sqlite", "memory")
     projections = Projections(log, packed_positions=not embedded_log)
     dead_letters = build_dead_letters(s)
-    serializer = AvroEventSerializer()
+    serializer = AvroEventSerializer(sealer=sealer)  # parked raw bytes stay sealed
     sinks: list[tuple[ProjectionSink, str]] = [
         (RecordsSink(store), s.record_store_url),
         (IndexSink(index, embedder), s.index_url),
@@ -260,7 +280,9 @@ def build(
     clock = clock or SystemClock()
     # Every appender gets the guarded log: only projectable events can land on it.
     # Projections and replays read ``log`` itself.
-    appender = ProjectableLog(log, appender_serializer)
+    appender: EventLog = ProjectableLog(log, appender_serializer)
+    if sealer is not None:  # a forget destroys the memory's data key once its tombstone is on
+        appender = ShreddingLog(appender, sealer.forget)
     # The Kafka log's partition writers check every expected version themselves, so units
     # run concurrently there (and are group-committed); the embedded log is serialised.
     limit_table = tenant_limit_table(s)
@@ -318,6 +340,7 @@ def build(
         services,
         dead_letters=dead_letters,
         keys=key_store,
+        sealer=sealer,
     )
 
 
@@ -351,7 +374,7 @@ def driver_states(projections: Projections) -> list[DriverState]:
 def replay_tailers(c: Container, sink: ProjectionSink) -> list[ProjectionTailer]:
     """Tailers that replay the log into ``sink`` synchronously (``ai-memory replay``),
     dead-lettering what they cannot apply exactly as the live projections do."""
-    serializer = AvroEventSerializer()
+    serializer = AvroEventSerializer(sealer=c.sealer)
     return [
         ProjectionTailer(
             c.log,
@@ -426,7 +449,7 @@ def build_dead_letter_service(settings: Settings, *, redrive: bool = False) -> D
     """The dead-letter store behind ``ai-memory dead-letters``. Listing, showing and
     discarding touch only the store (they work while the server runs); ``redrive`` also
     builds the container, because re-driving reads the log and applies through a view."""
-    serializer = AvroEventSerializer()
+    serializer = AvroEventSerializer(sealer=build_sealer(settings))
 
     def describe(raw: bytes) -> str:
         return repr(serializer.decode(raw))
@@ -485,7 +508,7 @@ def build_projector_worker(
         projection,
         parse_kafka_url(s.event_log_url),
         sink,
-        AvroEventSerializer(),
+        AvroEventSerializer(sealer=build_sealer(s)),
         build_dead_letters(s),
         metrics_port=metrics_port,
     )
@@ -507,6 +530,46 @@ def build_dead_letters(s: Settings) -> DeadLetters:
     from ai_memory.adapters.sqlite_dead_letters import SqliteDeadLetters
 
     return SqliteDeadLetters(s.data_dir / "dead_letters.db")
+
+
+def root_key(s: Settings) -> bytes | None:
+    """The root of the key hierarchy when encryption is on (``adapters.root_key``)."""
+    if s.encryption != "on":
+        return None
+    from ai_memory.adapters.root_key import load_root_key
+
+    s = s.resolved()
+    s.data_dir.mkdir(parents=True, exist_ok=True)
+    shared = scheme_of(s.record_store_url) == "cassandra"
+    return load_root_key(s.root_key.get_secret_value(), s.data_dir, embedded=not shared)
+
+
+def index_tag_key(root: bytes | None) -> bytes | None:
+    return None if root is None else derived_key(root, "index-tags")
+
+
+def build_data_key_vault(s: Settings, root: bytes) -> DataKeyVault:
+    """Data keys (crypto-shredding) live with the records: in Cassandra for a distributed
+    deployment (every gateway and projector shares them; AIMEM_ROOT_KEY required), in
+    memory beside an in-memory log, else ``vault.db`` in the data directory."""
+    s = s.resolved()
+    if scheme_of(s.record_store_url) == "cassandra":
+        from ai_memory.adapters.cassandra.data_key_vault import cassandra_vault_from_url
+
+        return cassandra_vault_from_url(s.record_store_url, root)
+    if scheme_of(s.event_log_url) == "memory":
+        from ai_memory.adapters.memory.data_key_vault import memory_vault
+
+        return memory_vault(root)
+    from ai_memory.adapters.sqlite_data_key_vault import sqlite_vault
+
+    return sqlite_vault(s.data_dir / "vault.db", root)
+
+
+def build_sealer(s: Settings) -> Sealer | None:
+    """The sealing stage of every serializer of this process, when encryption is on."""
+    root = root_key(s)
+    return None if root is None else Sealer(build_data_key_vault(s, root))
 
 
 def build_key_store(s: Settings) -> KeyStore:
@@ -582,8 +645,9 @@ def build_sink(settings: Settings, projection: str) -> tuple[ProjectionSink, Emb
     """One projection's sink for an `ai-memory project` worker."""
     s = settings.resolved()
     if projection == "records":
-        return RecordsSink(build_record_store(s.record_store_url)), None
+        return RecordsSink(build_record_store(s.record_store_url, shred=s.encryption == "on")), None
     if projection == "index":
         embedder = make_embedder(s.embedder)
-        return IndexSink(build_index(s.index_url, embedder), embedder), embedder
+        index = build_index(s.index_url, embedder, tag_key=index_tag_key(root_key(s)))
+        return IndexSink(index, embedder), embedder
     raise InvalidInput("projection", "enum", f"projection must be one of {', '.join(PROJECTIONS)}")

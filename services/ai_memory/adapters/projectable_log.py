@@ -7,7 +7,8 @@ what validation missed or what a code path built without validation (governance,
 imports, recalls). Before delegating ``append`` it runs, for every event, everything a
 projection derives from it deterministically:
 
-* the real serializer: encode, then decode the bytes back (what a projector reads);
+* the real serializer: encode, then decode the bytes back (what a projector reads) —
+  which also proves a sealed write opens again (a write that stays sealed is refused);
 * the partition key as UTF-8 (what a partitioned log hashes);
 * the pure projections ``project_records`` and ``project_index`` on the decoded event;
 * the record-store row (``record_rows``) as the stores write it, the tombstone's export
@@ -37,7 +38,7 @@ from ai_memory.adapters.index_payload import point_id, put_payload, tombstone_pa
 from ai_memory.adapters.record_rows import record_values, tombstone_values
 from ai_memory.core.bundle import tombstone_line
 from ai_memory.core.errors import InvalidInput
-from ai_memory.core.events import DomainEvent, Head, LoggedEvent, TenantPage
+from ai_memory.core.events import DomainEvent, Head, LoggedEvent, MemoryWritten, TenantPage
 from ai_memory.core.ports import EventLog, EventSerializer, index_text
 from ai_memory.core.projection import (
     AddReads,
@@ -66,6 +67,10 @@ def check_projectable(event: DomainEvent, serializer: EventSerializer) -> None:
     can apply ``event``."""
     try:
         decoded = serializer.decode(serializer.encode(event))
+        if isinstance(decoded, MemoryWritten) and decoded.sealed:
+            # Appended with an envelope nothing can open (sealed elsewhere, or a key that
+            # is gone): projections would read it as forgotten content and skip it.
+            raise ValueError("its sealed content cannot be opened here")
         decoded.partition_key.encode("utf-8")
         logged = LoggedEvent(_PROBE_POSITION, decoded)
         for mutation in project_records(logged):

@@ -4,6 +4,11 @@ Every row carries the log position it reflects, and every statement is guarded b
 (``WHERE excluded.position > records.position``) — the SQLite equivalent of Cassandra's
 ``USING TIMESTAMP``: a duplicate or stale mutation is a no-op. Mutations and the
 checkpoint commit in one transaction, so the view and its position never disagree.
+
+``shred=True`` (crypto-shredding on): a forgotten record must leave no bytes behind, so
+the writer zeroes freed space (``secure_delete``) and a batch that removed records ends
+with ``wal_checkpoint(TRUNCATE)``, which cuts the WAL holding its old page images to
+zero bytes. Only forgets pay for the checkpoint.
 """
 
 from __future__ import annotations
@@ -63,8 +68,11 @@ _SCHEMA = [
 
 
 class SqliteRecordStore:
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, shred: bool = False) -> None:
         self._db = Connections(path)
+        self._shred = shred
+        if shred:
+            self._db.writer.execute("PRAGMA secure_delete = ON")
         with self._db.transaction() as conn:
             for statement in _SCHEMA:
                 conn.execute(statement)
@@ -82,6 +90,9 @@ class SqliteRecordStore:
                 " WHERE excluded.position > checkpoints.position",
                 (_checkpoint_key(partition), checkpoint),
             )
+        if self._shred and any(isinstance(m, RemoveRecord) for m in mutations):
+            with self._db.write_lock, translate_errors():
+                self._db.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
 
     def checkpoint(self, partition: int = 0) -> int:
         with translate_errors():

@@ -56,6 +56,12 @@ class MemoryWritten:
     def memory_id(self) -> str:
         return self.record.id
 
+    @property
+    def sealed(self) -> bool:
+        """Read back still sealed: its data key was destroyed, so its content, tags and
+        meta no longer exist (``serialization.sealer`` opens every other sealed event)."""
+        return self.encryption is not None
+
 
 @dataclass(frozen=True)
 class MemoryDeleted:

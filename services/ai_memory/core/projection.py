@@ -177,6 +177,8 @@ def _decision(text: str | None) -> Any:
 def _records(logged: LoggedEvent) -> list[RecordMutation]:
     event, pos = logged.event, logged.position
     match event:
+        case MemoryWritten() if event.sealed:
+            return []  # forgotten by destroying its key; the tombstone follows
         case MemoryWritten():
             return [
                 PutRecord(
@@ -226,6 +228,8 @@ def _records(logged: LoggedEvent) -> list[RecordMutation]:
 def project_index(logged: LoggedEvent) -> list[IndexMutation]:
     event, pos = logged.event, logged.position
     match event:
+        case MemoryWritten() if event.sealed:
+            return []  # forgotten by destroying its key; the tombstone follows
         case MemoryWritten():
             return [IndexPut(event.header.tenant, event.record, event.state, pos)]
         case MemoryDeleted():

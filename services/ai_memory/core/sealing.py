@@ -79,3 +79,16 @@ def aad(tenant: str, event_type: str, subject_id: str, version: int) -> bytes:
 def keyed_fingerprint(key: bytes, content: str) -> str:
     """The clear ``content_sha256`` of a sealed event."""
     return hmac.new(key, content.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def derived_key(root: bytes, purpose: str) -> bytes:
+    """A key for one purpose derived from the root key (HMAC-SHA256 as a PRF), so one
+    deployment secret serves several uses without reusing a key across them."""
+    return hmac.new(root, f"aimem.derive.v1|{purpose}".encode(), hashlib.sha256).digest()
+
+
+def tag_digest(key: bytes, tenant: str, tag: str) -> str:
+    """What a search index stores for a tag of a sealed memory: equal tags of a tenant
+    match, and nobody without the key learns a tag, not even by guessing it."""
+    mac = hmac.new(key, json.dumps([tenant, tag], ensure_ascii=False).encode(), hashlib.sha256)
+    return "tag:" + mac.hexdigest()[:32]

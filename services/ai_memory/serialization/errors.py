@@ -24,6 +24,8 @@ UNDECODABLE_REASONS = frozenset(
         "trailing_bytes",  # bytes left after the body
         "unmappable",  # valid Avro, but not a valid domain event (e.g. unknown state)
         "codec",  # the codec stage rejected the payload
+        "unsealable",  # a sealed field does not open: tampered, moved, or a wrong key
+        "key_missing",  # the vault has no key for a sealed event, and it was not destroyed
     }
 )
 

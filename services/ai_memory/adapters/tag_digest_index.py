@@ -1,0 +1,102 @@
+"""A ``VectorIndex`` decorator whose payload holds keyed digests of tags, never tags.
+
+With encryption on, a forgotten memory's content and tags must leave no bytes behind.
+The index never stores content (only vectors and ids), but it filters on tags, so it kept
+them as payload — and Qdrant's segment files keep a superseded payload (and its keyword
+map) until a segment is rewritten, which a forget does not trigger. Storing
+``core.sealing.tag_digest`` instead keeps tag filters exact (queries are digested the
+same way) while the files hold nothing a reader without the key can turn back into a
+tag. The vectors are computed from the real tags before this decorator (``IndexSink``),
+so semantic search is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from ai_memory.core.ports import (
+    IndexHit,
+    IndexQuery,
+    IndexRebuild,
+    SparseVector,
+    Vector,
+    VectorIndex,
+)
+from ai_memory.core.projection import IndexMutation, IndexPut
+from ai_memory.core.sealing import tag_digest
+
+
+class TagDigestIndex:
+    def __init__(self, inner: VectorIndex, key: bytes) -> None:
+        self.inner = inner
+        self._key = key
+
+    def _digests(self, tenant: str, tags: Sequence[str]) -> tuple[str, ...]:
+        return tuple(tag_digest(self._key, tenant, t) for t in tags)
+
+    def apply(
+        self,
+        mutations: Sequence[IndexMutation],
+        vectors: dict[int, tuple[Vector, SparseVector]],
+        *,
+        checkpoint: int,
+        partition: int = 0,
+    ) -> None:
+        digested = [
+            replace(m, record=replace(m.record, tags=self._digests(m.tenant, m.record.tags)))
+            if isinstance(m, IndexPut) and m.record.tags
+            else m
+            for m in mutations
+        ]
+        self.inner.apply(digested, vectors, checkpoint=checkpoint, partition=partition)
+
+    def search(self, query: IndexQuery) -> list[IndexHit]:
+        if query.tags:
+            query = replace(query, tags=self._digests(query.tenant, query.tags))
+        return self.inner.search(query)
+
+    def checkpoint(self, partition: int = 0) -> int:
+        return self.inner.checkpoint(partition)
+
+    def count(self, tenant: str) -> int:
+        return self.inner.count(tenant)
+
+    def flush(self) -> None:
+        self.inner.flush()
+
+    def optimize(self) -> bool:
+        return self.inner.optimize()
+
+    def reset(self) -> None:
+        self.inner.reset()
+
+    def rebuild(self) -> IndexRebuild:
+        return _DigestRebuild(self.inner.rebuild(), self._key)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+class _DigestRebuild:
+    """A rebuild whose target digests tags too (the replay fills ``target``)."""
+
+    def __init__(self, inner: IndexRebuild, key: bytes) -> None:
+        self._inner = inner
+        self._target = TagDigestIndex(inner.target, key)
+
+    @property
+    def target(self) -> VectorIndex:
+        return self._target
+
+    def switch(self) -> None:
+        self._inner.switch()
+
+    def close(self) -> None:
+        self._inner.close()

@@ -1,0 +1,168 @@
+"""The plaintext hunt (deploy/FORGETTING.md), embedded, with encryption on.
+
+Unique canaries go into memories (content, tags, meta, and an update of one). Before any
+forget, reads and searches find them while no byte of any canary is in the log's files
+(``events.db`` with its WAL). After one memory is forgotten and the projections applied
+its tombstone, no file of the data directory holds a byte of its canaries — the log,
+the vault, the record store, the index — while every other canary is still readable; a
+replay from position 0 rebuilds the same projections without it, and re-importing an
+export taken before the forget resurrects nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ai_memory.bootstrap import Container, build
+from ai_memory.core.data_keys import memory_key_id
+from ai_memory.entrypoints.http.app import create_app
+from ai_memory.settings import Settings
+
+
+def canary() -> str:
+    return f"CANARY-{uuid.uuid4().hex}"
+
+
+def files_holding(root: Path, needles: list[str], pattern: str = "**/*") -> dict[str, list[str]]:
+    """Every file under ``root`` (matching ``pattern``) and which needles its bytes hold."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(root.glob(pattern)):
+        if path.is_file():
+            data = path.read_bytes()
+            hits = [n for n in needles if n.encode() in data]
+            if hits:
+                found[str(path.relative_to(root))] = hits
+    return found
+
+
+def memory(content: str, tag: str, note: str, **kw: Any) -> dict[str, Any]:
+    return {
+        "type": "fact",
+        "content": content,
+        "scope": "user:alice",
+        "source_agent": "agent-a",
+        "tags": [tag],
+        "meta": {"note": note},
+        **kw,
+    }
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", encryption="on")
+
+
+@pytest.fixture
+def started(settings: Settings) -> Iterator[tuple[Container, TestClient]]:
+    c = build(settings)
+    c.start()
+    with TestClient(create_app(c.services)) as client:
+        yield c, client
+    c.close()
+
+
+def put(client: TestClient, memory_id: str, body: dict[str, Any]) -> None:
+    r = client.put(f"/v1/memories/{memory_id}?wait=true", json=body)
+    assert r.status_code in (200, 201), r.text
+
+
+def test_forget_means_forgotten(started: tuple[Container, TestClient], settings: Settings) -> None:
+    c, client = started
+    data = settings.data_dir
+    kept = {m: (canary(), canary().lower(), canary()) for m in ("keep-1", "keep-2")}
+    forgotten_v1 = (canary(), canary().lower(), canary())
+    forgotten_v2 = (canary(), canary().lower(), canary())
+    for memory_id, (content, tag, note) in kept.items():
+        put(client, memory_id, memory(f"Alice said {content} twice.", tag, note))
+    put(client, "forget-me", memory(f"Alice lives at {forgotten_v1[0]}.", *forgotten_v1[1:]))
+    put(client, "forget-me", memory(f"Alice moved to {forgotten_v2[0]}.", *forgotten_v2[1:]))
+    all_forgotten = [*forgotten_v1, *forgotten_v2]
+    all_kept = [x for v in kept.values() for x in v]
+
+    # Before any forget: reads and searches work, the log holds no canary at all.
+    got = client.get("/v1/memories/forget-me").json()
+    assert forgotten_v2[0] in got["content"] and got["tags"] == [forgotten_v2[1]]
+    assert got["meta"] == {"note": forgotten_v2[2]}
+    for memory_id, (content, _, _) in kept.items():
+        assert content in client.get(f"/v1/memories/{memory_id}").json()["content"]
+    hits = client.post(
+        "/v1/memories/search", json={"query": kept["keep-1"][0], "mode": "keyword"}
+    ).json()["results"]
+    assert [h["record"]["id"] for h in hits][:1] == ["keep-1"]
+    assert files_holding(data, all_forgotten + all_kept, "events.db*") == {}
+    exported = client.get("/v1/export").text
+    assert forgotten_v2[0] in exported  # an export is a copy in clear, by design
+
+    # Forget: the tombstone first, then the key; wait until every projection applied it.
+    assert client.delete("/v1/memories/forget-me?wait=true").status_code == 200
+    c.service.wait_for(c.log.last_position())
+    c.index.flush()  # what the idle projector does; no optimize, no vacuum needed
+    assert client.get("/v1/memories/forget-me").status_code == 410
+    leftover = files_holding(data, all_forgotten)
+    assert leftover == {}, "\n".join(f"{k}: {v}" for k, v in leftover.items())
+    for memory_id, (content, tag, note) in kept.items():
+        got = client.get(f"/v1/memories/{memory_id}").json()
+        assert content in got["content"] and got["tags"] == [tag]
+        assert got["meta"] == {"note": note}
+        by_tag = {"query": "Alice", "tags": [tag]}
+        hits = client.post("/v1/memories/search", json=by_tag).json()["results"]
+        assert [h["record"]["id"] for h in hits] == [memory_id]  # tag filters still work
+    assert c.sealer is not None
+    assert c.sealer.vault.destroyed("default", memory_key_id("forget-me"))
+    # A forgotten id is never written again, so its destroyed key is never needed again.
+    again = client.put("/v1/memories/forget-me", json=memory("new", "t", "n"))
+    assert again.status_code == 410
+
+    # Re-importing the export taken before the forget resurrects nothing.
+    r = client.post(
+        "/v1/import?wait=true",
+        content=exported,
+        headers={"content-type": "application/x-ndjson"},
+    )
+    assert r.status_code == 200, r.text
+    assert client.get("/v1/memories/forget-me").status_code == 410
+    c.service.wait_for(c.log.last_position())
+    c.index.flush()
+    assert files_holding(data, all_forgotten) == {}
+
+
+def test_a_replay_from_zero_rebuilds_the_projections_without_the_forgotten(
+    settings: Settings,
+) -> None:
+    c = build(settings)
+    c.start()
+    secret, kept = canary(), canary()
+    with TestClient(create_app(c.services)) as client:
+        put(client, "keep", memory(f"kept {kept}", "t", "n"))
+        put(client, "gone", memory(f"secret {secret}", "t", "n"))
+        put(client, "gone", memory(f"secret again {secret}", "t", "n"))
+        assert client.delete("/v1/memories/gone?wait=true").status_code == 200
+    c.service.wait_for(c.log.last_position())
+    c.index.optimize()
+    before = (list(c.store.scan_records("default")), list(c.store.scan_tombstones("default")))
+    before_count = c.index.count("default")
+    c.close()
+
+    rebuilt = build(settings)  # not started: replay is offline
+    try:
+        for tailer in rebuilt.projections.tailers:
+            assert tailer.rebuild() == rebuilt.log.last_position()
+        rebuilt.index.optimize()
+        after = (
+            list(rebuilt.store.scan_records("default")),
+            list(rebuilt.store.scan_tombstones("default")),
+        )
+        assert after == before
+        assert rebuilt.index.count("default") == before_count == 1
+        assert [r.record.id for r in after[0]] == ["keep"]
+        assert [t.memory_id for t in after[1]] == ["gone"]
+        assert rebuilt.dead_letters is not None and rebuilt.dead_letters.counts() == {}
+    finally:
+        rebuilt.close()
+    assert files_holding(settings.data_dir, [secret]) == {}

@@ -1,0 +1,144 @@
+"""The sealing stage: what reaches the bytes, what opens, and what a forget leaves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ai_memory.adapters.memory.data_key_vault import VaultBacking, memory_vault
+from ai_memory.core.data_keys import memory_key_id
+from ai_memory.core.events import LoggedEvent, MemoryWritten
+from ai_memory.core.projection import (
+    PutLineage,
+    lineage_of,
+    project_index,
+    project_records,
+)
+from ai_memory.core.sealing import keyed_fingerprint
+from ai_memory.serialization import AvroEventSerializer, UndecodableEvent, UnencodableEvent
+from ai_memory.serialization.sealer import Sealer
+from tests.factories import record, written
+
+ROOT = bytes(range(32))
+CANARY = "CANARY-3f9c2a"
+
+
+def sealing() -> tuple[AvroEventSerializer, Sealer]:
+    sealer = Sealer(memory_vault(ROOT, VaultBacking()))
+    return AvroEventSerializer(sealer=sealer), sealer
+
+
+def event(memory_id: str = "m1", version: int = 1) -> MemoryWritten:
+    rec = record(
+        memory_id, f"Alice lives in {CANARY}-content", tags=(f"{CANARY}-tag",), meta={"k": CANARY}
+    )
+    return written(rec, version=version)
+
+
+def reframe(s: AvroEventSerializer, frame: bytes, change: Any) -> bytes:
+    """The frame with its Avro body changed by ``change`` (an attacker with the log)."""
+    name, body = s.transcoder.decode(frame)
+    change(body)
+    return s.transcoder.encode(name, body)
+
+
+def test_sealed_bytes_hold_no_personal_field_and_decode_to_the_same_event() -> None:
+    s, sealer = sealing()
+    e = event()
+    frame = s.encode(e)
+    assert CANARY.encode() not in frame
+    assert e.content_sha256.encode() not in frame  # no plain hash: a dictionary oracle
+    key = sealer.vault.get("default", memory_key_id("m1"))
+    assert key is not None
+    assert keyed_fingerprint(key, e.record.content).encode() in frame
+    assert s.decode(frame) == e
+    plain = AvroEventSerializer()  # a reader without the vault sees only the clear fields
+    clear = plain.decode(frame)
+    assert isinstance(clear, MemoryWritten)
+    assert clear.record.content == "" and clear.record.tags == () and clear.record.meta == {}
+    assert clear.record.scope == e.record.scope and clear.version == 1
+
+
+def test_every_version_of_a_memory_uses_one_key_and_a_fresh_nonce() -> None:
+    s, _ = sealing()
+    one, two = s.encode(event(version=1)), s.encode(event(version=2))
+    a, b = s.decode(one), s.decode(two)
+    assert isinstance(a, MemoryWritten) and isinstance(b, MemoryWritten)
+    _, body_one = s.transcoder.decode(one)
+    _, body_two = s.transcoder.decode(two)
+    assert body_one["encryption"]["key_id"] == body_two["encryption"]["key_id"]
+    assert body_one["encryption"]["nonce"] != body_two["encryption"]["nonce"]
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        pytest.param(
+            lambda b: b["encryption"].update(
+                ciphertext=bytes([b["encryption"]["ciphertext"][0] ^ 1])
+                + b["encryption"]["ciphertext"][1:]
+            ),
+            id="ciphertext",
+        ),
+        pytest.param(
+            lambda b: b["encryption"].update(nonce=bytes(12)),
+            id="nonce",
+        ),
+        pytest.param(lambda b: b.update(version=b["version"] + 1), id="aad-version"),
+        pytest.param(lambda b: b.update(tenant="globex"), id="aad-tenant"),
+    ],
+)
+def test_a_tampered_sealed_event_does_not_open(tamper: Any) -> None:
+    s, _ = sealing()
+    frame = reframe(s, s.encode(event()), tamper)
+    with pytest.raises(UndecodableEvent) as e:
+        s.decode(frame)
+    assert e.value.reason in ("unsealable", "key_missing")
+
+
+def test_a_ciphertext_moved_onto_another_memory_does_not_open() -> None:
+    s, _ = sealing()
+    s.encode(event("m2"))  # m2 has a key of its own
+    _, victim = s.transcoder.decode(s.encode(event("m1")))
+
+    def move(body: dict[str, Any]) -> None:
+        body["record"]["id"] = "m2"
+        body["encryption"] = victim["encryption"]  # m1's ciphertext, even with m1's key id
+
+    with pytest.raises(UndecodableEvent) as e:
+        s.decode(reframe(s, s.encode(event("m2")), move))
+    assert e.value.reason == "unsealable"
+
+    def move_with_key(body: dict[str, Any]) -> None:  # and naming m2's own key
+        body["record"]["id"] = "m2"
+        body["encryption"] = {**victim["encryption"], "key_id": memory_key_id("m2")}
+
+    with pytest.raises(UndecodableEvent):
+        s.decode(reframe(s, s.encode(event("m2")), move_with_key))
+
+
+def test_after_the_key_is_destroyed_the_event_decodes_as_content_that_no_longer_exists() -> None:
+    s, sealer = sealing()
+    frame = s.encode(event())
+    sealer.forget("default", memory_key_id("m1"))
+    gone = s.decode(frame)
+    assert isinstance(gone, MemoryWritten) and gone.sealed
+    assert gone.record.content == "" and gone.record.tags == ()
+    logged = LoggedEvent(7, gone)
+    # No record and no index point; the lineage entry (metadata, no content) stays.
+    assert all(isinstance(m, PutLineage) for m in project_records(logged))
+    assert project_index(logged) == []
+    assert lineage_of(logged) and CANARY not in repr(lineage_of(logged))
+    assert s.decode(s.encode(gone)) == gone  # re-encoding passes the sealed event through
+    with pytest.raises(UnencodableEvent):  # nothing new is sealed under a destroyed id
+        s.encode(event(version=2))
+
+
+def test_a_key_the_vault_never_had_is_a_loud_failure_not_a_forget() -> None:
+    s, _ = sealing()
+    frame = s.encode(event())
+    other, _ = sealing()  # another vault: as if vault.db were lost
+    with pytest.raises(UndecodableEvent) as e:
+        other.decode(frame)
+    assert e.value.reason == "key_missing"
