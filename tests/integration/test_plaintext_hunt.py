@@ -96,6 +96,7 @@ def test_forget_means_forgotten(started: tuple[Container, TestClient], settings:
     ).json()["results"]
     assert [h["record"]["id"] for h in hits][:1] == ["keep-1"]
     assert files_holding(data, all_forgotten + all_kept, "events.db*") == {}
+    assert files_holding(data, ["user:alice"], "events.db*")  # the clear fields are there
     exported = client.get("/v1/export").text
     assert forgotten_v2[0] in exported  # an export is a copy in clear, by design
 
