@@ -21,9 +21,9 @@ Where each request is checked:
   ``governance_routes.py``), through ``require`` and ``search_scopes``: write (each item
   of a batch on its own), read, forget, search, export, notes (scope ``agent:<agent>``),
   interactions, persona, episodes and lineage are checked against the key's role and
-  scopes, and a search or export looks only in scopes the key may read; a governor run
-  needs an admin key; MCP and A2A pass the principal to the agent tools, which check
-  each call the same way;
+  scopes, and a search, listing (``GET /v1/memories``) or export looks only in scopes the
+  key may read; a governor run needs an admin key; MCP and A2A pass the principal to the
+  agent tools, which check each call the same way;
 * an import judges each line against the key's scopes (a record line as a write, a
   tombstone as a forget in the memory's own scope); a refused line is rejected in the
   report (``scope_forbidden``) and the others land;
