@@ -21,9 +21,10 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
 from ai_memory import __version__
+from ai_memory.core.access import Action
 from ai_memory.core.errors import Gone, InvalidInput
 from ai_memory.core.preconditions import Preconditions, etag
-from ai_memory.core.record import validate_scope
+from ai_memory.core.record import Tombstone, validate_scope
 from ai_memory.service.facade import Services
 from ai_memory.service.memory_service import SearchRequest
 from ai_memory.service.transfer import Line, OversizedLine
@@ -133,6 +134,16 @@ def create_app(services: Services) -> FastAPI:
             await run_in_threadpool(service.check_position, position)
             await service.wait_for_async(position)
 
+    def require_forgotten(request: Request, action: Action, memory_id: str) -> None:
+        """A key limited to some scopes may hear that a memory was forgotten (410, or
+        ``already_forgotten``) only if it may ``action`` in the tombstone's scope:
+        otherwise it is refused as for a live memory there (403), so it never learns
+        which ids exist in scopes it may not reach."""
+        if auth.scope_limited(request):
+            found = service.store.get(tenant_of(request), memory_id)
+            if isinstance(found, Tombstone):
+                auth.require(request, action, found.scope)
+
     @app.post(
         "/v1/memories",
         response_model=WriteOut,
@@ -197,7 +208,11 @@ def create_app(services: Services) -> FastAPI:
     ) -> dict[str, Any]:
         auth.require_role(request, "read")
         await reach(min_position)
-        stored = await run_in_threadpool(service.get, tenant_of(request), memory_id)
+        try:
+            stored = await run_in_threadpool(service.get, tenant_of(request), memory_id)
+        except Gone:
+            await run_in_threadpool(require_forgotten, request, "read", memory_id)
+            raise
         auth.require(request, "read", stored.record.scope)
         response.headers["ETag"] = etag(stored.version)  # If-Match of a later PUT/DELETE
         return stored.to_json()
@@ -216,8 +231,8 @@ def create_app(services: Services) -> FastAPI:
             try:
                 stored = await run_in_threadpool(service.get, tenant_of(request), memory_id)
                 auth.require(request, "forget", stored.record.scope)
-            except Gone:
-                pass  # already forgotten: the delete below changes nothing
+            except Gone:  # already forgotten: the delete below changes nothing
+                await run_in_threadpool(require_forgotten, request, "forget", memory_id)
         actor = auth.actor_of(request, "api")
         result = await run_in_threadpool(
             lambda: service.delete(
