@@ -226,30 +226,49 @@ class SqliteRecordStore:
 
 
 def listing_sql(query: ListQuery) -> tuple[str, list[Any]]:
-    """The SQLite query of one listing page (``limit + 1`` rows): every filter is in the
-    WHERE clause, so the scopes a key may not read are never even read. The
-    ``(tenant, scope, memory_id)`` index serves one scope in id order; several scopes
-    merge their index ranges."""
-    where = ["tenant = ?", "memory_id > ?"]
-    params: list[Any] = [query.tenant, query.after]
-    for column, values in (
-        ("scope", None if query.scopes is None else list(query.scopes)),
+    """The SQLite query of one listing page (``limit + 1`` rows), every filter in SQL.
+
+    Without scopes it walks the primary key ``(tenant, memory_id)`` from the cursor. With
+    scopes, each scope walks its own range of the ``(tenant, scope, memory_id)`` index
+    from the cursor and the ranges are merged: the rows of scopes a key may not read are
+    never visited, so a key of one small scope pages as fast in a large tenant."""
+    rows = int(query.limit) + 1
+    filters: list[str] = []
+    values: list[Any] = []
+    for column, wanted in (
         ("type", None if query.types is None else [t.value for t in query.types]),
         ("state", [s.value for s in query.states]),
     ):
-        if values is not None:
+        if wanted is not None:
             # An empty list matches nothing: ``IN ()`` is not SQL, a false condition is.
-            where.append(f"{column} IN ({','.join('?' * len(values))})" if values else "0")
-            params += values
+            filters.append(f"{column} IN ({','.join('?' * len(wanted))})" if wanted else "0")
+            values += wanted
     if query.tag is not None:
-        where.append("EXISTS (SELECT 1 FROM json_each(records.tags) WHERE value = ?)")
-        params.append(query.tag)
+        filters.append("EXISTS (SELECT 1 FROM json_each(records.tags) WHERE value = ?)")
+        values.append(query.tag)
     if query.now is not None:
-        where.append("(ttl IS NULL OR created_at_us + ttl * 1000000 > ?)")
-        params.append(to_micros(query.now))
+        filters.append("(ttl IS NULL OR created_at_us + ttl * 1000000 > ?)")
+        values.append(to_micros(query.now))
+    rest = "".join(f" AND {f}" for f in filters)
+    if query.scopes is None:
+        sql = (
+            f"SELECT {RECORD_COLUMNS} FROM records WHERE tenant = ? AND memory_id > ?{rest}"
+            f" ORDER BY memory_id LIMIT {rows}"
+        )
+        return sql, [query.tenant, query.after, *values]
+    scopes = sorted(set(query.scopes))
+    if not scopes:
+        return f"SELECT {RECORD_COLUMNS} FROM records WHERE 0", []
+    one = (
+        f"SELECT * FROM (SELECT {RECORD_COLUMNS} FROM records INDEXED BY records_by_scope"
+        f" WHERE tenant = ? AND scope = ? AND memory_id > ?{rest}"
+        f" ORDER BY memory_id LIMIT {rows})"
+    )
+    params: list[Any] = []
+    for scope in scopes:
+        params += [query.tenant, scope, query.after, *values]
     sql = (
-        f"SELECT {RECORD_COLUMNS} FROM records WHERE {' AND '.join(where)}"
-        f" ORDER BY memory_id LIMIT {int(query.limit) + 1}"
+        f"SELECT * FROM ({' UNION ALL '.join([one] * len(scopes))}) ORDER BY memory_id LIMIT {rows}"
     )
     return sql, params
 
