@@ -22,7 +22,7 @@ from typing import Any
 
 from ai_memory.core.access import AccessPrincipal, Action
 from ai_memory.core.errors import AiMemoryError, Gone, InvalidInput, RetryableError
-from ai_memory.core.record import validate_content, validate_id, validate_scope
+from ai_memory.core.record import Tombstone, validate_content, validate_id, validate_scope
 from ai_memory.service.facade import Services
 from ai_memory.service.keys import KeyService
 from ai_memory.service.memory_service import SearchRequest
@@ -147,9 +147,23 @@ class AgentTools:
         memory_id = validate_id(args["id"], self.service.limits)
         if who is not None:
             KeyService.require_role(who, "read")
-        stored = self.service.get(tenant, memory_id)
+        try:
+            stored = self.service.get(tenant, memory_id)
+        except Gone:
+            self._require_forgotten(tenant, who, "read", memory_id)
+            raise
         _require(who, "read", stored.record.scope)
         return ToolOutput(stored.to_json())
+
+    def _require_forgotten(self, tenant: str, who: Caller, action: Action, memory_id: str) -> None:
+        """As the HTTP routes: a key limited to some scopes hears that a memory was
+        forgotten only if it may ``action`` in the tombstone's scope (``scope_forbidden``
+        otherwise, as for a live memory there), so it never learns which ids exist in
+        scopes it may not reach."""
+        if who is not None and not who.every_scope:
+            found = self.service.store.get(tenant, memory_id)
+            if isinstance(found, Tombstone):
+                KeyService.require(who, action, found.scope)
 
     def memory_forget(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
         """Delete only with ``confirm: true``; otherwise show what would be deleted."""
@@ -160,8 +174,8 @@ class AgentTools:
                 try:
                     scope = self.service.get(tenant, memory_id).record.scope
                     KeyService.require(who, "forget", scope)
-                except Gone:
-                    pass  # already forgotten: forgetting again changes nothing
+                except Gone:  # already forgotten: forgetting again changes nothing
+                    self._require_forgotten(tenant, who, "forget", memory_id)
         if args["confirm"] is not True:
             record = self.service.get(tenant, memory_id).record  # not found / gone: say so
             preview = record.content if len(record.content) <= 200 else record.content[:200] + "…"
