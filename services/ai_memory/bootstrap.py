@@ -72,7 +72,7 @@ from ai_memory.service.notes import NotesService, rules_from_env
 from ai_memory.service.quotas import MemoryQuota
 from ai_memory.service.recalls import RecallRecorder
 from ai_memory.service.secret_policy import SecretGuard
-from ai_memory.service.shredding import ShreddingLog
+from ai_memory.service.shredding import ShreddingLog, source_interaction_keys
 from ai_memory.service.transfer import TransferService
 from ai_memory.service.unit_of_work import UnitsOfWork
 from ai_memory.settings import Settings
@@ -282,7 +282,8 @@ def build(
     # Projections and replays read ``log`` itself.
     appender: EventLog = ProjectableLog(log, appender_serializer)
     if sealer is not None:  # a forget destroys the memory's data key once its tombstone is on
-        appender = ShreddingLog(appender, sealer.forget)
+        related = source_interaction_keys(store)  # and the turn it was extracted from
+        appender = ShreddingLog(appender, sealer.forget, sealer.prepare, related)
     # The Kafka log's partition writers check every expected version themselves, so units
     # run concurrently there (and are group-committed); the embedded log is serialised.
     limit_table = tenant_limit_table(s)

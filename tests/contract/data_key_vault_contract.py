@@ -44,6 +44,19 @@ class DataKeyVaultContract:
             t.join()
         assert len(set(keys)) == 1
 
+    def test_create_many_makes_what_is_missing_and_leaves_destroyed_ids_out(
+        self, make_vault: MakeVault
+    ) -> None:
+        vault = make_vault(ROOT)
+        old = vault.create("acme", "memory/old")
+        vault.destroy("acme", "memory/gone")
+        made = vault.create_many("acme", ["memory/old", "memory/new", "memory/gone", "memory/new"])
+        assert set(made) == {"memory/old", "memory/new"}
+        assert made["memory/old"] == old
+        assert made["memory/new"] == make_vault(ROOT).get("acme", "memory/new")
+        assert vault.create_many("globex", ["memory/new"])["memory/new"] != made["memory/new"]
+        assert vault.create_many("acme", []) == {}
+
     def test_unknown_keys_are_absent_and_not_destroyed(self, make_vault: MakeVault) -> None:
         vault = make_vault(ROOT)
         assert vault.get("acme", "memory/nope") is None

@@ -1,6 +1,7 @@
 """The plaintext hunt (deploy/FORGETTING.md), embedded, with encryption on.
 
-Unique canaries go into memories (content, tags, meta, and an update of one). Before any
+Unique canaries go into memories (content, tags, meta, and an update of one) and into
+interaction turns (the raw text, the extractor's decision, the memory extracted). Before any
 forget, reads and searches find them while no byte of any canary is in the log's files
 (``events.db`` with its WAL). After one memory is forgotten and the projections applied
 its tombstone, no file of the data directory holds a byte of its canaries — the log,
@@ -20,7 +21,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ai_memory.bootstrap import Container, build
-from ai_memory.core.data_keys import memory_key_id
+from ai_memory.core.data_keys import interaction_key_id, memory_key_id
 from ai_memory.entrypoints.http.app import create_app
 from ai_memory.settings import Settings
 
@@ -167,3 +168,38 @@ def test_a_replay_from_zero_rebuilds_the_projections_without_the_forgotten(
     finally:
         rebuilt.close()
     assert files_holding(settings.data_dir, [secret]) == {}
+
+
+def test_forgetting_an_extracted_memory_forgets_the_turn_it_came_from(
+    started: tuple[Container, TestClient], settings: Settings
+) -> None:
+    c, client = started
+    data = settings.data_dir
+    place, kept_place = f"Canary{uuid.uuid4().hex}", f"Canary{uuid.uuid4().hex}"
+    needles = [place, place.lower()]
+    turns = {}
+    for said, scope in ((place, "user:alice"), (kept_place, "user:bob")):
+        turn = {"scope": scope, "source_agent": "planner", "text": f"I live in {said}."}
+        r = client.post("/v1/interactions?wait=true", json=turn)
+        assert r.status_code == 201, r.text
+        turns[said] = r.json()
+    (extracted,) = turns[place]["memories"]
+    assert place in client.get(f"/v1/memories/{extracted['id']}").json()["content"]
+    # The raw turn and the extractor's decision (which quotes the memory) are sealed too.
+    both = [*needles, kept_place, kept_place.lower()]
+    assert files_holding(data, both, "events.db*") == {}
+
+    assert client.delete(f"/v1/memories/{extracted['id']}?wait=true").status_code == 200
+    c.service.wait_for(c.log.last_position())
+    c.index.flush()
+    sealer = c.sealer
+    assert sealer is not None
+    assert sealer.vault.destroyed("default", interaction_key_id(turns[place]["interaction_id"]))
+    leftover = files_holding(data, needles)
+    assert leftover == {}, leftover
+    # The other turn and its memory are untouched.
+    (other,) = turns[kept_place]["memories"]
+    assert kept_place in client.get(f"/v1/memories/{other['id']}").json()["content"]
+    assert not sealer.vault.destroyed(
+        "default", interaction_key_id(turns[kept_place]["interaction_id"])
+    )

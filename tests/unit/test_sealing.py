@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from ai_memory.adapters.memory.data_key_vault import VaultBacking, memory_vault
-from ai_memory.core.data_keys import memory_key_id
-from ai_memory.core.events import LoggedEvent, MemoryWritten
+from ai_memory.core.data_keys import interaction_key_id, memory_key_id
+from ai_memory.core.events import InteractionRecorded, LoggedEvent, MemoryWritten
 from ai_memory.core.projection import (
     PutLineage,
     lineage_of,
@@ -18,7 +19,7 @@ from ai_memory.core.projection import (
 from ai_memory.core.sealing import keyed_fingerprint
 from ai_memory.serialization import AvroEventSerializer, UndecodableEvent, UnencodableEvent
 from ai_memory.serialization.sealer import Sealer
-from tests.factories import record, written
+from tests.factories import T0, header, record, written
 
 ROOT = bytes(range(32))
 CANARY = "CANARY-3f9c2a"
@@ -142,3 +143,32 @@ def test_a_key_the_vault_never_had_is_a_loud_failure_not_a_forget() -> None:
     with pytest.raises(UndecodableEvent) as e:
         other.decode(frame)
     assert e.value.reason == "key_missing"
+
+
+def interaction(interaction_id: str = "i1") -> InteractionRecorded:
+    return InteractionRecorded(
+        header=header(),
+        interaction_id=interaction_id,
+        scope="user:alice",
+        source_agent="agent-a",
+        session_id="s1",
+        text=f"I moved to {CANARY}-city",
+        at=T0,
+        extraction_json=json.dumps({"memories": [{"content": f"lives in {CANARY}-city"}]}),
+    )
+
+
+def test_an_interaction_is_sealed_under_a_key_of_its_own() -> None:
+    s, sealer = sealing()
+    e = interaction()
+    frame = s.encode(e)
+    assert CANARY.encode() not in frame
+    assert s.decode(frame) == e
+    _, body = s.transcoder.decode(frame)
+    assert body["encryption"]["key_id"] == interaction_key_id("i1")
+    assert body["text"] == "" and body["extraction_json"] is None
+    with pytest.raises(UndecodableEvent):  # moved onto another interaction
+        s.decode(reframe(s, frame, lambda b: b.update(interaction_id="i2")))
+    sealer.forget("default", interaction_key_id("i1"))
+    gone = s.decode(frame)
+    assert isinstance(gone, InteractionRecorded) and gone.sealed and gone.text == ""

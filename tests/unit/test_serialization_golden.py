@@ -55,7 +55,9 @@ def test_current_encoder_reproduces_the_fixture_bytes(sample: GoldenSample) -> N
 
 def test_write_missing_writes_only_what_is_missing(tmp_path: Path) -> None:
     first = write_missing(tmp_path, SERIALIZER)
-    assert sorted(p.name for p in first) == sorted(s.file_name for s in SAMPLES)
+    # Only the newest version of each event is written: older ones stay frozen as they are.
+    newest = [s for s in SAMPLES if SERIALIZER.catalog.latest(s.name).version == s.version]
+    assert sorted(p.name for p in first) == sorted(s.file_name for s in newest)
     for path in first:
         assert path.read_bytes() == (GOLDEN / path.name).read_bytes()
     (tmp_path / SAMPLES[0].file_name).unlink()

@@ -18,6 +18,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -52,9 +53,15 @@ class VaultRows(Protocol):
 
     def key(self, tenant: str, key_id: str) -> KeyRow | None: ...
 
+    def keys(self, tenant: str, key_ids: Sequence[str]) -> dict[str, KeyRow]: ...
+
     def add_key(self, tenant: str, key_id: str, wrapped: bytes, kek_version: int) -> KeyRow:
         """Store a data key unless the id has a row (live or destroyed); the stored row
         wins, so two racing creators end with the same key."""
+        ...
+
+    def add_keys(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> dict[str, KeyRow]:
+        """``add_key`` for many (key id, wrapped, KEK version) at once."""
         ...
 
     def destroy(self, tenant: str, key_id: str, at_us: int) -> None:
@@ -142,6 +149,20 @@ class WrappedVault:
         if key is None:
             raise key_destroyed(tenant, key_id)
         return key
+
+    def create_many(self, tenant: str, key_ids: Sequence[str]) -> dict[str, bytes]:
+        wanted = list(dict.fromkeys(key_ids))
+        rows = self._rows.keys(tenant, wanted) if wanted else {}
+        missing = [k for k in wanted if k not in rows]
+        if missing:
+            version, kek = self._kek(tenant, make=True) or (0, b"")
+            new = [
+                (k, _seal(kek, os.urandom(KEY_BYTES), _aad("data", tenant, version, k)), version)
+                for k in missing
+            ]
+            rows.update(self._rows.add_keys(tenant, new))
+        keys = {k: self._unwrap(tenant, k, row) for k, row in rows.items()}
+        return {k: key for k, key in keys.items() if key is not None}
 
     def get(self, tenant: str, key_id: str) -> bytes | None:
         row = self._rows.key(tenant, key_id)

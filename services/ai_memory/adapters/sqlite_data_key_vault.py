@@ -10,12 +10,13 @@ zero bytes). A destroy is rare; the checkpoint costs a few milliseconds.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from ai_memory.core.errors import Unavailable
 
 from .key_wrapping import KeyRow, WrappedVault
-from .sqlite_util import Connections, translate_errors
+from .sqlite_util import Connections, rows_for_ids, translate_errors
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tenant_keks (
@@ -86,6 +87,25 @@ class SqliteVaultRows:
         if row is None:
             raise Unavailable(f"data key {key_id!r} was not stored")
         return row
+
+    def keys(self, tenant: str, key_ids: Sequence[str]) -> dict[str, KeyRow]:
+        sql = "SELECT key_id, wrapped, kek_version, destroyed_at_us FROM data_keys"
+        rows = rows_for_ids(
+            self._db.reader(), f"{sql} WHERE tenant = ? AND key_id IN", tenant, key_ids
+        )
+        return {
+            str(r[0]): KeyRow(None if r[1] is None else bytes(r[1]), int(r[2]), r[3] is not None)
+            for r in rows
+        }
+
+    def add_keys(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> dict[str, KeyRow]:
+        with self._db.transaction() as conn:  # one transaction for a batch of new memories
+            conn.executemany(
+                "INSERT INTO data_keys (tenant, key_id, wrapped, kek_version) VALUES (?,?,?,?)"
+                " ON CONFLICT DO NOTHING",
+                [(tenant, k, wrapped, version) for k, wrapped, version in new],
+            )
+        return self.keys(tenant, [k for k, _, _ in new])
 
     def destroy(self, tenant: str, key_id: str, at_us: int) -> None:
         with self._db.transaction() as conn:

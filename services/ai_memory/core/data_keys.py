@@ -15,6 +15,7 @@ content under a resurrected key (``create`` refuses it).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from .errors import Gone, PermanentError
@@ -56,6 +57,11 @@ class DataKeyVault(Protocol):
     def create(self, tenant: str, key_id: str) -> bytes:
         """The live key of ``key_id``, made now if it has none (two racing creators get
         the same key). ``Gone`` (``data_key_destroyed``) once the id was destroyed."""
+        ...
+
+    def create_many(self, tenant: str, key_ids: Sequence[str]) -> dict[str, bytes]:
+        """``create`` for many ids in as few round trips as the store allows (a batch
+        of new memories); ids that were destroyed are left out of the result."""
         ...
 
     def get(self, tenant: str, key_id: str) -> bytes | None:

@@ -140,10 +140,17 @@ class InteractionRecorded:
     text: str
     at: datetime
     extraction_json: str | None = None
+    encryption: EncryptionEnvelope | None = None  # set only when read back still sealed
 
     @property
     def partition_key(self) -> str:
         return f"{self.header.tenant}/{self.scope}"
+
+    @property
+    def sealed(self) -> bool:
+        """Read back still sealed: its data key was destroyed, so its text and
+        extraction no longer exist."""
+        return self.encryption is not None
 
 
 DomainEvent = (

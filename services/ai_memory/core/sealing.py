@@ -5,12 +5,15 @@ event into an AES-256-GCM ciphertext under the data key of its memory; the ciphe
 runs in ``serialization.sealer``. This module says:
 
 * **which fields** are sealed — a memory's ``content``, ``tags`` and ``meta``; in the
-  clear record they become ``""``, ``[]`` and ``"{}"``; everything that routes, orders
-  and governs (ids, tenant, scope, type, times, versions, states) stays clear;
+  clear record they become ``""``, ``[]`` and ``"{}"``; an interaction's ``text`` and
+  ``extraction_json`` (``""`` and null in the clear), under a key of its own; everything
+  that routes, orders and governs (ids, tenant, scope, type, times, versions, states)
+  stays clear;
 * **the plaintext**: compact JSON of those fields plus the plain fingerprint, so a
   decoded event is exactly the event that was encoded (idempotent upserts compare it);
-* **the AAD**: tenant, event type, memory id and version, so a ciphertext moved onto
-  another memory, tenant or version does not open;
+* **the AAD**: tenant, event type, memory (or interaction) id and version (0 for an
+  interaction), so a ciphertext moved onto another record, tenant or version does not
+  open;
 * **the clear fingerprint**: HMAC-SHA256(data key, content) — a plain hash of a short
   sentence would be a dictionary oracle, an HMAC under a destroyed key says nothing.
 """
@@ -58,6 +61,29 @@ class SealedFields:
         if not (isinstance(content, str) and isinstance(meta, str) and isinstance(sha, str)):
             raise ValueError("sealed fields have the wrong types")
         return SealedFields(content, tuple(tags), meta, sha)
+
+
+@dataclass(frozen=True)
+class SealedInteraction:
+    """The fields of an InteractionRecorded that go into the ciphertext: what was said
+    and the extractor's decision (which quotes the memories it found)."""
+
+    text: str
+    extraction_json: str | None
+
+    def plaintext(self) -> bytes:
+        body = {"x": self.text, "e": self.extraction_json}
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    @staticmethod
+    def parse(data: bytes) -> SealedInteraction:
+        body = json.loads(data.decode("utf-8"))
+        if not isinstance(body, dict):
+            raise ValueError("sealed fields are not a JSON object")
+        text, extraction = body["x"], body["e"]
+        if not isinstance(text, str) or not (extraction is None or isinstance(extraction, str)):
+            raise ValueError("sealed fields have the wrong types")
+        return SealedInteraction(text, extraction)
 
 
 #: What the clear record holds in place of each sealed field.

@@ -168,6 +168,41 @@ SAMPLES: tuple[GoldenSample, ...] = (
             extraction_json='{"extractor":"rules/1","memories":[{"slot":"fact/residence"}]}',
         ),
     ),
+    GoldenSample(
+        "InteractionRecorded",
+        2,
+        InteractionRecorded(
+            header=_header(8),
+            interaction_id="int-002",
+            scope="user:alice",
+            source_agent="planner",
+            session_id=None,
+            text="Bob prefers tea. 鲍勃喜欢茶。",
+            at=datetime(2024, 3, 12, 9, 31, 0, 500_000, tzinfo=UTC),
+            extraction_json='{"extractor":"rules/1","memories":[]}',
+        ),
+    ),
+    GoldenSample(
+        "InteractionRecorded",
+        2,
+        InteractionRecorded(
+            header=_header(9),
+            interaction_id="int-003",
+            scope="user:alice",
+            source_agent="planner",
+            session_id="sess-42",
+            text="",
+            at=datetime(2024, 3, 12, 9, 32, 0, tzinfo=UTC),
+            extraction_json=None,
+            encryption=EncryptionEnvelope(
+                key_id="interaction/int-003",
+                algorithm="AES-256-GCM",
+                nonce=b"\x01" * 12,
+                ciphertext=b"\x00\xff\x10ciphertext\x80",
+            ),
+        ),
+        variant="encrypted",
+    ),
 )
 
 

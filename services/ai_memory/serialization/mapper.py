@@ -103,8 +103,29 @@ def _record_from_dict(data: Mapping[str, Any]) -> MemoryRecord:
     )
 
 
+def _envelope_to_dict(envelope: EncryptionEnvelope | None) -> EventDict | None:
+    if envelope is None:
+        return None
+    return {
+        "key_id": envelope.key_id,
+        "algorithm": envelope.algorithm,
+        "nonce": envelope.nonce,
+        "ciphertext": envelope.ciphertext,
+    }
+
+
+def _envelope_from_dict(envelope: Mapping[str, Any] | None) -> EncryptionEnvelope | None:
+    if envelope is None:
+        return None
+    return EncryptionEnvelope(
+        key_id=envelope["key_id"],
+        algorithm=envelope["algorithm"],
+        nonce=bytes(envelope["nonce"]),
+        ciphertext=bytes(envelope["ciphertext"]),
+    )
+
+
 def _written_to_dict(e: MemoryWritten) -> EventDict:
-    envelope = e.encryption
     return {
         **_header_to_dict(e.header),
         "record": _record_to_dict(e.record),
@@ -113,19 +134,11 @@ def _written_to_dict(e: MemoryWritten) -> EventDict:
         "state": str(e.state.value),
         "cause": e.cause,
         "import_batch_id": e.import_batch_id,
-        "encryption": None
-        if envelope is None
-        else {
-            "key_id": envelope.key_id,
-            "algorithm": envelope.algorithm,
-            "nonce": envelope.nonce,
-            "ciphertext": envelope.ciphertext,
-        },
+        "encryption": _envelope_to_dict(e.encryption),
     }
 
 
 def _written_from_dict(d: Mapping[str, Any]) -> MemoryWritten:
-    envelope = d["encryption"]
     return MemoryWritten(
         header=_header_from_dict(d),
         record=_record_from_dict(d["record"]),
@@ -134,14 +147,7 @@ def _written_from_dict(d: Mapping[str, Any]) -> MemoryWritten:
         state=MemoryState(d["state"]),
         cause=d["cause"],
         import_batch_id=d["import_batch_id"],
-        encryption=None
-        if envelope is None
-        else EncryptionEnvelope(
-            key_id=envelope["key_id"],
-            algorithm=envelope["algorithm"],
-            nonce=bytes(envelope["nonce"]),
-            ciphertext=bytes(envelope["ciphertext"]),
-        ),
+        encryption=_envelope_from_dict(d["encryption"]),
     )
 
 
@@ -231,6 +237,7 @@ def _interaction_to_dict(e: InteractionRecorded) -> EventDict:
         "text": e.text,
         "at": _aware(e.at, "at"),
         "extraction_json": e.extraction_json,
+        "encryption": _envelope_to_dict(e.encryption),
     }
 
 
@@ -244,6 +251,7 @@ def _interaction_from_dict(d: Mapping[str, Any]) -> InteractionRecorded:
         text=d["text"],
         at=_utc(d["at"]),
         extraction_json=d["extraction_json"],
+        encryption=_envelope_from_dict(d.get("encryption")),
     )
 
 

@@ -9,8 +9,9 @@ writes ciphertext, whatever reads one gets the plaintext back while the key live
 field rules and the AAD are ``core.sealing``; the cipher is AES-256-GCM.
 
 * A ``MemoryWritten`` without an envelope is sealed under its memory's data key (created
-  on the memory's first write). One that already carries an envelope — an event read
-  back whose key was destroyed — passes through as it is.
+  on the memory's first write), an ``InteractionRecorded`` under a key of its own. One
+  that already carries an envelope — an event read back whose key was destroyed —
+  passes through as it is.
 * Unsealing a ``MemoryWritten`` whose key was destroyed leaves it sealed: the decoded
   event has empty content and its envelope, which projections read as "no longer
   exists" (``core.projection``). A key the vault never had, or a ciphertext that does not
@@ -26,13 +27,19 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from ai_memory.core.data_keys import DataKeyVault, key_destroyed, memory_key_id
+from ai_memory.core.data_keys import (
+    DataKeyVault,
+    interaction_key_id,
+    key_destroyed,
+    memory_key_id,
+)
+from ai_memory.core.events import DomainEvent, InteractionRecorded, MemoryWritten
 from ai_memory.core.sealing import (
     ALGORITHM,
     CLEAR_CONTENT,
@@ -40,6 +47,7 @@ from ai_memory.core.sealing import (
     CLEAR_TAGS,
     NONCE_BYTES,
     SealedFields,
+    SealedInteraction,
     aad,
     keyed_fingerprint,
 )
@@ -48,6 +56,7 @@ from .errors import UndecodableEvent, UnencodableEvent
 
 EventDict = dict[str, Any]
 _WRITTEN = "MemoryWritten"
+_INTERACTION = "InteractionRecorded"
 
 
 class Sealer:
@@ -84,6 +93,23 @@ class Sealer:
                 self._remember(tenant, key_id, key)
         return key
 
+    def prepare(self, events: Sequence[DomainEvent]) -> None:
+        """Fetch or create, in one vault round trip per tenant, the keys of a batch about
+        to be sealed (a batch of 100 new memories: one vault transaction, not 100)."""
+        wanted: dict[str, list[str]] = {}
+        for e in events:
+            if isinstance(e, MemoryWritten) and e.encryption is None:
+                key_id = memory_key_id(e.record.id)
+            elif isinstance(e, InteractionRecorded) and e.encryption is None:
+                key_id = interaction_key_id(e.interaction_id)
+            else:
+                continue
+            if self._cached(e.header.tenant, key_id) is None:
+                wanted.setdefault(e.header.tenant, []).append(key_id)
+        for tenant, key_ids in wanted.items():
+            for key_id, key in self.vault.create_many(tenant, key_ids).items():
+                self._remember(tenant, key_id, key)
+
     def forget(self, tenant: str, key_id: str) -> None:
         """Destroy a key in the vault and drop it from this process's cache."""
         with self._lock:
@@ -93,12 +119,7 @@ class Sealer:
             self._cache.pop((tenant, key_id), None)
 
     # --- the stage ---------------------------------------------------------------------
-    def seal(self, name: str, body: EventDict) -> EventDict:
-        if name != _WRITTEN or body.get("encryption") is not None:
-            return body
-        record: Mapping[str, Any] = body["record"]
-        tenant, memory_id, version = body["tenant"], record["id"], body["version"]
-        key_id = memory_key_id(memory_id)
+    def _live_key(self, tenant: str, key_id: str) -> bytes:
         try:
             key = self._key(tenant, key_id, create=True)
         except Exception as e:
@@ -106,12 +127,34 @@ class Sealer:
                 raise UnencodableEvent(str(key_destroyed(tenant, key_id))) from e
             raise
         assert key is not None  # create returns a key or raises
+        return key
+
+    @staticmethod
+    def _envelope(key: bytes, key_id: str, plaintext: bytes, aad: bytes) -> EventDict:
+        nonce = os.urandom(NONCE_BYTES)
+        return {
+            "key_id": key_id,
+            "algorithm": ALGORITHM,
+            "nonce": nonce,
+            "ciphertext": AESGCM(key).encrypt(nonce, plaintext, aad),
+        }
+
+    def seal(self, name: str, body: EventDict) -> EventDict:
+        if body.get("encryption") is not None:
+            return body
+        if name == _INTERACTION:
+            return self._seal_interaction(body)
+        if name != _WRITTEN:
+            return body
+        record: Mapping[str, Any] = body["record"]
+        tenant, memory_id, version = body["tenant"], record["id"], body["version"]
+        key_id = memory_key_id(memory_id)
+        key = self._live_key(tenant, key_id)
         fields = SealedFields(
             record["content"], tuple(record["tags"]), record["meta"], body["content_sha256"]
         )
-        nonce = os.urandom(NONCE_BYTES)
-        ciphertext = AESGCM(key).encrypt(
-            nonce, fields.plaintext(), aad(tenant, name, memory_id, version)
+        envelope = self._envelope(
+            key, key_id, fields.plaintext(), aad(tenant, name, memory_id, version)
         )
         return {
             **body,
@@ -122,41 +165,58 @@ class Sealer:
                 "meta": CLEAR_META_JSON,
             },
             "content_sha256": keyed_fingerprint(key, record["content"]),
-            "encryption": {
-                "key_id": key_id,
-                "algorithm": ALGORITHM,
-                "nonce": nonce,
-                "ciphertext": ciphertext,
-            },
+            "encryption": envelope,
         }
 
-    def unseal(self, name: str, body: EventDict) -> EventDict:
-        envelope = body.get("encryption") if name == _WRITTEN else None
-        if envelope is None:
-            return body  # written in the clear (before encryption was on)
-        tenant, record = body["tenant"], body["record"]
+    def _seal_interaction(self, body: EventDict) -> EventDict:
+        tenant, interaction_id = body["tenant"], body["interaction_id"]
+        key_id = interaction_key_id(interaction_id)
+        key = self._live_key(tenant, key_id)
+        fields = SealedInteraction(body["text"], body["extraction_json"])
+        envelope = self._envelope(
+            key, key_id, fields.plaintext(), aad(tenant, _INTERACTION, interaction_id, 0)
+        )
+        return {**body, "text": CLEAR_CONTENT, "extraction_json": None, "encryption": envelope}
+
+    def _open(self, name: str, body: EventDict, subject: str, version: int) -> bytes | None:
+        """The plaintext of ``body``'s envelope; None when its key was destroyed."""
+        envelope, tenant = body["encryption"], body["tenant"]
         key_id = envelope["key_id"]
         if envelope["algorithm"] != ALGORITHM:
             raise UndecodableEvent("unsealable", f"unknown algorithm {envelope['algorithm']!r}")
         key = self._key(tenant, key_id, create=False)
         if key is None:
             if self.vault.destroyed(tenant, key_id):
-                return body  # forgotten: the content no longer exists
+                return None  # forgotten: the content no longer exists
             raise UndecodableEvent(
                 "key_missing", f"the vault has no data key {key_id!r} of tenant {tenant!r}"
             )
         try:
-            plaintext = AESGCM(key).decrypt(
+            return AESGCM(key).decrypt(
                 bytes(envelope["nonce"]),
                 bytes(envelope["ciphertext"]),
-                aad(tenant, name, record["id"], body["version"]),
+                aad(tenant, name, subject, version),
             )
-            fields = SealedFields.parse(plaintext)
-        except (InvalidTag, ValueError, KeyError) as e:
+        except (InvalidTag, ValueError) as e:
             raise UndecodableEvent(
-                "unsealable",
-                f"the sealed fields of memory {record['id']!r} v{body['version']} do not open",
+                "unsealable", f"the sealed fields of {subject!r} v{version} do not open"
             ) from e
+
+    def unseal(self, name: str, body: EventDict) -> EventDict:
+        if body.get("encryption") is None:
+            return body  # written in the clear (before encryption was on)
+        if name == _INTERACTION:
+            return self._unseal_interaction(body)
+        if name != _WRITTEN:
+            return body
+        record = body["record"]
+        plaintext = self._open(name, body, record["id"], body["version"])
+        if plaintext is None:
+            return body
+        try:
+            fields = SealedFields.parse(plaintext)
+        except (ValueError, KeyError) as e:
+            raise UndecodableEvent("unsealable", f"the sealed fields of {record['id']!r}") from e
         return {
             **body,
             "record": {
@@ -166,5 +226,22 @@ class Sealer:
                 "meta": fields.meta_json,
             },
             "content_sha256": fields.content_sha256,
+            "encryption": None,
+        }
+
+    def _unseal_interaction(self, body: EventDict) -> EventDict:
+        plaintext = self._open(_INTERACTION, body, body["interaction_id"], 0)
+        if plaintext is None:
+            return body
+        try:
+            fields = SealedInteraction.parse(plaintext)
+        except (ValueError, KeyError) as e:
+            raise UndecodableEvent(
+                "unsealable", f"the sealed fields of {body['interaction_id']!r}"
+            ) from e
+        return {
+            **body,
+            "text": fields.text,
+            "extraction_json": fields.extraction_json,
             "encryption": None,
         }

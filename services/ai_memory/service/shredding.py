@@ -18,23 +18,71 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ai_memory.core.data_keys import memory_key_id
+from ai_memory.core.data_keys import interaction_key_id, memory_key_id
 from ai_memory.core.events import DomainEvent, Head, LoggedEvent, MemoryDeleted, TenantPage
-from ai_memory.core.ports import EventLog
+from ai_memory.core.governance.interactions import extracted_memory_id
+from ai_memory.core.ports import EventLog, RecordStore
+from ai_memory.core.record import StoredRecord
 
 DestroyKey = Callable[[str, str], None]  # (tenant, key id)
+PrepareKeys = Callable[[Sequence[DomainEvent]], None]
+RelatedKeys = Callable[[str, str], Sequence[str]]  # (tenant, memory id) → more key ids
+
+# Extracted memories get the ids extracted_memory_id(interaction, 0..n-1); an extractor
+# finds a handful per turn, this bounds the check.
+_MAX_EXTRACTED = 256
+
+
+def source_interaction_keys(store: RecordStore) -> RelatedKeys:
+    """The key of the interaction a memory was extracted from: forgetting the memory
+    forgets the raw turn too, which said the same thing (deploy/FORGETTING.md). Read from
+    the record store before the tombstone is appended. Only a memory whose id is one the
+    extractor derives from that interaction counts, so a ``meta.source`` written by a
+    client cannot make a forget destroy another interaction's key."""
+
+    def related(tenant: str, memory_id: str) -> list[str]:
+        found = store.get(tenant, memory_id)
+        if not isinstance(found, StoredRecord):
+            return []
+        source = found.record.meta.get("source")
+        interaction = source.get("interaction_id") if isinstance(source, dict) else None
+        if not isinstance(interaction, str):
+            return []
+        derived = (extracted_memory_id(interaction, i) for i in range(_MAX_EXTRACTED))
+        return [interaction_key_id(interaction)] if memory_id in derived else []
+
+    return related
 
 
 class ShreddingLog:
-    def __init__(self, inner: EventLog, destroy: DestroyKey) -> None:
+    """``prepare`` runs before the append (and the guard behind it, which seals every
+    event): it makes the keys of a batch's new memories in one vault round trip."""
+
+    def __init__(
+        self,
+        inner: EventLog,
+        destroy: DestroyKey,
+        prepare: PrepareKeys | None = None,
+        related: RelatedKeys | None = None,
+    ) -> None:
         self.inner = inner
         self._destroy = destroy
+        self._prepare = prepare
+        self._related = related
 
     def append(self, events: Sequence[DomainEvent]) -> list[int]:
-        positions = self.inner.append(events)
+        if self._prepare is not None:
+            self._prepare(events)
+        doomed: list[tuple[str, str]] = []
         for event in events:
             if isinstance(event, MemoryDeleted):
-                self._destroy(event.header.tenant, memory_key_id(event.memory_id))
+                tenant = event.header.tenant
+                doomed.append((tenant, memory_key_id(event.memory_id)))
+                if self._related is not None:
+                    doomed += [(tenant, k) for k in self._related(tenant, event.memory_id)]
+        positions = self.inner.append(events)
+        for tenant, key_id in dict.fromkeys(doomed):
+            self._destroy(tenant, key_id)
         return positions
 
     def partitions(self) -> list[int]:

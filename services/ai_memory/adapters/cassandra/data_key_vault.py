@@ -10,6 +10,7 @@ treats the key as gone even if a replica still holds the cell, until compaction 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ai_memory.adapters.key_wrapping import KeyRow, WrappedVault
@@ -57,6 +58,16 @@ class CassandraVaultRows:
         if row is None:
             raise Unavailable(f"data key {key_id!r} was not stored")
         return row
+
+    def keys(self, tenant: str, key_ids: Sequence[str]) -> dict[str, KeyRow]:
+        stmt = self._s.prepare(_KEY)
+        results = self._s.execute_many([(stmt, (tenant, k)) for k in key_ids])
+        found = ((k, _row(rs.one())) for k, rs in zip(key_ids, results, strict=True))
+        return {k: row for k, row in found if row is not None}
+
+    def add_keys(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> dict[str, KeyRow]:
+        # One lightweight transaction per key: a conditional batch spans one partition only.
+        return {k: self.add_key(tenant, k, wrapped, version) for k, wrapped, version in new}
 
     def destroy(self, tenant: str, key_id: str, at_us: int) -> None:
         self._s.execute(self._s.prepare(_DESTROY), (at_us, tenant, key_id))

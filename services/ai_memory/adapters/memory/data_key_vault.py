@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ai_memory.adapters.key_wrapping import KeyRow, WrappedVault
@@ -36,6 +37,14 @@ class MemoryVaultRows:
     def add_key(self, tenant: str, key_id: str, wrapped: bytes, kek_version: int) -> KeyRow:
         with self._b.lock:
             return self._b.keys.setdefault((tenant, key_id), KeyRow(wrapped, kek_version, False))
+
+    def keys(self, tenant: str, key_ids: Sequence[str]) -> dict[str, KeyRow]:
+        with self._b.lock:
+            found = ((k, self._b.keys.get((tenant, k))) for k in key_ids)
+            return {k: row for k, row in found if row is not None}
+
+    def add_keys(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> dict[str, KeyRow]:
+        return {k: self.add_key(tenant, k, wrapped, version) for k, wrapped, version in new}
 
     def destroy(self, tenant: str, key_id: str, at_us: int) -> None:
         with self._b.lock:
