@@ -61,6 +61,7 @@ from ai_memory.serialization import AvroEventSerializer
 from ai_memory.serialization.encode_once import EncodeOnce
 from ai_memory.serialization.sealer import Sealer
 from ai_memory.service.audit import AuditService
+from ai_memory.service.changes import ChangeFeed
 from ai_memory.service.dead_letters import DeadLetterService, Redrive, Redriven
 from ai_memory.service.facade import Services
 from ai_memory.service.governance import GovernanceService
@@ -327,6 +328,7 @@ def build(
     services = Services(s, service, notes, governance, TransferService(service), health, keys)
     services = replace(services, rates=RateLimiter(limit_table))  # this gateway's buckets
     services = replace(services, audit=AuditService(log))  # the trail reads the log itself
+    services = replace(services, changes=ChangeFeed(log))  # so does the change feed
     return Container(
         s,
         log,

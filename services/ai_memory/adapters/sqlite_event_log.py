@@ -31,7 +31,7 @@ from ai_memory.core.events import (
     MemoryWritten,
     TenantPage,
 )
-from ai_memory.core.ports import EventSerializer
+from ai_memory.core.ports import CHANGE_EVENT_TYPES, EventSerializer
 from ai_memory.core.timeparse import to_micros
 from ai_memory.serialization import UndecodableEvent
 
@@ -150,6 +150,40 @@ class SqliteEventLog:
                 "SELECT position, payload FROM events WHERE tenant = ? AND position > ?"
                 " AND position <= ? ORDER BY position LIMIT ?",
                 (tenant, after, head, max(limit, 0)),
+            ).fetchall()
+        events = decoded_skipping_poison(
+            [(int(pos), bytes(payload)) for pos, payload in rows], self._serializer
+        )
+        if limit > 0 and len(rows) >= limit:
+            return TenantPage(events, int(rows[-1][0]), False)
+        return TenantPage(events, max(head, after), True)
+
+    def read_changes(
+        self,
+        tenant: str,
+        scopes: Sequence[str] | None,
+        *,
+        after: int,
+        limit: int,
+        scan: int,
+        partition: int = 0,
+    ) -> TenantPage:
+        """``read_tenant`` with the scopes (the partition key) and the change types in
+        the query: rows of other scopes and recalls are never decoded."""
+        _single_partition(partition)
+        where = ["tenant = ?", "position > ?", "position <= ?"]
+        types = ", ".join("?" * len(CHANGE_EVENT_TYPES))
+        where.append(f"event_type IN ({types})")
+        keys = [f"{tenant}/{s}" for s in dict.fromkeys(scopes or ())]
+        if scopes is not None:
+            where.append(f"partition_key IN ({', '.join('?' * len(keys))})" if keys else "0")
+        with translate_errors():
+            reader = self._db.reader()
+            head = int(reader.execute("SELECT MAX(position) FROM events").fetchone()[0] or 0)
+            rows = reader.execute(
+                f"SELECT position, payload FROM events WHERE {' AND '.join(where)}"
+                " ORDER BY position LIMIT ?",
+                (tenant, after, head, *CHANGE_EVENT_TYPES, *keys, max(limit, 0)),
             ).fetchall()
         events = decoded_skipping_poison(
             [(int(pos), bytes(payload)) for pos, payload in rows], self._serializer

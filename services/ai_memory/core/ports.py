@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -69,6 +69,30 @@ class EventLog(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+CHANGE_EVENT_TYPES = ("MemoryWritten", "MemoryStateChanged", "MemoryDeleted")
+
+
+@runtime_checkable
+class ChangeReads(Protocol):
+    """A log that reads a tenant's changes with the scope filter inside the read (the
+    change feed, ``service.changes``); a log without it is filtered after decoding."""
+
+    def read_changes(
+        self,
+        tenant: str,
+        scopes: Sequence[str] | None,
+        *,
+        after: int,
+        limit: int,
+        scan: int,
+        partition: int = 0,
+    ) -> TenantPage:
+        """``read_tenant`` restricted to ``CHANGE_EVENT_TYPES`` of events whose partition
+        key is ``tenant/<scope>`` for one of ``scopes`` (every scope when None): events of
+        other scopes are skipped by key, undecoded."""
+        ...
 
 
 class RecordStore(Protocol):

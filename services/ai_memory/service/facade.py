@@ -9,6 +9,7 @@ adapters, the log or the projections behind it.
 * ``health``: projection positions, stuck projections, dead letters;
 * ``keys``: API keys — issue, list, revoke, and the door's ``authenticate``;
 * ``audit``: who did what in a tenant, read from the log;
+* ``changes``: the change feed of a tenant's scopes, read from the log;
 * ``rates``: this process's request-rate buckets per tenant and per key (the HTTP door);
 * ``settings``: the deployment's limits and edge configuration.
 """
@@ -21,6 +22,7 @@ from ai_memory.core.access.rate import RateLimiter
 from ai_memory.settings import Settings
 
 from .audit import AuditService
+from .changes import ChangeFeed
 from .governance import GovernanceService
 from .health import HealthService
 from .keys import KeyService
@@ -39,4 +41,5 @@ class Services:
     health: HealthService
     keys: KeyService | None = None  # None: no key store, every caller is ``default``
     audit: AuditService | None = None  # None: the trail is not served (a client-only build)
+    changes: ChangeFeed | None = None  # None: no change feed (a client-only build)
     rates: RateLimiter | None = None  # None: no request is rate-limited

@@ -30,7 +30,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +41,7 @@ from aiokafka.partitioner import murmur2
 from ai_memory.core.errors import InvalidInput, PermanentError, Unavailable
 from ai_memory.core.events import DomainEvent, Head, LoggedEvent, TenantPage
 from ai_memory.core.hosts import is_loopback
-from ai_memory.core.ports import EventSerializer
+from ai_memory.core.ports import CHANGE_EVENT_TYPES, EventSerializer
 from ai_memory.core.positions import offset_of, pack, partition_of
 from ai_memory.serialization import UndecodableEvent
 
@@ -495,7 +495,10 @@ class KafkaEventLog:
         prefix = f"{tenant}/".encode()
         with translate_errors():
             kept, last, complete = self._loop.run(
-                self._scan_tenant(partition, start, prefix, limit, scan), self._timeout * 2
+                self._scan_tenant(
+                    partition, start, lambda key: key.startswith(prefix), limit, scan
+                ),
+                self._timeout * 2,
             )
         rows = [(pack(partition, offset), value) for offset, value in kept]
         # The key prefix is exact for tenants of keys (no '/' in them); a tenant named
@@ -508,8 +511,45 @@ class KafkaEventLog:
         scanned_to = pack(partition, last) if last >= start else max(after, 0)
         return TenantPage(events, scanned_to, complete)
 
+    def read_changes(
+        self,
+        tenant: str,
+        scopes: Sequence[str] | None,
+        *,
+        after: int,
+        limit: int,
+        scan: int,
+        partition: int = 0,
+    ) -> TenantPage:
+        """``read_tenant`` keeping only records whose key is ``tenant/<scope>`` of one of
+        ``scopes`` (the scope filter is the key test: other scopes stay undecoded), then
+        only the change types."""
+        if scopes is None:
+            page = self.read_tenant(
+                tenant, after=after, limit=limit, scan=scan, partition=partition
+            )
+            kept_events = [e for e in page.events if type(e.event).__name__ in CHANGE_EVENT_TYPES]
+            return TenantPage(kept_events, page.scanned_to, page.complete)
+        start = self._start_offset(after, partition)
+        if limit <= 0 or scan <= 0:
+            return TenantPage([], max(after, 0), False)
+        keys = {f"{tenant}/{s}".encode() for s in scopes}
+        with translate_errors():
+            kept, last, complete = self._loop.run(
+                self._scan_tenant(partition, start, keys.__contains__, limit, scan),
+                self._timeout * 2,
+            )
+        rows = [(pack(partition, offset), value) for offset, value in kept]
+        events = [
+            e
+            for e in decoded_skipping_poison(rows, self._serializer)
+            if e.event.header.tenant == tenant and type(e.event).__name__ in CHANGE_EVENT_TYPES
+        ]
+        scanned_to = pack(partition, last) if last >= start else max(after, 0)
+        return TenantPage(events, scanned_to, complete)
+
     async def _scan_tenant(
-        self, partition: int, start: int, prefix: bytes, limit: int, scan: int
+        self, partition: int, start: int, keep: Callable[[bytes], bool], limit: int, scan: int
     ) -> tuple[list[tuple[int, bytes]], int, bool]:
         """(kept (offset, value) pairs, offset of the last record examined, whether the
         partition's end was reached)."""
@@ -523,7 +563,7 @@ class KafkaEventLog:
             for record_offset, key, value in await self._readers.fetch_keyed(
                 partition, offset, want
             ):
-                if key.startswith(prefix):
+                if keep(key):
                     kept.append((record_offset, value))
                     if len(kept) >= limit:
                         return kept, record_offset, record_offset + 1 >= end

@@ -46,6 +46,7 @@ from . import (
     auth,
     batch_routes,
     browse_routes,
+    change_routes,
     edge,
     governance_routes,
     metrics,
@@ -367,6 +368,7 @@ def create_app(services: Services) -> FastAPI:
     app.include_router(notes_routes.router(services.notes, tenant_of))
     app.include_router(governance_routes.router(services.governance, tenant_of))
     app.include_router(audit_routes.router(services.audit))
+    app.include_router(change_routes.router(services.changes, service, tenant_of))
     mcp.mount(app)
     a2a.mount(app)
 

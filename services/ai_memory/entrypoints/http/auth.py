@@ -21,9 +21,10 @@ Where each request is checked:
   ``governance_routes.py``), through ``require`` and ``search_scopes``: write (each item
   of a batch on its own), read, forget, search, export, notes (scope ``agent:<agent>``),
   interactions, persona, episodes and lineage are checked against the key's role and
-  scopes, and a search, listing (``GET /v1/memories``) or export looks only in scopes the
-  key may read; a governor run needs an admin key; MCP and A2A pass the principal to the
-  agent tools, which check each call the same way;
+  scopes, and a search, listing (``GET /v1/memories``), export or change feed
+  (``GET /v1/changes``) looks only in scopes the key may read; a governor run needs an
+  admin key; MCP and A2A pass the principal to the agent tools, which check each call the
+  same way;
 * an import judges each line against the key's scopes (a record line as a write, a
   tombstone as a forget in the memory's own scope); a refused line is rejected in the
   report (``scope_forbidden``) and the others land;
@@ -72,8 +73,8 @@ OPERATOR_PATHS = frozenset({"/metrics"})
 AUDIT_PATHS = frozenset({"/v1/audit"})
 # The routes that check the key's scopes themselves (app.py); any other needs an admin.
 _SCOPE_CHECKED = re.compile(
-    r"^/v1/(memories(/search|:batch)?|memories/[^/]+(/lineage)?|export|import|notes|interactions"
-    r"|persona|episodes|governance/run)$"
+    r"^/v1/(memories(/search|:batch)?|memories/[^/]+(/lineage)?|export|import|changes|notes"
+    r"|interactions|persona|episodes|governance/run)$"
 )
 _STATE_KEY = "principal"
 

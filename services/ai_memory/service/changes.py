@@ -1,0 +1,246 @@
+"""The change feed: what changed in some scopes of a tenant, read from the log of record.
+
+Each entry says that a memory was ``written`` (with its version and state),
+``state_changed`` (to ``state``) or ``forgotten`` — its id, scope, when and by whom —
+and never its content: a subscriber that wants the content reads the memory (and may
+be refused it), so the feed leaks nothing a read would not.
+
+**From the log, not the store.** The feed reads the events themselves
+(``ChangeReads.read_changes``): on the embedded log through its tenant index with the
+scopes and change types in the query; on Kafka by key (``tenant/scope``), so events of
+other scopes are skipped undecoded and a request examines at most
+``SCAN_PER_PARTITION`` records per partition, whatever the size of the log. A log
+without that read is filtered after decoding (the in-memory log of tests).
+
+**The cursor** holds one position per partition (``core.positions``: positions of
+different partitions are not ordered), base64url, opaque. Every entry carries the cursor
+*after* it, so a subscriber that keeps the cursor of the last entry it handled resumes
+exactly after it — nothing missed, nothing twice — wherever it was cut off. Entries of
+one partition keep log order (all events of one memory are in one partition); partitions
+are merged by recorded time.
+
+**Waiting** (long-poll, SSE) is ``LogWatch``: woken by the log advancing, on the event
+loop, bounded by the caller's timeout.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import heapq
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ai_memory.core.errors import InvalidInput
+from ai_memory.core.events import (
+    LoggedEvent,
+    MemoryDeleted,
+    MemoryStateChanged,
+    MemoryWritten,
+    TenantPage,
+)
+from ai_memory.core.ports import ChangeReads, EventLog
+
+from .log_watch import LogWatch
+
+MAX_LIMIT = 1000
+DEFAULT_LIMIT = 100
+MAX_TIMEOUT = 60.0  # seconds a long-poll may wait for the first change
+DEFAULT_TIMEOUT = 25.0  # under the usual 30 s idle timeout of proxies
+SCAN_PER_PARTITION = 5000  # records examined per partition and request (Kafka)
+MAX_POSITION = 2**62
+_CURSOR_VERSION = "c1"  # an audit cursor ("a1") is refused here, and the other way round
+
+KINDS = ("written", "state_changed", "forgotten")
+
+
+@dataclass(frozen=True)
+class Change:
+    cursor: str  # where a subscriber resumes to get what follows this entry
+    kind: str  # written | state_changed | forgotten
+    id: str
+    scope: str
+    version: int | None  # written: the new version; forgotten: the last; state_changed: None
+    state: str | None  # written/state_changed: the state after it; forgotten: None
+    at: str  # when it happened (ISO 8601)
+    actor: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cursor": self.cursor,
+            "kind": self.kind,
+            "id": self.id,
+            "scope": self.scope,
+            "version": self.version,
+            "state": self.state,
+            "at": self.at,
+            "actor": self.actor,
+        }
+
+
+@dataclass(frozen=True)
+class ChangePage:
+    changes: list[Change]
+    next: str  # resume here for what follows the page (may lie beyond its last entry)
+    more: bool  # the log may hold more after ``next`` now: read again without waiting
+
+    def trailer(self) -> dict[str, Any]:
+        return {"next": self.next, "more": self.more}
+
+
+def encode_cursor(positions: dict[int, int]) -> str:
+    text = "|".join([_CURSOR_VERSION, *(f"{p}:{pos}" for p, pos in sorted(positions.items()))])
+    return base64.urlsafe_b64encode(text.encode("ascii")).rstrip(b"=").decode("ascii")
+
+
+def decode_cursor(cursor: str, partitions: Sequence[int], field: str = "since") -> dict[int, int]:
+    """A cursor → position per partition; one of another log or endpoint is refused."""
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
+        version, *pairs = text.split("|")
+        if version != _CURSOR_VERSION:
+            raise ValueError(version)
+        positions = {int(p): int(pos) for p, pos in (pair.split(":") for pair in pairs)}
+    except (ValueError, UnicodeDecodeError, binascii.Error):
+        raise InvalidInput(
+            field, "cursor", f"{field} must be a cursor returned by GET /v1/changes"
+        ) from None
+    if any(p not in partitions or not 0 <= pos <= MAX_POSITION for p, pos in positions.items()):
+        raise InvalidInput(field, "cursor", f"{field} is a cursor of another log")
+    return positions
+
+
+def change_of(logged: LoggedEvent, cursor: str) -> Change | None:
+    """The feed's entry for an event (None for events that change no memory)."""
+    event = logged.event
+    at, actor = event.header.occurred_at.isoformat(), event.header.actor
+    if isinstance(event, MemoryWritten):
+        record = event.record
+        return Change(
+            cursor, "written", record.id, record.scope, event.version, event.state.value, at, actor
+        )
+    if isinstance(event, MemoryStateChanged):
+        return Change(
+            cursor,
+            "state_changed",
+            event.memory_id,
+            event.scope,
+            None,
+            event.to_state.value,
+            at,
+            actor,
+        )
+    if isinstance(event, MemoryDeleted):
+        return Change(
+            cursor, "forgotten", event.memory_id, event.scope, event.version, None, at, actor
+        )
+    return None
+
+
+class ChangeFeed:
+    def __init__(self, log: EventLog) -> None:
+        self._log = log
+        self.watch = LogWatch(log)
+
+    def start(self) -> str:
+        """The cursor of "now": a subscriber starting here sees only what comes next."""
+        return encode_cursor({p: self._log.last_position(p) for p in self._log.partitions()})
+
+    def positions(self, since: str | None, field: str = "since") -> dict[int, int]:
+        """The cursor as positions per partition (every partition; 0 = from the start)."""
+        partitions = self._log.partitions()
+        cursor = dict.fromkeys(partitions, 0)
+        if since:
+            cursor.update(decode_cursor(since, partitions, field))
+        return cursor
+
+    def page(
+        self,
+        tenant: str,
+        scopes: Sequence[str] | None,
+        *,
+        since: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        field: str = "since",
+    ) -> ChangePage:
+        """The changes after ``since`` (from the start of the log without it) in
+        ``scopes`` (every scope of the tenant when None), at most ``limit``."""
+        if not 1 <= limit <= MAX_LIMIT:
+            raise InvalidInput("limit", "range", f"limit must be 1-{MAX_LIMIT}")
+        cursor = self.positions(since, field)
+        pages = {p: self._read(tenant, scopes, cursor[p], limit, p, field) for p in cursor}
+        walked = dict(cursor)
+        changes: list[Change] = []
+        cut = False
+        for partition, logged in _by_time(pages):
+            if len(changes) >= limit:
+                cut = True
+                break
+            walked[partition] = logged.position
+            change = change_of(logged, encode_cursor(walked))
+            if change is not None:
+                changes.append(change)
+        more = cut
+        for partition, page in pages.items():
+            if not page.events or walked[partition] == page.events[-1].position:
+                walked[partition] = max(walked[partition], page.scanned_to)  # consumed whole
+                more = more or not page.complete
+            else:
+                more = True
+        return ChangePage(changes, encode_cursor(walked), more)
+
+    async def wait(self, cursor: str, timeout: float) -> bool:
+        """True once the log has something after ``cursor`` (in any scope: the next
+        page tells whether it is for this subscriber); False after ``timeout``."""
+        return await self.watch.wait_beyond(self.positions(cursor), timeout)
+
+    def close(self) -> None:
+        self.watch.close()
+
+    def _read(
+        self,
+        tenant: str,
+        scopes: Sequence[str] | None,
+        after: int,
+        limit: int,
+        partition: int,
+        field: str,
+    ) -> TenantPage:
+        try:
+            if isinstance(self._log, ChangeReads):
+                return self._log.read_changes(
+                    tenant,
+                    scopes,
+                    after=after,
+                    limit=limit,
+                    scan=SCAN_PER_PARTITION,
+                    partition=partition,
+                )
+            page = self._log.read_tenant(
+                tenant, after=after, limit=limit, scan=SCAN_PER_PARTITION, partition=partition
+            )
+        except InvalidInput as e:  # a position of another partition: a forged cursor
+            raise InvalidInput(field, "cursor", f"{field} is not a cursor of this log ({e})") from e
+        wanted = None if scopes is None else set(scopes)
+        kept = [
+            e
+            for e in page.events
+            if isinstance(e.event, MemoryWritten | MemoryStateChanged | MemoryDeleted)
+            and (wanted is None or _scope(e) in wanted)
+        ]
+        return TenantPage(kept, page.scanned_to, page.complete)
+
+
+def _scope(logged: LoggedEvent) -> str:
+    event = logged.event
+    if isinstance(event, MemoryWritten):
+        return event.record.scope
+    return event.scope if isinstance(event, MemoryDeleted | MemoryStateChanged) else ""
+
+
+def _by_time(pages: dict[int, TenantPage]) -> Iterator[tuple[int, LoggedEvent]]:
+    """Every page's events by recorded time; each partition stays in log order (the
+    cursor of a partition is "consumed up to here", so none may be overtaken)."""
+    streams = [[(p, e) for e in page.events] for p, page in sorted(pages.items())]
+    return heapq.merge(*streams, key=lambda pe: (pe[1].event.header.occurred_at, pe[0]))
