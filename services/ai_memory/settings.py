@@ -156,10 +156,12 @@ class Settings(BaseSettings):
     secret_policy: SecretPolicy = "refuse"
     secret_policy_by_tenant: dict[str, SecretPolicy] = Field(default_factory=dict)
     # --- crypto-shredding (deploy/FORGETTING.md) -----------------------------------------
-    # on: memories' content, tags and meta reach the log only sealed under a data key per
-    # memory, and forgetting destroys that key. Off by default until what phase 1 leaves
-    # out is built: interactions and decision evidence sealed too, KeyDestroyed events (so
-    # a restored vault backup destroys again), and sealing a log written before it was on.
+    # on: memories' content, tags and meta (and interactions' text) reach the log only
+    # sealed under a data key of their own, and forgetting destroys that key. Off by
+    # default until what phase 1 leaves out is built: decision evidence sealed too,
+    # KeyDestroyed events (so a restored vault backup destroys again), and sealing a log
+    # written before it was on. Once on it stays on: without the vault, every sealed
+    # write reads as forgotten.
     encryption: Literal["off", "on"] = "off"
     # the root of the key hierarchy, base64url of 32 bytes; an embedded deployment without
     # it generates data_dir/root.key (0600) on first start, like a development vault
