@@ -112,18 +112,25 @@ class WrappedVault:
         self._keks: dict[str, tuple[int, bytes]] = {}  # tenant → (version, unwrapped KEK)
         self._lock = threading.Lock()
 
-    def _kek(self, tenant: str, *, make: bool) -> tuple[int, bytes] | None:
+    def _kek(self, tenant: str) -> tuple[int, bytes] | None:
+        """The tenant's (version, unwrapped KEK), None before its first data key."""
         with self._lock:
             cached = self._keks.get(tenant)
         if cached is not None:
             return cached
         stored = self._rows.kek(tenant)
-        if stored is None:
-            if not make:
-                return None
-            version = 1
-            wrapped = _seal(self._root, os.urandom(KEY_BYTES), _aad("kek", tenant, version))
-            stored = self._rows.add_kek(tenant, version, wrapped)
+        return None if stored is None else self._remember_kek(tenant, stored)
+
+    def _kek_to_wrap(self, tenant: str) -> tuple[int, bytes]:
+        """The KEK new data keys of ``tenant`` are wrapped with, made on first use."""
+        found = self._kek(tenant)
+        if found is not None:
+            return found
+        version = 1
+        wrapped = _seal(self._root, os.urandom(KEY_BYTES), _aad("kek", tenant, version))
+        return self._remember_kek(tenant, self._rows.add_kek(tenant, version, wrapped))
+
+    def _remember_kek(self, tenant: str, stored: tuple[int, bytes]) -> tuple[int, bytes]:
         version, wrapped = stored
         kek = _open(self._root, wrapped, _aad("kek", tenant, version), f"the KEK of {tenant!r}")
         with self._lock:
@@ -133,7 +140,7 @@ class WrappedVault:
     def _unwrap(self, tenant: str, key_id: str, row: KeyRow) -> bytes | None:
         if row.destroyed or row.wrapped is None:
             return None
-        found = self._kek(tenant, make=False)
+        found = self._kek(tenant)
         if found is None or found[0] != row.kek_version:
             raise root_key_mismatch(f"data key {key_id!r}: its KEK is missing")
         aad = _aad("data", tenant, row.kek_version, key_id)
@@ -142,7 +149,7 @@ class WrappedVault:
     def create(self, tenant: str, key_id: str) -> bytes:
         row = self._rows.key(tenant, key_id)
         if row is None:
-            version, kek = self._kek(tenant, make=True) or (0, b"")
+            version, kek = self._kek_to_wrap(tenant)
             wrapped = _seal(kek, os.urandom(KEY_BYTES), _aad("data", tenant, version, key_id))
             row = self._rows.add_key(tenant, key_id, wrapped, version)
         key = self._unwrap(tenant, key_id, row)
@@ -155,7 +162,7 @@ class WrappedVault:
         rows = self._rows.keys(tenant, wanted) if wanted else {}
         missing = [k for k in wanted if k not in rows]
         if missing:
-            version, kek = self._kek(tenant, make=True) or (0, b"")
+            version, kek = self._kek_to_wrap(tenant)
             new = [
                 (k, _seal(kek, os.urandom(KEY_BYTES), _aad("data", tenant, version, k)), version)
                 for k in missing
