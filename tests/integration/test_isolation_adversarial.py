@@ -445,6 +445,144 @@ def attacks_list() -> list[Attack]:
     ]
 
 
+def changes_are_own(world: World, principal: str, response: httpx.Response) -> None:
+    """Feed entries (NDJSON lines or SSE data) only of the key's scopes (globex's ids are
+    caught by the leak scan of the raw answer)."""
+    if response.status_code != 200:
+        return
+    lines = [
+        line.removeprefix("data: ")
+        for line in response.text.splitlines()
+        if line.startswith(("{", "data: "))
+    ]
+    for entry in map(json.loads, lines):
+        if "kind" in entry and principal in READABLE:
+            assert entry["scope"] in READABLE[principal], entry
+
+
+def attacks_changes() -> list[Attack]:
+    g, path = "GET", "/v1/changes"
+    own = changes_are_own
+    sse = {"Accept": "text/event-stream"}
+    return [
+        Attack("everything the key may read", g, path, expect(200, 200, 200), check=own),
+        Attack(
+            "globex's scope name",
+            g,
+            path,
+            expect(200, 403, 403),
+            params={"scope": GLOBEX.own_scope},
+            check=own,
+        ),
+        Attack(
+            "mixed allowed and forbidden",
+            g,
+            path,
+            expect(200, 403, 403),
+            params={"scope": [WRITER_SCOPE, READER_SCOPE]},
+            check=own,
+        ),
+        Attack("public", g, path, expect(200, 200, 200), params={"scope": "public"}, check=own),
+        Attack("wildcard scope", g, path, literal(200), params={"scope": "user:*"}, check=own),
+        Attack("any scope", g, path, SCOPE_TRICK, params={"scope": "*"}),
+        Attack(
+            "tenant parameter",
+            g,
+            path,
+            expect(200, 200, 200),
+            params={"tenant": GLOBEX.name},
+            check=own,
+        ),
+        Attack("forged cursor", g, path, expect(422, 422, 422), params={"since": "YzE6MA"}),
+        Attack(
+            "server-sent events",
+            g,
+            path,
+            expect(200, 200, 200),
+            params={"timeout": 30},  # no heartbeat while the attack reads
+            headers=sse,
+            stream_seconds=1.0,
+            check=own,
+        ),
+        Attack(
+            "forged Last-Event-ID",
+            g,
+            path,
+            expect(422, 422, 422),
+            headers={**sse, "Last-Event-ID": "YzF8MDowfDE6MA"},
+        ),
+    ]
+
+
+def changes_are_own(world: World, principal: str, response: httpx.Response) -> None:
+    """NDJSON entries of the key's scopes only, then the trailer."""
+    if response.status_code != 200 or "x-ndjson" not in response.headers["content-type"]:
+        return
+    *entries, trailer = [json.loads(line) for line in response.text.splitlines()]
+    assert set(trailer) == {"next", "more"}, trailer
+    for entry in entries:
+        assert entry["actor"] not in {f"key:{k}" for k in world.victim_key_ids()}, entry
+        if principal in READABLE:
+            assert entry["scope"] in READABLE[principal], entry
+
+
+def attacks_changes() -> list[Attack]:
+    g, path = "GET", "/v1/changes"
+    own = changes_are_own
+    everything = {"limit": 1000}
+    return [
+        Attack(
+            "everything the key may read", g, path, expect(200, 200, 200), everything, check=own
+        ),
+        Attack(
+            "globex's scope name",
+            g,
+            path,
+            expect(200, 403, 403),
+            params={"scope": GLOBEX.own_scope, "limit": 1000},
+            check=own,
+        ),
+        Attack(
+            "mixed allowed and forbidden",
+            g,
+            path,
+            expect(200, 403, 403),
+            params={"scope": [WRITER_SCOPE, READER_SCOPE]},
+            check=own,
+        ),
+        Attack("public", g, path, expect(200, 200, 200), params={"scope": "public"}, check=own),
+        Attack("wildcard scope", g, path, literal(200), params={"scope": "user:*"}, check=own),
+        Attack("any scope", g, path, SCOPE_TRICK, params={"scope": "*"}),
+        Attack("forged cursor", g, path, expect(422, 422, 422), params={"since": "YTE6MA"}),
+        Attack(
+            "tenant parameter",
+            g,
+            path,
+            expect(200, 200, 200),
+            params={"tenant": GLOBEX.name, "limit": 1000},
+            check=own,
+        ),
+        # The stream from the start of the log: whatever it sends within a second.
+        Attack(
+            "event stream from the start",
+            g,
+            path,
+            expect(200, 200, 200),
+            params={"timeout": 0.2, "limit": 1000},
+            headers={"Accept": "text/event-stream"},
+            stream_seconds=1.0,
+        ),
+        Attack(
+            "event stream resumed at a forged id",
+            g,
+            path,
+            expect(422, 422, 422),
+            headers={"Accept": "text/event-stream", "Last-Event-ID": "YTE6MA"},
+            stream_seconds=1.0,
+        ),
+    ]
+
+
 def attacks_export() -> list[Attack]:
     g, path = "GET", "/v1/export"
     own = export_is_own
@@ -736,7 +874,9 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
     ("GET", "/v1/memories/{memory_id}/lineage"): fixed(attacks_lineage),
     ("POST", "/v1/memories/search"): fixed(attacks_search),
     ("GET", "/v1/export"): fixed(attacks_export),
+    ("GET", "/v1/changes"): fixed(attacks_changes),
     ("GET", "/v1/memories"): fixed(attacks_list),
+    ("GET", "/v1/changes"): fixed(attacks_changes),
     ("POST", "/v1/import"): fixed(attacks_import),
     ("POST", "/v1/memories:batch"): fixed(attacks_batch),
     ("PUT", "/v1/notes"): fixed(attacks_save_note),
@@ -823,28 +963,28 @@ def send(world: World, principal: str, op: Operation, attack: Attack) -> httpx.R
     headers = {**op.headers, **attack.headers, **world.headers(principal)}
     if attack.content_type:
         headers["content-type"] = attack.content_type
-    timeout = 60.0 if attack.stream_seconds is None else attack.stream_seconds
-    with httpx.Client(base_url=world.url, timeout=timeout) as http:
-        request = http.build_request(
-            attack.method,
-            attack.path,
-            params=attack.params,
-            json=attack.json,
-            content=attack.content,
-            headers=headers,
-        )
-        if attack.stream_seconds is None:
-            return http.send(request)
-        answer = http.send(request, stream=True)
-        arrived = b""
-        try:
-            for chunk in answer.iter_raw():
-                arrived += chunk
-        except httpx.ReadTimeout:
-            pass  # the stream is still open: judge what it sent so far
-        finally:
-            answer.close()
-        return httpx.Response(answer.status_code, headers=answer.headers, content=arrived)
+    http = world.http()
+    request = http.build_request(
+        attack.method,
+        attack.path,
+        params=attack.params,
+        json=attack.json,
+        content=attack.content,
+        headers=headers,
+        timeout=60.0 if attack.stream_seconds is None else attack.stream_seconds,
+    )
+    if attack.stream_seconds is None:
+        return http.send(request)
+    answer = http.send(request, stream=True)
+    arrived = b""
+    try:
+        for chunk in answer.iter_raw():
+            arrived += chunk
+    except httpx.ReadTimeout:
+        pass  # the stream is still open: judge what it sent so far
+    finally:
+        answer.close()
+    return httpx.Response(answer.status_code, headers=answer.headers, content=arrived)
 
 
 def request_text(attack: Attack) -> str:
