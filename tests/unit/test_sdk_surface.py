@@ -19,6 +19,7 @@ EXPECTED = [
     "AuditOut",
     "BatchItemOut",
     "BatchWriteOut",
+    "ChangeOut",
     "ConflictError",
     "ConnectionFailedError",
     "DeleteOut",
@@ -77,6 +78,7 @@ def test_every_export_resolves_and_belongs_to_the_sdk_or_the_wire() -> None:
             "ai_memory.wire.notes",
             "ai_memory.wire.governance",
             "ai_memory.wire.audit",
+            "ai_memory.wire.changes",
         )
         assert module.startswith(("ai_memory.sdk", *wire, "ai_memory.core")), (
             name,

@@ -22,6 +22,7 @@ from .errors import ServerError, error_from_response
 from .models import (
     AuditOut,
     BatchWriteOut,
+    ChangeOut,
     DeleteOut,
     EpisodesOut,
     GovernanceRunOut,
@@ -238,6 +239,22 @@ def export_params(scope: str | Sequence[str] | None) -> Params:
     if scope is None:
         return {}
     return {"scope": [scope] if isinstance(scope, str) else list(scope)}
+
+
+def changes_params(
+    scope: str | Sequence[str] | None, since: str | None, limit: int, timeout: float
+) -> Params:
+    """Query of one long-poll of ``GET /v1/changes``."""
+    params: Params = {**export_params(scope), "limit": limit, "timeout": str(timeout)}
+    if since:
+        params["since"] = since
+    return params
+
+
+def changes_page(text: str) -> tuple[list[ChangeOut], str, bool]:
+    """An NDJSON answer of ``GET /v1/changes`` → (entries, next cursor, more)."""
+    *entries, trailer = (json.loads(line) for line in text.splitlines() if line)
+    return [ChangeOut.model_validate(e) for e in entries], trailer["next"], trailer["more"]
 
 
 def import_params(wait: bool, source: str | None) -> Params:

@@ -15,6 +15,7 @@ from ._wire import BatchItem, ImportSource, Version
 from .models import (
     AuditOut,
     BatchWriteOut,
+    ChangeOut,
     DeleteOut,
     EpisodesOut,
     GovernanceRunOut,
@@ -121,6 +122,16 @@ class MemoryApi(Protocol):
     ) -> SearchOut: ...
 
     def search_request(self, request: SearchIn, *, min_position: int = 0) -> SearchOut: ...
+
+    def changes(
+        self,
+        scope: str | Sequence[str] | None = None,
+        *,
+        since: str | None = None,
+        follow: bool = True,
+        limit: int = 100,
+        poll_timeout: float = 20.0,
+    ) -> Iterator[ChangeOut]: ...
 
     def export_lines(self, scope: str | Sequence[str] | None = None) -> Iterator[str]: ...
 

@@ -20,6 +20,7 @@ from .errors import ConnectionFailedError
 from .models import (
     AuditOut,
     BatchWriteOut,
+    ChangeOut,
     DeleteOut,
     EpisodesOut,
     GovernanceRunOut,
@@ -270,6 +271,27 @@ class AsyncMemoryClient:
     async def search_request(self, request: SearchIn, *, min_position: int = 0) -> SearchOut:
         """``POST /v1/memories/search`` with a prepared ``SearchIn``."""
         return await self._call(w.search(request, min_position))
+
+    # --- change feed --------------------------------------------------------------------
+    async def changes(
+        self,
+        scope: str | Sequence[str] | None = None,
+        *,
+        since: str | None = None,
+        follow: bool = True,
+        limit: int = 100,
+        poll_timeout: float = 20.0,
+    ) -> AsyncIterator[ChangeOut]:
+        """``GET /v1/changes`` as an async iterator (see ``MemoryClient.changes``)."""
+        cursor = since
+        while True:
+            params = w.changes_params(scope, cursor, limit, poll_timeout if follow else 0.0)
+            response = await self._send("GET", "/v1/changes", params=params)
+            entries, cursor, more = w.changes_page(response.text)
+            for entry in entries:
+                yield entry
+            if not (more or follow):
+                return
 
     # --- export / import ----------------------------------------------------------------
     async def export_lines(self, scope: str | Sequence[str] | None = None) -> AsyncIterator[str]:

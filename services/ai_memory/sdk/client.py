@@ -21,6 +21,7 @@ from .errors import ConnectionFailedError
 from .models import (
     AuditOut,
     BatchWriteOut,
+    ChangeOut,
     DeleteOut,
     EpisodesOut,
     GovernanceRunOut,
@@ -283,6 +284,31 @@ class MemoryClient:
     def search_request(self, request: SearchIn, *, min_position: int = 0) -> SearchOut:
         """``POST /v1/memories/search`` with a prepared ``SearchIn``."""
         return self._call(w.search(request, min_position))
+
+    # --- change feed --------------------------------------------------------------------
+    def changes(
+        self,
+        scope: str | Sequence[str] | None = None,
+        *,
+        since: str | None = None,
+        follow: bool = True,
+        limit: int = 100,
+        poll_timeout: float = 20.0,
+    ) -> Iterator[ChangeOut]:
+        """``GET /v1/changes``: what changed in ``scope`` (every scope the key may read
+        when None), oldest first — never content. Each entry's ``cursor`` resumes right
+        after it (``since=``): keep the last one handled and a restart misses nothing and
+        repeats nothing; ``since="now"`` skips the history. ``follow``: long-poll for new
+        changes (``poll_timeout`` s a request, below the client's timeout) until the
+        caller leaves the loop; otherwise stop once caught up."""
+        cursor = since
+        while True:
+            params = w.changes_params(scope, cursor, limit, poll_timeout if follow else 0.0)
+            response = self._send("GET", "/v1/changes", params=params)
+            entries, cursor, more = w.changes_page(response.text)
+            yield from entries
+            if not (more or follow):
+                return
 
     # --- export / import ----------------------------------------------------------------
     def export_lines(self, scope: str | Sequence[str] | None = None) -> Iterator[str]:

@@ -38,6 +38,7 @@ from .api import MemoryApi
 from .models import (
     AuditOut,
     BatchWriteOut,
+    ChangeOut,
     DeleteOut,
     EpisodesOut,
     GovernanceRunOut,
@@ -338,6 +339,39 @@ class InProcessClient:
                 ]
             }
         )
+
+    # --- change feed --------------------------------------------------------------------
+    def changes(
+        self,
+        scope: str | Sequence[str] | None = None,
+        *,
+        since: str | None = None,
+        follow: bool = True,
+        limit: int = 100,
+        poll_timeout: float = 20.0,
+    ) -> Iterator[ChangeOut]:
+        """The change feed of this client's tenant, as ``GET /v1/changes`` serves it."""
+        feed = self.container.services.changes
+        if feed is None:
+            raise sdk.NotFoundError("no change feed here", code="changes_unavailable")
+        wanted = w.export_params(scope).get("scope")
+        scopes = None
+        if isinstance(wanted, list):
+            scopes = [validate_scope(s, self._memory.limits) for s in wanted]
+        cursor = feed.start() if since == "now" else since
+        while True:
+            try:
+                page = feed.page(self.tenant, scopes, since=cursor, limit=limit)
+            except core.AiMemoryError as e:  # a generator: the decorator cannot reach here
+                raise as_sdk_error(e) from e
+            for change in page.changes:
+                yield ChangeOut.model_validate(change.to_json())
+            cursor = page.next
+            if page.more or (page.changes and follow):
+                continue
+            if not follow:
+                return
+            feed.wait_blocking(cursor, poll_timeout)
 
     # --- export / import ----------------------------------------------------------------
     def export_lines(self, scope: str | Sequence[str] | None = None) -> Iterator[str]:

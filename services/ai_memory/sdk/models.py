@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ai_memory.core.record import MemoryState, MemoryType
 from ai_memory.wire.audit import AuditEntryOut, AuditOut
+from ai_memory.wire.changes import ChangeOut
 from ai_memory.wire.governance import InteractionIn, TurnIn
 from ai_memory.wire.models import (
     BatchItemOut,
@@ -48,6 +49,7 @@ __all__ = [
     "AuditOut",
     "BatchItemOut",
     "BatchWriteOut",
+    "ChangeOut",
     "DeleteOut",
     "Episode",
     "EpisodesOut",

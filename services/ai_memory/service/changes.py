@@ -28,6 +28,7 @@ from __future__ import annotations
 import base64
 import binascii
 import heapq
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +51,7 @@ MAX_TIMEOUT = 60.0  # seconds a long-poll may wait for the first change
 DEFAULT_TIMEOUT = 25.0  # under the usual 30 s idle timeout of proxies
 SCAN_PER_PARTITION = 5000  # records examined per partition and request (Kafka)
 MAX_POSITION = 2**62
+_POLL_SECONDS = 0.05  # a blocking wait on a partitioned log re-checks this often
 _CURSOR_VERSION = "c1"  # an audit cursor ("a1") is refused here, and the other way round
 
 KINDS = ("written", "state_changed", "forgotten")
@@ -194,6 +196,23 @@ class ChangeFeed:
         """True once the log has something after ``cursor`` (in any scope: the next
         page tells whether it is for this subscriber); False after ``timeout``."""
         return await self.watch.wait_beyond(self.positions(cursor), timeout)
+
+    def wait_blocking(self, cursor: str, timeout: float) -> bool:
+        """``wait`` for a caller without an event loop (the in-process client)."""
+        positions = self.positions(cursor)
+        deadline = time.monotonic() + timeout
+        while True:
+            if any(self._log.last_position(p) > pos for p, pos in positions.items()):
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            if len(positions) == 1:  # the embedded log: woken by the append itself
+                [(partition, after)] = positions.items()
+                return self._log.wait_for_events(
+                    after=after, timeout=remaining, partition=partition
+                )
+            time.sleep(min(_POLL_SECONDS, remaining))
 
     def close(self) -> None:
         self.watch.close()
