@@ -153,3 +153,23 @@ def test_unrelated_errors_pass_through() -> None:
     assert translate(KeyError("x")) is None
     with pytest.raises(KeyError), translate_errors():
         raise KeyError("x")
+
+
+def test_a_listing_page_examines_a_bounded_number_of_keys(
+    session: CassandraSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Type, state and tag have no index: a page stops after its key budget, short (even
+    empty) but with a cursor, and following the cursors still visits every match once."""
+    from ai_memory.adapters.cassandra import record_store as module
+    from ai_memory.core.listing import ListQuery
+    from tests.contract.record_listing_contract import flat, item, put, walk
+
+    monkeypatch.setattr(module, "LIST_SCAN_KEYS", 4)
+    store = CassandraRecordStore(session)
+    put(store, *(item(f"m{i:02d}", tags=("rare",) if i % 7 == 0 else ()) for i in range(30)))
+    first = store.list_records(ListQuery("default", tag="rare", limit=1))
+    assert [s.record.id for s in first.items] == ["m00"]
+    second = store.list_records(ListQuery("default", tag="rare", limit=1, after="m00"))
+    assert second.items == [] and second.next_after == "m04"  # budget spent, cursor moves
+    pages = walk(store, ListQuery("default", tag="rare", limit=1))
+    assert flat(pages) == ["m00", "m07", "m14", "m21", "m28"]
