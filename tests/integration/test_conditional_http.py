@@ -31,6 +31,8 @@ def test_etags_follow_the_version(client: TestClient) -> None:
     changed = client.put("/v1/memories/m1?wait=true", json=memory("v2"))
     assert changed.headers["etag"] == '"2"'
     assert client.get("/v1/memories/m1").headers["etag"] == '"2"'
+    posted = client.post("/v1/memories", json=memory("posted"))
+    assert posted.status_code == 201 and posted.headers["etag"] == '"1"'
 
 
 def test_if_match_on_put_and_delete(client: TestClient) -> None:

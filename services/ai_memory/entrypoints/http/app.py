@@ -161,6 +161,7 @@ def create_app(services: Services) -> FastAPI:
         if wait:
             await service.wait_for_async(result.position)
         response.status_code = 201 if result.created else 200
+        response.headers["ETag"] = etag(result.version)
         return result.to_json()
 
     @app.put(
