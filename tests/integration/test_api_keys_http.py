@@ -411,6 +411,7 @@ DOORS = {
     ("POST", "/v1/memories/search"): "checked",
     ("POST", "/v1/memories:batch"): "checked",
     ("GET", "/v1/export"): "checked",
+    ("GET", "/v1/changes"): "checked",
     ("PUT", "/v1/notes"): "checked",
     ("GET", "/v1/notes"): "checked",
     ("POST", "/v1/interactions"): "checked",
