@@ -183,6 +183,7 @@ class World:
     key_ids: dict[str, str] = field(default_factory=dict)
     # Victim markers acme's own requests wrote into acme (see ``leaks``).
     planted: set[str] = field(default_factory=set)
+    _http: httpx.Client | None = None
 
     @property
     def url(self) -> str:
@@ -195,6 +196,13 @@ class World:
     def headers(self, principal: str) -> dict[str, str]:
         value = self.tokens.get(principal)
         return {} if value is None else {"Authorization": value}
+
+    def http(self) -> httpx.Client:
+        """One keep-alive client for the module's requests (a client per request would
+        cost a TLS context each), closed with the world; keys go in each request."""
+        if self._http is None:
+            self._http = httpx.Client(base_url=self.url, timeout=60)
+        return self._http
 
     def client(self, principal: str) -> httpx.Client:
         return httpx.Client(base_url=self.url, headers=self.headers(principal), timeout=30)
@@ -224,6 +232,8 @@ class World:
         return rows
 
     def close(self) -> None:
+        if self._http is not None:
+            self._http.close()
         self.server.stop()
         self.container.close()
 
