@@ -76,6 +76,7 @@ from ai_memory.service.secret_policy import SecretGuard
 from ai_memory.service.shredding import ShreddingLog, source_interaction_keys
 from ai_memory.service.transfer import TransferService
 from ai_memory.service.unit_of_work import UnitsOfWork
+from ai_memory.service.vault_reconcile import VaultReconciled, reconcile_vault
 from ai_memory.settings import Settings
 
 PROJECTIONS = ("records", "index")
@@ -573,6 +574,23 @@ def build_sealer(s: Settings) -> Sealer | None:
     """The sealing stage of every serializer of this process, when encryption is on."""
     root = root_key(s)
     return None if root is None else Sealer(build_data_key_vault(s, root))
+
+
+def run_vault_reconcile(settings: Settings) -> VaultReconciled:
+    """``ai-memory vault reconcile``: destroy again every key whose forget is on the log
+    (after restoring a vault backup, or a destroy that failed)."""
+    s = settings.resolved()
+    root = root_key(s)
+    if root is None:
+        raise InvalidInput("AIMEM_ENCRYPTION", "on", "the vault is used only with encryption on")
+    # Tombstones and interaction ids are clear: the log is read without opening anything.
+    log = build_event_log(s, AvroEventSerializer(), writer=False)
+    vault = build_data_key_vault(s, root)
+    try:
+        return reconcile_vault(log, vault)
+    finally:
+        vault.close()
+        log.close()
 
 
 def build_key_store(s: Settings) -> KeyStore:

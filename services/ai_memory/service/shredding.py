@@ -30,7 +30,7 @@ RelatedKeys = Callable[[str, str], Sequence[str]]  # (tenant, memory id) → mor
 
 # Extracted memories get the ids extracted_memory_id(interaction, 0..n-1); an extractor
 # finds a handful per turn, this bounds the check.
-_MAX_EXTRACTED = 256
+MAX_EXTRACTED = 256
 
 
 def source_interaction_keys(store: RecordStore) -> RelatedKeys:
@@ -48,7 +48,7 @@ def source_interaction_keys(store: RecordStore) -> RelatedKeys:
         interaction = source.get("interaction_id") if isinstance(source, dict) else None
         if not isinstance(interaction, str):
             return []
-        derived = (extracted_memory_id(interaction, i) for i in range(_MAX_EXTRACTED))
+        derived = (extracted_memory_id(interaction, i) for i in range(MAX_EXTRACTED))
         return [interaction_key_id(interaction)] if memory_id in derived else []
 
     return related

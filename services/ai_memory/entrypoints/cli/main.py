@@ -69,6 +69,7 @@ def _server_command(name: str, module: str, attr: str, *, group: bool = False) -
 _server_command("replay", "ai_memory.entrypoints.cli.replay_cmd", "replay_cmd")
 _server_command("dead-letters", "ai_memory.entrypoints.cli.dead_letters_cmd", "app", group=True)
 _server_command("keys", "ai_memory.entrypoints.cli.keys_cmd", "app", group=True)
+_server_command("vault", "ai_memory.entrypoints.cli.vault_cmd", "app", group=True)
 _server_command("project", "ai_memory.entrypoints.cli.project_cmd", "project_cmd")
 _server_command("migrate", "ai_memory.entrypoints.cli.migrate_cmd", "migrate_cmd")
 _server_command("doctor", "ai_memory.entrypoints.cli.doctor_cmd", "doctor_cmd")

@@ -1,0 +1,47 @@
+"""``ai-memory vault reconcile``: bring the data-key vault in line with the log.
+
+Destroys again the key of every memory forgotten on the log (and of the turn it was
+extracted from) that the vault still holds: run it after restoring a vault backup, or
+after a forget whose key destroy failed. Needs ``AIMEM_ENCRYPTION=on`` and the same
+root key as the server. Safe while the server runs; idempotent.
+Exit codes: 0 done, 1 refused, 2 usage.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ai_memory.bootstrap import run_vault_reconcile
+from ai_memory.core.errors import AiMemoryError
+from ai_memory.settings import Settings, SettingsError
+
+app = typer.Typer(no_args_is_help=True, help="The data-key vault of crypto-shredding.")
+out = Console()
+err = Console(stderr=True)
+
+DataDir = Annotated[Path | None, typer.Option(envvar="AIMEM_DATA_DIR")]
+
+
+@app.command("reconcile")
+def reconcile_cmd(data_dir: DataDir = None) -> None:
+    """Destroy again every key whose forget is on the log."""
+    try:
+        settings = Settings.from_env(**({} if data_dir is None else {"data_dir": data_dir}))
+    except SettingsError as e:
+        err.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    try:
+        done = run_vault_reconcile(settings)
+    except AiMemoryError as e:
+        err.print(f"[red]{e.code}[/red]: {e}", markup=True)
+        raise typer.Exit(1) from None
+    out.print(
+        f"{len(done.destroyed)} keys destroyed again "
+        f"({done.tombstones} forgotten memories, {done.events} events read)"
+    )
+    for tenant, key_id in done.destroyed:
+        out.print(f"  {tenant} {key_id}", markup=False)

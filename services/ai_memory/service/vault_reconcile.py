@@ -1,0 +1,75 @@
+"""Destroy again every key whose forget is on the log: ``ai-memory vault reconcile``.
+
+The log is the record of every forget, so the vault can always be brought back in line
+with it. Two cases need that:
+
+* **a vault backup restored** — keys destroyed after the backup was taken are live again
+  in the restored copy (deploy/FORGETTING.md: backups must honour deletions);
+* **a destroy that failed** after its tombstone was appended (the vault was down): the
+  forget stands, but the key outlived it.
+
+A pass reads the whole log (clear fields only: a tombstone and an interaction's id are
+never sealed), then destroys the key of every tombstoned memory, and of every interaction
+one of whose extracted memories is tombstoned, that is not destroyed yet. Idempotent;
+cost O(log) reads and one vault read per tombstone, so it runs offline or on a schedule.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from ai_memory.core.data_keys import DataKeyVault, interaction_key_id, memory_key_id
+from ai_memory.core.events import InteractionRecorded, MemoryDeleted, MemoryWritten
+from ai_memory.core.governance.interactions import extracted_memory_id
+from ai_memory.core.ports import EventLog
+
+_PAGE = 1000
+
+
+@dataclass(frozen=True)
+class VaultReconciled:
+    events: int  # read from the log
+    tombstones: int
+    destroyed: list[tuple[str, str]]  # (tenant, key id) destroyed by this pass
+
+
+def reconcile_vault(log: EventLog, vault: DataKeyVault) -> VaultReconciled:
+    tombstoned: dict[str, set[str]] = defaultdict(set)
+    written: dict[str, set[str]] = defaultdict(set)
+    interactions: dict[str, list[str]] = defaultdict(list)
+    events = 0
+    for partition in log.partitions():
+        after = 0
+        while page := log.read(after=after, limit=_PAGE, partition=partition):
+            for logged in page:
+                event = logged.event
+                if isinstance(event, MemoryWritten):
+                    written[event.header.tenant].add(event.record.id)
+                elif isinstance(event, MemoryDeleted):
+                    tombstoned[event.header.tenant].add(event.memory_id)
+                elif isinstance(event, InteractionRecorded):
+                    interactions[event.header.tenant].append(event.interaction_id)
+            events += len(page)
+            after = page[-1].position
+    doomed = [(t, memory_key_id(m)) for t, ids in tombstoned.items() for m in sorted(ids)]
+    for tenant, turns in interactions.items():
+        gone, seen = tombstoned.get(tenant, set()), written[tenant]
+        for turn in turns:
+            if any(m in gone for m in _extracted(turn, seen)):
+                doomed.append((tenant, interaction_key_id(turn)))
+    destroyed = []
+    for tenant, key_id in doomed:
+        if not vault.destroyed(tenant, key_id):
+            vault.destroy(tenant, key_id)
+            destroyed.append((tenant, key_id))
+    return VaultReconciled(events, sum(len(ids) for ids in tombstoned.values()), destroyed)
+
+
+def _extracted(interaction_id: str, written: set[str]) -> list[str]:
+    """The ids of the memories extracted from a turn: 0, 1, … as long as they were
+    written (one turn's memories are appended together, so their indexes are contiguous)."""
+    found: list[str] = []
+    while (m := extracted_memory_id(interaction_id, len(found))) in written:
+        found.append(m)
+    return found
