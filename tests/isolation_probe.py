@@ -238,7 +238,7 @@ class World:
         self.container.close()
 
 
-def _issue(world: World, tenant_name: str, role: str, scopes: list[str], **kw: Any) -> str:
+def issue(world: World, tenant_name: str, role: str, scopes: list[str], **kw: Any) -> str:
     keys = world.container.services.keys
     assert keys is not None
     issued = keys.create(tenant=tenant_name, role=role, scopes=scopes, name=role, **kw)
@@ -253,24 +253,24 @@ def _keys(world: World) -> None:
     def bearer(token: str) -> str:
         return f"Bearer {token}"
 
-    admin = _issue(world, ATTACKER, "admin", ["*"])
+    admin = issue(world, ATTACKER, "admin", ["*"])
     world.tokens["admin"] = bearer(admin)
-    world.tokens["writer"] = bearer(_issue(world, ATTACKER, "writer", [WRITER_SCOPE]))
-    world.tokens["reader"] = bearer(_issue(world, ATTACKER, "reader", [READER_SCOPE]))
-    world.tokens["operator"] = bearer(_issue(world, ATTACKER, "operator", ["*"]))
+    world.tokens["writer"] = bearer(issue(world, ATTACKER, "writer", [WRITER_SCOPE]))
+    world.tokens["reader"] = bearer(issue(world, ATTACKER, "reader", [READER_SCOPE]))
+    world.tokens["operator"] = bearer(issue(world, ATTACKER, "operator", ["*"]))
     world.tokens["malformed"] = "Bearer aimem_not-a-key_%2e%2e"
     revoked = keys.create(tenant=ATTACKER, role="admin", scopes=["*"], name="revoked")
     keys.revoke(revoked.key.key_id)
     world.tokens["revoked"] = bearer(revoked.token)
-    expired = _issue(world, ATTACKER, "admin", ["*"], expires_in=timedelta(minutes=1))
+    expired = issue(world, ATTACKER, "admin", ["*"], expires_in=timedelta(minutes=1))
     world.tokens["expired"] = bearer(expired)
     # A real key id with another secret of the right shape.
     prefix, key_id, secret = admin.split("_", 2)
     forged = secret[:-4] + ("AAAA" if not secret.endswith("AAAA") else "BBBB")
     world.tokens["wrong_secret"] = bearer(f"{prefix}_{key_id}_{forged}")
     world.tokens["basic_auth"] = "Basic YWNtZTphZG1pbg=="
-    world.victim_tokens["admin"] = bearer(_issue(world, VICTIM, "admin", ["*"]))
-    world.victim_tokens["writer"] = bearer(_issue(world, VICTIM, "writer", [WRITER_SCOPE]))
+    world.victim_tokens["admin"] = bearer(issue(world, VICTIM, "admin", ["*"]))
+    world.victim_tokens["writer"] = bearer(issue(world, VICTIM, "writer", [WRITER_SCOPE]))
 
 
 def _seed(world: World, who: Tenant, authorization: str) -> None:

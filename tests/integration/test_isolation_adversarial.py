@@ -39,6 +39,7 @@ from tests.isolation_probe import (
     READER_SCOPE,
     WRITER_SCOPE,
     World,
+    issue,
     leaks,
     problem_code,
     raw_of,
@@ -1031,6 +1032,36 @@ def test_every_operation_is_attacked(world: World) -> None:
     )
     stale = sorted(set(OPERATIONS) - found)
     assert not stale, f"OPERATIONS lists operations the app no longer has: {stale}"
+
+
+def test_scores_owe_nothing_to_another_tenant(world: World) -> None:
+    """How rare a word is (keyword IDF) and every other input of a score come from the
+    searching tenant's own memories: a third tenant flooding the query's words changes no
+    score, rank or component of acme's search — else scores would count its memories."""
+    queries = [
+        search(query="zebrafish ledger quarterly", mode=mode, top_k=10)
+        for mode in ("keyword", "hybrid")
+    ]
+    initech = issue(world, "initech", "admin", ["*"])
+    flood = [
+        memory("team:data", f"Zebrafish {i} and the quarterly zebrafish count.", id=f"in-{i}")
+        for i in range(40)
+    ]
+    with world.client("admin") as acme:
+        for memory_id, text in [
+            ("ac-zebrafish", "The zebrafish lab reports weekly."),
+            ("ac-ledger", "The ledger closes quarterly."),
+        ]:
+            r = acme.put(f"/v1/memories/{memory_id}?wait=true", json=memory("team:data", text))
+            assert r.status_code == 201, r.text
+        before = [acme.post("/v1/memories/search", json=q).json() for q in queries]
+        assert all(page["results"] for page in before)
+        headers = {"Authorization": f"Bearer {initech}"}
+        with httpx.Client(base_url=world.url, headers=headers, timeout=60) as other:
+            r = other.post("/v1/memories:batch?wait=true", json={"items": flood})
+            assert r.status_code == 200, r.text
+        after = [acme.post("/v1/memories/search", json=q).json() for q in queries]
+    assert after == before
 
 
 def test_zz_the_victim_is_unchanged(world: World, victim_before: list[Any]) -> None:
