@@ -77,15 +77,24 @@ class Replicator:
         follow: bool = False,
         save: Callable[[str], None] | None = None,
         poll_timeout: float = 20.0,
+        progress: SyncReport | None = None,
+        stop: Callable[[], bool] | None = None,
     ) -> SyncReport:
         """Settle everything after ``cursor``; with ``follow``, keep going as changes come
-        (until interrupted)."""
-        report = SyncReport(cursor=cursor)
-        while True:
-            entries = list(
-                itertools.islice(
-                    self.source.changes(self.scope, since=report.cursor, follow=False),
-                    self.batch,
+        until interrupted or ``stop()`` says so (checked after each batch settled).
+        ``progress``: the report to count into (still readable after an interruption)."""
+        report = progress or SyncReport()
+        report.cursor = cursor
+        while stop is None or not stop():
+            # "now" is resolved by the server at each request: only one request may see it.
+            entries = (
+                []
+                if report.cursor == "now"
+                else list(
+                    itertools.islice(
+                        self.source.changes(self.scope, since=report.cursor, follow=False),
+                        self.batch,
+                    )
                 )
             )
             if not entries:
@@ -94,11 +103,12 @@ class Replicator:
                 waiting = self.source.changes(
                     self.scope, since=report.cursor, poll_timeout=poll_timeout
                 )
-                entries = [next(waiting)]  # blocks until the source changes
+                entries = [next(waiting)]  # long-polls until the source changes
             self.settle(entries, report)
             report.cursor = entries[-1].cursor
             if save is not None:
                 save(report.cursor)
+        return report
 
     def settle(self, entries: Sequence[ChangeOut], report: SyncReport) -> None:
         """Make both instances agree on every memory ``entries`` name."""

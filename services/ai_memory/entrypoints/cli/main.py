@@ -22,6 +22,7 @@ from rich.console import Console
 
 from ai_memory.core.hosts import is_loopback
 from ai_memory.entrypoints.cli.launcher import explain, missing_extra
+from ai_memory.entrypoints.cli.sync_cmd import sync_cmd
 from ai_memory.entrypoints.cli.transfer_cmds import api_key, export_cmd, import_cmd
 from ai_memory.sdk import ApiError, MemoryClient, MemoryIn
 
@@ -36,6 +37,7 @@ app = typer.Typer(
 )
 app.command("export")(export_cmd)
 app.command("import")(import_cmd)
+app.command("sync")(sync_cmd)
 err = Console(stderr=True)
 
 
