@@ -33,7 +33,15 @@ WRITER_SCOPE, READER_SCOPE = "user:alice", "team:data"
 # The keys the attacks are made with. The valid ones are acme's; the broken ones are
 # refused at the door whatever they aim at.
 VALID = ("admin", "writer", "reader", "operator")
-BROKEN = ("no_key", "malformed", "revoked", "expired", "wrong_secret", "basic_auth")
+BROKEN = (
+    "no_key",
+    "malformed",
+    "revoked",
+    "revoked_after_use",
+    "expired",
+    "wrong_secret",
+    "basic_auth",
+)
 PRINCIPALS = VALID + BROKEN
 
 # Every 401 and 403 answer carries one of these stable codes (auth.py, core/access).
@@ -264,6 +272,14 @@ def _keys(world: World) -> None:
     world.tokens["revoked"] = bearer(revoked.token)
     expired = issue(world, ATTACKER, "admin", ["*"], expires_in=timedelta(minutes=1))
     world.tokens["expired"] = bearer(expired)
+    # Keys the gateway has already seen (and cached): refused all the same once revoked
+    # or expired.
+    used = keys.create(tenant=ATTACKER, role="admin", scopes=["*"], name="revoked later")
+    world.tokens["revoked_after_use"] = bearer(used.token)
+    for name in ("revoked_after_use", "expired"):
+        with world.client(name) as http:
+            assert http.get("/v1/export", params={"scope": "public"}).status_code == 200
+    keys.revoke(used.key.key_id)
     # A real key id with another secret of the right shape.
     prefix, key_id, secret = admin.split("_", 2)
     forged = secret[:-4] + ("AAAA" if not secret.endswith("AAAA") else "BBBB")

@@ -728,6 +728,13 @@ def attacks_scope_view(path: str) -> list[Attack]:
             expect(200, 403, 403),
             params={"scope": GLOBEX.own_scope},
         ),
+        Attack(
+            "globex's agent notebook",
+            g,
+            path,
+            expect(200, 403, 403),
+            params={"scope": f"agent:{GLOBEX.agent}"},
+        ),
         Attack("a scope both have", g, path, expect(200, 200, 403), params={"scope": WRITER_SCOPE}),
         Attack(
             "outside the allow-list", g, path, expect(200, 403, 200), params={"scope": READER_SCOPE}
