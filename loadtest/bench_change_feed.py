@@ -1,6 +1,6 @@
 """How soon a write shows up in a change-feed subscriber: p50 and p95 from one run.
 
-    python -m loadtest.bench_change_feed [--writes 300] [--interval 0.02]
+    python -m loadtest.bench_change_feed [--writes 300] [--interval 0.02] [--two-instances]
 
 Instance A is the real server (``ai-memory serve``, embedded log) in its own process on
 a fresh data dir. Agent 2 subscribes to A's feed over Server-Sent Events
@@ -9,6 +9,11 @@ process; agent 1 writes memories to A over HTTP (``PUT``, no ``wait``) one every
 ``--interval`` seconds. The latency of a write is from just before its request is sent
 to the moment its ``written`` entry is parsed from the stream: the HTTP write, the
 append, the feed's wake-up on the log and the SSE frame.
+
+``--two-instances``: two agents on two instances. Instance B runs too, ``ai-memory sync
+--from A --to B --scope team:bench --follow`` (the real command, its own process)
+replicates A's changes to B, and the subscriber follows **B's** feed: the latency adds
+A's feed long-poll, the reads on both and the import on B.
 """
 
 from __future__ import annotations
@@ -101,13 +106,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--writes", type=int, default=300)
     parser.add_argument("--interval", type=float, default=0.02)
+    parser.add_argument("--two-instances", action="store_true")
     args = parser.parse_args()
     a = Instance("a")
+    b = Instance("b") if args.two_instances else None
+    sync: subprocess.Popen[bytes] | None = None
+    if b is not None:
+        (WORK / "sync.json").unlink(missing_ok=True)
+        state = ["--state", str(WORK / "sync.json")]
+        command = ["sync", "--from", a.url, "--to", b.url, "--scope", SCOPE, "--follow", *state]
+        sync = subprocess.Popen(
+            [sys.executable, "-m", "ai_memory.entrypoints.cli", *command],
+            stdout=subprocess.DEVNULL,
+            stderr=(WORK / "sync.log").open("wb"),
+        )
+    watched = a if b is None else b
     try:
         arrived: dict[str, float] = {}
         ready, done = threading.Event(), threading.Event()
         subscriber = threading.Thread(
-            target=subscribe, args=(a.url, arrived, ready, done), daemon=True
+            target=subscribe, args=(watched.url, arrived, ready, done), daemon=True
         )
         subscriber.start()
         if not ready.wait(30):
@@ -129,15 +147,26 @@ def main() -> None:
         while len(arrived) < len(sent) and time.monotonic() < deadline:
             time.sleep(0.05)
         done.set()
+        lost = sorted(set(sent) - set(arrived))
+        if lost:  # why: is the memory on the watched instance at all?
+            with httpx.Client(base_url=watched.url, timeout=30) as check:
+                there = {m: check.get(f"/v1/memories/{m}").status_code for m in lost}
+            print(f"not seen in the feed: {there}")
         latencies = [(arrived[m] - t) * 1000 for m, t in sent.items() if m in arrived]
         missing = len(sent) - len(latencies)
-        print(f"writes: {len(sent)}, seen in the feed: {len(latencies)}, missing: {missing}")
+        where = "B's feed (synced from A)" if b is not None else "A's feed"
+        print(f"writes: {len(sent)}, seen in {where}: {len(latencies)}, missing: {missing}")
         print(
             f"write → feed subscriber, ms: p50 {percentile(latencies, 0.5):.1f}"
             f" / p95 {percentile(latencies, 0.95):.1f} / max {max(latencies):.1f}"
         )
     finally:
-        a.stop()
+        if sync is not None:
+            sync.terminate()
+            sync.wait(15)
+        for instance in (a, b):
+            if instance is not None:
+                instance.stop()
 
 
 if __name__ == "__main__":

@@ -68,7 +68,7 @@ def test_the_feed_lists_writes_states_and_forgets_in_order_without_content(
         ("forgotten", "a2", "team:x", 1, None),
     ]
     assert all(
-        set(e) == {"cursor", "kind", "id", "scope", "version", "state", "at", "actor"}
+        set(e) == {"cursor", "kind", "id", "scope", "version", "state", "at", "actor", "position"}
         for e in entries
     )
     assert {e["actor"] for e in entries} == {f"key:{admin.split('_')[1]}"}

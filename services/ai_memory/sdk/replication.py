@@ -114,11 +114,17 @@ class Replicator:
         """Make both instances agree on every memory ``entries`` name."""
         report.entries += len(entries)
         scopes = {e.id: e.scope for e in entries}
+        # The feed reads the log; a read reads the projections, which may lag behind it.
+        positions = {e.id: e.position for e in entries}
         forgotten = {e.id for e in entries if e.kind == "forgotten"}
         to_target: list[dict[str, Any]] = []
         to_source: list[dict[str, Any]] = []
         for memory_id, scope in scopes.items():
-            mine = _GONE if memory_id in forgotten else _read(self.source, memory_id)
+            mine = (
+                _GONE
+                if memory_id in forgotten
+                else _read(self.source, memory_id, positions[memory_id])
+            )
             theirs = _read(self.target, memory_id)
             if mine == _GONE or theirs == _GONE:
                 tombstone = {"kind": "tombstone", "id": memory_id, "scope": scope, "reason": "sync"}
@@ -145,10 +151,11 @@ class Replicator:
                 client.import_bundle(_ordered(lines), wait=True, source_name="sync")
 
 
-def _read(client: MemoryApi, memory_id: str) -> dict[str, Any] | str | None:
-    """The record as JSON, ``_GONE`` when forgotten, None when never there."""
+def _read(client: MemoryApi, memory_id: str, position: int = 0) -> dict[str, Any] | str | None:
+    """The record as JSON (as of ``position`` at least), ``_GONE`` when forgotten, None
+    when never there."""
     try:
-        return client.get(memory_id).model_dump(mode="json")
+        return client.get(memory_id, min_position=position).model_dump(mode="json")
     except GoneError:
         return _GONE
     except NotFoundError:

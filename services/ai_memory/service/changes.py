@@ -67,6 +67,7 @@ class Change:
     state: str | None  # written/state_changed: the state after it; forgotten: None
     at: str  # when it happened (ISO 8601)
     actor: str
+    position: int  # the event's log position: a read with min_position sees the change
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +79,7 @@ class Change:
             "state": self.state,
             "at": self.at,
             "actor": self.actor,
+            "position": self.position,
         }
 
 
@@ -116,11 +118,19 @@ def decode_cursor(cursor: str, partitions: Sequence[int], field: str = "since") 
 def change_of(logged: LoggedEvent, cursor: str) -> Change | None:
     """The feed's entry for an event (None for events that change no memory)."""
     event = logged.event
-    at, actor = event.header.occurred_at.isoformat(), event.header.actor
+    at, actor, position = event.header.occurred_at.isoformat(), event.header.actor, logged.position
     if isinstance(event, MemoryWritten):
         record = event.record
         return Change(
-            cursor, "written", record.id, record.scope, event.version, event.state.value, at, actor
+            cursor,
+            "written",
+            record.id,
+            record.scope,
+            event.version,
+            event.state.value,
+            at,
+            actor,
+            position,
         )
     if isinstance(event, MemoryStateChanged):
         return Change(
@@ -132,10 +142,19 @@ def change_of(logged: LoggedEvent, cursor: str) -> Change | None:
             event.to_state.value,
             at,
             actor,
+            position,
         )
     if isinstance(event, MemoryDeleted):
         return Change(
-            cursor, "forgotten", event.memory_id, event.scope, event.version, None, at, actor
+            cursor,
+            "forgotten",
+            event.memory_id,
+            event.scope,
+            event.version,
+            None,
+            at,
+            actor,
+            position,
         )
     return None
 

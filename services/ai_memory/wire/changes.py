@@ -23,3 +23,6 @@ class ChangeOut(BaseModel):
     state: str | None = Field(description="The state after the change; null when forgotten.")
     at: str = Field(description="When it happened (ISO 8601).")
     actor: str = Field(description="Who caused it: the API key (key:<id>) or a component.")
+    position: int = Field(
+        description="The change's log position: a read with min_position=position sees it."
+    )
