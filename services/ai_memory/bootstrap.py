@@ -24,6 +24,7 @@ SQLite paths follow the SQLAlchemy convention: `sqlite:///rel/path` is relative,
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -543,9 +544,12 @@ def root_key(s: Settings) -> bytes | None:
     from ai_memory.adapters.root_key import load_root_key
 
     s = s.resolved()
+    configured = s.root_key.get_secret_value()
+    if scheme_of(s.event_log_url) == "memory" and not configured.strip():
+        return os.urandom(32)  # nothing survives the process, so neither does its key
     s.data_dir.mkdir(parents=True, exist_ok=True)
     shared = scheme_of(s.record_store_url) == "cassandra"
-    return load_root_key(s.root_key.get_secret_value(), s.data_dir, embedded=not shared)
+    return load_root_key(configured, s.data_dir, embedded=not shared)
 
 
 def index_tag_key(root: bytes | None) -> bytes | None:

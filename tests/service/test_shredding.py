@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
 from ai_memory.adapters.memory import MemoryEventLog, MemoryRecordStore
+from ai_memory.bootstrap import build
 from ai_memory.core.data_keys import interaction_key_id, memory_key_id
 from ai_memory.core.errors import Unavailable
 from ai_memory.core.events import DomainEvent, LoggedEvent
 from ai_memory.core.governance.interactions import extracted_memory_id
+from ai_memory.core.ports import Embedder
 from ai_memory.core.projection import project_records
 from ai_memory.serialization import AvroEventSerializer
 from ai_memory.service.shredding import ShreddingLog, source_interaction_keys
-from tests.factories import deleted, record, written
+from ai_memory.settings import Settings
+from tests.factories import FixedClock, deleted, record, written
+from tests.service.conftest import MEMORY
 
 
 class FailingLog(MemoryEventLog):
@@ -76,3 +81,22 @@ def test_a_memory_extracted_from_a_turn_takes_the_turn_s_key_with_it() -> None:
     )
     shredding.append([deleted(extracted)])
     assert destroyed == [memory_key_id(extracted), interaction_key_id("turn-1")]
+
+
+def test_an_in_memory_container_with_encryption_on_writes_nothing_to_disk(
+    tmp_path: Path, clock: FixedClock, embedder: Embedder
+) -> None:
+    settings = Settings(
+        data_dir=tmp_path, event_log_url=MEMORY, record_store_url=MEMORY, index_url=MEMORY
+    )
+    c = build(settings.model_copy(update={"encryption": "on"}), clock=clock, embedder=embedder)
+    c.start()
+    try:
+        body = {"type": "fact", "content": "x", "scope": "user:a", "source_agent": "a"}
+        written_ = c.service.write("acme", body, memory_id="m1", wait=True)
+        c.service.delete("acme", "m1", actor="a", wait=True)
+        assert c.sealer is not None and c.sealer.vault.destroyed("acme", memory_key_id("m1"))
+        assert written_.version == 1
+    finally:
+        c.close()
+    assert list(tmp_path.iterdir()) == []  # not even a root key: nothing outlives the process
