@@ -132,6 +132,8 @@ class Container:
             self.governor.stop()
         if self.service.recalls is not None:
             self.service.recalls.stop()  # appends what is still pending
+        if self.services.changes is not None:
+            self.services.changes.close()  # the feed's watchers of the log
         self.projections.drain(timeout=5.0)
         self.projections.stop()
         if self.dead_letters is not None:

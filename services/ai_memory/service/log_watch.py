@@ -64,9 +64,9 @@ class LogWatch:
                 self._waiters = [w for w in self._waiters if w is not waiter]
 
     def close(self) -> None:
+        """Stop the watchers (each ends within its wait slice; they are daemons, so the
+        log may close meanwhile: a failure after ``close`` is expected and not logged)."""
         self._stop.set()
-        for thread in list(self._threads.values()):
-            thread.join(_WAIT_SLICE * 2)
 
     def _advanced(self, waiter: _Waiter) -> bool:
         return any(self._heads.get(p, 0) > pos for p, pos in waiter.after.items())
@@ -102,7 +102,8 @@ class LogWatch:
                     if time.monotonic() - idle_since >= IDLE_SECONDS:
                         return
         except Exception:  # the log is down: waiters time out and their clients poll again
-            log.exception("change feed: watching partition %d of the log failed", partition)
+            if not self._stop.is_set():
+                log.exception("change feed: watching partition %d of the log failed", partition)
         finally:
             with self._lock:
                 self._threads.pop(partition, None)

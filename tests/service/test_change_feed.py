@@ -1,0 +1,90 @@
+"""``ChangeFeed`` over the embedded SQLite log (scope filter inside the query) and over
+the in-memory log (filtered after decoding) gives the same entries; cursors resume after
+each entry; bad cursors name the field; ``LogWatch`` wakes a waiter on an append."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ai_memory.bootstrap import Container, build
+from ai_memory.core.errors import InvalidInput
+from ai_memory.core.ports import ChangeReads
+from ai_memory.service.changes import encode_cursor
+from ai_memory.settings import Settings
+from tests.factories import FixedClock
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+def built(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Container]:
+    extra = {}
+    if request.param == "memory":
+        extra = {"event_log_url": "memory://", "record_store_url": "memory://"}
+    container = build(Settings(data_dir=tmp_path / "data", **extra), clock=FixedClock())
+    container.start()
+    yield container
+    container.close()
+
+
+def write(c: Container, tenant: str, memory_id: str, scope: str, content: str = "x") -> None:
+    body = {"id": memory_id, "type": "fact", "scope": scope, "source_agent": "a"}
+    c.service.write(tenant, {**body, "content": f"{memory_id} {content}"}, wait=True)
+
+
+def test_entries_scopes_and_cursors(built: Container) -> None:
+    feed = built.services.changes
+    assert feed is not None
+    assert isinstance(built.log, ChangeReads) == (built.settings.event_log_url != "memory://")
+    write(built, "acme", "a1", "user:alice")
+    write(built, "acme", "b1", "user:bob")
+    write(built, "globex", "g1", "user:alice")
+    write(built, "acme", "a1", "user:alice", "changed")
+    built.service.delete("acme", "b1", actor="test", reason="r")
+    everything = feed.page("acme", None)
+    assert [(c.kind, c.id, c.version) for c in everything.changes] == [
+        ("written", "a1", 1),
+        ("written", "b1", 1),
+        ("written", "a1", 2),
+        ("forgotten", "b1", 1),
+    ]
+    assert not everything.more
+    alice = feed.page("acme", ["user:alice"], limit=1)
+    assert [c.id for c in alice.changes] == ["a1"] and alice.more
+    rest = feed.page("acme", ["user:alice"], since=alice.changes[0].cursor)
+    assert [(c.id, c.version) for c in rest.changes] == [("a1", 2)]
+    assert feed.page("acme", [], since=None).changes == []
+    assert feed.page("acme", ["user:alice"], since=rest.next).changes == []
+
+
+def test_bad_cursors_name_their_field(built: Container) -> None:
+    feed = built.services.changes
+    assert feed is not None
+    for bad in ("", "!!", "YTF8MDow", encode_cursor({7: 1})):
+        with pytest.raises(InvalidInput) as e:
+            feed.page("acme", None, since=bad or "x", field="Last-Event-ID")
+        assert e.value.field == "Last-Event-ID"
+    with pytest.raises(InvalidInput) as e:
+        feed.page("acme", None, limit=0)
+    assert e.value.field == "limit"
+
+
+def test_a_waiter_wakes_on_an_append(built: Container) -> None:
+    feed = built.services.changes
+    assert feed is not None
+    start = feed.start()
+
+    async def wait() -> tuple[bool, float]:
+        began = time.monotonic()
+        woke = await feed.wait(start, 10)
+        return woke, time.monotonic() - began
+
+    threading.Timer(0.2, lambda: write(built, "acme", "late", "public")).start()
+    woke, waited = asyncio.run(wait())
+    assert woke and waited < 5
+    assert not asyncio.run(feed.wait(feed.start(), 0.2))  # nothing new: times out
+    assert feed.wait_blocking(start, 0.1)
