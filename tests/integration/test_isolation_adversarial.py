@@ -753,6 +753,10 @@ def mcp_call(name: str, **arguments: Any) -> dict[str, Any]:
 MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 
 
+def a2a_rpc(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+
+
 def a2a_send(**data: Any) -> dict[str, Any]:
     message = {"role": "ROLE_USER", "messageId": "iso-1", "parts": [{"data": data}]}
     return {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
@@ -887,12 +891,24 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         headers=MCP_HEADERS,
     ),
     ("DELETE", "/mcp"): simple("DELETE", "/mcp", expect(405, 405, 405, 405), headers=MCP_HEADERS),
-    ("POST", "/a2a"): simple(
-        "POST",
-        "/a2a",
-        ANY_KEY,
+    # Each skill is attacked through the official client in test_isolation_agent_tools.py;
+    # here the JSON-RPC methods around them: replies are messages, so no task (and no
+    # other tenant's task) is ever kept to list or fetch.
+    ("POST", "/a2a"): Operation(
+        lambda _w: [
+            Attack(
+                "search",
+                "POST",
+                "/a2a",
+                ANY_KEY,
+                json=a2a_send(skill="memory.search", query="oolong tea"),
+            ),
+            Attack("list tasks", "POST", "/a2a", ANY_KEY, json=a2a_rpc("ListTasks", {})),
+            Attack(
+                "get a task", "POST", "/a2a", ANY_KEY, json=a2a_rpc("GetTask", {"id": "gx-task"})
+            ),
+        ],
         headers={"A2A-Version": "1.0"},
-        json=a2a_send(skill="memory.search", query="oolong tea"),
     ),
 }
 
