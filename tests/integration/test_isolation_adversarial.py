@@ -23,12 +23,15 @@ import json
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from ai_memory.bootstrap import build
 from ai_memory.core.listing import encode_cursor
+from ai_memory.settings import Settings
 from tests.isolation_probe import (
     ACME,
     BROKEN,
@@ -38,6 +41,7 @@ from tests.isolation_probe import (
     PRINCIPALS,
     READER_SCOPE,
     WRITER_SCOPE,
+    LiveServer,
     World,
     issue,
     leaks,
@@ -1080,6 +1084,39 @@ def test_scores_owe_nothing_to_another_tenant(world: World) -> None:
             assert r.status_code == 200, r.text
         after = [acme.post("/v1/memories/search", json=q).json() for q in queries]
     assert after == before
+
+
+def test_a_quota_counts_only_the_tenants_own_memories(tmp_path: Path) -> None:
+    """A tenant's stored-memories quota is its own: another tenant at its quota does not
+    refuse it, and the refusal counts (and tells) only the tenant's own memories."""
+    container = build(Settings(data_dir=tmp_path / "data", tenant_max_memories=3))
+    container.start()
+    server = LiveServer(container)
+    try:
+        keys = container.services.keys
+        assert keys is not None
+        tokens = {
+            t: keys.create(tenant=t, role="admin", scopes=["*"], name="q").token
+            for t in ("acme", "globex")
+        }
+
+        def write(tenant: str, n: int) -> httpx.Response:
+            headers = {"Authorization": f"Bearer {tokens[tenant]}"}
+            body = memory("team:data", f"{tenant} memory number {n}.")
+            return httpx.post(f"{server.url}/v1/memories?wait=true", json=body, headers=headers)
+
+        for n in range(3):
+            assert write("globex", n).status_code == 201
+        refused = write("globex", 3)
+        assert (refused.status_code, problem_code(refused)) == (403, "quota_exceeded")
+        for n in range(3):
+            assert write("acme", n).status_code == 201, "globex's memories counted for acme"
+        refused = write("acme", 3)
+        assert (refused.status_code, problem_code(refused)) == (403, "quota_exceeded")
+        assert "holds 3" in refused.json()["detail"]
+    finally:
+        server.stop()
+        container.close()
 
 
 @pytest.mark.xfail(
