@@ -141,14 +141,17 @@ def router(
 async def _long_poll(
     feed: ChangeFeed, read: Callable[[str | None], ChangePage], cursor: str | None, wait: float
 ) -> ChangePage:
-    """The first page with something in it, or the last empty one after ``wait`` s."""
+    """The first page with something in it, or the last empty one after ``wait`` s. An
+    empty page with ``more`` (a Kafka scan that met only other scopes) is read on only
+    until the deadline: one request never walks the whole log."""
     deadline = time.monotonic() + wait
     page = await run_in_threadpool(read, cursor)
     while not page.changes:
-        if not page.more:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not await feed.wait(page.next, remaining):
-                return page
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return page
+        if not page.more and not await feed.wait(page.next, remaining):
+            return page
         page = await run_in_threadpool(read, page.next)
     return page
 
