@@ -247,6 +247,16 @@ def attacks_upsert() -> list[Attack]:
             check=created_fresh,
             plants=(GX("bob").id,),
         ),
+        # A precondition is judged against acme's memory of that id (none): never
+        # against globex's version 1, which would let the write through.
+        Attack(
+            "globex's id at globex's version",
+            p,
+            f"/v1/memories/{GX('alice').id}",
+            expect(412, 412, 403),
+            json=memory(WRITER_SCOPE),
+            headers={"If-Match": '"1"'},
+        ),
         Attack(
             "the shared id, moved to another scope",
             p,
@@ -277,6 +287,14 @@ def attacks_read() -> list[Attack]:
     return [
         Attack("globex's exact id", g, f"/v1/memories/{GX('alice').id}", not_found),
         Attack("globex's forgotten id", g, f"/v1/memories/{GX('gone').id}", not_found),
+        # A 304 would say globex's memory exists at that version.
+        Attack(
+            "globex's id, if not at globex's version",
+            g,
+            f"/v1/memories/{GX('alice').id}",
+            not_found,
+            headers={"If-None-Match": '"1"'},
+        ),
         Attack("globex's own-scope id", g, f"/v1/memories/{GX('rota').id}", not_found),
         Attack("globex's public id", g, f"/v1/memories/{GX('public').id}", not_found),
         # acme's shared-1 is in user:alice; globex's (team:data) must not answer the reader.
@@ -302,6 +320,13 @@ def attacks_forget() -> list[Attack]:
             "globex's exact id", d, f"/v1/memories/{GX('delete-target').id}", expect(404, 404, 403)
         ),
         Attack("globex's forgotten id", d, f"/v1/memories/{GX('gone').id}", expect(404, 404, 403)),
+        Attack(
+            "globex's id at globex's version",
+            d,
+            f"/v1/memories/{GX('alice').id}",
+            expect({404, 412}, {404, 412}, 403),
+            headers={"If-Match": '"1"'},
+        ),
         Attack("own team:data", d, f"/v1/memories/{AC('write-target').id}", expect(200, 403, 403)),
         *read_tricks(d),
     ]
