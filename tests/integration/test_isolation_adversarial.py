@@ -570,6 +570,14 @@ def attacks_export() -> list[Attack]:
             params={"scope": GLOBEX.own_scope},
             check=own,
         ),
+        Attack(
+            "outside the allow-list",
+            g,
+            path,
+            expect(200, 403, 200),
+            params={"scope": READER_SCOPE},
+            check=own,
+        ),
         Attack("public", g, path, expect(200, 200, 200), params={"scope": "public"}, check=own),
         Attack(
             "mixed allowed and forbidden",
