@@ -122,6 +122,18 @@ TOOL_ATTACKS: dict[str, list[ToolAttack]] = {
             plants=(GX("bob").id,),
         ),
         ToolAttack("outside the allow-list", fact(READER_SCOPE), forbidden_write()),
+        # acme's own memories outside the writer's scopes: refused before anything is
+        # told of them (not scope_immutable, nor memory_forgotten).
+        ToolAttack(
+            "own team:data id, into the writer's scope",
+            fact(WRITER_SCOPE, id=AC("data").id),
+            expect("scope_immutable", "scope_forbidden", "role_forbidden"),
+        ),
+        ToolAttack(
+            "own forgotten team:data id",
+            fact(WRITER_SCOPE, id=AC("gone").id),
+            expect("memory_forgotten", "scope_forbidden", "role_forbidden"),
+        ),
         ToolAttack("public is read-only", fact("public"), forbidden_write()),
         ToolAttack("wildcard scope", fact("user:*"), forbidden_write()),
         ToolAttack(

@@ -117,7 +117,13 @@ class AgentTools:
         validate_content(args["content"], self.service.limits)
         keys = ("type", "content", "scope", "source_agent", "tags", "ttl")
         body = {k: args[k] for k in keys if k in args}
-        result = self.service.write(tenant, body, memory_id=args.get("id"), wait=True)
+        result = self.service.write(
+            tenant,
+            body,
+            memory_id=args.get("id"),
+            wait=True,
+            authorize=lambda scope: _require(who, "write", scope),
+        )
         status = "created" if result.created else "updated" if result.changed else "unchanged"
         return ToolOutput({"id": result.record.id, "status": status, **result.to_json()})
 

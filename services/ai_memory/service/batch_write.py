@@ -225,7 +225,7 @@ def write_many(
         parsed.append((index, record, body.get("created_at") is not None))
     if parsed:
         with units.begin(tenant, BATCH_ACTOR) as uow:
-            results |= _decide_and_append(uow, parsed)
+            results |= _decide_and_append(uow, parsed, authorize)
     for index, fields in redacted.items():
         if results[index].ok:
             results[index] = replace(results[index], redacted=fields)
@@ -233,7 +233,9 @@ def write_many(
 
 
 def _decide_and_append(
-    uow: UnitOfWork, parsed: Sequence[tuple[int, MemoryRecord, bool]]
+    uow: UnitOfWork,
+    parsed: Sequence[tuple[int, MemoryRecord, bool]],
+    authorize: Callable[[MemoryRecord], None] | None = None,
 ) -> dict[int, ItemResult]:
     results: dict[int, ItemResult] = {}
     heads: dict[str, Head] = uow.heads([record.id for _, record, _ in parsed])
@@ -244,6 +246,10 @@ def _decide_and_append(
         head = heads.get(record.id)
         record = with_created_at_from(record, head, explicit=explicit_created)
         try:
+            if authorize is not None and head is not None and head.scope != record.scope:
+                # As a single write (MemoryService.write_in): an item aimed at a memory
+                # of a scope the caller may not write learns nothing of it.
+                authorize(replace(record, scope=head.scope))
             outcome = decide_write(record, head, uow.header(record.source_agent))
         except PermanentError as e:
             results[index] = _refused(index, e, record.id)

@@ -187,7 +187,10 @@ class MemoryService:
         memory_id: str | None = None,
         wait: bool = False,
         preconditions: Preconditions | None = None,
+        authorize: Callable[[str], None] | None = None,
     ) -> WriteResult:
+        """``authorize(scope)`` raises ``Forbidden`` where the caller may not write; it
+        is asked about the stored memory's scope too (``write_in``)."""
         now = self.clock.now()
         record = parse_record(body, now=now, limits=self.limits, memory_id=memory_id)
         screened = self.admit(tenant, record)
@@ -197,7 +200,11 @@ class MemoryService:
             tenant,
             record.source_agent,
             lambda uow: self.write_in(
-                uow, record, explicit_created=explicit, preconditions=preconditions
+                uow,
+                record,
+                explicit_created=explicit,
+                preconditions=preconditions,
+                authorize=authorize,
             ),
         )
         if screened.redacted:
@@ -213,10 +220,16 @@ class MemoryService:
         *,
         explicit_created: bool,
         preconditions: Preconditions | None = None,
+        authorize: Callable[[str], None] | None = None,
     ) -> WriteResult:
         """Decide and append one write inside ``uow`` (which holds the lock); the
         conditions are judged against the head this very decision sees."""
         head = uow.heads([record.id]).get(record.id)
+        if authorize is not None and head is not None and head.scope != record.scope:
+            # Before anything is said about the stored memory (its version, its scope,
+            # that it was forgotten): a caller who may not write where it lives learns
+            # nothing of it.
+            authorize(head.scope)
         if preconditions is not None:
             preconditions.check(head, record.id)
         record = with_created_at_from(record, head, explicit=explicit_created)

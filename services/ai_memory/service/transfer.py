@@ -294,6 +294,10 @@ class ImportSession:
                     record = parse_record({**raw, "id": memory_id}, now=now, limits=limits)
                     if self._permit is not None:
                         self._permit("write", record.scope)
+                        if head is not None and head.scope != record.scope:
+                            # Judged where the stored memory lives before the line is
+                            # told it was forgotten or lives elsewhere.
+                            self._permit("write", head.scope)
                     # The tenant's secret policy: a refused line is rejected with
                     # ``secret_detected`` below, like any invalid one.
                     screened = service.admit(self.tenant, record)

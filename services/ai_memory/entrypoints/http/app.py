@@ -156,7 +156,11 @@ def create_app(services: Services) -> FastAPI:
     ) -> dict[str, Any]:
         auth.require(request, "write", body.scope)
         result = await run_in_threadpool(
-            service.write, tenant_of(request), body.model_dump(exclude_unset=True)
+            lambda: service.write(
+                tenant_of(request),
+                body.model_dump(exclude_unset=True),
+                authorize=lambda scope: auth.require(request, "write", scope),
+            )
         )
         if wait:
             await service.wait_for_async(result.position)
@@ -187,7 +191,11 @@ def create_app(services: Services) -> FastAPI:
         body_json = body.model_dump(exclude_unset=True)
         result = await run_in_threadpool(
             lambda: service.write(
-                tenant_of(request), body_json, memory_id=memory_id, preconditions=conditions
+                tenant_of(request),
+                body_json,
+                memory_id=memory_id,
+                preconditions=conditions,
+                authorize=lambda scope: auth.require(request, "write", scope),
             )
         )
         if wait:
