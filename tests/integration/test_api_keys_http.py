@@ -457,3 +457,22 @@ def test_every_event_a_key_causes_records_the_key_as_its_actor(
     assert {e.header.actor for e in caused} == {f"key:{issued.key.key_id}"}
     written = [e for e in caused if type(e).__name__ == "MemoryWritten"]
     assert {e.record.source_agent for e in written} == {"agent-a"}  # the claim is kept
+
+
+def test_a_refusal_by_id_does_not_say_which_scope_the_memory_is_in(
+    client: TestClient, container: Container
+) -> None:
+    """A key limited to ``user:alice`` asking for an id stored in another scope of its
+    tenant is refused without learning that scope's name (a scope may name a person)."""
+    admin = key(container, "acme", "admin")
+    write(client, admin, "user:zelda-private", "z1")
+    alice = key(container, "acme", "writer", "user:alice")
+    answers = [
+        client.get("/v1/memories/z1", headers=auth(alice)),
+        client.delete("/v1/memories/z1", headers=auth(alice)),
+        client.get("/v1/memories/z1/lineage", headers=auth(alice)),
+        client.put("/v1/memories/z1", json=memory("user:alice"), headers=auth(alice)),
+    ]
+    for answer in answers:
+        refused(answer, 403, "scope_forbidden")
+        assert "zelda" not in answer.text, answer.text

@@ -99,7 +99,9 @@ def authorize(principal: AccessPrincipal, action: Action, scope: str | None = No
         return ALLOW  # public is readable by every key of the tenant
     if allowed(principal.scopes, scope):
         return ALLOW
-    return Decision(False, "scope_forbidden", f"this key may not {action} in scope {scope!r}")
+    # The detail never names the scope: for a memory addressed by id the scope is the
+    # stored one, and naming it would tell a key limited elsewhere where that id lives.
+    return Decision(False, "scope_forbidden", f"this key may not {action} in that scope")
 
 
 def searchable_scopes(
