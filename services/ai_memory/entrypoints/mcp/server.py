@@ -3,7 +3,9 @@
 Tools: ``memory_write``, ``memory_search``, ``memory_read``, ``memory_forget``,
 ``memory_export``, ``notes_save``, ``notes_recall`` — the agent tools
 (``entrypoints.agent_tools``, shared with A2A) over the services facade; this module only
-lists them and turns their answers into MCP results.
+lists them and turns their answers into MCP results. Resources: the change feed of a
+scope, ``ai-memory://changes/{scope}``, read anywhere and subscribed to over stdio
+(``change_resources``).
 
 Errors follow the SDK's conventions: a failing tool answers a result with ``isError`` whose
 text is ``Error <code>: <message>`` and whose structured content is
@@ -51,6 +53,7 @@ from ai_memory.service.facade import Services
 
 from ..agent_tool_specs import ToolSpec
 from ..agent_tools import INSTRUCTIONS, AgentTools, ToolOutput, error_output
+from .change_resources import ChangeResources
 
 logger = logging.getLogger(__name__)
 TenantOf = Callable[[Request], str]
@@ -131,6 +134,19 @@ def build_server(
             return error_result(AiMemoryError("internal error; the server log has details"))
         return tool_result(output)
 
+    async def identity(ctx: ServerRequestContext[Any]) -> tuple[str, AccessPrincipal | None]:
+        """Who calls: the HTTP request's key, or the stdio session's (as ``call_tool``)."""
+        request = ctx.request
+        if isinstance(request, Request):
+            tenant = DEFAULT_TENANT if tenant_of is None else tenant_of(request)
+            return tenant, None if principal_of is None else principal_of(request)
+        if session_principal is None:
+            return DEFAULT_TENANT, None
+        principal = await anyio.to_thread.run_sync(session_principal)
+        return DEFAULT_TENANT if principal is None else principal.tenant, principal
+
+    changes = ChangeResources(services, identity)
+
     def input_schema(name: str) -> Mapping[str, Any] | None:
         spec = tools.specs.get(name)
         return None if spec is None else spec.input_schema
@@ -143,6 +159,10 @@ def build_server(
         get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resource_templates=changes.list_templates,
+        on_read_resource=changes.read,
+        on_subscribe_resource=changes.subscribe,
+        on_unsubscribe_resource=changes.unsubscribe,
     )
 
 

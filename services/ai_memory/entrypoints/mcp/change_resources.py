@@ -1,0 +1,160 @@
+"""The change feed as MCP resources: ``ai-memory://changes/{scope}``.
+
+* ``resources/read`` answers a page of the scope's changes as NDJSON (entries, then the
+  ``{"next", "more"}`` trailer — the lines of ``GET /v1/changes``); ``?since=<cursor>``
+  in the URI continues after a cursor.
+* ``resources/subscribe`` follows the scope's feed from now on and sends
+  ``notifications/resources/updated`` for the URI whenever something changed in it (the
+  client then reads it with ``since``). Notifications need a session that lives between
+  requests, so subscriptions are served over stdio (``ai-memory mcp``); the gateway's
+  ``/mcp`` is stateless and refuses them (a client polls ``resources/read`` there, or
+  uses ``GET /v1/changes``).
+
+Every read and every notification is checked against the caller's key exactly as the
+HTTP feed is (``search_scopes``: the scope must be readable by the key), re-checked
+before each notification, so a revoked key stops hearing about changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from mcp.server import ServerRequestContext
+from mcp.server.session import ServerSession
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    EmptyResult,
+    ListResourceTemplatesResult,
+    PaginatedRequestParams,
+    ReadResourceRequestParams,
+    ReadResourceResult,
+    ResourceTemplate,
+    SubscribeRequestParams,
+    TextResourceContents,
+    UnsubscribeRequestParams,
+)
+
+from ai_memory.core.access import AccessPrincipal
+from ai_memory.core.access.policy import searchable_scopes
+from ai_memory.core.errors import AiMemoryError
+from ai_memory.core.record import validate_scope
+from ai_memory.service.changes import ChangeFeed
+from ai_memory.service.facade import Services
+
+logger = logging.getLogger(__name__)
+PREFIX = "ai-memory://changes/"
+NDJSON = "application/x-ndjson"
+_WAIT = 30.0  # a follower re-checks the key's rights at least this often
+Identity = Callable[[ServerRequestContext[Any]], Awaitable[tuple[str, AccessPrincipal | None]]]
+
+
+class ChangeResources:
+    def __init__(self, services: Services, identity: Identity) -> None:
+        self.feed: ChangeFeed | None = services.changes
+        self.limits = services.memory.limits
+        self.identity = identity
+        self._followers: dict[tuple[int, str], asyncio.Task[None]] = {}
+
+    async def list_templates(
+        self, _ctx: ServerRequestContext[Any], _params: PaginatedRequestParams | None
+    ) -> ListResourceTemplatesResult:
+        template = ResourceTemplate(
+            name="changes",
+            title="Changes of a scope",
+            uri_template=PREFIX + "{scope}",
+            description="What changed in a scope (written, state_changed, forgotten; never "
+            "content) as NDJSON; subscribe (stdio) to be notified of new changes.",
+            mime_type=NDJSON,
+        )
+        return ListResourceTemplatesResult(resource_templates=[template])
+
+    async def read(
+        self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
+    ) -> ReadResourceResult:
+        feed, scope, since = self._parse(str(params.uri))
+        tenant, principal = await self.identity(ctx)
+        _require_readable(principal, scope)
+        try:
+            page = await asyncio.to_thread(feed.page, tenant, [scope], since=since)
+        except AiMemoryError as e:
+            raise MCPError(INVALID_PARAMS, str(e)) from None
+        lines = [json.dumps(c.to_json()) for c in page.changes] + [json.dumps(page.trailer())]
+        text = "\n".join(lines) + "\n"
+        return ReadResourceResult(
+            contents=[TextResourceContents(uri=str(params.uri), mime_type=NDJSON, text=text)]
+        )
+
+    async def subscribe(
+        self, ctx: ServerRequestContext[Any], params: SubscribeRequestParams
+    ) -> EmptyResult:
+        if ctx.request is not None:  # a stateless HTTP request: no session to notify later
+            raise MCPError(
+                INVALID_REQUEST,
+                "subscriptions need a session: use ai-memory mcp (stdio), or GET /v1/changes",
+            )
+        feed, scope, _ = self._parse(str(params.uri))
+        tenant, principal = await self.identity(ctx)
+        _require_readable(principal, scope)
+        key = (id(ctx.session), str(params.uri))
+        if key not in self._followers:
+            task = asyncio.create_task(self._follow(ctx, feed, tenant, scope, str(params.uri)))
+            self._followers[key] = task
+            task.add_done_callback(lambda _t: self._followers.pop(key, None))
+        return EmptyResult()
+
+    async def unsubscribe(
+        self, ctx: ServerRequestContext[Any], params: UnsubscribeRequestParams
+    ) -> EmptyResult:
+        task = self._followers.pop((id(ctx.session), str(params.uri)), None)
+        if task is not None:
+            task.cancel()
+        return EmptyResult()
+
+    async def _follow(
+        self, ctx: ServerRequestContext[Any], feed: ChangeFeed, tenant: str, scope: str, uri: str
+    ) -> None:
+        session: ServerSession = ctx.session
+        try:
+            cursor = await asyncio.to_thread(feed.start)
+            while True:
+                await feed.wait(cursor, _WAIT)
+                _, principal = await self.identity(ctx)  # revoked: the follower ends
+                _require_readable(principal, scope)
+                page = await asyncio.to_thread(feed.page, tenant, [scope], since=cursor)
+                cursor = page.next
+                if page.changes:
+                    await session.send_resource_updated(uri)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # the session closed, or the key lost its rights
+            logger.info("MCP change subscription to %s ended: %s", uri, type(e).__name__)
+
+    def _parse(self, uri: str) -> tuple[ChangeFeed, str, str | None]:
+        if self.feed is None:
+            raise MCPError(INVALID_REQUEST, "this server serves no change feed")
+        if not uri.startswith(PREFIX):
+            raise MCPError(
+                INVALID_PARAMS, f"unknown resource {uri!r}; resources: {PREFIX}{{scope}}"
+            )
+        parts = urlsplit(uri)
+        try:  # ai-memory://changes/<scope>: the host is "changes", the path the scope
+            scope = validate_scope(unquote(parts.path.lstrip("/")), self.limits)
+        except AiMemoryError as e:
+            raise MCPError(INVALID_PARAMS, str(e)) from None
+        since = parse_qs(parts.query).get("since", [None])[0]
+        return self.feed, scope, since
+
+
+def _require_readable(principal: AccessPrincipal | None, scope: str) -> None:
+    if principal is None:
+        return
+    decision, _ = searchable_scopes(principal, [scope])
+    if not decision:
+        raise MCPError(INVALID_PARAMS, f"{decision.code}: {decision.reason}")
