@@ -205,23 +205,27 @@ def test_forgetting_an_extracted_memory_forgets_the_turn_it_came_from(
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="decision evidence is not sealed yet: a conflict's MemoryStateChanged.decision_json "
-    "and the lineage view quote both slot values (deploy/FORGETTING.md, not built yet)",
-)
 def test_forgetting_the_newer_side_of_a_conflict_forgets_its_value_in_the_evidence(
     started: tuple[Container, TestClient], settings: Settings
 ) -> None:
     c, client = started
     old, new = f"Canary{uuid.uuid4().hex}", f"Canary{uuid.uuid4().hex}"
+    extracted = []
     for text in (f"I live in {old}.", f"I moved to {new}."):
         turn = {"scope": "user:alice", "source_agent": "planner", "text": text}
         r = client.post("/v1/interactions?wait=true", json=turn)
         assert r.status_code == 201, r.text
-    (newer,) = r.json()["memories"]
+        extracted += r.json()["memories"]
+    older, newer = extracted
     assert r.json()["transitions"]  # the older residence was superseded: a decision
     assert client.delete(f"/v1/memories/{newer['id']}?wait=true").status_code == 200
     c.service.wait_for(c.log.last_position())
     c.index.flush()
     assert files_holding(settings.data_dir, [new, new.lower()]) == {}
+    # Lineage keeps the ids, the rule and the scores of the decision, and no content.
+    lineage = client.get(f"/v1/memories/{older['id']}/lineage")
+    assert lineage.status_code == 200, lineage.text
+    assert new not in lineage.text and new.lower() not in lineage.text
+    (change,) = [e for e in lineage.json()["events"] if e["kind"] == "state_changed"]
+    assert change["decision"]["superseded_by"] == newer["id"]
+    assert {"cause", "theta", "margin", "new_score", "old_score"} <= set(change["decision"])

@@ -23,6 +23,8 @@ field rules and the AAD are ``core.sealing``; the cipher is AES-256-GCM.
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import threading
 import time
@@ -40,6 +42,13 @@ from ai_memory.core.data_keys import (
     memory_key_id,
 )
 from ai_memory.core.events import DomainEvent, InteractionRecorded, MemoryWritten
+from ai_memory.core.evidence_sealing import (
+    FORGOTTEN_KEY,
+    SEALED_KEY,
+    canonical,
+    quoted_memories,
+    split_evidence,
+)
 from ai_memory.core.sealing import (
     ALGORITHM,
     CLEAR_CONTENT,
@@ -57,6 +66,7 @@ from .errors import UndecodableEvent, UnencodableEvent
 EventDict = dict[str, Any]
 _WRITTEN = "MemoryWritten"
 _INTERACTION = "InteractionRecorded"
+_STATE_CHANGED = "MemoryStateChanged"
 
 
 class Sealer:
@@ -144,6 +154,8 @@ class Sealer:
             return body
         if name == _INTERACTION:
             return self._seal_interaction(body)
+        if name == _STATE_CHANGED:
+            return self._seal_evidence(body)
         if name != _WRITTEN:
             return body
         record: Mapping[str, Any] = body["record"]
@@ -177,6 +189,58 @@ class Sealer:
             key, key_id, fields.plaintext(), aad(tenant, _INTERACTION, interaction_id, 0)
         )
         return {**body, "text": CLEAR_CONTENT, "extraction_json": None, "encryption": envelope}
+
+    def _seal_evidence(self, body: EventDict) -> EventDict:
+        """Seal the personal parts of a decision (``core.evidence_sealing``) under the keys
+        of every memory it quotes, nested: the innermost layer under the last key."""
+        decision = _decision(body.get("decision_json"))
+        if decision is None or SEALED_KEY in decision or FORGOTTEN_KEY in decision:
+            return body
+        clear, personal = split_evidence(decision)
+        if not personal:
+            return body
+        tenant, memory_id = body["tenant"], body["memory_id"]
+        key_ids = [memory_key_id(m) for m in quoted_memories(memory_id, decision)]
+        keys: list[bytes] = []
+        for key_id in key_ids:
+            key = self._key(tenant, key_id, create=False)
+            if key is None and not self.vault.destroyed(tenant, key_id):
+                key = self._live_key(tenant, key_id)  # written before encryption was on
+            if key is None:  # a quoted memory is already forgotten: so is what it said
+                return {**body, "decision_json": canonical({**clear, FORGOTTEN_KEY: True})}
+            keys.append(key)
+        data = canonical(personal).encode("utf-8")
+        associated = aad(tenant, _STATE_CHANGED, memory_id, 0)
+        for key in reversed(keys):
+            nonce = os.urandom(NONCE_BYTES)
+            data = nonce + AESGCM(key).encrypt(nonce, data, associated)
+        sealed = {
+            "algorithm": ALGORITHM,
+            "key_ids": key_ids,
+            "ciphertext": base64.b64encode(data).decode("ascii"),
+        }
+        return {**body, "decision_json": canonical({**clear, SEALED_KEY: sealed})}
+
+    def open_evidence(self, tenant: str, memory_id: str, decision: EventDict) -> EventDict:
+        """A sealed decision with its personal parts back, while every key it was sealed
+        under lives; else its clear parts and ``evidence_forgotten``. Projections keep the
+        evidence sealed (lineage outlives a forget); this opens it for a reader."""
+        sealed = decision.get(SEALED_KEY)
+        if not isinstance(sealed, dict):
+            return decision
+        clear = {k: v for k, v in decision.items() if k != SEALED_KEY}
+        try:
+            data = base64.b64decode(str(sealed["ciphertext"]))
+            associated = aad(tenant, _STATE_CHANGED, memory_id, 0)
+            for key_id in sealed["key_ids"]:
+                key = self._key(tenant, str(key_id), create=False)
+                if key is None:
+                    return {**clear, FORGOTTEN_KEY: True}
+                data = AESGCM(key).decrypt(data[:NONCE_BYTES], data[NONCE_BYTES:], associated)
+            personal = json.loads(data.decode("utf-8"))
+        except (InvalidTag, ValueError, KeyError, TypeError):
+            return {**clear, FORGOTTEN_KEY: True}
+        return {**clear, **personal} if isinstance(personal, dict) else clear
 
     def _open(self, name: str, body: EventDict, subject: str, version: int) -> bytes | None:
         """The plaintext of ``body``'s envelope; None when its key was destroyed."""
@@ -245,3 +309,13 @@ class Sealer:
             "extraction_json": fields.extraction_json,
             "encryption": None,
         }
+
+
+def _decision(text: object) -> EventDict | None:
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
