@@ -400,6 +400,7 @@ def search_in(
     states: Sequence[Any] | None,
     as_of: str | int | float | None,
     rerank: bool,
+    known_at: str | int | float | None = None,
 ) -> SearchIn:
     """The request of a ``search(...)`` call."""
     return SearchIn.model_validate(
@@ -412,6 +413,7 @@ def search_in(
             "mode": mode,
             "states": None if states is None else list(states),
             "as_of": as_of,
+            "known_at": known_at,
             "rerank": rerank,
         }
     )

@@ -117,6 +117,7 @@ class MemoryApi(Protocol):
         mode: str = "hybrid",
         states: Sequence[MemoryState | str] | None = None,
         as_of: str | int | float | None = None,
+        known_at: str | int | float | None = None,
         rerank: bool = True,
         min_position: int = 0,
     ) -> SearchOut: ...

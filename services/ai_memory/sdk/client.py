@@ -273,12 +273,15 @@ class MemoryClient:
         mode: str = "hybrid",
         states: Sequence[MemoryState | str] | None = None,
         as_of: str | int | float | None = None,
+        known_at: str | int | float | None = None,
         rerank: bool = True,
         min_position: int = 0,
     ) -> SearchOut:
         """``POST /v1/memories/search``: hybrid (or ``semantic``/``keyword``) search; each
         hit carries its ``score``, ``components`` and rerank ``explanation``."""
-        request = w.search_in(query, scope, tags, types, top_k, mode, states, as_of, rerank)
+        request = w.search_in(
+            query, scope, tags, types, top_k, mode, states, as_of, rerank, known_at
+        )
         return self.search_request(request, min_position=min_position)
 
     def search_request(self, request: SearchIn, *, min_position: int = 0) -> SearchOut:

@@ -305,10 +305,13 @@ class InProcessClient:
         mode: str = "hybrid",
         states: Sequence[MemoryState | str] | None = None,
         as_of: str | int | float | None = None,
+        known_at: str | int | float | None = None,
         rerank: bool = True,
         min_position: int = 0,
     ) -> SearchOut:
-        request = w.search_in(query, scope, tags, types, top_k, mode, states, as_of, rerank)
+        request = w.search_in(
+            query, scope, tags, types, top_k, mode, states, as_of, rerank, known_at
+        )
         return self.search_request(request, min_position=min_position)
 
     @_typed_errors

@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ai_memory.core.bitemporal import known_entries
 from ai_memory.core.errors import InvalidInput, NotFound
 from ai_memory.core.events import DomainEvent
 from ai_memory.core.governance import (
@@ -40,6 +41,7 @@ from ai_memory.core.record import (
 from ai_memory.core.timeparse import format_timestamp, parse_timestamp
 
 from .memory_service import MemoryService
+from .time_travel import TimePoint, TimeTravel
 
 MAX_INTERACTION_CHARS = 8_000
 
@@ -143,9 +145,11 @@ class GovernanceService:
         )
 
     # --- L2 / L3 -------------------------------------------------------------------------
-    def persona(self, tenant: str, scope: str) -> dict[str, Any]:
-        """L3: what is currently believed about a scope — active memories by slot."""
+    def persona(self, tenant: str, scope: str, at: TimePoint | None = None) -> dict[str, Any]:
+        """L3: what is currently believed about a scope — active memories by slot; ``at``:
+        what was true at a valid time / believed at a recorded time (deploy/TIME.md)."""
         validate_scope(scope, self.memory.limits)
+        travel = None if at is None or at.is_now else TimeTravel(self.memory.store, tenant, at)
         sections: dict[str, list[dict[str, Any]]] = {
             "preferences": [],
             "goals": [],
@@ -154,6 +158,11 @@ class GovernanceService:
             "tasks": [],
         }
         for stored in self.memory.store.scan_records(tenant, scopes=[scope]):
+            if travel is not None:
+                then = travel.state(stored)
+                stored = replace(stored, state=then) if then is not None else stored
+                if then is None:
+                    continue
             if stored.state != MemoryState.ACTIVE:
                 continue
             gov = from_stored(stored, self.params)
@@ -216,13 +225,27 @@ class GovernanceService:
         return done
 
     # --- lineage -------------------------------------------------------------------------
-    def lineage(self, tenant: str, memory_id: str) -> dict[str, Any]:
+    def lineage(self, tenant: str, memory_id: str, at: TimePoint | None = None) -> dict[str, Any]:
         """What a memory superseded, what superseded it, and every event and rule behind
-        its state changes, oldest first."""
+        its state changes, oldest first; with its validity window (deploy/TIME.md). ``at``:
+        only the events recorded by ``known_at``, the state at valid time ``as_of``."""
+        at = at or TimePoint()
         entries = self.memory.store.lineage(tenant, memory_id)
         current = self.memory.store.get(tenant, memory_id)
         if not entries and current is None:
             raise NotFound(f"memory {memory_id!r} does not exist", code="memory_not_found")
+        entries = known_entries(entries, at.known_at)
+        validity: dict[str, Any] = {}
+        if isinstance(current, StoredRecord):
+            travel = TimeTravel(self.memory.store, tenant, at)
+            then = travel.state(current)
+            start, end = travel.validity(current)
+            validity = {
+                "valid_from": format_timestamp(start),
+                "valid_to": None if end is None else format_timestamp(end),
+            }
+            if not at.is_now:
+                current = replace(current, state=then) if then is not None else None
         superseded_by: list[str] = []
         for e in entries:
             decision = e.detail.get("decision")
@@ -234,12 +257,15 @@ class GovernanceService:
             version: int | None = current.version
         else:
             state, version = ("deleted" if current is not None else "unknown"), None
+        if not at.is_now and not entries:
+            state = "unknown"  # not recorded yet at known_at
         return {
             "id": memory_id,
             "state": state,
             "version": version,
             "supersedes": [e.detail["memory_id"] for e in entries if e.kind == "supersedes"],
             "superseded_by": superseded_by,
+            **validity,
             "events": [
                 {"position": e.position, "at": format_timestamp(e.at), "kind": e.kind, **e.detail}
                 for e in entries

@@ -41,6 +41,7 @@ from ai_memory.service.batch_write import ItemResult
 from ai_memory.service.listing import ListRequest, MemoryPage
 from ai_memory.service.recalls import RecallRecorder
 from ai_memory.service.secret_policy import Screened, SecretGuard
+from ai_memory.service.time_travel import TimePoint, TimeTravel
 from ai_memory.service.unit_of_work import PositionWaiter, UnitOfWork, UnitsOfWork
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
@@ -96,7 +97,8 @@ class SearchRequest:
     mode: SearchMode = "hybrid"
     states: tuple[MemoryState, ...] = (MemoryState.ACTIVE,)
     rerank: bool = True
-    as_of: datetime | None = None  # "what did we believe then": states as of this time
+    as_of: datetime | None = None  # valid time: "what was true then" (deploy/TIME.md)
+    known_at: datetime | None = None  # recorded time: "what did the system believe then"
 
     @staticmethod
     def parse(body: Mapping[str, Any], limits: Limits) -> SearchRequest:
@@ -136,7 +138,14 @@ class SearchRequest:
         if not isinstance(rerank, bool):
             raise InvalidInput("rerank", "boolean", "rerank must be true or false")
         as_of = None if body.get("as_of") is None else parse_timestamp(body["as_of"], field="as_of")
-        return SearchRequest(query.strip(), scopes, tags, types, top_k, mode, states, rerank, as_of)
+        known_at = (
+            None
+            if body.get("known_at") is None
+            else parse_timestamp(body["known_at"], field="known_at")
+        )
+        return SearchRequest(
+            query.strip(), scopes, tags, types, top_k, mode, states, rerank, as_of, known_at
+        )
 
 
 class MemoryService:
@@ -359,6 +368,8 @@ class MemoryService:
         now = self.clock.now()
         dense = self.embedder.embed([request.query])[0] if request.mode != "keyword" else None
         sparse = query_terms(request.query) if request.mode != "semantic" else None
+        at = TimePoint(request.as_of, request.known_at)
+        travel = None if at.is_now else TimeTravel(self.store, tenant, at)
         # Stage 1 recalls K candidates (more than asked: a hit can vanish between index
         # and store, and the rerank needs room to reorder); stage 2 reranks them.
         recall_k = max(self.ranking.recall_k, request.top_k) if request.rerank else request.top_k
@@ -372,9 +383,9 @@ class MemoryService:
                 scopes=request.scopes,
                 types=request.types,
                 tags=request.tags,
-                # As of a past time, today's state says nothing: ask for every state and
+                # At another time, today's state says nothing: ask for every state and
                 # judge each candidate by its lineage below.
-                states=tuple(MemoryState) if request.as_of else request.states,
+                states=request.states if at.is_now else tuple(MemoryState),
                 mode=request.mode,
             )
         )
@@ -385,8 +396,8 @@ class MemoryService:
             # The record store is the source of truth: drop what it no longer holds as live.
             if stored is None:
                 continue
-            if request.as_of is not None:
-                then = self._state_as_of(tenant, stored, request.as_of)
+            if travel is not None:
+                then = travel.state(stored)
                 if then is None or then not in request.states:
                     continue
                 stored = replace(stored, state=then)
@@ -400,25 +411,6 @@ class MemoryService:
                 tenant, [(h.stored.record.scope, h.stored.record.id) for h in results]
             )
         return results
-
-    def _state_as_of(
-        self, tenant: str, stored: StoredRecord, as_of: datetime
-    ) -> MemoryState | None:
-        """The memory's state at ``as_of`` from its lineage; None if it did not exist yet
-        (or was already forgotten, or had expired)."""
-        if stored.record.created_at > as_of or stored.record.is_expired(as_of):
-            return None
-        state: MemoryState | None = None
-        for entry in self.store.lineage(tenant, stored.record.id):
-            if entry.at > as_of:
-                break
-            if entry.kind == "written":
-                state = MemoryState(entry.detail.get("state", "active"))
-            elif entry.kind == "state_changed":
-                state = MemoryState(entry.detail["to"])
-            elif entry.kind == "deleted":
-                state = None
-        return state
 
     def _rerank(self, hits: list[SearchHit], now: datetime, top_k: int) -> list[SearchHit]:
         """Two-stage retrieval (seed 000 §4.4): relevance (the fused retrieval score,

@@ -144,8 +144,15 @@ class SearchIn(BaseModel):
     )
     as_of: str | int | float | None = Field(
         None,
-        description="What did we believe then: judge each memory by its state at this time "
-        "(ISO-8601 or Unix time), from its lineage.",
+        description="Valid time, what was true then (ISO-8601 or Unix time): each memory "
+        "is judged inside its validity window, from its created_at (or its import's "
+        "valid_at) to the valid time of what superseded it.",
+        json_schema_extra=wc.optional(wc.timestamp()),
+    )
+    known_at: str | int | float | None = Field(
+        None,
+        description="Recorded time, what the system believed then (ISO-8601 or Unix time): "
+        "only what the log held at this time counts.",
         json_schema_extra=wc.optional(wc.timestamp()),
     )
     rerank: bool = Field(

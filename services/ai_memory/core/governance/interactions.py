@@ -32,9 +32,9 @@ from ..events import (
 from ..record import MemoryRecord, MemoryState
 from .conflicts import ConflictDetector
 from .extraction.base import ExtractedMemory, Interaction
-from .model import GovernedMemory, Transition
+from .model import META_KEY, GovernedMemory, Transition
 from .params import GovernanceParams
-from .resolution import govern_write
+from .resolution import CAUSE_PAST_STATE, govern_write
 
 _ID_NAMESPACE = uuid.UUID("0b4c3f7e-9f0e-4d55-8d6a-676f7665726e")
 RULES_EXTRACTOR = "rules/1"
@@ -77,6 +77,10 @@ def decide_interaction(
         governed = item.to_governed(memory_id)
         outcome = govern_write(governed, current, now, params, detector)
         meta = item.to_meta()
+        if outcome.cause == CAUSE_PAST_STATE:
+            # Read back by the valid-time queries: this earlier state joins its slot's
+            # timeline although it was never active (core.bitemporal.was_stated).
+            meta[META_KEY]["past_state"] = True
         meta["source"] = {
             "interaction_id": interaction_id,
             "session_id": interaction.conversation_id,

@@ -37,6 +37,9 @@ CAUSE_NO_CONFLICT = "conflict.none"
 CAUSE_RESTATEMENT = "slot.restatement"
 CAUSE_RECONSIDER_SUPERSEDED = "reconsider.theta.superseded"
 CAUSE_RECONSIDER_OVERTAKEN = "reconsider.theta.overtaken"
+#: A statement dated before the active one of its exclusive slot (it arrived late): it is
+#: an earlier state of the world, stored historical, and supersedes nothing.
+CAUSE_PAST_STATE = "valid_time.past_state"
 
 
 class Path(StrEnum):
@@ -146,6 +149,9 @@ def govern_write(
       so an exclusive slot never holds two active memories whatever the detector says;
     * if the new memory loses to any conflicting memory it is stored historical and
       nothing else changes (path 3);
+    * a statement dated before the active memory of its exclusive slot (another value)
+      tells an earlier state: it is stored historical and demotes nothing, whatever the
+      order the statements arrived in (``core.bitemporal`` gives it its validity window);
     * otherwise it is active and each conflicting memory is demoted per its own path.
 
     Memories are compared in id order, so the outcome is deterministic."""
@@ -167,6 +173,11 @@ def govern_write(
         for old, v in zip(actives, verdicts, strict=True)
         if v.conflict
     )
+    if exclusive and any(
+        old.slot == new.slot and old.value != new.value and old.created_at > new.created_at
+        for old in actives
+    ):
+        return WriteGovernance(MemoryState.HISTORICAL, CAUSE_PAST_STATE, (), verdicts, ())
     if restated:
         return WriteGovernance(
             MemoryState.HISTORICAL, CAUSE_RESTATEMENT, (), verdicts, resolutions, restated

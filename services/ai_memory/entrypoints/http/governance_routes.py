@@ -13,6 +13,7 @@ from ai_memory.core.errors import Forbidden, Gone
 from ai_memory.core.governance import Turn, should_write
 from ai_memory.core.record import check_utf8
 from ai_memory.service.governance import GovernanceService
+from ai_memory.service.time_travel import TimePoint
 from ai_memory.wire import constraints as wc
 from ai_memory.wire.governance import InteractionIn, TurnIn
 
@@ -20,6 +21,20 @@ from . import auth
 
 ScopeQuery = Annotated[str, Query(json_schema_extra=wc.scope())]
 Wait = Annotated[bool, Query(description="Return once every projection applied it.")]
+AsOf = Annotated[
+    str | None,
+    Query(
+        description="Valid time, what was true then (UTC ISO-8601 or Unix time).",
+        json_schema_extra={"format": "date-time"},
+    ),
+]
+KnownAt = Annotated[
+    str | None,
+    Query(
+        description="Recorded time, what the system believed then (UTC ISO-8601 or Unix time).",
+        json_schema_extra={"format": "date-time"},
+    ),
+]
 
 
 def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -> APIRouter:
@@ -63,10 +78,14 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
         }
 
     @api.get("/v1/persona")
-    def persona(request: Request, scope: ScopeQuery) -> Any:
-        """L3: the current active preferences, goals, facts, skills and tasks of a scope."""
+    def persona(
+        request: Request, scope: ScopeQuery, as_of: AsOf = None, known_at: KnownAt = None
+    ) -> Any:
+        """L3: the active preferences, goals, facts, skills and tasks of a scope — now, or
+        as true at ``as_of`` and as known at ``known_at``."""
         auth.require(request, "read", scope)
-        return governance.persona(tenant_of(request), scope)
+        at = TimePoint.parse(as_of, known_at)
+        return governance.persona(tenant_of(request), scope, at)
 
     @api.get("/v1/episodes")
     def episodes(request: Request, scope: ScopeQuery) -> Any:
@@ -85,7 +104,10 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
 
     @api.get("/v1/memories/{memory_id}/lineage")
     def lineage(
-        memory_id: Annotated[str, Path(json_schema_extra=wc.identifier())], request: Request
+        memory_id: Annotated[str, Path(json_schema_extra=wc.identifier())],
+        request: Request,
+        as_of: AsOf = None,
+        known_at: KnownAt = None,
     ) -> Any:
         """What this memory superseded, what superseded it, and the events and rules behind
         each state change (kept after forgetting; never content)."""
@@ -99,6 +121,7 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
                     code="scope_forbidden",
                 ) from None
             auth.require(request, "read", stored.record.scope)
-        return governance.lineage(tenant_of(request), memory_id)
+        at = TimePoint.parse(as_of, known_at)
+        return governance.lineage(tenant_of(request), memory_id, at)
 
     return api

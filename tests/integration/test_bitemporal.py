@@ -1,0 +1,158 @@
+"""Two kinds of time over HTTP (deploy/TIME.md): a user tells, in dated interactions, that
+they live in Auckland (2025-01-10), moved to Sydney (2025-06-01), then to Tokyo
+(2026-02-01); the three arrive in one burst today, in every order. ``as_of`` (valid time)
+answers where they lived at a date between the moves; ``known_at`` (recorded time) answers
+what the system believed before the Tokyo interaction was recorded."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ai_memory.core.timeparse import format_timestamp
+from tests.factories import FixedClock
+
+TODAY = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+TOLD = {
+    "auckland": ("I live in Auckland.", "2025-01-10"),
+    "sydney": ("I moved to Sydney.", "2025-06-01"),
+    "tokyo": ("Now I live in Tokyo.", "2026-02-01"),
+}
+CITY = {text: city for city, (text, _) in TOLD.items()}
+SCOPE = "user:alice"
+
+
+def tell(client: TestClient, clock: FixedClock, city: str) -> str:
+    """Record ``city``'s interaction a second after the previous one; returns the recorded
+    time just before it."""
+    before = format_timestamp(clock.now())
+    clock.advance(1)
+    text, at = TOLD[city]
+    r = client.post(
+        "/v1/interactions?wait=true",
+        json={"scope": SCOPE, "source_agent": "chat", "text": text, "at": at},
+    )
+    assert r.status_code == 201, r.text
+    return before
+
+
+def lives(client: TestClient, **at: str) -> list[str]:
+    r = client.post(
+        "/v1/memories/search",
+        json={"query": "where does alice live", "scope": SCOPE, "top_k": 10, **at},
+    )
+    assert r.status_code == 200, r.text
+    return [CITY[h["record"]["content"]] for h in r.json()["results"]]
+
+
+def persona(client: TestClient, **at: str) -> list[str]:
+    r = client.get("/v1/persona", params={"scope": SCOPE, **at})
+    assert r.status_code == 200, r.text
+    return [CITY[f["content"]] for f in r.json()["facts"]]
+
+
+ORDERS = list(itertools.permutations(TOLD))
+
+
+@pytest.mark.parametrize("order", ORDERS, ids=["-".join(o) for o in ORDERS])
+def test_as_of_answers_where_the_user_lived_whatever_the_arrival_order(
+    client: TestClient, clock: FixedClock, order: tuple[str, ...]
+) -> None:
+    clock.current = TODAY
+    known_before = {city: tell(client, clock, city) for city in order}
+    for as_of, city in [
+        ("2025-03-01", "auckland"),
+        ("2025-09-01", "sydney"),
+        ("2026-05-01", "tokyo"),
+    ]:
+        assert lives(client, as_of=as_of) == [city], (order, as_of)
+        assert persona(client, as_of=as_of) == [city], (order, as_of)
+    assert lives(client, as_of="2024-12-31") == []
+    assert lives(client) == ["tokyo"]
+    assert persona(client) == ["tokyo"]
+    # What the system believed before the Tokyo interaction was recorded: the latest
+    # statement it knew of was current.
+    k = known_before["tokyo"]
+    known = order[: order.index("tokyo")]
+    expected = [max(known, key=lambda c: TOLD[c][1])] if known else []
+    assert lives(client, known_at=k) == expected
+    assert persona(client, known_at=k) == expected
+    # Both times: as true in September 2025, as known before Tokyo was told.
+    then = [c for c in known if TOLD[c][1] <= "2025-09-01"]
+    assert lives(client, as_of="2025-09-01", known_at=k) == (
+        [max(then, key=lambda c: TOLD[c][1])] if then else []
+    )
+
+
+def test_in_order_arrival_known_at_sees_sydney_current(
+    client: TestClient, clock: FixedClock
+) -> None:
+    clock.current = TODAY
+    tell(client, clock, "auckland")
+    tell(client, clock, "sydney")
+    before_tokyo = tell(client, clock, "tokyo")
+    assert lives(client, known_at=before_tokyo) == ["sydney"]
+    assert lives(client, known_at=before_tokyo, as_of="2025-03-01") == ["auckland"]
+
+
+def lineage_of(client: TestClient, text: str, **at: str) -> dict[str, Any]:
+    r = client.post(
+        "/v1/memories/search",
+        json={"query": text, "scope": SCOPE, "states": ["active", "historical", "archived"]},
+    )
+    (hit,) = [h for h in r.json()["results"] if h["record"]["content"] == text]
+    out = client.get(f"/v1/memories/{hit['record']['id']}/lineage", params=at)
+    assert out.status_code == 200, out.text
+    return out.json()  # type: ignore[no-any-return]
+
+
+def test_lineage_tells_the_validity_window_and_the_state_then(
+    client: TestClient, clock: FixedClock
+) -> None:
+    clock.current = TODAY
+    tell(client, clock, "tokyo")
+    tell(client, clock, "auckland")  # late: an earlier state, it supersedes nothing
+    before_sydney = tell(client, clock, "sydney")
+    auckland = lineage_of(client, TOLD["auckland"][0])
+    assert auckland["valid_from"] == "2025-01-10T00:00:00Z"
+    assert auckland["valid_to"] == "2025-06-01T00:00:00Z"
+    assert auckland["state"] == "historical"
+    assert lineage_of(client, TOLD["auckland"][0], as_of="2025-03-01")["state"] == "active"
+    earlier = lineage_of(client, TOLD["auckland"][0], known_at=before_sydney)
+    assert earlier["valid_to"] == "2026-02-01T00:00:00Z"  # Sydney was not known yet
+    tokyo = lineage_of(client, TOLD["tokyo"][0])
+    assert tokyo["state"] == "active" and tokyo["valid_to"] is None
+
+
+@pytest.mark.parametrize(
+    ("where", "field"),
+    [
+        ("search", "as_of"),
+        ("search", "known_at"),
+        ("persona", "as_of"),
+        ("persona", "known_at"),
+        ("lineage", "known_at"),
+    ],
+)
+def test_a_bad_time_is_a_problem_naming_its_field(
+    client: TestClient, where: str, field: str
+) -> None:
+    bad = "last tuesday"
+    if where == "search":
+        r = client.post("/v1/memories/search", json={"query": "x", field: bad})
+    elif where == "persona":
+        r = client.get("/v1/persona", params={"scope": SCOPE, field: bad})
+    else:
+        client.post(
+            "/v1/memories?wait=true",
+            json={"id": "m1", "type": "fact", "content": "x", "scope": SCOPE,
+                  "source_agent": "a"},
+        )  # fmt: skip
+        r = client.get("/v1/memories/m1/lineage", params={field: bad})
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert r.json()["field"] == field
