@@ -253,7 +253,10 @@ def test_the_bounds_survive_the_frame(at: datetime) -> None:
 
 
 # --- search requests ------------------------------------------------------------------
-_search_keys = ["query", "scope", "types", "tags", "top_k", "mode", "states", "rerank", "as_of"]
+_search_keys = [
+    *("query", "scope", "types", "tags", "top_k", "mode", "states", "rerank", "as_of"),
+    "known_at",
+]
 
 
 @settings(max_examples=200, deadline=None)

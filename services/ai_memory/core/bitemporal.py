@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from .errors import InvalidInput
 from .projection import LineageEntry
 from .record import MemoryState
 from .timeparse import parse_timestamp
@@ -62,7 +63,7 @@ def _meta_time(meta: Mapping[str, object], key: str) -> datetime | None:
         return None
     try:
         return parse_timestamp(raw, field=key)
-    except ValueError:
+    except InvalidInput:
         return None
 
 
