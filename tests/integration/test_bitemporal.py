@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import itertools
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from ai_memory.bootstrap import Container
 from ai_memory.core.timeparse import format_timestamp
+from ai_memory.migration.importers import ImportOptions
+from ai_memory.migration.migrate import convert_source, import_lines
+from ai_memory.sdk.in_process import InProcessClient
 from tests.factories import FixedClock
 
 TODAY = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
@@ -156,3 +161,20 @@ def test_a_bad_time_is_a_problem_naming_its_field(
     assert r.status_code == 422, r.text
     assert r.headers["content-type"].startswith("application/problem+json")
     assert r.json()["field"] == field
+
+
+def test_a_migrated_zep_edge_is_true_in_its_own_window(container: Container) -> None:
+    """Graphiti's LIVES_IN edges: Berlin valid 2019-06-01 … 2025-03-01, then Lisbon;
+    both recorded at import time, answered by their validity."""
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "migration" / "zep" / "graph.json"
+    _, _, lines, _ = convert_source(fixture, "auto", ImportOptions())
+    import_lines(InProcessClient(container, actor="migrate"), lines, "bundle", None)
+    client = InProcessClient(container)
+
+    def lives(as_of: str) -> list[str]:
+        found = client.search("where does Alice live", scope="group:alice", as_of=as_of)
+        return [h.record.content for h in found.results if "lives" in h.record.content]
+
+    assert lives("2022-01-01") == ["Alice lives in Berlin."]
+    assert lives("2025-06-01") == ["Alice lives in Lisbon."]
+    assert lives("2019-01-01") == []
