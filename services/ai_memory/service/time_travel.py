@@ -89,8 +89,7 @@ class TimeTravel:
         cached = self._histories.get(record.id)
         if cached is not None:
             return cached
-        gov = from_stored(stored, self.params)
-        exclusive = gov.slot is not None and is_exclusive(gov.slot)
+        slot, value = self._slot_of(stored)
         block = record.meta.get(META_KEY)
         valid_from, declared_to = validity_bounds(record.created_at, record.meta)
         history = MemoryHistory(
@@ -99,8 +98,8 @@ class TimeTravel:
             declared_valid_to=declared_to,
             expires_at=record.expires_at(),
             entries=self.store.lineage(self.tenant, record.id),
-            slot=gov.slot.key() if exclusive and gov.slot is not None else None,
-            value=gov.value,
+            slot=slot,
+            value=value,
             past_state=isinstance(block, dict) and block.get("past_state") is True,
         )
         self._histories[record.id] = history
@@ -113,14 +112,22 @@ class TimeTravel:
         if key not in self._timelines:
             members: list[MemoryHistory] = []
             for peer in self.store.scan_records(self.tenant, scopes=[scope]):
+                if self._slot_of(peer)[0] != slot:
+                    continue  # before reading its lineage: most of a scope is elsewhere
                 history = self.history(peer)
-                if history.slot != slot:
-                    continue
                 entries = known_entries(history.entries, self.at.known_at)
                 if state_known_at(entries) is not None and was_stated(history, entries):
                     members.append(history)
             self._timelines[key] = members
         return self._timelines[key]
+
+    def _slot_of(self, stored: StoredRecord) -> tuple[str | None, str | None]:
+        """(exclusive slot key, normalised value): only an exclusive slot has a timeline
+        of states where each one ends the one before."""
+        gov = from_stored(stored, self.params)
+        if gov.slot is None or not is_exclusive(gov.slot):
+            return None, gov.value
+        return gov.slot.key(), gov.value
 
     def _superseder_starts(
         self, history: MemoryHistory, *, always: bool = False
