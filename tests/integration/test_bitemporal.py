@@ -178,3 +178,8 @@ def test_a_migrated_zep_edge_is_true_in_its_own_window(container: Container) -> 
     assert lives("2022-01-01") == ["Alice lives in Berlin."]
     assert lives("2025-06-01") == ["Alice lives in Lisbon."]
     assert lives("2019-01-01") == []
+    berlin = client.lineage("edge-0001")
+    assert (berlin.valid_from, berlin.valid_to) == ("2019-06-01T00:00:00Z", "2025-03-01T00:00:00Z")
+    assert client.lineage("edge-0001", as_of="2022-01-01").state == "active"
+    assert client.lineage("edge-0001", known_at="2020-01-01").state == "unknown"
+    assert client.persona("group:alice", as_of="2026-01-01", known_at="2020-01-01").facts == []

@@ -302,9 +302,17 @@ def interaction(body: InteractionIn, wait: bool) -> Call[InteractionOut]:
     )
 
 
-def persona(scope: str) -> Call[PersonaOut]:
+Moment = str | int | float | None  # a timestamp for as_of / known_at
+
+
+def _times(as_of: Moment, known_at: Moment) -> Params:
+    return {k: str(v) for k, v in (("as_of", as_of), ("known_at", known_at)) if v is not None}
+
+
+def persona(scope: str, as_of: Moment = None, known_at: Moment = None) -> Call[PersonaOut]:
     """``GET /v1/persona``."""
-    return Call("GET", "/v1/persona", model(PersonaOut), {"scope": scope})
+    params: Params = {"scope": scope, **_times(as_of, known_at)}
+    return Call("GET", "/v1/persona", model(PersonaOut), params)
 
 
 def episodes(scope: str) -> Call[EpisodesOut]:
@@ -312,9 +320,10 @@ def episodes(scope: str) -> Call[EpisodesOut]:
     return Call("GET", "/v1/episodes", model(EpisodesOut), {"scope": scope})
 
 
-def lineage(memory_id: str) -> Call[LineageOut]:
+def lineage(memory_id: str, as_of: Moment = None, known_at: Moment = None) -> Call[LineageOut]:
     """``GET /v1/memories/{id}/lineage``."""
-    return Call("GET", f"/v1/memories/{_id(memory_id)}/lineage", model(LineageOut))
+    path = f"/v1/memories/{_id(memory_id)}/lineage"
+    return Call("GET", path, model(LineageOut), _times(as_of, known_at) or None)
 
 
 def write_triggers(turn: TurnIn) -> Call[WriteTriggersOut]:

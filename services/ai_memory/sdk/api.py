@@ -153,11 +153,23 @@ class MemoryApi(Protocol):
         wait: bool = False,
     ) -> InteractionOut: ...
 
-    def persona(self, scope: str) -> PersonaOut: ...
+    def persona(
+        self,
+        scope: str,
+        *,
+        as_of: str | int | float | None = None,
+        known_at: str | int | float | None = None,
+    ) -> PersonaOut: ...
 
     def episodes(self, scope: str) -> EpisodesOut: ...
 
-    def lineage(self, memory_id: str) -> LineageOut: ...
+    def lineage(
+        self,
+        memory_id: str,
+        *,
+        as_of: str | int | float | None = None,
+        known_at: str | int | float | None = None,
+    ) -> LineageOut: ...
 
     def write_triggers(self, turn: TurnIn | str) -> WriteTriggersOut: ...
 

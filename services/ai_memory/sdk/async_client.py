@@ -365,17 +365,30 @@ class AsyncMemoryClient:
         body = w.interaction_in(text, scope, source_agent, session_id, at)
         return await self._call(w.interaction(body, wait))
 
-    async def persona(self, scope: str) -> PersonaOut:
-        """``GET /v1/persona``: L3, the active preferences, goals, facts, skills, tasks."""
-        return await self._call(w.persona(scope))
+    async def persona(
+        self,
+        scope: str,
+        *,
+        as_of: str | int | float | None = None,
+        known_at: str | int | float | None = None,
+    ) -> PersonaOut:
+        """``GET /v1/persona``: L3, the active preferences, goals, facts, skills, tasks —
+        as true at ``as_of`` and known at ``known_at`` when given."""
+        return await self._call(w.persona(scope, as_of, known_at))
 
     async def episodes(self, scope: str) -> EpisodesOut:
         """``GET /v1/episodes``: L2, extracted memories grouped by conversation."""
         return await self._call(w.episodes(scope))
 
-    async def lineage(self, memory_id: str) -> LineageOut:
+    async def lineage(
+        self,
+        memory_id: str,
+        *,
+        as_of: str | int | float | None = None,
+        known_at: str | int | float | None = None,
+    ) -> LineageOut:
         """``GET /v1/memories/{id}/lineage``: supersession and every state change."""
-        return await self._call(w.lineage(memory_id))
+        return await self._call(w.lineage(memory_id, as_of, known_at))
 
     async def write_triggers(self, turn: TurnIn | str) -> WriteTriggersOut:
         """``POST /v1/write-triggers``: whether and what to write for a turn (advisory)."""

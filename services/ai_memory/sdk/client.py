@@ -367,17 +367,30 @@ class MemoryClient:
             w.interaction(w.interaction_in(text, scope, source_agent, session_id, at), wait)
         )
 
-    def persona(self, scope: str) -> PersonaOut:
-        """``GET /v1/persona``: L3, the active preferences, goals, facts, skills, tasks."""
-        return self._call(w.persona(scope))
+    def persona(
+        self,
+        scope: str,
+        *,
+        as_of: str | int | float | None = None,
+        known_at: str | int | float | None = None,
+    ) -> PersonaOut:
+        """``GET /v1/persona``: L3, the active preferences, goals, facts, skills, tasks —
+        as true at ``as_of`` and known at ``known_at`` when given."""
+        return self._call(w.persona(scope, as_of, known_at))
 
     def episodes(self, scope: str) -> EpisodesOut:
         """``GET /v1/episodes``: L2, extracted memories grouped by conversation."""
         return self._call(w.episodes(scope))
 
-    def lineage(self, memory_id: str) -> LineageOut:
+    def lineage(
+        self,
+        memory_id: str,
+        *,
+        as_of: str | int | float | None = None,
+        known_at: str | int | float | None = None,
+    ) -> LineageOut:
         """``GET /v1/memories/{id}/lineage``: supersession and every state change."""
-        return self._call(w.lineage(memory_id))
+        return self._call(w.lineage(memory_id, as_of, known_at))
 
     def write_triggers(self, turn: TurnIn | str) -> WriteTriggersOut:
         """``POST /v1/write-triggers``: whether and what to write for a turn (advisory)."""

@@ -444,16 +444,36 @@ class InProcessClient:
         return InteractionOut.model_validate(result.to_json())
 
     @_typed_errors
-    def persona(self, scope: str) -> PersonaOut:
-        return PersonaOut.model_validate(self.container.governance.persona(self.tenant, scope))
+    def persona(
+        self,
+        scope: str,
+        *,
+        as_of: str | int | float | None = None,
+        known_at: str | int | float | None = None,
+    ) -> PersonaOut:
+        from ai_memory.service.time_travel import TimePoint
+
+        at = TimePoint.parse(as_of, known_at)
+        return PersonaOut.model_validate(self.container.governance.persona(self.tenant, scope, at))
 
     @_typed_errors
     def episodes(self, scope: str) -> EpisodesOut:
         return EpisodesOut.model_validate(self.container.governance.episodes(self.tenant, scope))
 
     @_typed_errors
-    def lineage(self, memory_id: str) -> LineageOut:
-        return LineageOut.model_validate(self.container.governance.lineage(self.tenant, memory_id))
+    def lineage(
+        self,
+        memory_id: str,
+        *,
+        as_of: str | int | float | None = None,
+        known_at: str | int | float | None = None,
+    ) -> LineageOut:
+        from ai_memory.service.time_travel import TimePoint
+
+        at = TimePoint.parse(as_of, known_at)
+        return LineageOut.model_validate(
+            self.container.governance.lineage(self.tenant, memory_id, at)
+        )
 
     @_typed_errors
     def write_triggers(self, turn: TurnIn | str) -> WriteTriggersOut:

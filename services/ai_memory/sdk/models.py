@@ -137,6 +137,8 @@ class LineageOut(_Open):
     supersedes: list[str]
     superseded_by: list[str]
     events: list[dict[str, Any]]
+    valid_from: str | None = None  # valid time (deploy/TIME.md); None for a forgotten one
+    valid_to: str | None = None  # None while nothing has ended it
 
 
 class GovernanceRunOut(_Open):
