@@ -134,3 +134,25 @@ def test_an_importers_window_is_the_validity() -> None:
     assert state_at(edge, as_of=d("2024-06-01"), known_at=None) is A
     assert state_at(edge, as_of=d("2025-06-01"), known_at=None) is H
     assert state_at(edge, as_of=d("2024-01-01"), known_at=None) is None
+
+
+def test_a_reconfirmed_memory_is_not_closed_by_the_one_it_displaced() -> None:
+    # Auckland re-confirmed after Sydney: Auckland active again, Sydney displaced.
+    akl = city(
+        "auckland",
+        "2025-01-10",
+        written("auckland", 1),
+        changed("auckland", 2, H, "sydney"),
+        changed("auckland", 3, A, frm=H),
+    )
+    syd = city("sydney", "2025-06-01", written("sydney", 2), changed("sydney", 3, H))
+    timeline = [akl, syd]
+    starts = {"sydney": syd.valid_from}
+    now = d("2026-05-01")
+    assert valid_to(akl, timeline, starts, None) is None
+    kw: dict[str, Any] = {"known_at": None, "timeline": timeline, "superseder_valid_from": starts}
+    assert state_at(akl, as_of=now, **kw) is A
+    assert state_at(syd, as_of=now, **kw) is H
+    # Before the re-confirmation was recorded, Sydney had closed Auckland.
+    before = TODAY.replace(second=2)
+    assert valid_to(akl, timeline, starts, before) == d("2025-06-01")

@@ -120,9 +120,15 @@ def valid_to(
 
     ``timeline``: the stated memories of its exclusive slot known at ``known_at`` (itself
     included or not); the first later one with a different value ends it, whatever order
-    they were recorded in. A ``superseded_by`` recorded by then ends it at the superseder's
-    valid-from (conflicts outside a slot)."""
+    they were recorded in. A ``superseded_by`` recorded by then ends it at the
+    superseder's valid-from (conflicts outside a slot). A memory active at ``known_at``
+    is ended by neither."""
     ends = [t for t in (history.declared_valid_to, history.expires_at) if t is not None]
+    known = known_entries(history.entries, known_at)
+    if state_known_at(known) is A:
+        # The current state of its slot: whatever it lost to before (a later-dated peer,
+        # a supersession) was undone when the user re-confirmed it, so nothing closes it.
+        return min(ends, default=None)
     if history.slot is not None:
         ends.extend(
             peer.valid_from
@@ -132,7 +138,7 @@ def valid_to(
             and peer.value != history.value
             and peer.valid_from > history.valid_from
         )
-    for by in superseders(known_entries(history.entries, known_at)):
+    for by in superseders(known):
         start = superseder_valid_from.get(by)
         if start is not None and start > history.valid_from:
             ends.append(start)
