@@ -22,6 +22,7 @@ from ai_memory.core.events import (
     MemoryDeleted,
     MemoryStateChanged,
     MemoryWritten,
+    SubjectErased,
 )
 from ai_memory.core.record import Limits, MemoryRecord, MemoryState, MemoryType
 from ai_memory.core.timeparse import MAX_TIMESTAMP, MIN_TIMESTAMP
@@ -164,6 +165,18 @@ interactions_recorded = st.builds(
     extraction_json=st.none() | st.dictionaries(texts, json_values, max_size=3).map(json.dumps),
 )
 
+subjects_erased = st.builds(
+    SubjectErased,
+    header=event_headers,
+    erasure_id=non_empty_texts,
+    criteria_json=st.dictionaries(texts, json_values, max_size=3).map(json.dumps),
+    reason=texts,
+    memory_ids=st.lists(non_empty_texts, max_size=10).map(tuple),
+    interaction_ids=st.lists(non_empty_texts, max_size=10).map(tuple),
+    key_ids=st.lists(non_empty_texts, max_size=10).map(tuple),
+    keys_destroyed_at=st.none() | utc_datetimes,
+)
+
 events_by_type: dict[str, st.SearchStrategy[DomainEvent]] = {
     "InteractionRecorded": interactions_recorded,
     "MemoryWritten": memory_written,
@@ -171,6 +184,7 @@ events_by_type: dict[str, st.SearchStrategy[DomainEvent]] = {
     "MemoryStateChanged": memory_state_changed,
     "MemoriesRecalled": memories_recalled,
     "MemoriesImported": memories_imported,
+    "SubjectErased": subjects_erased,
 }
 domain_events: st.SearchStrategy[DomainEvent] = st.one_of(*events_by_type.values())
 

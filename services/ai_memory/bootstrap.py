@@ -23,12 +23,15 @@ SQLite paths follow the SQLAlchemy convention: `sqlite:///rel/path` is relative,
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ai_memory.adapters.embedders import make_embedder
 from ai_memory.adapters.projectable_log import ProjectableLog
@@ -64,6 +67,7 @@ from ai_memory.serialization.sealer import Sealer
 from ai_memory.service.audit import AuditService
 from ai_memory.service.changes import ChangeFeed
 from ai_memory.service.dead_letters import DeadLetterService, Redrive, Redriven
+from ai_memory.service.erasure import ErasureService, KeyVault
 from ai_memory.service.facade import Services
 from ai_memory.service.governance import GovernanceService
 from ai_memory.service.governor import Governor
@@ -333,6 +337,8 @@ def build(
     services = replace(services, rates=RateLimiter(limit_table))  # this gateway's buckets
     services = replace(services, audit=AuditService(log))  # the trail reads the log itself
     services = replace(services, changes=ChangeFeed(log))  # so does the change feed
+    erasures = build_erasures(s, service, log, clock, projections, sealer)
+    services = replace(services, erasures=erasures)
     return Container(
         s,
         log,
@@ -678,3 +684,41 @@ def build_sink(settings: Settings, projection: str) -> tuple[ProjectionSink, Emb
         index = build_index(s.index_url, embedder, tag_key=index_tag_key(root_key(s)))
         return IndexSink(index, embedder), embedder
     raise InvalidInput("projection", "enum", f"projection must be one of {', '.join(PROJECTIONS)}")
+
+
+def build_erasures(
+    s: Settings,
+    service: MemoryService,
+    log: EventLog,
+    clock: Clock,
+    projections: Projections,
+    sealer: Sealer | None,
+) -> ErasureService:
+    """Subject erasure over the process's forget path; its receipts are signed with
+    AIMEM_RECEIPT_KEY, or a generated data_dir/receipt.key (embedded), read when first
+    needed so a process that never signs never makes one."""
+
+    @functools.cache
+    def signing_key() -> Ed25519PrivateKey:
+        return receipt_signing_key(s)
+
+    vault = None if sealer is None else KeyVault(sealer.forget, sealer.vault.destroyed)
+    return ErasureService(
+        service,
+        log,
+        clock,
+        signing_key,
+        projections.status,
+        vault,
+        packed_positions=projections.packed_positions,
+    )
+
+
+def receipt_signing_key(s: Settings) -> Ed25519PrivateKey:
+    """AIMEM_RECEIPT_KEY, or data_dir/receipt.key (generated on first use) when embedded."""
+    from ai_memory.adapters.receipt_key import load_receipt_key
+
+    s = s.resolved()
+    shared = scheme_of(s.record_store_url) == "cassandra"
+    configured = s.receipt_key.get_secret_value()
+    return load_receipt_key(configured, s.data_dir, embedded=not shared)

@@ -166,6 +166,9 @@ class Settings(BaseSettings):
     # the root of the key hierarchy, base64url of 32 bytes; an embedded deployment without
     # it generates data_dir/root.key (0600) on first start, like a development vault
     root_key: SecretStr = SecretStr("")
+    # signs erasure receipts (Ed25519): PKCS#8 PEM or base64 of the 32-byte seed; an
+    # embedded deployment without it generates data_dir/receipt.key (0600) when first needed
+    receipt_key: SecretStr = SecretStr("")
 
     @field_validator("govern_tenants", "llm_roles", "allowed_hosts", "cors_origins", mode="before")
     @classmethod

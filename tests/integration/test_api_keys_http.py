@@ -419,6 +419,11 @@ DOORS = {
     ("GET", "/v1/episodes"): "checked",
     ("POST", "/v1/governance/run"): "checked",
     ("POST", "/v1/import"): "checked",
+    # An erasure reaches every scope of its subject: an admin of the tenant only.
+    ("POST", "/v1/erasures"): "admin",
+    ("GET", "/v1/erasures/{erasure_id}"): "admin",
+    ("GET", "/v1/erasures/public-key"): "admin",
+    ("DELETE", "/v1/interactions/{interaction_id}"): "admin",
 }
 
 

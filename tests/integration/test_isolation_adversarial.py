@@ -794,6 +794,56 @@ def attacks_interactions() -> list[Attack]:
     ]
 
 
+def attacks_erase() -> list[Attack]:
+    """An erasure is an admin's of its own tenant: globex's scope or ids erase nothing of
+    globex (acme has none of them), and no other key may erase at all."""
+    p, path = "POST", "/v1/erasures"
+    gx_ids = [GX("alice").id, GX("gone").id]
+    return [
+        Attack(
+            "globex's scope name",
+            p,
+            path,
+            expect({200, 201}, 403, 403),
+            # acme's own memories planted under that name go; globex's stay (test_zz_…)
+            json={"scope": GLOBEX.own_scope, "reason": "probe", "erasure_id": "era-gx-scope"},
+            plants=(GLOBEX.own_scope,),
+        ),
+        Attack(
+            "globex's exact ids",
+            p,
+            path,
+            expect({200, 201}, 403, 403),
+            json={"ids": gx_ids, "reason": "probe", "erasure_id": "era-gx-ids"},
+            check=erased_nothing,
+            plants=tuple(gx_ids),
+        ),
+        Attack("tenant field", p, path, expect(422, 403, 403), json={"tenant": GLOBEX.name}),
+    ]
+
+
+def erased_nothing(world: World, principal: str, response: httpx.Response) -> None:
+    if response.status_code in (200, 201):
+        assert response.json()["memories"] == 0, response.text
+
+
+def attacks_receipt() -> list[Attack]:
+    g = "GET"
+    return [
+        Attack("an id acme never used", g, "/v1/erasures/era-gx-only", expect(404, 403, 403)),
+        Attack("acme's own", g, "/v1/erasures/era-gx-ids", expect(200, 403, 403)),
+        Attack("a trick id", g, "/v1/erasures/..%2f..", TRICK),
+    ]
+
+
+def attacks_forget_interaction() -> list[Attack]:
+    d = "DELETE"
+    return [
+        Attack("an unknown turn", d, "/v1/interactions/gx-turn-1", expect(404, 403, 403)),
+        Attack("a trick id", d, "/v1/interactions/..%2f..", TRICK),
+    ]
+
+
 def attacks_scope_view(path: str) -> list[Attack]:
     g = "GET"
     return [
@@ -896,6 +946,13 @@ def simple(
     return Operation(lambda _w: [Attack("as is", method, path, statuses, **kw)], headers or {})
 
 
+# What a 404 may say: the id is not the tenant's (memory, erasure, raw turn) or no route.
+NOT_FOUND_CODES = (
+    "memory_not_found",
+    "erasure_not_found",
+    "interaction_not_found",
+    "route_not_found",
+)
 DOCS = expect(200, 200, 200, 200)
 # Every operation of the app (OpenAPI document and routes left out of it) → its attacks.
 OPERATIONS: dict[tuple[str, str], Operation] = {
@@ -918,6 +975,12 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
     ),
     ("GET", "/v1/persona"): fixed(lambda: attacks_scope_view("/v1/persona")),
     ("GET", "/v1/episodes"): fixed(lambda: attacks_scope_view("/v1/episodes")),
+    ("POST", "/v1/erasures"): fixed(attacks_erase),
+    ("GET", "/v1/erasures/{erasure_id}"): fixed(attacks_receipt),
+    ("GET", "/v1/erasures/public-key"): simple(
+        "GET", "/v1/erasures/public-key", expect(200, 403, 403)
+    ),
+    ("DELETE", "/v1/interactions/{interaction_id}"): fixed(attacks_forget_interaction),
     ("POST", "/v1/governance/run"): simple(
         "POST", "/v1/governance/run", expect(200, 403, 403), params={"wait": "true"}
     ),
@@ -1070,7 +1133,7 @@ def judge(world: World, principal: str, attack: Attack, response: httpx.Response
     if status == 403:
         assert code in CODES_403, f"{where}: {code}"
     if status == 404 and attack.path.startswith("/v1/"):
-        assert code in ("memory_not_found", "route_not_found"), f"{where}: {code}"
+        assert code in NOT_FOUND_CODES, f"{where}: {code}"
     if attack.check is not None:
         assert attack.check(world, principal, response) is not False, where
     if 200 <= status < 300:

@@ -153,6 +153,27 @@ class InteractionRecorded:
         return self.encryption is not None
 
 
+@dataclass(frozen=True)
+class SubjectErased:
+    """A subject erasure (``deploy/FORGETTING.md``): the request, every memory and raw
+    interaction it forgot and every data key it destroyed. The memories' tombstones
+    precede it on their own partitions, and it is appended once every key is gone, so
+    ``keys_destroyed_at`` is a fact (None: encryption was off, no key to destroy)."""
+
+    header: EventHeader
+    erasure_id: str
+    criteria_json: str
+    reason: str
+    memory_ids: tuple[str, ...]
+    interaction_ids: tuple[str, ...]
+    key_ids: tuple[str, ...] = ()
+    keys_destroyed_at: datetime | None = None
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.header.tenant}/_erasures"
+
+
 DomainEvent = (
     MemoryWritten
     | MemoryDeleted
@@ -160,6 +181,7 @@ DomainEvent = (
     | MemoriesRecalled
     | MemoriesImported
     | InteractionRecorded
+    | SubjectErased
 )
 
 

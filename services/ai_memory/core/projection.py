@@ -25,6 +25,7 @@ from .events import (
     MemoryDeleted,
     MemoryStateChanged,
     MemoryWritten,
+    SubjectErased,
 )
 from .record import MemoryRecord, MemoryState, StoredRecord, Tombstone
 
@@ -221,7 +222,7 @@ def _records(logged: LoggedEvent) -> list[RecordMutation]:
             ]
         case MemoriesRecalled():
             return [AddReads(event.header.tenant, event.memory_ids, event.header.occurred_at, pos)]
-        case MemoriesImported() | InteractionRecorded():
+        case MemoriesImported() | InteractionRecorded() | SubjectErased():
             return []
 
 
@@ -236,5 +237,5 @@ def project_index(logged: LoggedEvent) -> list[IndexMutation]:
             return [IndexRemove(event.header.tenant, event.memory_id, pos)]
         case MemoryStateChanged():
             return [IndexSetState(event.header.tenant, event.memory_id, event.to_state, pos)]
-        case MemoriesRecalled() | MemoriesImported() | InteractionRecorded():
+        case MemoriesRecalled() | MemoriesImported() | InteractionRecorded() | SubjectErased():
             return []

@@ -29,6 +29,7 @@ from ai_memory.core.events import (
     MemoryDeleted,
     MemoryStateChanged,
     MemoryWritten,
+    SubjectErased,
 )
 from ai_memory.core.record import MemoryRecord, MemoryState, MemoryType
 
@@ -152,6 +153,20 @@ SAMPLES: tuple[GoldenSample, ...] = (
             unchanged=12,
             skipped_tombstoned=3,
             rejected=5,
+        ),
+    ),
+    GoldenSample(
+        "SubjectErased",
+        1,
+        SubjectErased(
+            header=_header(10),
+            erasure_id="era-001",
+            criteria_json='{"scope":"user:alice"}',
+            reason="subject request 2024-03-12",
+            memory_ids=("mem-001", "记忆-3"),
+            interaction_ids=("int-001",),
+            key_ids=("memory/mem-001", "memory/记忆-3", "interaction/int-001"),
+            keys_destroyed_at=datetime(2024, 3, 12, 9, 30, 16, tzinfo=UTC),
         ),
     ),
     GoldenSample(

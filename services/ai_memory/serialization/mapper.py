@@ -25,6 +25,7 @@ from ai_memory.core.events import (
     MemoryDeleted,
     MemoryStateChanged,
     MemoryWritten,
+    SubjectErased,
 )
 from ai_memory.core.record import MemoryRecord, MemoryState, MemoryType
 
@@ -255,6 +256,34 @@ def _interaction_from_dict(d: Mapping[str, Any]) -> InteractionRecorded:
     )
 
 
+def _erased_to_dict(e: SubjectErased) -> EventDict:
+    return {
+        **_header_to_dict(e.header),
+        "erasure_id": e.erasure_id,
+        "criteria_json": e.criteria_json,
+        "reason": e.reason,
+        "memory_ids": list(e.memory_ids),
+        "interaction_ids": list(e.interaction_ids),
+        "key_ids": list(e.key_ids),
+        "keys_destroyed_at": None
+        if e.keys_destroyed_at is None
+        else _aware(e.keys_destroyed_at, "keys_destroyed_at"),
+    }
+
+
+def _erased_from_dict(d: Mapping[str, Any]) -> SubjectErased:
+    return SubjectErased(
+        header=_header_from_dict(d),
+        erasure_id=d["erasure_id"],
+        criteria_json=d["criteria_json"],
+        reason=d["reason"],
+        memory_ids=tuple(d["memory_ids"]),
+        interaction_ids=tuple(d["interaction_ids"]),
+        key_ids=tuple(d["key_ids"]),
+        keys_destroyed_at=None if d["keys_destroyed_at"] is None else _utc(d["keys_destroyed_at"]),
+    )
+
+
 _ToDict = Callable[[Any], EventDict]
 _FromDict = Callable[[Mapping[str, Any]], DomainEvent]
 
@@ -266,6 +295,7 @@ _TABLE: dict[type[Any], tuple[str, _ToDict, _FromDict]] = {
     MemoriesRecalled: ("MemoriesRecalled", _recalled_to_dict, _recalled_from_dict),
     MemoriesImported: ("MemoriesImported", _imported_to_dict, _imported_from_dict),
     InteractionRecorded: ("InteractionRecorded", _interaction_to_dict, _interaction_from_dict),
+    SubjectErased: ("SubjectErased", _erased_to_dict, _erased_from_dict),
 }
 _BY_NAME: dict[str, _FromDict] = {name: from_dict for name, _, from_dict in _TABLE.values()}
 

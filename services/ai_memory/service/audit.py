@@ -45,6 +45,7 @@ from ai_memory.core.events import (
     MemoryDeleted,
     MemoryStateChanged,
     MemoryWritten,
+    SubjectErased,
 )
 from ai_memory.core.ports import EventLog
 
@@ -61,6 +62,7 @@ ACTIONS: dict[type[Any], str] = {
     MemoriesRecalled: "recalled",
     MemoriesImported: "imported",
     InteractionRecorded: "interaction_recorded",
+    SubjectErased: "erased",
 }
 ACTION_NAMES: tuple[str, ...] = tuple(ACTIONS.values())
 _CURSOR_VERSION = "a1"
@@ -118,8 +120,8 @@ def entry_of(logged: LoggedEvent) -> AuditEntry:
 def _scope(event: DomainEvent) -> str | None:
     if isinstance(event, MemoryWritten):
         return event.record.scope
-    if isinstance(event, MemoriesImported):
-        return None  # an import batch spans scopes; its records are ``written`` entries
+    if isinstance(event, MemoriesImported | SubjectErased):
+        return None  # a batch spans scopes; its records have entries of their own
     return event.scope
 
 
@@ -128,7 +130,7 @@ def _memory_ids(event: DomainEvent) -> tuple[str, ...]:
         return (event.record.id,)
     if isinstance(event, MemoryDeleted | MemoryStateChanged):
         return (event.memory_id,)
-    if isinstance(event, MemoriesRecalled):
+    if isinstance(event, MemoriesRecalled | SubjectErased):
         return event.memory_ids
     return ()
 

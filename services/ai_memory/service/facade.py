@@ -10,6 +10,7 @@ adapters, the log or the projections behind it.
 * ``keys``: API keys — issue, list, revoke, and the door's ``authenticate``;
 * ``audit``: who did what in a tenant, read from the log;
 * ``changes``: the change feed of a tenant's scopes, read from the log;
+* ``erasures``: subject erasure and its signed receipts;
 * ``rates``: this process's request-rate buckets per tenant and per key (the HTTP door);
 * ``settings``: the deployment's limits and edge configuration.
 """
@@ -23,6 +24,7 @@ from ai_memory.settings import Settings
 
 from .audit import AuditService
 from .changes import ChangeFeed
+from .erasure import ErasureService
 from .governance import GovernanceService
 from .health import HealthService
 from .keys import KeyService
@@ -43,3 +45,4 @@ class Services:
     audit: AuditService | None = None  # None: the trail is not served (a client-only build)
     changes: ChangeFeed | None = None  # None: no change feed (a client-only build)
     rates: RateLimiter | None = None  # None: no request is rate-limited
+    erasures: ErasureService | None = None  # None: erasures are not served

@@ -1,8 +1,9 @@
 """Forget means forgotten: after a tombstone is on the log, its memory's data key goes.
 
 An ``EventLog`` decorator for appenders (crypto-shredding, ``deploy/FORGETTING.md``).
-Every path that forgets — a DELETE, a batch, a tombstone in an import, governance —
-appends ``MemoryDeleted`` through it, so the key is destroyed on every path, in the
+Every path that forgets — a DELETE, a batch, a tombstone in an import, governance, an
+erasure — appends ``MemoryDeleted`` (or, for raw interaction turns, ``SubjectErased``)
+through it, so the key is destroyed on every path, in the
 order the design requires: the append returns only when the tombstone is durable (one
 transaction on the embedded log, acks=all on Kafka), and only then is the key destroyed.
 Projections that meet the memory's sealed events afterwards read them as gone, and the
@@ -19,7 +20,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ai_memory.core.data_keys import interaction_key_id, memory_key_id
-from ai_memory.core.events import DomainEvent, Head, LoggedEvent, MemoryDeleted, TenantPage
+from ai_memory.core.events import (
+    DomainEvent,
+    Head,
+    LoggedEvent,
+    MemoryDeleted,
+    SubjectErased,
+    TenantPage,
+)
 from ai_memory.core.governance.interactions import extracted_memory_id
 from ai_memory.core.ports import EventLog, RecordStore
 from ai_memory.core.record import StoredRecord
@@ -80,6 +88,9 @@ class ShreddingLog:
                 doomed.append((tenant, memory_key_id(event.memory_id)))
                 if self._related is not None:
                     doomed += [(tenant, k) for k in self._related(tenant, event.memory_id)]
+            elif isinstance(event, SubjectErased):  # the tombstone of its raw turns
+                tenant = event.header.tenant
+                doomed += [(tenant, interaction_key_id(i)) for i in event.interaction_ids]
         positions = self.inner.append(events)
         for tenant, key_id in dict.fromkeys(doomed):
             self._destroy(tenant, key_id)

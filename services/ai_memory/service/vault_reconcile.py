@@ -10,8 +10,9 @@ with it. Two cases need that:
 
 A pass reads the whole log (clear fields only: a tombstone and an interaction's id are
 never sealed), then destroys the key of every tombstoned memory, and of every interaction
-one of whose extracted memories is tombstoned, that is not destroyed yet. Idempotent;
-cost O(log) reads and one vault read per tombstone, so it runs offline or on a schedule.
+an erasure forgot or one of whose extracted memories is tombstoned, that is not destroyed
+yet. Idempotent; cost O(log) reads and one vault read per tombstone, so it runs offline
+or on a schedule.
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ai_memory.core.data_keys import DataKeyVault, interaction_key_id, memory_key_id
-from ai_memory.core.events import InteractionRecorded, MemoryDeleted, MemoryWritten
+from ai_memory.core.events import (
+    InteractionRecorded,
+    MemoryDeleted,
+    MemoryWritten,
+    SubjectErased,
+)
 from ai_memory.core.governance.interactions import extracted_memory_id
 from ai_memory.core.ports import EventLog
 
@@ -38,6 +44,7 @@ def reconcile_vault(log: EventLog, vault: DataKeyVault) -> VaultReconciled:
     tombstoned: dict[str, set[str]] = defaultdict(set)
     written: dict[str, set[str]] = defaultdict(set)
     interactions: dict[str, list[str]] = defaultdict(list)
+    erased: dict[str, set[str]] = defaultdict(set)  # raw turns an erasure forgot
     events = 0
     for partition in log.partitions():
         after = 0
@@ -50,13 +57,15 @@ def reconcile_vault(log: EventLog, vault: DataKeyVault) -> VaultReconciled:
                     tombstoned[event.header.tenant].add(event.memory_id)
                 elif isinstance(event, InteractionRecorded):
                     interactions[event.header.tenant].append(event.interaction_id)
+                elif isinstance(event, SubjectErased):
+                    erased[event.header.tenant].update(event.interaction_ids)
             events += len(page)
             after = page[-1].position
     doomed = [(t, memory_key_id(m)) for t, ids in tombstoned.items() for m in sorted(ids)]
     for tenant, turns in interactions.items():
         gone, seen = tombstoned.get(tenant, set()), written[tenant]
         for turn in turns:
-            if any(m in gone for m in _extracted(turn, seen)):
+            if turn in erased[tenant] or any(m in gone for m in _extracted(turn, seen)):
                 doomed.append((tenant, interaction_key_id(turn)))
     destroyed = []
     for tenant, key_id in doomed:

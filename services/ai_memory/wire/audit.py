@@ -8,7 +8,13 @@ from pydantic import BaseModel, Field
 
 # What happened, by event type (``service.audit.ACTIONS`` maps each event to its name).
 AuditAction = Literal[
-    "written", "forgotten", "state_changed", "recalled", "imported", "interaction_recorded"
+    "written",
+    "forgotten",
+    "state_changed",
+    "recalled",
+    "imported",
+    "interaction_recorded",
+    "erased",
 ]
 
 

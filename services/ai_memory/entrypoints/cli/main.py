@@ -72,6 +72,10 @@ _server_command("replay", "ai_memory.entrypoints.cli.replay_cmd", "replay_cmd")
 _server_command("dead-letters", "ai_memory.entrypoints.cli.dead_letters_cmd", "app", group=True)
 _server_command("keys", "ai_memory.entrypoints.cli.keys_cmd", "app", group=True)
 _server_command("vault", "ai_memory.entrypoints.cli.vault_cmd", "app", group=True)
+_server_command("verify-receipt", "ai_memory.entrypoints.cli.receipt_cmd", "verify_receipt_cmd")
+_server_command(
+    "receipt-public-key", "ai_memory.entrypoints.cli.receipt_cmd", "receipt_public_key_cmd"
+)
 _server_command("project", "ai_memory.entrypoints.cli.project_cmd", "project_cmd")
 _server_command("migrate", "ai_memory.entrypoints.cli.migrate_cmd", "migrate_cmd")
 _server_command("doctor", "ai_memory.entrypoints.cli.doctor_cmd", "doctor_cmd")

@@ -48,6 +48,7 @@ from . import (
     browse_routes,
     change_routes,
     edge,
+    erasure_routes,
     governance_routes,
     metrics,
     notes_routes,
@@ -378,6 +379,7 @@ def create_app(services: Services) -> FastAPI:
     app.include_router(governance_routes.router(services.governance, tenant_of))
     app.include_router(audit_routes.router(services.audit))
     app.include_router(change_routes.router(services.changes, service, tenant_of))
+    app.include_router(erasure_routes.router(services.erasures, tenant_of))
     mcp.mount(app)
     a2a.mount(app)
 

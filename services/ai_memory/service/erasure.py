@@ -1,0 +1,318 @@
+"""Subject erasure and its signed receipt (``POST /v1/erasures``, ``GET /v1/erasures/{id}``).
+
+An erasure runs the ordinary forget for every memory of its subject (``core.erasure``
+says which), in one unit of work: each ``MemoryDeleted`` goes through the shredding log,
+which destroys the memory's key (and its source turn's) once the tombstone is durable.
+Then the keys of the subject's raw interaction turns are destroyed, and only then is
+``SubjectErased`` appended — the record of the request, of every id and every destroyed
+key, with the time by which they were all gone. A crash before that append leaves keys
+destroyed and no record: the safe side; the same request (same ``erasure_id``) runs
+again and finds nothing left to do but record it.
+
+The receipt is computed from the log at the time it is asked for (the erasure's
+events, each projection's position, a verification scan) and signed
+(``core.receipts``). Both read the tenant's whole log: O(log), an audit operation.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+
+from ai_memory.core import positions as log_positions
+from ai_memory.core.data_keys import interaction_key_id, memory_key_id
+from ai_memory.core.erasure import (
+    ErasureRequest,
+    ProjectionApplied,
+    Verification,
+    check_erasure_id,
+    receipt_body,
+    tombstone_reason,
+)
+from ai_memory.core.errors import NotFound
+from ai_memory.core.events import (
+    InteractionRecorded,
+    LoggedEvent,
+    MemoryDeleted,
+    MemoryWritten,
+    SubjectErased,
+)
+from ai_memory.core.governance.interactions import extracted_memory_id
+from ai_memory.core.ports import Clock, EventLog
+from ai_memory.core.record import StoredRecord
+from ai_memory.core.timeparse import format_timestamp
+
+from .health import ProjectionPosition
+from .memory_service import MemoryService
+from .receipts import public_key_pem, sign_receipt
+from .shredding import MAX_EXTRACTED
+from .unit_of_work import UnitOfWork
+
+_PAGE = 1000
+_SCAN = 5000
+
+
+@dataclass(frozen=True)
+class KeyVault:
+    """What an erasure needs of the vault; None with encryption off."""
+
+    destroy: Callable[[str, str], None]  # (tenant, key id)
+    destroyed: Callable[[str, str], bool]
+
+
+@dataclass(frozen=True)
+class ErasureResult:
+    erasure_id: str
+    position: int
+    memory_ids: tuple[str, ...]
+    interaction_ids: tuple[str, ...]
+    already_done: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "erasure_id": self.erasure_id,
+            "position": self.position,
+            "memories": len(self.memory_ids),
+            "interactions": len(self.interaction_ids),
+            "already_done": self.already_done,
+            "receipt": f"/v1/erasures/{self.erasure_id}",
+        }
+
+
+class ErasureService:
+    def __init__(
+        self,
+        memory: MemoryService,
+        log: EventLog,
+        clock: Clock,
+        signing_key: Callable[[], Ed25519PrivateKey],
+        statuses: Callable[[], Sequence[ProjectionPosition]],
+        vault: KeyVault | None,
+        *,
+        packed_positions: bool = False,  # a partitioned log packs (partition, offset)
+    ) -> None:
+        self.memory = memory
+        self.log = log
+        self.clock = clock
+        self._signing_key = signing_key
+        self._statuses = statuses
+        self.vault = vault
+        self._packed = packed_positions
+
+    # --- erase ---------------------------------------------------------------------------
+    def parse(self, body: object) -> ErasureRequest:
+        return ErasureRequest.parse(body, self.memory.limits, lambda: f"era-{uuid.uuid4()}")
+
+    def erase(
+        self, tenant: str, request: ErasureRequest, *, actor: str, wait: bool = False
+    ) -> ErasureResult:
+        done = self._find(tenant, request.erasure_id)
+        if done is not None:
+            e = done.event
+            assert isinstance(e, SubjectErased)
+            return ErasureResult(
+                e.erasure_id, done.position, e.memory_ids, e.interaction_ids, already_done=True
+            )
+        reason, _ = self.memory.secrets.text(tenant, "reason", request.reason)
+        memory_ids, interaction_ids = self._subject(tenant, request)
+        tombstone = tombstone_reason(request.erasure_id)
+
+        def step(uow: UnitOfWork) -> tuple[int, list[int]]:
+            appended = []
+            for memory_id in memory_ids:
+                result = self.memory.delete_in(uow, memory_id, reason=tombstone)
+                if not result.already_forgotten:
+                    appended.append(result.position)
+            key_ids = [memory_key_id(m) for m in memory_ids]
+            destroyed_at = None
+            if self.vault is not None:
+                for interaction_id in interaction_ids:
+                    self.vault.destroy(tenant, interaction_key_id(interaction_id))
+                key_ids += [interaction_key_id(i) for i in interaction_ids]
+                destroyed_at = self.clock.now()
+            record = SubjectErased(
+                uow.header(),
+                request.erasure_id,
+                json.dumps(request.criteria(), sort_keys=True, separators=(",", ":")),
+                reason,
+                memory_ids,
+                interaction_ids,
+                tuple(key_ids) if self.vault is not None else (),
+                destroyed_at,
+            )
+            (position,) = uow.append([record])
+            return position, appended
+
+        position, appended = self.memory.units.run(tenant, actor, step)
+        if wait:
+            self.memory.wait_for_all([*appended, position])
+        return ErasureResult(
+            request.erasure_id, position, memory_ids, interaction_ids, already_done=False
+        )
+
+    def _subject(self, tenant: str, request: ErasureRequest) -> tuple[tuple[str, ...], ...]:
+        """(memory ids, interaction ids) of the subject, each closed over the other: the
+        turns the memories came from, the memories extracted from the turns."""
+        store = self.memory.store
+        memories: dict[str, None] = {}
+        turns: dict[str, None] = dict.fromkeys(request.interaction_ids)
+        if request.ids:
+            memories.update(dict.fromkeys(sorted(store.get_many(tenant, request.ids))))
+        elif request.scope is not None:
+            for stored in store.scan_records(tenant, scopes=[request.scope]):
+                memories[stored.record.id] = None
+        elif request.source_agent is not None:
+            notes = f"agent:{request.source_agent}"  # an agent's notebook is its own
+            for stored in store.scan_records(tenant):
+                r = stored.record
+                if r.source_agent == request.source_agent or r.scope == notes:
+                    memories[r.id] = None
+        if request.scope is not None or request.source_agent is not None:
+            for logged in self._events(tenant):
+                e = logged.event
+                if isinstance(e, InteractionRecorded) and (
+                    e.scope == request.scope or e.source_agent == request.source_agent
+                ):
+                    turns[e.interaction_id] = None
+        for stored in store.get_many(tenant, list(memories)).values():
+            turn = _source_turn(stored)
+            if turn is not None:
+                turns[turn] = None
+        for turn in list(turns):
+            for index in range(MAX_EXTRACTED):
+                found = store.get(tenant, extracted_memory_id(turn, index))
+                if not isinstance(found, StoredRecord):
+                    break
+                memories[found.record.id] = None
+        return tuple(memories), tuple(turns)
+
+    # --- receipts ------------------------------------------------------------------------
+    def public_key_pem(self) -> str:
+        return public_key_pem(self.public_key())
+
+    def receipt(self, tenant: str, erasure_id: str) -> dict[str, Any]:
+        check_erasure_id(erasure_id, "erasure_id")
+        found: LoggedEvent | None = None
+        tombstones: dict[str, int] = {}
+        written: list[MemoryWritten] = []
+        turns: list[InteractionRecorded] = []
+        reason = tombstone_reason(erasure_id)
+        events = list(self._events(tenant))
+        for logged in events:
+            e = logged.event
+            if isinstance(e, SubjectErased) and e.erasure_id == erasure_id and found is None:
+                found = logged
+            elif isinstance(e, MemoryDeleted) and e.reason == reason:
+                tombstones[e.memory_id] = logged.position
+        if found is None:
+            raise NotFound(f"erasure {erasure_id!r} does not exist", code="erasure_not_found")
+        erased = found.event
+        assert isinstance(erased, SubjectErased)
+        memory_ids, interaction_ids = set(erased.memory_ids), set(erased.interaction_ids)
+        for logged in events:
+            e = logged.event
+            if isinstance(e, MemoryWritten) and e.record.id in memory_ids:
+                written.append(e)
+            elif isinstance(e, InteractionRecorded) and e.interaction_id in interaction_ids:
+                turns.append(e)
+        verification = self._verify(tenant, erased, written, turns)
+        body = receipt_body(
+            erasure_id=erasure_id,
+            tenant=tenant,
+            actor=erased.header.actor,
+            requested_at=format_timestamp(erased.header.occurred_at),
+            criteria_json=erased.criteria_json,
+            reason=erased.reason,
+            memory_ids=erased.memory_ids,
+            interaction_ids=erased.interaction_ids,
+            erasure_position=found.position,
+            tombstones=tombstones,
+            projections=self._applied([found.position, *tombstones.values()]),
+            key_ids=erased.key_ids,
+            keys_destroyed_at=None
+            if erased.keys_destroyed_at is None
+            else format_timestamp(erased.keys_destroyed_at),
+            verification=verification,
+            issued_at=format_timestamp(self.clock.now()),
+        )
+        return sign_receipt(self._signing_key(), body)
+
+    def _verify(
+        self,
+        tenant: str,
+        erased: SubjectErased,
+        written: list[MemoryWritten],
+        turns: list[InteractionRecorded],
+    ) -> Verification:
+        keys_live: tuple[str, ...] = ()
+        if self.vault is not None:
+            vault = self.vault
+            keys_live = tuple(k for k in erased.key_ids if not vault.destroyed(tenant, k))
+        live = self.memory.store.get_many(tenant, list(erased.memory_ids))
+        # A decoded event still sealed is one whose key is gone; a clear one is readable.
+        readable = sum(1 for e in written if not e.sealed) + sum(1 for t in turns if not t.sealed)
+        return Verification(
+            at=format_timestamp(self.clock.now()),
+            keys_checked=len(erased.key_ids),
+            keys_live=keys_live,
+            memories_readable=tuple(sorted(live)),
+            events_scanned=len(written) + len(turns),
+            events_readable=readable,
+        )
+
+    def _applied(self, event_positions: list[int]) -> list[ProjectionApplied]:
+        needed: dict[int, int] = {}
+        for p in event_positions:
+            partition = log_positions.partition_of(p) if self._packed else 0
+            needed[partition] = max(needed.get(partition, 0), p)
+        return [
+            ProjectionApplied(s.projection, s.partition, s.position, needed.get(s.partition, 0))
+            for s in sorted(self._statuses(), key=lambda s: (s.projection, s.partition))
+        ]
+
+    def has_interaction(self, tenant: str, interaction_id: str) -> bool:
+        return any(
+            isinstance(logged.event, InteractionRecorded)
+            and logged.event.interaction_id == interaction_id
+            for logged in self._events(tenant)
+        )
+
+    def public_key(self) -> Ed25519PublicKey:
+        return self._signing_key().public_key()
+
+    # --- the log -------------------------------------------------------------------------
+    def _find(self, tenant: str, erasure_id: str) -> LoggedEvent | None:
+        for logged in self._events(tenant):
+            e = logged.event
+            if isinstance(e, SubjectErased) and e.erasure_id == erasure_id:
+                return logged
+        return None
+
+    def _events(self, tenant: str) -> Iterator[LoggedEvent]:
+        for partition in self.log.partitions():
+            after = 0
+            while True:
+                page = self.log.read_tenant(
+                    tenant, after=after, limit=_PAGE, scan=_SCAN, partition=partition
+                )
+                yield from page.events
+                if page.complete:
+                    break
+                after = page.scanned_to
+
+
+def _source_turn(stored: StoredRecord) -> str | None:
+    source = stored.record.meta.get("source")
+    turn = source.get("interaction_id") if isinstance(source, dict) else None
+    if not isinstance(turn, str):
+        return None
+    derived = (extracted_memory_id(turn, i) for i in range(MAX_EXTRACTED))
+    return turn if stored.record.id in derived else None
