@@ -80,3 +80,39 @@ def test_a_restored_vault_backup_forgets_again(tmp_path: Path) -> None:
     finally:
         after.close()
     assert files_holding(data, [place, place.lower()]) == {}
+
+
+def test_a_restored_vault_backup_forgets_again_the_turns_an_erasure_named(tmp_path: Path) -> None:
+    """A turn that yielded no memory has no tombstone to say its key must go: the
+    erasure's ``SubjectErased`` does."""
+    data = tmp_path / "data"
+    settings = Settings(data_dir=data, encryption="on")
+    c = build(settings)
+    c.start()
+    with TestClient(create_app(c.services)) as client:
+        turn = {"scope": "user:bob", "source_agent": "planner", "text": "Hello, how are you?"}
+        r = client.post("/v1/interactions?wait=true", json=turn)
+        assert r.status_code == 201 and r.json()["memories"] == [], r.text
+        interaction = r.json()["interaction_id"]
+        backup = tmp_path / "vault-backup.db"
+        live, copy = sqlite3.connect(data / "vault.db"), sqlite3.connect(backup)
+        live.backup(copy)
+        live.close()
+        copy.close()
+        erase = {"scope": "user:bob", "reason": "asked"}
+        assert client.post("/v1/erasures?wait=true", json=erase).status_code == 201
+    c.close()
+    for suffix in ("", "-wal", "-shm"):
+        (data / f"vault.db{suffix}").unlink(missing_ok=True)
+    shutil.copy(backup, data / "vault.db")
+    result = CliRunner().invoke(
+        app, ["vault", "reconcile", "--data-dir", str(data)], env={"AIMEM_ENCRYPTION": "on"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "1 keys destroyed again" in result.output
+    after = build(settings)
+    try:
+        assert after.sealer is not None
+        assert after.sealer.vault.destroyed("default", interaction_key_id(interaction))
+    finally:
+        after.close()
