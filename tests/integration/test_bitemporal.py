@@ -7,12 +7,14 @@ what the system believed before the Tokyo interaction was recorded."""
 from __future__ import annotations
 
 import itertools
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ai_memory.bootstrap import Container
 from ai_memory.core.timeparse import format_timestamp
@@ -183,3 +185,51 @@ def test_a_migrated_zep_edge_is_true_in_its_own_window(container: Container) -> 
     assert client.lineage("edge-0001", as_of="2022-01-01").state == "active"
     assert client.lineage("edge-0001", known_at="2020-01-01").state == "unknown"
     assert client.persona("group:alice", as_of="2026-01-01", known_at="2020-01-01").facts == []
+
+
+_CITIES = ["Auckland", "Sydney", "Tokyo", "Lisbon", "Berlin"]
+_scopes = itertools.count()
+
+
+@given(
+    told=st.lists(
+        st.tuples(st.sampled_from(_CITIES), st.integers(min_value=0, max_value=900)),
+        min_size=1,
+        max_size=4,
+        unique_by=(lambda t: t[0], lambda t: t[1]),
+    ),
+    probes=st.lists(st.integers(min_value=-10, max_value=1000), min_size=1, max_size=4),
+)
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+def test_as_of_answers_the_latest_statement_dated_by_then_in_any_arrival_order(
+    client: TestClient, told: list[tuple[str, int]], probes: list[int]
+) -> None:
+    """Any moves, told in any order (the list order is the arrival order): as_of a day
+    answers the city of the latest move dated on or before it."""
+    scope = f"user:p{next(_scopes)}"
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    for city_name, day in told:
+        r = client.post(
+            "/v1/interactions?wait=true",
+            json={
+                "scope": scope,
+                "source_agent": "chat",
+                "text": f"I live in {city_name}.",
+                "at": format_timestamp(start + timedelta(days=day)),
+            },
+        )
+        assert r.status_code == 201, r.text
+    for probe in probes:
+        as_of = format_timestamp(start + timedelta(days=probe, hours=12))
+        r = client.post(
+            "/v1/memories/search",
+            json={"query": "where do I live", "scope": scope, "top_k": 10, "as_of": as_of},
+        )
+        got = [h["record"]["content"] for h in r.json()["results"]]
+        dated = [(day, c) for c, day in told if day <= probe]
+        expected = [f"I live in {max(dated)[1]}."] if dated else []
+        assert got == expected, (told, probe)
