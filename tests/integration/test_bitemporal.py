@@ -206,13 +206,17 @@ _scopes = itertools.count()
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 def test_as_of_answers_the_latest_statement_dated_by_then_in_any_arrival_order(
-    client: TestClient, told: list[tuple[str, int]], probes: list[int]
+    client: TestClient, clock: FixedClock, told: list[tuple[str, int]], probes: list[int]
 ) -> None:
     """Any moves, told in any order (the list order is the arrival order): as_of a day
-    answers the city of the latest move dated on or before it."""
+    answers the city of the latest move dated on or before it; known_at before an
+    arrival answers the latest-dated move of those recorded by then."""
     scope = f"user:p{next(_scopes)}"
     start = datetime(2024, 1, 1, tzinfo=UTC)
+    recorded_before: list[str] = []
     for city_name, day in told:
+        recorded_before.append(format_timestamp(clock.now()))
+        clock.advance(1)
         r = client.post(
             "/v1/interactions?wait=true",
             json={
@@ -233,3 +237,11 @@ def test_as_of_answers_the_latest_statement_dated_by_then_in_any_arrival_order(
         dated = [(day, c) for c, day in told if day <= probe]
         expected = [f"I live in {max(dated)[1]}."] if dated else []
         assert got == expected, (told, probe)
+    for i, known_at in enumerate(recorded_before):
+        r = client.post(
+            "/v1/memories/search",
+            json={"query": "where do I live", "scope": scope, "known_at": known_at},
+        )
+        got = [h["record"]["content"] for h in r.json()["results"]]
+        known = [(day, c) for c, day in told[:i]]
+        assert got == ([f"I live in {max(known)[1]}."] if known else []), (told, i)
