@@ -160,9 +160,9 @@ class GovernanceService:
         for stored in self.memory.store.scan_records(tenant, scopes=[scope]):
             if travel is not None:
                 then = travel.state(stored)
-                stored = replace(stored, state=then) if then is not None else stored
                 if then is None:
-                    continue
+                    continue  # not recorded yet at known_at, or not true at as_of
+                stored = replace(stored, state=then)
             if stored.state != MemoryState.ACTIVE:
                 continue
             gov = from_stored(stored, self.params)
