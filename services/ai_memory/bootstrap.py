@@ -322,7 +322,12 @@ def build(
         units=units,
         secrets=SecretGuard(s.secret_policy, s.secret_policy_by_tenant),
     )
-    governance = GovernanceService(service, params, *model_plugins(s))
+    governance = GovernanceService(
+        service,
+        params,
+        *model_plugins(s),
+        open_evidence=None if sealer is None else sealer.open_evidence,
+    )
     notes = NotesService(service, rules_from_env())
     health = HealthService(
         statuses=projections.status,

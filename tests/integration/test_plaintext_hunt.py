@@ -218,6 +218,12 @@ def test_forgetting_the_newer_side_of_a_conflict_forgets_its_value_in_the_eviden
         extracted += r.json()["memories"]
     older, newer = extracted
     assert r.json()["transitions"]  # the older residence was superseded: a decision
+    # While both memories live, a reader of the lineage sees the whole decision.
+    before = client.get(f"/v1/memories/{older['id']}/lineage").json()["events"]
+    (decided,) = [e["decision"] for e in before if e["kind"] == "state_changed"]
+    assert "sealed" not in decided and "evidence_forgotten" not in decided
+    assert "reason" in decided  # the detector's reason, opened
+    assert decided["superseded_by"] == newer["id"]
     assert client.delete(f"/v1/memories/{newer['id']}?wait=true").status_code == 200
     c.service.wait_for(c.log.last_position())
     c.index.flush()
@@ -228,4 +234,5 @@ def test_forgetting_the_newer_side_of_a_conflict_forgets_its_value_in_the_eviden
     assert new not in lineage.text and new.lower() not in lineage.text
     (change,) = [e for e in lineage.json()["events"] if e["kind"] == "state_changed"]
     assert change["decision"]["superseded_by"] == newer["id"]
+    assert change["decision"]["evidence_forgotten"] is True
     assert {"cause", "theta", "margin", "new_score", "old_score"} <= set(change["decision"])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -44,6 +44,8 @@ from .memory_service import MemoryService
 from .time_travel import TimePoint, TimeTravel
 
 MAX_INTERACTION_CHARS = 8_000
+# (tenant, judged memory id, stored decision) → the decision with its personal parts
+OpenEvidence = Callable[[str, str, dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,13 @@ class GovernanceService:
         params: GovernanceParams | None = None,
         extractor: Extractor | None = None,
         detector: ConflictDetector | None = None,
+        *,
+        open_evidence: OpenEvidence | None = None,
     ) -> None:
         self.memory = memory
+        # Opens a decision's sealed personal parts for a reader while every key they were
+        # sealed under lives (None: encryption off, nothing is sealed).
+        self._open_evidence = open_evidence
         self.params = params or GovernanceParams()
         self.extractor = extractor or RuleBasedExtractor()
         self.detector = detector or DictionaryConflictDetector()
@@ -267,10 +274,21 @@ class GovernanceService:
             "superseded_by": superseded_by,
             **validity,
             "events": [
-                {"position": e.position, "at": format_timestamp(e.at), "kind": e.kind, **e.detail}
+                {
+                    "position": e.position,
+                    "at": format_timestamp(e.at),
+                    "kind": e.kind,
+                    **self._opened(tenant, memory_id, e.detail),
+                }
                 for e in entries
             ],
         }
+
+    def _opened(self, tenant: str, memory_id: str, detail: Mapping[str, Any]) -> dict[str, Any]:
+        decision = detail.get("decision")
+        if self._open_evidence is None or not isinstance(decision, dict):
+            return dict(detail)
+        return {**detail, "decision": self._open_evidence(tenant, memory_id, decision)}
 
     def _governed(self, tenant: str, scope: str) -> list[GovernedMemory]:
         return [
