@@ -269,3 +269,37 @@ def test_only_an_admin_of_the_tenant_erases_and_reads_receipts(
     theirs = client.get("/v1/erasures/era-gx-own", headers=globex).json()["receipt"]
     assert theirs["tenant"] == "globex" and theirs["erased"]["memory_ids"] == ["gx-1"]
     assert client.get("/v1/memories/gx-1", headers=globex).status_code == 410
+
+
+def test_offboarding_erases_everything_of_the_tenant(
+    started: tuple[Container, TestClient], settings: Settings
+) -> None:
+    c, client = started
+    keys = c.services.keys
+    assert keys is not None
+
+    def admin(tenant: str) -> dict[str, str]:
+        token = keys.create(tenant=tenant, role="admin", scopes=["*"], name="admin").token
+        return {"Authorization": f"Bearer {token}"}
+
+    leaving, staying = admin("leaving"), admin("staying")
+    gone, place, kept = canary(), canary(), canary()
+    for headers, memory_id, text in ((leaving, "l-1", gone), (staying, "s-1", kept)):
+        body = {"type": "fact", "content": text, "scope": "user:x", "source_agent": "a"}
+        r = client.put(f"/v1/memories/{memory_id}?wait=true", json=body, headers=headers)
+        assert r.status_code == 201, r.text
+    turn = {"scope": "team:ops", "source_agent": "b", "text": f"I live in {place}."}
+    assert client.post("/v1/interactions?wait=true", json=turn, headers=leaving).status_code == 201
+    r = client.post(
+        "/v1/erasures?wait=true",
+        json={"everything": True, "reason": "tenant offboarded", "erasure_id": "era-off"},
+        headers=leaving,
+    )
+    assert r.status_code == 201 and r.json()["memories"] == 2, r.text
+    settle(c)
+    assert files_holding(settings.data_dir, [gone, place, place.lower()]) == {}
+    assert client.get("/v1/memories/l-1", headers=leaving).status_code == 410
+    assert kept in client.get("/v1/memories/s-1", headers=staying).json()["content"]
+    receipt = client.get("/v1/erasures/era-off", headers=leaving).json()["receipt"]
+    assert receipt["request"]["criteria"] == {"everything": True}
+    assert receipt["verification"]["passed"] is True

@@ -114,12 +114,15 @@ def test_an_erasure_names_exactly_one_subject() -> None:
     r = parse({"ids": ["a", "b", "a"], "reason": "asked", "erasure_id": "era-7"})
     assert (r.erasure_id, r.ids) == ("era-7", ("a", "b"))
     assert parse({"source_agent": "x", "reason": "r"}).criteria() == {"source_agent": "x"}
+    assert parse({"everything": True, "reason": "r"}).criteria() == {"everything": True}
     refused = [
         ({"reason": "r"}, "scope"),
         ({"scope": "user:a", "ids": ["a"], "reason": "r"}, "scope"),
         ({"scope": "user:a"}, "reason"),
         ({"scope": "user:a", "reason": "x" * 1001}, "reason"),
         ({"ids": "a", "reason": "r"}, "ids"),
+        ({"everything": "yes", "reason": "r"}, "everything"),
+        ({"everything": True, "scope": "user:a", "reason": "r"}, "scope"),
         ({"ids": ["a"], "reason": "r", "erasure_id": "-x"}, "erasure_id"),
         ({"scope": "user:a", "reason": "r", "tenant": "t"}, "tenant"),
         ([], "body"),

@@ -1,9 +1,9 @@
 """Subject erasure (GDPR art. 17 style): what may be asked, and what its receipt says.
 
 Pure rules; the use case is ``service.erasure``. An erasure names its subject by exactly
-one criterion — a ``scope``, a ``source_agent``, memory ``ids`` or raw
-``interaction_ids`` — and a ``reason``; an optional ``erasure_id`` makes a retried
-request the same erasure. What it covers:
+one criterion — a ``scope``, a ``source_agent``, memory ``ids``, raw
+``interaction_ids`` or ``everything`` of the tenant (its offboarding) — and a ``reason``;
+an optional ``erasure_id`` makes a retried request the same erasure. What it covers:
 
 * every live memory of the subject (notes are memories of scope ``agent:<agent>``, so an
   agent's notes go with it; episodes and persona are views of memories, so they follow);
@@ -28,7 +28,7 @@ from .record import Limits, check_identifier, validate_scope
 RECEIPT_FORMAT = "aimem.erasure-receipt.v1"
 MAX_REASON_CHARS = 1000
 MAX_IDS = 10_000
-CRITERIA = ("scope", "source_agent", "ids", "interaction_ids")
+CRITERIA = ("scope", "source_agent", "ids", "interaction_ids", "everything")
 _FIELDS = frozenset({*CRITERIA, "reason", "erasure_id"})
 _ERASURE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 #: A tombstone of an erasure says so in its reason: the receipt finds its tombstones by it.
@@ -58,8 +58,11 @@ class ErasureRequest:
     source_agent: str | None = None
     ids: tuple[str, ...] = ()
     interaction_ids: tuple[str, ...] = ()
+    everything: bool = False  # the whole tenant: its offboarding
 
     def criteria(self) -> dict[str, Any]:
+        if self.everything:
+            return {"everything": True}
         if self.scope is not None:
             return {"scope": self.scope}
         if self.source_agent is not None:
@@ -75,12 +78,13 @@ class ErasureRequest:
         for name in body:
             if name not in _FIELDS:
                 raise InvalidInput(str(name), "unknown", f"unknown field {str(name)!r}")
-        given = [c for c in CRITERIA if body.get(c) not in (None, [], "")]
+        given = [c for c in CRITERIA if body.get(c) not in (None, [], "", False)]
         if len(given) != 1:
             raise InvalidInput(
                 "scope",
                 "one_criterion",
-                "name the subject by exactly one of scope, source_agent, ids, interaction_ids",
+                "name the subject by exactly one of scope, source_agent, ids, interaction_ids, "
+                "everything",
             )
         reason = body.get("reason")
         if not isinstance(reason, str) or not reason.strip():
@@ -92,6 +96,10 @@ class ErasureRequest:
         erasure_id = new_id() if raw_id is None else check_erasure_id(raw_id)
         (criterion,) = given
         value = body[criterion]
+        if criterion == "everything":
+            if value is not True:
+                raise InvalidInput("everything", "type", "everything is true or absent")
+            return ErasureRequest(erasure_id, reason, everything=True)
         if criterion == "scope":
             return ErasureRequest(erasure_id, reason, scope=validate_scope(value, limits))
         if criterion == "source_agent":

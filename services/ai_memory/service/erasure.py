@@ -169,17 +169,22 @@ class ErasureService:
         elif request.scope is not None:
             for stored in store.scan_records(tenant, scopes=[request.scope]):
                 memories[stored.record.id] = None
+        elif request.everything:
+            for stored in store.scan_records(tenant):
+                memories[stored.record.id] = None
         elif request.source_agent is not None:
             notes = f"agent:{request.source_agent}"  # an agent's notebook is its own
             for stored in store.scan_records(tenant):
                 r = stored.record
                 if r.source_agent == request.source_agent or r.scope == notes:
                     memories[r.id] = None
-        if request.scope is not None or request.source_agent is not None:
+        if request.scope is not None or request.source_agent is not None or request.everything:
             for logged in self._events(tenant):
                 e = logged.event
                 if isinstance(e, InteractionRecorded) and (
-                    e.scope == request.scope or e.source_agent == request.source_agent
+                    request.everything
+                    or e.scope == request.scope
+                    or e.source_agent == request.source_agent
                 ):
                     turns[e.interaction_id] = None
         for stored in store.get_many(tenant, list(memories)).values():

@@ -14,6 +14,9 @@ class ErasureIn(BaseModel):
     )
     ids: list[str] | None = Field(None, description="Erase these memories.")
     interaction_ids: list[str] | None = Field(None, description="Erase these raw turns.")
+    everything: bool | None = Field(
+        None, description="Erase everything of the tenant (offboarding): every memory and turn."
+    )
     reason: str = Field(description="Why: recorded on the log and in the receipt.")
     erasure_id: str | None = Field(
         None, description="Make a retry the same erasure (1-128 of A-Z a-z 0-9 . _ : -)."
