@@ -91,3 +91,26 @@ def test_a_newer_line_is_applied(svc: MemoryService, tenant: str, clock: FixedCl
     report = restore(svc, target, backup(svc, source))
     assert (report.stale, report.written) == (0, 1)
     assert svc.get(target, "home").record.content == "Alice moved to Montréal."
+
+
+def test_a_newer_state_travels_with_unchanged_content(
+    svc: MemoryService, tenant: str, clock: FixedClock
+) -> None:
+    """An ``archived`` line whose content equals the local memory's moves its state (it
+    used to be counted unchanged and leave the memory active); importing it again changes
+    nothing, and an older line naming another state never moves it back."""
+    write(svc, tenant, "Alice lives in Lyon.")
+    active = backup(svc, tenant)
+    clock.advance(60)
+    archived = edit_records(active, state="archived", updated_at=clock.now().isoformat())
+    report = restore(svc, tenant, archived)
+    assert (report.states_applied, report.written, report.unchanged) == (1, 0, 0), report
+    assert report.to_json()["states_applied"] == 1
+    assert svc.get(tenant, "home").state.value == "archived"
+    assert restore(svc, tenant, archived).unchanged == 1  # idempotent
+    # The backup taken while it was active is older than the state change: stale.
+    back = restore(svc, tenant, active)
+    assert (back.stale, back.states_applied) == (1, 0), back
+    assert svc.get(tenant, "home").state.value == "archived"
+    lineage = [e for e in svc.store.lineage(tenant, "home") if e.kind == "state_changed"]
+    assert [(e.detail["to"], e.detail["cause"]) for e in lineage] == [("archived", "import.state")]

@@ -32,8 +32,20 @@ from ai_memory.core.bundle import (
 )
 from ai_memory.core.decide import decide_delete, decide_write, with_created_at_from
 from ai_memory.core.errors import Conflict, Forbidden, Gone, InvalidInput
-from ai_memory.core.events import DomainEvent, EventHeader, Head, MemoriesImported
-from ai_memory.core.record import MemoryState, parse_record, validate_id, validate_scope
+from ai_memory.core.events import (
+    DomainEvent,
+    EventHeader,
+    Head,
+    MemoriesImported,
+    MemoryStateChanged,
+)
+from ai_memory.core.record import (
+    MemoryState,
+    StoredRecord,
+    parse_record,
+    validate_id,
+    validate_scope,
+)
 from ai_memory.core.timeparse import parse_timestamp
 
 from .memory_service import MemoryService
@@ -95,6 +107,7 @@ class ImportReport:
     stale: int = 0  # older than the local memory: never written (see ``_stale``)
     rejected: int = 0
     redacted: int = 0  # lines written with their credentials redacted (secret policy)
+    states_applied: int = 0  # same content, a newer state: the state moved (see _apply)
     errors: list[dict[str, Any]] = field(default_factory=list)
     position: int = 0
     batch_id: str = ""
@@ -110,6 +123,7 @@ class ImportReport:
             "tombstones_applied": self.tombstones_applied,
             "rejected": self.rejected,
             "redacted": self.redacted,
+            "states_applied": self.states_applied,
             # Lines are rejected in two passes (parsing, then the batch's decisions): the
             # report lists them in line order all the same.
             "errors": sorted(self.errors, key=lambda entry: int(entry["line"])),
@@ -261,7 +275,8 @@ class ImportSession:
         with service.units.begin(self.tenant, self.actor) as uow:
             # Decisions later in the batch see the heads decided earlier in it.
             heads: dict[str, Head] = uow.heads([c[2] for c in candidates])
-            local = self._local_times(candidates, heads)
+            stored = self._local(candidates, heads)
+            local = {memory_id: found.updated_at for memory_id, found in stored.items()}
             for number, line, memory_id in candidates:
                 head = heads.get(memory_id)
                 try:
@@ -323,6 +338,28 @@ class ImportSession:
                     self._reject(number, _unexpected(number, e))
                     continue
                 if outcome.event is None:
+                    moved = _state_moved(line, stored.get(memory_id))
+                    if moved is not None and _stale(line, head, local.get(memory_id)):
+                        self.report.stale += 1  # an older state never regresses either
+                        continue
+                    if moved is not None:
+                        # Same content, another state (an archived line over an active
+                        # memory): the state travels, as governance would move it.
+                        current, wanted = moved
+                        events.append(
+                            MemoryStateChanged(
+                                uow.header(record.source_agent),
+                                memory_id,
+                                record.scope,
+                                current,
+                                wanted,
+                                "import.state",
+                            )
+                        )
+                        stored[memory_id] = replace(stored[memory_id], state=wanted)
+                        self.report.states_applied += 1
+                        decided.append((number, "states_applied"))
+                        continue
                     self.report.unchanged += 1
                     continue
                 if _stale(line, heads.get(memory_id), local.get(memory_id)):
@@ -344,23 +381,23 @@ class ImportSession:
             if events:
                 self._append(uow, events, decided)
 
-    def _local_times(
+    def _local(
         self, candidates: Sequence[tuple[int, BundleLine, str]], heads: Mapping[str, Head]
-    ) -> dict[str, datetime]:
-        """When each live local memory a dated record line would overwrite last changed
-        (read only for lines that carry ``updated_at``: the others need no lookup)."""
+    ) -> dict[str, StoredRecord]:
+        """The live local memories that dated record lines would overwrite (when they last
+        changed) or that lines naming a state would move (their state); read only for
+        such lines: the others need no lookup."""
         ids = [
             memory_id
             for _, line, memory_id in candidates
             if line.kind == "record"
-            and line.body.get("updated_at") is not None
+            and (line.body.get("updated_at") is not None or "state" in line.body)
             and memory_id in heads
             and not heads[memory_id].deleted
         ]
         if not ids:
             return {}
-        stored = self.service.store.get_many(self.tenant, ids)
-        return {memory_id: found.updated_at for memory_id, found in stored.items()}
+        return dict(self.service.store.get_many(self.tenant, ids))
 
     def _append(
         self, uow: UnitOfWork, events: Sequence[DomainEvent], decided: Sequence[tuple[int, str]]
@@ -472,6 +509,17 @@ def _stale(line: BundleLine, head: Head | None, local_updated_at: datetime | Non
             return False  # an unreadable stamp orders nothing; the record is validated anyway
         return older and (version is None or version <= head.version)
     return stamp is None and version is not None and version < head.version
+
+
+def _state_moved(
+    line: BundleLine, local: StoredRecord | None
+) -> tuple[MemoryState, MemoryState] | None:
+    """(local state, the line's state) when a line that names a state disagrees with the
+    live local memory; None when it names none or they agree."""
+    if local is None or "state" not in line.body:
+        return None
+    wanted = _line_state(line)
+    return None if wanted is local.state else (local.state, wanted)
 
 
 def _line_state(line: BundleLine) -> MemoryState:

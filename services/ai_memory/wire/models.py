@@ -195,6 +195,8 @@ class ImportOut(BaseModel):
     stale: int = 0
     # Lines written with their credentials redacted (the tenant's `redact` secret policy).
     redacted: int = 0
+    # Lines whose content was unchanged but whose newer state moved the memory's state.
+    states_applied: int = 0
     errors: list[ImportError_]
     errors_truncated: bool
     position: int
