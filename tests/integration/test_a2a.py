@@ -14,7 +14,14 @@ from a2a.types import ListTasksRequest, Message, Part, Role, SendMessageRequest
 
 from tests.e2e import test_server_and_cli as e2e
 
-SKILLS = {"memory.write", "memory.search", "memory.forget", "notes.save", "notes.recall"}
+SKILLS = {
+    "memory.write",
+    "memory.search",
+    "memory.forget",
+    "notes.save",
+    "notes.recall",
+    "memory.changes",
+}
 Reply = tuple[dict[str, Any], str, dict[str, Any]]
 
 

@@ -4,7 +4,8 @@ Built on the official ``a2a-sdk`` (protocol 1.0, JSON-RPC binding). The gateway 
 agent card at ``/.well-known/agent-card.json`` (its interface URL is the address the caller
 used, so it is right behind any host name or proxy prefix) and the JSON-RPC endpoint at
 ``/a2a``. Skills: ``memory.write``, ``memory.search``, ``memory.forget``, ``notes.save``,
-``notes.recall`` (``skills``).
+``notes.recall`` (``skills``), and ``memory.changes``, the change feed, which streams
+(``changes``).
 
 Each request runs one agent tool through the same ``AgentTools`` as MCP (same schemas, size
 limits, secret refusal, confirmed forget, same services) and is answered by one agent message: a
@@ -13,7 +14,9 @@ message whose data part is ``{"error": {"code", "message", ...}}`` with the stab
 ``core.errors``, whose text is ``Error <code>: <message>`` and whose metadata carries
 ``"error": <code>``; stack traces never reach the caller. Answers are messages, not tasks:
 nothing is kept between requests (no task holds the content of a memory later forgotten),
-so any gateway replica can answer any request.
+so any gateway replica can answer any request. The one exception is a streamed
+``memory.changes``: its entries (ids and cursors, never content) are a task's artifacts,
+kept only for the stream's life and only visible to the same tenant and key.
 """
 
 from __future__ import annotations
@@ -28,10 +31,11 @@ from a2a.helpers import get_data_parts, get_text_parts, new_data_part, new_text_
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.context import ServerCallContext
 from a2a.server.events import EventQueue
+from a2a.server.events.event_queue import Event
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 from a2a.server.routes import DefaultServerCallContextBuilder, create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -40,6 +44,7 @@ from a2a.types import (
     AgentSkill,
     Message,
     Role,
+    SendMessageRequest,
 )
 from a2a.utils.constants import (
     AGENT_CARD_WELL_KNOWN_PATH,
@@ -54,10 +59,12 @@ from starlette.routing import Route
 from ai_memory import __version__
 from ai_memory.core.access import AccessPrincipal
 from ai_memory.core.errors import AiMemoryError
+from ai_memory.service.changes import ChangeFeed
 from ai_memory.service.facade import Services
 
 from ..agent_tools import INSTRUCTIONS, AgentTools, error_output
-from .skills import SKILLS, SkillCall, parse_request, summary
+from . import changes
+from .skills import A2A_ONLY, SKILLS, SkillCall, parse_request, summary
 
 logger = logging.getLogger(__name__)
 TenantOf = Callable[[Request], str]
@@ -66,18 +73,20 @@ Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 JSON = "application/json"
 _TENANT = "ai_memory.tenant"
 _PRINCIPAL = "ai_memory.principal"
+_STREAMING = "ai_memory.streaming"
 
 
 def agent_card(url: str, tools: AgentTools) -> AgentCard:
     """The card for an agent reachable at ``url`` (the JSON-RPC endpoint)."""
     skills = []
     for skill_id, (tool, name, how, examples) in SKILLS.items():
-        spec = tools.specs[tool]
+        spec = tools.specs.get(tool)
+        described = A2A_ONLY[tool] if spec is None else spec.description
         skills.append(
             AgentSkill(
                 id=skill_id,
                 name=name,
-                description=f"{spec.description} {how}",
+                description=f"{described} {how}",
                 tags=["memory" if skill_id.startswith("memory.") else "notes"],
                 examples=examples,
                 input_modes=[JSON, "text/plain"] if skill_id == "memory.search" else [JSON],
@@ -96,7 +105,7 @@ def agent_card(url: str, tools: AgentTools) -> AgentCard:
         ],
         provider=AgentProvider(organization="ai-memory", url=url.removesuffix(A2aHttp.PATH)),
         version=__version__,
-        capabilities=AgentCapabilities(streaming=False, push_notifications=False),
+        capabilities=AgentCapabilities(streaming=True, push_notifications=False),
         default_input_modes=[JSON, "text/plain"],
         default_output_modes=[JSON, "text/plain"],
         skills=skills,
@@ -122,8 +131,9 @@ def failure(call: SkillCall | None, error: AiMemoryError) -> Message:
 class MemoryAgentExecutor(AgentExecutor):
     """Runs the requested skill with ``AgentTools`` and replies with one message."""
 
-    def __init__(self, tools: AgentTools) -> None:
+    def __init__(self, tools: AgentTools, feed: ChangeFeed | None = None) -> None:
         self.tools = tools
+        self.feed = feed
 
     def parse(self, context: RequestContext) -> SkillCall:
         """The skill call ``context``'s message asks for (``InvalidInput`` otherwise)."""
@@ -144,10 +154,15 @@ class MemoryAgentExecutor(AgentExecutor):
         call: SkillCall | None = None
         try:
             call = self.parse(context)
-            output = await anyio.to_thread.run_sync(
-                self.tools.call, tenant, call.tool, call.arguments, principal
-            )
-            reply = answer(call, output.data, summary(call.skill, output.data))
+            if call.skill == "memory.changes":
+                reply = await self.changes(context, event_queue, call, tenant, principal)
+                if reply is None:
+                    return  # streamed: the task's final status was the answer
+            else:
+                output = await anyio.to_thread.run_sync(
+                    self.tools.call, tenant, call.tool, call.arguments, principal
+                )
+                reply = answer(call, output.data, summary(call.skill, output.data))
         except AiMemoryError as e:
             reply = failure(call, e)
         except Exception:
@@ -157,6 +172,35 @@ class MemoryAgentExecutor(AgentExecutor):
         if context.context_id:
             reply.context_id = context.context_id
         await event_queue.enqueue_event(reply)
+
+    async def changes(
+        self,
+        context: RequestContext,
+        queue: EventQueue,
+        call: SkillCall,
+        tenant: str,
+        principal: AccessPrincipal | None,
+    ) -> Message | None:
+        """``memory.changes``: one page as a message, or (streaming) a task of entries
+        completed with the trailer (None: the answer was streamed)."""
+        streaming = bool(context.call_context.state.get(_STREAMING))
+        limits = self.tools.service.limits
+        request = await anyio.to_thread.run_sync(
+            lambda: changes.changes_request(
+                self.feed, limits, tenant, principal, call.arguments, streaming=streaming
+            )
+        )
+        assert self.feed is not None  # changes_request refuses a server without a feed
+        if not streaming:
+            data = await changes.one_page(self.feed, request)
+            return answer(call, data, summary(call.skill, data))
+        task_id, context_id = str(context.task_id), str(context.context_id)
+        trailer = await changes.stream(self.feed, request, queue, task_id, context_id)
+        done = answer(call, trailer, summary(call.skill, trailer))
+        done.message_id = f"reply-{task_id}"
+        done.task_id, done.context_id = task_id, context_id
+        await TaskUpdater(queue, task_id, context_id).complete(done)
+        return None
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Nothing runs long enough to cancel: every request is answered at once."""
@@ -179,6 +223,35 @@ class _ContextBuilder(DefaultServerCallContextBuilder):
         return context
 
 
+def _owner(context: ServerCallContext) -> str:
+    """Whose tasks these are: the tenant and key, so a streamed task is seen by no one
+    else (the SDK's default owner, the HTTP user, is the same for every key)."""
+    principal = context.state.get(_PRINCIPAL)
+    key = principal.key_id if isinstance(principal, AccessPrincipal) else "-"
+    return f"{context.state.get(_TENANT)}/{key}"
+
+
+class _Handler(DefaultRequestHandler):
+    """The SDK's handler, telling the executor a request is streamed (``memory.changes``
+    answers a page to ``message/send`` and follows the feed on ``message/stream``), and
+    dropping a streamed task once its stream ended: nothing outlives the request."""
+
+    async def on_message_send_stream(  # type: ignore[override]
+        self, params: SendMessageRequest, context: ServerCallContext
+    ) -> AsyncIterator[Event]:
+        context.state[_STREAMING] = True
+        task_ids: set[str] = set()
+        try:
+            async for event in super().on_message_send_stream(params, context):
+                task_id = getattr(event, "task_id", "") or getattr(event, "id", "")
+                if task_id and not isinstance(event, Message):
+                    task_ids.add(str(task_id))
+                yield event
+        finally:
+            for task_id in task_ids:
+                await self.task_store.delete(task_id, context)
+
+
 class A2aHttp:
     """A2A for the gateway: route it with ``mount`` and run ``lifespan`` around the app's."""
 
@@ -192,9 +265,9 @@ class A2aHttp:
         self.tenant_of = tenant_of
         self.principal_of = principal_of
         # The handler needs a task store; replies are messages, so it stays empty.
-        self.handler = DefaultRequestHandler(
-            agent_executor=MemoryAgentExecutor(self.tools),
-            task_store=InMemoryTaskStore(),
+        self.handler = _Handler(
+            agent_executor=MemoryAgentExecutor(self.tools, services.changes),
+            task_store=InMemoryTaskStore(owner_resolver=_owner),
             agent_card=agent_card(f"http://localhost{self.PATH}", self.tools),
         )
 

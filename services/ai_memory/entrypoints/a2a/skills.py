@@ -64,6 +64,22 @@ SKILLS: dict[str, tuple[str, str, str, list[str]]] = {
         "the best notes for the topic and all your topics with read counts.",
         ['{"skill": "notes.recall", "agent": "neo", "topic": "jobs"}'],
     ),
+    "memory.changes": (
+        "memory_changes",
+        "Follow changes",
+        'Send a data part {"skill": "memory.changes", "scope"} (optional "since": a cursor '
+        'or "now", "limit", "timeout"). Over message/stream: one artifact per entry, each '
+        'with its cursor, then a final status whose data part is {"next", "more", "count"}; '
+        'over message/send: one page {"changes", "next", "more", "count"}. Resume with '
+        "since = the last cursor handled.",
+        ['{"skill": "memory.changes", "scope": "user:alice", "since": "now", "timeout": 25}'],
+    ),
+}
+# Skills with no MCP tool of their own: their card description (the MCP tools' comes
+# from their spec). A stream is not a tool call, so the feed is served by A2A itself.
+A2A_ONLY = {
+    "memory_changes": "What changed in a scope — written, state_changed, forgotten, with "
+    "the memory's id, version, state, time and actor, never its content — after a cursor.",
 }
 _BY_TOOL = {tool: skill for skill, (tool, *_rest) in SKILLS.items()}
 _SEARCH_TEXT = re.compile(r"^\s*search\s*:\s*(?P<query>.*\S)\s*$", re.IGNORECASE | re.DOTALL)
@@ -179,4 +195,7 @@ def summary(skill: str, data: Mapping[str, Any]) -> str:
         lines = [f"{_count(len(notes), 'note', 'notes')} for {' '.join(data['topic'])!r}."]
         lines += [f"- {', '.join(n['topic'])}: {_clip(n['note'])}" for n in notes]
         return "\n".join(lines)
+    if skill == "memory.changes":
+        more = " More is waiting: read again at once." if data["more"] else ""
+        return f"{_count(data['count'], 'change', 'changes')}; resume from {data['next']}.{more}"
     return ""
