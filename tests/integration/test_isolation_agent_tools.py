@@ -312,7 +312,44 @@ SKILLS = {
     "memory.forget": "memory_forget",
     "notes.save": "notes_save",
     "notes.recall": "notes_recall",
+    "memory.changes": "memory_changes",
 }
+
+
+def changes_are_own(principal: str, data: dict[str, Any]) -> None:
+    """A page of the feed: entries (never content) of scopes the key may read."""
+    assert data["count"] == len(data["changes"])
+    for entry in data["changes"]:
+        assert "content" not in entry, entry
+        if principal in READABLE:
+            assert entry["scope"] in READABLE[principal], entry
+
+
+# Skills with no MCP tool (a2a/skills.py A2A_ONLY), by the name their table entry gives.
+SKILL_ATTACKS: dict[str, list[ToolAttack]] = {
+    "memory_changes": [
+        ToolAttack(
+            "globex's scope name",
+            {"scope": GLOBEX.own_scope},
+            expect(OK, "scope_forbidden", "scope_forbidden"),
+            check=changes_are_own,
+        ),
+        ToolAttack("public", {"scope": "public"}, expect(OK, OK, OK), check=changes_are_own),
+        ToolAttack(
+            "outside the allow-list",
+            {"scope": READER_SCOPE},
+            expect(OK, "scope_forbidden", OK),
+            check=changes_are_own,
+        ),
+        ToolAttack(
+            "wildcard scope",
+            {"scope": "user:*"},
+            expect(OK, "scope_forbidden", "scope_forbidden"),
+            check=changes_are_own,
+        ),
+    ],
+}
+ATTACKS = TOOL_ATTACKS | SKILL_ATTACKS
 
 
 def notes_counted_in_acme(world: World, data: dict[str, Any]) -> None:
@@ -408,8 +445,11 @@ def test_a2a_skill(world: World, victim_before: list[Any], skill: str, principal
         headers = world.headers(principal)
         async with httpx.AsyncClient(headers=headers, timeout=60) as http:
             card = await A2ACardResolver(http, world.url).get_agent_card()
-            async with await create_client(card, ClientConfig(httpx_client=http)) as client:
-                for attack in TOOL_ATTACKS[SKILLS[skill]]:
+            # memory.changes pages over message/send (one reply); a stream is a task of
+            # events, and its refusals are the same checks before the task starts.
+            config = ClientConfig(httpx_client=http, streaming=skill != "memory.changes")
+            async with await create_client(card, config) as client:
+                for attack in ATTACKS[SKILLS[skill]]:
                     data, text, meta = await ask(
                         client, new_data_part({"skill": skill, **attack.arguments})
                     )
@@ -457,7 +497,7 @@ def test_broken_keys_reach_no_tool_and_no_skill(world: World, principal: str) ->
             accept = {"Accept": "application/json, text/event-stream"}
             sent.append(http.post("/mcp", json=body, headers=accept))
         for skill, tool in SKILLS.items():
-            body = a2a_request(skill, TOOL_ATTACKS[tool][0].arguments)
+            body = a2a_request(skill, ATTACKS[tool][0].arguments)
             sent.append(http.post("/a2a", json=body, headers={"A2A-Version": "1.0"}))
         sent.append(http.get("/.well-known/agent-card.json"))
     for response in sent:
