@@ -104,6 +104,7 @@ def test_every_skill_runs_a_tool_and_has_an_example() -> None:
         "memory.forget",
         "notes.save",
         "notes.recall",
+        "memory.changes",
     }
     for skill, (tool, name, how, examples) in SKILLS.items():
         assert tool == skill.replace(".", "_") and name and skill in how and examples
