@@ -16,7 +16,8 @@ never content, exactly the lines of ``GET /v1/changes``.
 
 Rights are those of ``GET /v1/changes``: the tenant is the key's, and the scope must be
 one the key may read (``KeyService.search_scopes``; a wildcard key must name its scopes).
-Everything is checked before the task starts, so a refusal is one error message.
+Everything is checked before the task starts, so a refusal is one error message; a
+stream lasts at most ``MAX_TIMEOUT`` seconds, so a revoked key hears of at most that much.
 """
 
 from __future__ import annotations

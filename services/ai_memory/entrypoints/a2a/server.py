@@ -195,11 +195,21 @@ class MemoryAgentExecutor(AgentExecutor):
             data = await changes.one_page(self.feed, request)
             return answer(call, data, summary(call.skill, data))
         task_id, context_id = str(context.task_id), str(context.context_id)
-        trailer = await changes.stream(self.feed, request, queue, task_id, context_id)
-        done = answer(call, trailer, summary(call.skill, trailer))
+        updater = TaskUpdater(queue, task_id, context_id)
+        try:
+            trailer = await changes.stream(self.feed, request, queue, task_id, context_id)
+            done = answer(call, trailer, summary(call.skill, trailer))
+        except AiMemoryError as e:  # once the task exists, a failure must end it, not a message
+            done = failure(call, e)
+        except Exception:
+            logger.exception("A2A memory.changes stream failed")
+            done = failure(call, AiMemoryError("internal error; the server log has details"))
         done.message_id = f"reply-{task_id}"
         done.task_id, done.context_id = task_id, context_id
-        await TaskUpdater(queue, task_id, context_id).complete(done)
+        if "error" in done.metadata:
+            await updater.failed(done)
+        else:
+            await updater.complete(done)
         return None
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
