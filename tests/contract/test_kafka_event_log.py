@@ -90,9 +90,11 @@ def end_offsets(log: KafkaEventLog) -> list[int]:
     return [log.last_position(p) for p in log.partitions()]
 
 
-def raw_records(bootstrap: str, topic: str, partition: int) -> list[Any]:
+def raw_records(bootstrap: str, topic: str, partition: int, through: int = -1) -> list[Any]:
     """Every committed record of a partition, as the broker stores it (commit markers are
-    not records: read until the position passes the end, not until a count)."""
+    not records: read until the position passes the end, not until a count). ``through``:
+    an offset the read must include — a transaction's commit returns before the broker's
+    markers move the last stable offset past it, so a read_committed end can lag a moment."""
 
     async def run() -> list[Any]:
         consumer = AIOKafkaConsumer(
@@ -105,9 +107,13 @@ def raw_records(bootstrap: str, topic: str, partition: int) -> list[Any]:
         try:
             tp = TopicPartition(topic, partition)
             consumer.assign([tp])
-            end = (await consumer.end_offsets([tp]))[tp]
-            out: list[Any] = []
             deadline = asyncio.get_running_loop().time() + 30
+            end = (await consumer.end_offsets([tp]))[tp]
+            while end <= through:
+                assert asyncio.get_running_loop().time() < deadline, "offset never stable"
+                await asyncio.sleep(0.05)
+                end = (await consumer.end_offsets([tp]))[tp]
+            out: list[Any] = []
             while await consumer.position(tp) < end:
                 assert asyncio.get_running_loop().time() < deadline, "partition not read"
                 batch = await consumer.getmany(tp, timeout_ms=1000)
@@ -148,7 +154,9 @@ def test_records_carry_key_headers_and_avro_frames(
 ) -> None:
     event = written(record("m1"))
     (position,) = klog.append([event])
-    (rec,) = raw_records(kafka_bootstrap, klog.config.topic, partition_of(position))
+    (rec,) = raw_records(
+        kafka_bootstrap, klog.config.topic, partition_of(position), offset_of(position)
+    )
     assert rec.key == b"default/user:alice" and rec.offset == offset_of(position)
     assert rec.value[:2] == b"\xc3\x01"
     headers = header_dict(rec.headers)

@@ -82,7 +82,10 @@ def test_the_feed_pages_over_partitions_by_scope(kafka_app: tuple[TestClient, Co
 
     # A long-poll from "now" wakes on an append to any partition.
     *_, start = feed(client, limited, since="now")
-    threading.Timer(0.3, lambda: put(client, admin, "late", "team:k2")).start()
+    late = threading.Timer(0.3, lambda: put(client, admin, "late", "team:k2"))
+    late.start()
     began = time.monotonic()
     *news, _ = feed(client, limited, since=start["next"], timeout=15)
-    assert [e["id"] for e in news] == ["late"] and time.monotonic() - began < 10
+    woke_after = time.monotonic() - began
+    late.join(60)  # its PUT waits for the projection: let it finish before the client closes
+    assert [e["id"] for e in news] == ["late"] and woke_after < 10

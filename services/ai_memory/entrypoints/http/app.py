@@ -341,6 +341,9 @@ def create_app(services: Services) -> FastAPI:
                     if batch:
                         await run_in_threadpool(session.feed, batch)
                     report = await run_in_threadpool(session.finish)
+                    if wait:  # what landed is readable when the refusal answers, as asked
+                        for position in session.newest_positions():
+                            await service.wait_for_async(position)
                     return _line_too_long(request, number, text.limit, report.to_json())
                 batch.append((number, text))
                 if len(batch) >= 500:
