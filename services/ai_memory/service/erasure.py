@@ -131,6 +131,10 @@ class ErasureService:
                 result = self.memory.delete_in(uow, memory_id, reason=tombstone)
                 if not result.already_forgotten:
                     appended.append(result.position)
+                elif self.vault is not None:
+                    # Forgotten before (an earlier attempt killed between its tombstone
+                    # and the key's destroy, or a destroy that failed): destroy again.
+                    self.vault.destroy(tenant, memory_key_id(memory_id))
             key_ids = [memory_key_id(m) for m in memory_ids]
             destroyed_at = None
             if self.vault is not None:
@@ -178,15 +182,41 @@ class ErasureService:
                 r = stored.record
                 if r.source_agent == request.source_agent or r.scope == notes:
                     memories[r.id] = None
-        if request.scope is not None or request.source_agent is not None or request.everything:
-            for logged in self._events(tenant):
-                e = logged.event
-                if isinstance(e, InteractionRecorded) and (
+        # One pass over the tenant's log. An earlier attempt of this erasure killed half
+        # way left tombstones with its reason and no record: their memories are no longer
+        # in the store, but they belong to this erasure and to its record.
+        by_turns = request.scope is not None or request.source_agent is not None
+        by_turns = by_turns or request.everything
+        reason = tombstone_reason(request.erasure_id)
+        earlier: dict[str, None] = {}
+        written: set[str] = set()
+        all_turns: list[str] = []
+        for logged in self._events(tenant):
+            e = logged.event
+            if isinstance(e, MemoryDeleted) and e.reason == reason:
+                earlier[e.memory_id] = None
+            elif isinstance(e, MemoryWritten):
+                written.add(e.record.id)
+            elif isinstance(e, InteractionRecorded):
+                all_turns.append(e.interaction_id)
+                if by_turns and (
                     request.everything
                     or e.scope == request.scope
                     or e.source_agent == request.source_agent
                 ):
                     turns[e.interaction_id] = None
+        memories.update(earlier)
+        if earlier:
+            # The turns those memories came from: an extractor numbers a turn's memories
+            # 0, 1, … with no gap, and every one of them was written, so the walk stops
+            # at the first id never written.
+            for turn in all_turns:
+                for index in range(MAX_EXTRACTED):
+                    derived = extracted_memory_id(turn, index)
+                    if derived not in written:
+                        break
+                    if derived in earlier:
+                        turns[turn] = None
         for stored in store.get_many(tenant, list(memories)).values():
             turn = _source_turn(stored)
             if turn is not None:
