@@ -77,8 +77,9 @@ def _broken_rule(e: Edge) -> str | None:
     in_service = within(e.source, ("ai_memory.service",))
     if in_service and own and not package_root and not within(e.target, SERVICE_MAY_IMPORT):
         return "the service layer depends on the core's ports, not on adapters or drivers"
-    if within(e.source, ("ai_memory.sdk",)) and e.source != IN_PROCESS_CLIENT:
-        if e.target == IN_PROCESS_CLIENT:
+    # The in-process client is a package (split by area): all of it may embed a server.
+    if within(e.source, ("ai_memory.sdk",)) and not within(e.source, (IN_PROCESS_CLIENT,)):
+        if within(e.target, (IN_PROCESS_CLIENT,)):
             return "only an explicit import reaches the in-process client"
         if own and not package_root and not within(e.target, SDK_MAY_IMPORT):
             return "the SDK installs without the server: it imports no server module"
@@ -144,6 +145,7 @@ PLANTED: Sequence[tuple[str, str, str]] = [
     ("ai_memory/service/notes.py", "from ..adapters import memory\n", "service layer"),
     ("ai_memory/sdk/client.py", "import ai_memory.serialization\n", "no server module"),
     ("ai_memory/sdk/__init__.py", "from . import in_process\n", "explicit import"),
+    ("ai_memory/sdk/client.py", "from .in_process.errors import as_sdk_error\n", "explicit"),
 ]
 
 

@@ -8,6 +8,9 @@ LangGraph store.
                      scope="user:alice", source_agent="planner", wait=True)
         hits = memory.search("how should replies be formatted", scope="user:alice")
 
+Subject erasure: ``memory.erase(scope="user:alice", reason=...)``, then
+``verify_receipt(memory.erasure_receipt(id), memory.erasure_public_key().pem)`` offline.
+
 ``AiMemoryStore`` (LangGraph) is imported lazily, so the SDK does not need LangGraph
 unless you use it.
 """
@@ -22,12 +25,14 @@ from .errors import (
     ApiError,
     ConflictError,
     ConnectionFailedError,
+    ForbiddenError,
     GoneError,
     InvalidInputError,
     NotFoundError,
     PreconditionFailedError,
     RateLimitedError,
     ServerError,
+    UnauthenticatedError,
     UnavailableError,
     WaitTimeoutError,
 )
@@ -40,6 +45,9 @@ from .models import (
     ChangeOut,
     DeleteOut,
     EpisodesOut,
+    ErasureOut,
+    ErasurePublicKeyOut,
+    ErasureReceipt,
     GovernanceRunOut,
     HealthOut,
     ImportOut,
@@ -64,6 +72,7 @@ from .models import (
     WriteSuggestion,
     WriteTriggersOut,
 )
+from .receipts import ReceiptInvalidError, verify_receipt
 from .retry import RetryPolicy
 
 if TYPE_CHECKING:
@@ -82,6 +91,10 @@ __all__ = [
     "ConnectionFailedError",
     "DeleteOut",
     "EpisodesOut",
+    "ErasureOut",
+    "ErasurePublicKeyOut",
+    "ErasureReceipt",
+    "ForbiddenError",
     "GoneError",
     "GovernanceRunOut",
     "HealthOut",
@@ -105,12 +118,14 @@ __all__ = [
     "PersonaOut",
     "PreconditionFailedError",
     "RateLimitedError",
+    "ReceiptInvalidError",
     "RetryPolicy",
     "SearchHitOut",
     "SearchIn",
     "SearchOut",
     "ServerError",
     "TurnIn",
+    "UnauthenticatedError",
     "UnavailableError",
     "WaitTimeoutError",
     "WriteOut",
@@ -119,6 +134,7 @@ __all__ = [
     "end_session",
     "estimate_tokens",
     "observe",
+    "verify_receipt",
     "wake_up",
 ]
 

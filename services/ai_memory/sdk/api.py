@@ -18,6 +18,9 @@ from .models import (
     ChangeOut,
     DeleteOut,
     EpisodesOut,
+    ErasureOut,
+    ErasurePublicKeyOut,
+    ErasureReceipt,
     GovernanceRunOut,
     HealthOut,
     ImportOut,
@@ -199,5 +202,26 @@ class MemoryApi(Protocol):
     ) -> AuditOut: ...
 
     def health(self) -> HealthOut: ...
+
+    def erase(
+        self,
+        *,
+        reason: str,
+        scope: str | None = None,
+        source_agent: str | None = None,
+        ids: Sequence[str] | None = None,
+        interaction_ids: Sequence[str] | None = None,
+        everything: bool = False,
+        erasure_id: str | None = None,
+        wait: bool = False,
+    ) -> ErasureOut: ...
+
+    def erasure_receipt(self, erasure_id: str) -> ErasureReceipt: ...
+
+    def erasure_public_key(self) -> ErasurePublicKeyOut: ...
+
+    def forget_interaction(
+        self, interaction_id: str, *, reason: str = ..., wait: bool = False
+    ) -> ErasureOut: ...
 
     def close(self) -> None: ...

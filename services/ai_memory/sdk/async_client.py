@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import httpx
 
 from . import _wire as w
+from ._erasure import AsyncErasureMethods
 from .client import DEFAULT_URL, with_api_key
 from .errors import ConnectionFailedError
 from .models import (
@@ -50,11 +51,12 @@ __all__ = ["AsyncMemoryClient"]
 T = TypeVar("T")
 
 
-class AsyncMemoryClient:
+class AsyncMemoryClient(AsyncErasureMethods):
     """An asyncio client of one ai-memory server.
 
     ``retries`` is a retry count or a ``RetryPolicy``; ``transport`` replaces the network
     (``httpx.MockTransport`` in tests). Use it as a context manager, or call ``close``.
+    Subject erasure (``erase``, ``erasure_receipt``, …) comes from ``AsyncErasureMethods``.
     """
 
     def __init__(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 
 from . import _wire as w
+from ._erasure import ErasureMethods
 from .api import MemoryApi
 from .errors import ConnectionFailedError
 from .models import (
@@ -60,12 +61,13 @@ def with_api_key(headers: dict[str, str] | None, api_key: str | None) -> dict[st
     return {**(headers or {}), "Authorization": f"Bearer {api_key}"}
 
 
-class MemoryClient:
+class MemoryClient(ErasureMethods):
     """A synchronous client of one ai-memory server.
 
     ``timeout`` is per request in seconds (``None``: no limit, e.g. for a large import);
     ``retries`` is a retry count or a ``RetryPolicy``; ``transport`` replaces the network
     (``httpx.MockTransport`` in tests). Use it as a context manager, or call ``close``.
+    Subject erasure (``erase``, ``erasure_receipt``, …) comes from ``ErasureMethods``.
     """
 
     def __init__(

@@ -10,6 +10,8 @@ already handles the server's domain errors handles the SDK's too::
         ├── GoneError          (410)         also core Gone       (memory_forgotten)
         ├── ConflictError      (409)         also core Conflict   (scope_immutable, …)
         │   └── PreconditionFailedError (412) also core PreconditionFailed (If-Match)
+        ├── UnauthenticatedError (401)       also core Unauthenticated (invalid_api_key)
+        ├── ForbiddenError     (403)         also core Forbidden  (role_forbidden, …)
         ├── RateLimitedError   (429)         also core RetryableError
         ├── UnavailableError   (503)         also core Unavailable
         │   └── WaitTimeoutError (503 projection_lag) also core Timeout
@@ -27,12 +29,14 @@ import httpx
 from ai_memory.core.errors import (
     AiMemoryError,
     Conflict,
+    Forbidden,
     Gone,
     InvalidInput,
     NotFound,
     PreconditionFailed,
     RetryableError,
     Timeout,
+    Unauthenticated,
     Unavailable,
 )
 
@@ -40,12 +44,14 @@ __all__ = [
     "ApiError",
     "ConflictError",
     "ConnectionFailedError",
+    "ForbiddenError",
     "GoneError",
     "InvalidInputError",
     "NotFoundError",
     "PreconditionFailedError",
     "RateLimitedError",
     "ServerError",
+    "UnauthenticatedError",
     "UnavailableError",
     "WaitTimeoutError",
     "error_from_response",
@@ -118,6 +124,19 @@ class PreconditionFailedError(ConflictError, PreconditionFailed):
     code = "precondition_failed"
 
 
+class UnauthenticatedError(ApiError, Unauthenticated):
+    """401: no valid API key (missing, unknown, revoked or expired — one answer for all)."""
+
+    code = "invalid_api_key"
+
+
+class ForbiddenError(ApiError, Forbidden):
+    """403: a valid key whose role, scopes or tenant do not allow the call (``code`` says
+    which: ``role_forbidden``, ``scope_forbidden``, ``tenant_forbidden``, …)."""
+
+    code = "forbidden"
+
+
 class RateLimitedError(ApiError, RetryableError):
     """429: too many requests; retried automatically, raised when retries ran out."""
 
@@ -150,6 +169,8 @@ class ServerError(ApiError):
 
 _BY_STATUS: dict[int, type[ApiError]] = {
     400: InvalidInputError,
+    401: UnauthenticatedError,
+    403: ForbiddenError,
     404: NotFoundError,
     409: ConflictError,
     410: GoneError,

@@ -12,9 +12,18 @@ server never breaks an older SDK.
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+import json
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidatorFunctionWrapHandler,
+    model_validator,
+)
 
 from ai_memory.core.record import MemoryState, MemoryType
 from ai_memory.wire.audit import AuditEntryOut, AuditOut
@@ -44,6 +53,9 @@ from ai_memory.wire.notes import (
     YourTopicOut,
 )
 
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 __all__ = [
     "AuditEntryOut",
     "AuditOut",
@@ -53,6 +65,10 @@ __all__ = [
     "DeleteOut",
     "Episode",
     "EpisodesOut",
+    "ErasureOut",
+    "ErasurePublicKeyOut",
+    "ErasureReceipt",
+    "ErasureReceiptBody",
     "GovernanceRunOut",
     "HealthOut",
     "ImportLineError",
@@ -183,3 +199,125 @@ class HealthOut(_Open):
     projections: list[ProjectionStatus]
     lag: dict[str, int]
     embedder: str
+
+
+# --- erasure (mirrors entrypoints/http/erasure_routes.py and core/erasure.py) ----------
+class ErasureOut(_Open):
+    """``POST /v1/erasures`` / ``DELETE /v1/interactions/{id}``: what was erased."""
+
+    erasure_id: str
+    position: int
+    memories: int  # memories forgotten (notes and extracted memories included)
+    interactions: int  # raw turns forgotten
+    already_done: bool  # True: this erasure_id was done before; nothing new happened
+    receipt: str  # the receipt's path, ``/v1/erasures/{erasure_id}``
+
+
+class ErasurePublicKeyOut(_Open):
+    """``GET /v1/erasures/public-key``: the key that verifies this server's receipts."""
+
+    algorithm: str
+    key_id: str
+    pem: str
+
+
+class ErasureCriteriaOut(_Open):
+    """The request as the receipt records it: one criterion and the reason."""
+
+    criteria: dict[str, Any]
+    reason: str
+
+
+class ErasedIds(_Open):
+    memory_ids: list[str]
+    interaction_ids: list[str]
+
+
+class ErasureEvents(_Open):
+    erasure: int  # position of the SubjectErased event
+    tombstones: dict[str, int]  # memory id -> position of its tombstone
+
+
+class ProjectionApplied(_Open):
+    projection: str
+    partition: int
+    position: int
+    applied: bool  # the projection has applied the erasure's events on that partition
+
+
+class ErasureKeys(_Open):
+    encryption: str  # "on": data keys were destroyed; "off": nothing was encrypted
+    key_ids: list[str]
+    destroyed_at: str | None
+
+
+class ErasureVerification(_Open):
+    """The scan the server made when it issued the receipt."""
+
+    at: str
+    keys_checked: int
+    keys_live: list[str]
+    memories_readable: list[str]
+    events_scanned: int
+    events_readable: int
+    passed: bool  # nothing of the subject could be read any more
+
+
+class ErasureReceiptBody(_Open):
+    """What a receipt says (ids, positions, times — never content)."""
+
+    format: str
+    erasure_id: str
+    tenant: str
+    actor: str
+    requested_at: str
+    request: ErasureCriteriaOut
+    erased: ErasedIds
+    events: ErasureEvents
+    projections: list[ProjectionApplied]
+    keys: ErasureKeys
+    verification: ErasureVerification
+    issued_at: str
+
+
+class ReceiptSignature(_Open):
+    algorithm: str
+    key_id: str
+    value: str
+
+
+class ErasureReceipt(_Open):
+    """``GET /v1/erasures/{id}``: a signed receipt, typed, that keeps the document exactly
+    as it was served (``raw``): the signature covers those values, so verification and an
+    auditor get ``raw``, never a re-serialised model."""
+
+    receipt: ErasureReceiptBody
+    signature: ReceiptSignature
+    _raw: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_raw(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        # Wrapped so that every way in (model_validate, model_validate_json, the SDK's
+        # parsers) keeps the input, not only a dedicated constructor.
+        out = handler(data)
+        if isinstance(out, ErasureReceipt):
+            if isinstance(data, ErasureReceipt):
+                out._raw = copy.deepcopy(data._raw)
+            elif isinstance(data, str | bytes | bytearray):
+                out._raw = json.loads(data)
+            elif isinstance(data, dict):
+                out._raw = copy.deepcopy(data)
+        return out
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The signed document as served (a copy): save it, or hand it to an auditor."""
+        return copy.deepcopy(self._raw)
+
+    def verify(self, public_key: str | bytes | Ed25519PublicKey) -> ErasureReceiptBody:
+        """Check the signature offline (``ai_memory.sdk.receipts.verify_receipt``);
+        ``ReceiptInvalidError`` if the receipt was changed or signed by another key."""
+        from .receipts import verify_receipt
+
+        return verify_receipt(self, public_key).receipt

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 from ai_memory.core.hosts import is_loopback
+from ai_memory.entrypoints.cli.erase_cmd import erase_cmd
 from ai_memory.entrypoints.cli.launcher import explain, missing_extra
 from ai_memory.entrypoints.cli.sync_cmd import sync_cmd
 from ai_memory.entrypoints.cli.transfer_cmds import api_key, export_cmd, import_cmd
@@ -38,6 +39,7 @@ app = typer.Typer(
 app.command("export")(export_cmd)
 app.command("import")(import_cmd)
 app.command("sync")(sync_cmd)
+app.command("erase")(erase_cmd)
 err = Console(stderr=True)
 
 

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -18,7 +17,7 @@ import typer
 from rich.console import Console
 
 from ai_memory.core.errors import AiMemoryError
-from ai_memory.service.receipts import ReceiptInvalid, key_id, load_public_key, verify_receipt
+from ai_memory.sdk.receipts import ReceiptInvalidError, load_public_key, verify_receipt
 from ai_memory.settings import Settings, SettingsError
 
 out = Console()
@@ -33,25 +32,24 @@ DataDir = Annotated[Path | None, typer.Option(envvar="AIMEM_DATA_DIR")]
 
 def verify_receipt_cmd(receipt: ReceiptFile, public_key: PublicKey) -> None:
     """Verify an erasure receipt offline; exit 1 if it was changed or signed by another key."""
+    # The SDK's verifier (ai_memory.sdk.receipts): the command checks exactly what
+    # ``verify_receipt`` in a program checks.
     try:
         key = load_public_key(public_key.read_bytes())
-        document = json.loads(receipt.read_bytes().decode("utf-8"))
-    except (OSError, ReceiptInvalid) as e:
+        document = receipt.read_bytes()
+    except (OSError, ReceiptInvalidError) as e:
         err.print(f"cannot read: {e}", markup=False)
         raise typer.Exit(2) from None
-    except (UnicodeDecodeError, ValueError) as e:
-        err.print(f"invalid: not a JSON receipt ({e})", markup=False)
-        raise typer.Exit(1) from None
     try:
-        body = verify_receipt(document, key)
-    except ReceiptInvalid as e:
+        checked = verify_receipt(document, key)
+    except ReceiptInvalidError as e:
         err.print(f"invalid: {e}", markup=False)
         raise typer.Exit(1) from None
-    verification = body.get("verification")
-    passed = isinstance(verification, dict) and verification.get("passed") is True
+    body = checked.receipt
+    passed = body.verification.passed
     out.print(
-        f"valid: erasure {body.get('erasure_id')} of tenant {body.get('tenant')}, signed by "
-        f"key {key_id(key)}; verification scan {'passed' if passed else 'FAILED'}",
+        f"valid: erasure {body.erasure_id} of tenant {body.tenant}, signed by "
+        f"key {checked.signature.key_id}; verification scan {'passed' if passed else 'FAILED'}",
         markup=False,
     )
 

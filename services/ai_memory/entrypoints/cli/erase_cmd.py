@@ -1,0 +1,96 @@
+"""``ai-memory erase``: subject erasure through a running server (``--url`` /
+``AIMEM_URL``, an admin key in ``AIMEM_API_KEY``), like every other client command.
+
+It prints the erasure id on stdout (so a script can keep it) and, with ``--receipt``,
+saves the signed receipt as the server served it — ready for ``ai-memory
+verify-receipt`` and an auditor (``--public-key`` saves the key that verifies it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from ai_memory.entrypoints.cli.transfer_cmds import DEFAULT_URL, api_key
+from ai_memory.sdk import ApiError, MemoryClient
+
+err = Console(stderr=True)
+
+Ids = Annotated[list[str] | None, typer.Option("--id", help="Erase this memory (repeatable).")]
+Turns = Annotated[
+    list[str] | None,
+    typer.Option("--interaction-id", help="Erase this raw turn (repeatable)."),
+]
+
+
+def erase_cmd(
+    reason: Annotated[str, typer.Option(help="Why: recorded on the log and in the receipt.")],
+    scope: Annotated[str | None, typer.Option(help="Erase everything of this scope.")] = None,
+    source_agent: Annotated[
+        str | None, typer.Option(help="Erase everything this agent wrote or said.")
+    ] = None,
+    memory_id: Ids = None,
+    interaction_id: Turns = None,
+    everything: Annotated[
+        bool, typer.Option("--everything", help="Erase the whole tenant (offboarding).")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="Confirm --everything.")] = False,
+    erasure_id: Annotated[
+        str | None, typer.Option(help="Name the erasure, so running it again is the same one.")
+    ] = None,
+    receipt: Annotated[
+        Path | None, typer.Option(help="Save the signed receipt (JSON) to this file.")
+    ] = None,
+    public_key: Annotated[
+        Path | None, typer.Option(help="Save the key that verifies receipts (PEM) here.")
+    ] = None,
+    url: Annotated[str, typer.Option(envvar="AIMEM_URL", help="Server base URL.")] = DEFAULT_URL,
+) -> None:
+    """Forget everything of one subject — exactly one of --scope, --source-agent, --id,
+    --interaction-id or --everything — everywhere, destroying its data keys."""
+    if everything and not yes:
+        # Offboarding cannot be undone: a flag typed by mistake must not erase a tenant.
+        err.print("[red]--everything erases the whole tenant; add --yes to confirm[/red]")
+        raise typer.Exit(2)
+    try:
+        with MemoryClient(url, timeout=120.0, api_key=api_key()) as client:
+            done = client.erase(
+                reason=reason,
+                scope=scope,
+                source_agent=source_agent,
+                ids=memory_id or None,
+                interaction_ids=interaction_id or None,
+                everything=everything,
+                erasure_id=erasure_id,
+                wait=True,  # the receipt then shows every projection applied
+            )
+            typer.echo(done.erasure_id)
+            again = " (already done before)" if done.already_done else ""
+            err.print(
+                f"erased {done.memories} memories and {done.interactions} raw turns{again}",
+                markup=False,
+            )
+            if receipt is not None:
+                signed = client.erasure_receipt(done.erasure_id)
+                text = json.dumps(signed.raw, ensure_ascii=False, indent=2) + "\n"
+                receipt.write_text(text, encoding="utf-8")
+                err.print(f"receipt saved to {receipt}", markup=False)
+            if public_key is not None:
+                public_key.write_text(client.erasure_public_key().pem, encoding="ascii")
+                err.print(f"public key saved to {public_key}", markup=False)
+    except ApiError as e:
+        err.print(f"[red]error {e.status or '-'} {e.code}[/red]: {e.detail}")
+        raise typer.Exit(1) from None
+    except OSError as e:  # --receipt / --public-key not writable (the erasure happened)
+        err.print(f"error: {e}", markup=False)
+        raise typer.Exit(1) from None
+    except ValidationError as e:
+        problem = e.errors()[0]
+        where = ".".join(str(p) for p in problem["loc"])
+        err.print(f"[red]error invalid_input[/red] [{where}]: {problem['msg']}")
+        raise typer.Exit(1) from None
