@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 
 import pytest
@@ -101,3 +102,131 @@ class DataKeyVaultContract:
             wrong.get("acme", "memory/m1")
         assert e.value.code == "root_key_mismatch"
         assert not isinstance(e.value, Gone)  # a wrong root key is not a forget
+
+    # --- KEK versions: rotation and offboarding ----------------------------------------
+    def test_a_new_kek_version_wraps_new_keys_and_old_keys_still_open(
+        self, make_vault: MakeVault
+    ) -> None:
+        vault = make_vault(ROOT)
+        old = vault.create("acme", "memory/old")
+        assert vault.kek_versions("acme") == [1]
+        assert vault.add_kek_version("acme") == 2
+        assert make_vault(ROOT).kek_versions("acme") == [1, 2]
+        new = make_vault(ROOT).create("acme", "memory/new")
+        for v in (vault, make_vault(ROOT)):
+            assert v.get("acme", "memory/old") == old
+            assert v.get("acme", "memory/new") == new
+        assert _all_below(vault, "acme", 2) == ["memory/old"]
+        assert make_vault(ROOT).kek_versions("globex") == []
+
+    def test_a_writer_with_a_stale_kek_cache_ends_under_the_newest_version(
+        self, make_vault: MakeVault
+    ) -> None:
+        stale = make_vault(ROOT)
+        stale.create("acme", "memory/first")  # caches KEK v1 for seconds
+        make_vault(ROOT).add_kek_version("acme")
+        key = stale.create("acme", "memory/racer")
+        made = stale.create_many("acme", ["memory/racer-2", "memory/racer-3"])
+        # Its post-check saw v2 and wrapped them again: a rotation cannot miss them.
+        assert _all_below(stale, "acme", 2) == ["memory/first"]
+        assert make_vault(ROOT).get("acme", "memory/racer") == key
+        assert make_vault(ROOT).create_many("acme", list(made)) == made
+
+    def test_rewrap_moves_a_key_to_the_newest_version_and_never_resurrects(
+        self, make_vault: MakeVault
+    ) -> None:
+        vault = make_vault(ROOT)
+        keys = {k: vault.create("acme", k) for k in ("memory/a", "memory/b", "memory/gone")}
+        vault.destroy("acme", "memory/gone")
+        vault.add_kek_version("acme")
+        other = make_vault(ROOT)
+        assert other.rewrap("acme", "memory/a")
+        assert not other.rewrap("acme", "memory/a")  # already under the newest
+        assert not other.rewrap("acme", "memory/gone")
+        assert not other.rewrap("acme", "memory/never")
+        assert _all_below(other, "acme", 2) == ["memory/b"]
+        assert other.rewrap("acme", "memory/b")
+        other.destroy_kek("acme", 1)
+        assert other.kek_versions("acme") == [2]
+        for v in (vault, make_vault(ROOT)):
+            assert v.get("acme", "memory/a") == keys["memory/a"]
+            assert v.get("acme", "memory/b") == keys["memory/b"]
+            assert v.get("acme", "memory/gone") is None
+            assert v.destroyed("acme", "memory/gone")
+
+    def test_keys_below_pages_through_every_old_key(self, make_vault: MakeVault) -> None:
+        vault = make_vault(ROOT)
+        ids = sorted(f"memory/m{i}" for i in range(7))
+        vault.create_many("acme", ids)
+        vault.create("globex", "memory/m0")
+        vault.add_kek_version("acme")
+        pages: list[tuple[str, ...]] = []
+        cursor: str | None = None
+        while True:
+            page = vault.keys_below("acme", 2, cursor, limit=3)
+            pages.append(page.key_ids)
+            assert len(page.key_ids) <= 3
+            if page.cursor is None:
+                break
+            cursor = page.cursor
+        assert sorted(k for p in pages for k in p) == ids
+        assert vault.keys_below("acme", 1).key_ids == ()
+
+    def test_destroying_every_kek_destroys_every_key_and_versions_are_never_reused(
+        self, make_vault: MakeVault
+    ) -> None:
+        vault = make_vault(ROOT)
+        vault.create("acme", "memory/m1")
+        vault.add_kek_version("acme")
+        make_vault(ROOT).create("acme", "memory/m2")
+        other_tenant = vault.create("globex", "memory/m1")
+        for version in vault.kek_versions("acme"):
+            vault.destroy_kek("acme", version)
+        vault.destroy_kek("acme", 1)  # idempotent
+        for v in (vault, make_vault(ROOT)):
+            assert v.kek_versions("acme") == []
+            for key_id in ("memory/m1", "memory/m2"):
+                assert v.get("acme", key_id) is None
+                assert v.destroyed("acme", key_id)
+            assert v.get("globex", "memory/m1") == other_tenant
+        # The tenant writes again: a fresh KEK numbered above every destroyed one.
+        fresh = make_vault(ROOT)
+        key = fresh.create("acme", "memory/m3")
+        assert fresh.kek_versions("acme") == [3]
+        assert make_vault(ROOT).get("acme", "memory/m3") == key
+        with pytest.raises(Gone):
+            fresh.create("acme", "memory/m1")
+
+    def test_destroyed_at_gives_each_key_its_first_destruction_time(
+        self, make_vault: MakeVault
+    ) -> None:
+        vault = make_vault(ROOT)
+        vault.create("acme", "memory/a")
+        vault.create("acme", "memory/live")
+        before = time.time_ns() // 1000
+        vault.destroy("acme", "memory/a")
+        vault.destroy("acme", "memory/never")
+        after = time.time_ns() // 1000
+        times = make_vault(ROOT).destroyed_at("acme", ["memory/a", "memory/never", "memory/live"])
+        assert set(times) == {"memory/a", "memory/never", "memory/live"}
+        assert times["memory/live"] is None
+        first = times["memory/a"]
+        assert first is not None and before <= first <= after
+        assert times["memory/never"] is not None
+        vault.destroy("acme", "memory/a")  # a second destroy keeps the first time
+        assert vault.destroyed_at("acme", ["memory/a", "memory/nope"]) == {
+            "memory/a": first,
+            "memory/nope": None,
+        }
+        assert vault.destroyed_at("acme", []) == {}
+
+
+def _all_below(vault: DataKeyVault, tenant: str, version: int) -> list[str]:
+    found: list[str] = []
+    cursor: str | None = None
+    while True:
+        page = vault.keys_below(tenant, version, cursor)
+        found += page.key_ids
+        if page.cursor is None:
+            return sorted(found)
+        cursor = page.cursor

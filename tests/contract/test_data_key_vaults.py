@@ -57,3 +57,18 @@ class TestSqliteDataKeyVault(DataKeyVaultContract):
             assert wrapped[12:28] not in data, f  # not even a part of the ciphertext
         assert vault.get("acme", "memory/other-7") == others[7]
         vault.close()
+
+
+def test_no_byte_of_a_destroyed_kek_stays_in_the_files(tmp_path: Path) -> None:
+    rows = SqliteVaultRows(tmp_path / "vault.db")
+    vault = WrappedVault(rows, ROOT)
+    vault.create("acme", "memory/m1")
+    vault.create("globex", "memory/m1")
+    (kek,) = rows.keks("acme")
+    assert kek.wrapped is not None
+    vault.destroy_kek("acme", kek.version)
+    for f in sorted(tmp_path.glob("vault.db*")):
+        assert kek.wrapped[12:28] not in f.read_bytes(), f
+    assert vault.get("acme", "memory/m1") is None
+    assert vault.get("globex", "memory/m1") is not None
+    vault.close()

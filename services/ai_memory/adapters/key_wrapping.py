@@ -18,15 +18,21 @@ import json
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from ai_memory.core.data_keys import KEY_BYTES, key_destroyed, root_key_mismatch
-from ai_memory.core.errors import InvalidInput
+from ai_memory.core.data_keys import (
+    KEK_CACHE_SECONDS,
+    KEY_BYTES,
+    KeyPage,
+    key_destroyed,
+    root_key_mismatch,
+)
+from ai_memory.core.errors import InvalidInput, Unavailable
 
 _NONCE = 12
 
@@ -38,17 +44,32 @@ class KeyRow:
     wrapped: bytes | None
     kek_version: int
     destroyed: bool
+    destroyed_at_us: int | None = None
+
+
+@dataclass(frozen=True)
+class KekRow:
+    """A stored KEK version: ``wrapped`` is None once destroyed, and the row stays so the
+    version number is never used again (a backup's rows under it must never open)."""
+
+    version: int
+    wrapped: bytes | None
 
 
 class VaultRows(Protocol):
     """What a backend stores for the vault: wrapped KEKs and wrapped data keys."""
 
-    def kek(self, tenant: str) -> tuple[int, bytes] | None:
-        """The tenant's newest KEK version and its wrapped bytes."""
+    def keks(self, tenant: str) -> list[KekRow]:
+        """Every KEK version the tenant ever had, destroyed ones included."""
         ...
 
-    def add_kek(self, tenant: str, version: int, wrapped: bytes) -> tuple[int, bytes]:
-        """Store the tenant's KEK unless one exists; the one that is stored wins."""
+    def add_kek(self, tenant: str, version: int, wrapped: bytes) -> bool:
+        """Store a KEK version unless that version has a row (live or destroyed); True
+        when this call stored it (racing creators: one wins, the others read it)."""
+        ...
+
+    def destroy_kek(self, tenant: str, version: int, at_us: int) -> None:
+        """Erase the wrapped KEK and keep a marker of its version."""
         ...
 
     def key(self, tenant: str, key_id: str) -> KeyRow | None: ...
@@ -64,9 +85,20 @@ class VaultRows(Protocol):
         """``add_key`` for many (key id, wrapped, KEK version) at once."""
         ...
 
+    def keys_below(self, tenant: str, version: int, cursor: str | None, limit: int) -> KeyPage:
+        """Ids of live data keys wrapped under a KEK version below ``version``, by pages."""
+        ...
+
+    def rewrap(
+        self, tenant: str, key_id: str, old_version: int, wrapped: bytes, new_version: int
+    ) -> bool:
+        """Replace the wrapped key only if the row is still under ``old_version`` and not
+        destroyed; True when replaced."""
+        ...
+
     def destroy(self, tenant: str, key_id: str, at_us: int) -> None:
         """Record ``destroyed_at`` and erase the wrapped key, creating the row if the id
-        was never created."""
+        was never created. A second destroy keeps the first time."""
         ...
 
     def close(self) -> None: ...
@@ -101,74 +133,183 @@ def parse_root_key(text: str) -> bytes:
     return key
 
 
-class WrappedVault:
-    """The ``DataKeyVault`` port over ``VaultRows``: wraps on create, unwraps on get."""
+@dataclass(frozen=True)
+class _Keks:
+    """A tenant's KEK versions as last read: live ones still wrapped by the root key."""
 
-    def __init__(self, rows: VaultRows, root_key: bytes) -> None:
+    live: dict[int, bytes]
+    destroyed: frozenset[int]
+    highest: int  # every version ever stored, destroyed ones included (0: none yet)
+    expires: float
+
+    @property
+    def newest(self) -> int | None:
+        return max(self.live) if self.live else None
+
+
+_GONE: Final = "destroyed"
+
+
+class WrappedVault:
+    """The ``DataKeyVault`` port over ``VaultRows``: wraps on create, unwraps on get.
+
+    A tenant's KEK versions are cached for ``kek_cache_seconds`` of ``clock`` (at most
+    ``KEK_CACHE_SECONDS``): a rotation in another process reaches this one within that
+    time, and a version destroyed elsewhere stops opening anything here. A version the
+    cache does not know is read at once (another process added it).
+    """
+
+    def __init__(
+        self,
+        rows: VaultRows,
+        root_key: bytes,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        kek_cache_seconds: float = KEK_CACHE_SECONDS,
+    ) -> None:
         if len(root_key) != KEY_BYTES:
             raise InvalidInput("AIMEM_ROOT_KEY", "length", f"must be {KEY_BYTES} bytes")
+        if not 0 <= kek_cache_seconds <= KEK_CACHE_SECONDS:
+            raise InvalidInput(
+                "kek_cache_seconds", "range", f"the KEK cache keeps 0-{KEK_CACHE_SECONDS} s"
+            )
         self._rows = rows
         self._root = root_key
-        self._keks: dict[str, tuple[int, bytes]] = {}  # tenant → (version, unwrapped KEK)
+        self._clock = clock
+        self._ttl = kek_cache_seconds
+        self._keks: dict[str, _Keks] = {}
         self._lock = threading.Lock()
 
-    def _kek(self, tenant: str) -> tuple[int, bytes] | None:
-        """The tenant's (version, unwrapped KEK), None before its first data key."""
+    # --- KEKs -------------------------------------------------------------------------
+    def _tenant_keks(self, tenant: str, *, fresh: bool = False) -> _Keks:
+        now = self._clock()
         with self._lock:
             cached = self._keks.get(tenant)
-        if cached is not None:
+        if cached is not None and not fresh and now < cached.expires:
             return cached
-        stored = self._rows.kek(tenant)
-        return None if stored is None else self._remember_kek(tenant, stored)
-
-    def _kek_to_wrap(self, tenant: str) -> tuple[int, bytes]:
-        """The KEK new data keys of ``tenant`` are wrapped with, made on first use."""
-        found = self._kek(tenant)
-        if found is not None:
-            return found
-        version = 1
-        wrapped = _seal(self._root, os.urandom(KEY_BYTES), _aad("kek", tenant, version))
-        return self._remember_kek(tenant, self._rows.add_kek(tenant, version, wrapped))
-
-    def _remember_kek(self, tenant: str, stored: tuple[int, bytes]) -> tuple[int, bytes]:
-        version, wrapped = stored
-        kek = _open(self._root, wrapped, _aad("kek", tenant, version), f"the KEK of {tenant!r}")
+        stored = self._rows.keks(tenant)
+        found = _Keks(
+            {r.version: r.wrapped for r in stored if r.wrapped is not None},
+            frozenset(r.version for r in stored if r.wrapped is None),
+            max((r.version for r in stored), default=0),
+            now + self._ttl,
+        )
         with self._lock:
-            self._keks[tenant] = (version, kek)
-        return version, kek
+            self._keks[tenant] = found
+        return found
 
+    def _open_kek(self, tenant: str, version: int, wrapped: bytes) -> bytes:
+        aad = _aad("kek", tenant, version)
+        return _open(self._root, wrapped, aad, f"the KEK v{version} of {tenant!r}")
+
+    def _wrapped_kek(self, tenant: str, version: int) -> bytes | str | None:
+        """The wrapped KEK ``version``, ``_GONE`` once destroyed, None if unknown."""
+        keks = self._tenant_keks(tenant)
+        if version not in keks.live and version not in keks.destroyed:
+            keks = self._tenant_keks(tenant, fresh=True)
+        return _GONE if version in keks.destroyed else keks.live.get(version)
+
+    def _kek_at(self, tenant: str, version: int) -> bytes | str | None:
+        """The unwrapped KEK ``version``, ``_GONE`` once destroyed, None if unknown."""
+        wrapped = self._wrapped_kek(tenant, version)
+        if not isinstance(wrapped, bytes):
+            return wrapped
+        return self._open_kek(tenant, version, wrapped)
+
+    def _kek_to_wrap(self, tenant: str, *, fresh: bool = False) -> tuple[int, bytes]:
+        """The newest live KEK, the one new data keys are wrapped with. The first one of
+        a tenant — or the first after an offboarding destroyed them all — is made here,
+        numbered above every version the tenant ever had."""
+        keks = self._tenant_keks(tenant, fresh=fresh)
+        if keks.newest is None and not fresh:
+            keks = self._tenant_keks(tenant, fresh=True)
+        if keks.newest is None:
+            self._add_kek(tenant, keks.highest + 1)
+            keks = self._tenant_keks(tenant, fresh=True)
+        if keks.newest is None:
+            raise Unavailable(f"the KEK of {tenant!r} was not stored")
+        return keks.newest, self._open_kek(tenant, keks.newest, keks.live[keks.newest])
+
+    def _add_kek(self, tenant: str, version: int) -> None:
+        wrapped = _seal(self._root, os.urandom(KEY_BYTES), _aad("kek", tenant, version))
+        self._rows.add_kek(tenant, version, wrapped)
+
+    def kek_versions(self, tenant: str) -> list[int]:
+        return sorted(self._tenant_keks(tenant, fresh=True).live)
+
+    def add_kek_version(self, tenant: str) -> int:
+        self._add_kek(tenant, self._tenant_keks(tenant, fresh=True).highest + 1)
+        return self._kek_to_wrap(tenant, fresh=True)[0]
+
+    def destroy_kek(self, tenant: str, version: int) -> None:
+        self._rows.destroy_kek(tenant, version, time.time_ns() // 1000)
+        with self._lock:
+            self._keks.pop(tenant, None)
+
+    # --- data keys --------------------------------------------------------------------
     def _unwrap(self, tenant: str, key_id: str, row: KeyRow) -> bytes | None:
         if row.destroyed or row.wrapped is None:
             return None
-        found = self._kek(tenant)
-        if found is None or found[0] != row.kek_version:
+        kek = self._kek_at(tenant, row.kek_version)
+        if kek is _GONE:
+            # A rotation may have re-wrapped it since the row was read; else the key
+            # went with its KEK (an offboarding).
+            again = self._rows.key(tenant, key_id)
+            if again is not None and again.kek_version > row.kek_version:
+                return self._unwrap(tenant, key_id, again)
+            return None
+        if not isinstance(kek, bytes):
             raise root_key_mismatch(f"data key {key_id!r}: its KEK is missing")
         aad = _aad("data", tenant, row.kek_version, key_id)
-        return _open(found[1], row.wrapped, aad, f"data key {key_id!r}")
+        return _open(kek, row.wrapped, aad, f"data key {key_id!r}")
+
+    def _settle(self, tenant: str, ours: dict[str, bytes], version: int) -> None:
+        """After storing new data keys wrapped under ``version``: if that is no longer
+        the newest live KEK (a rotation started while this process's cache was stale,
+        or an offboarding destroyed it), wrap them again under the newest. The caller
+        still holds the plain keys, so no rotation can lose them: either its scan sees
+        the rows, or this read sees its new version (FORGETTING.md, the race)."""
+        if not ours:
+            return
+        newest, kek = self._kek_to_wrap(tenant, fresh=True)
+        if newest == version:
+            return
+        for key_id, key in ours.items():
+            wrapped = _seal(kek, key, _aad("data", tenant, newest, key_id))
+            self._rows.rewrap(tenant, key_id, version, wrapped, newest)
 
     def create(self, tenant: str, key_id: str) -> bytes:
         row = self._rows.key(tenant, key_id)
         if row is None:
             version, kek = self._kek_to_wrap(tenant)
-            wrapped = _seal(kek, os.urandom(KEY_BYTES), _aad("data", tenant, version, key_id))
+            key = os.urandom(KEY_BYTES)
+            wrapped = _seal(kek, key, _aad("data", tenant, version, key_id))
             row = self._rows.add_key(tenant, key_id, wrapped, version)
-        key = self._unwrap(tenant, key_id, row)
-        if key is None:
+            if row.wrapped == wrapped:  # this call's key was stored
+                self._settle(tenant, {key_id: key}, version)
+                return key
+        found = self._unwrap(tenant, key_id, row)
+        if found is None:
             raise key_destroyed(tenant, key_id)
-        return key
+        return found
 
     def create_many(self, tenant: str, key_ids: Sequence[str]) -> dict[str, bytes]:
         wanted = list(dict.fromkeys(key_ids))
         rows = self._rows.keys(tenant, wanted) if wanted else {}
         missing = [k for k in wanted if k not in rows]
+        ours: dict[str, bytes] = {}
         if missing:
             version, kek = self._kek_to_wrap(tenant)
+            plain = {k: os.urandom(KEY_BYTES) for k in missing}
             new = [
-                (k, _seal(kek, os.urandom(KEY_BYTES), _aad("data", tenant, version, k)), version)
+                (k, _seal(kek, plain[k], _aad("data", tenant, version, k)), version)
                 for k in missing
             ]
-            rows.update(self._rows.add_keys(tenant, new))
-        keys = {k: self._unwrap(tenant, k, row) for k, row in rows.items()}
+            stored = self._rows.add_keys(tenant, new)
+            ours = {k: plain[k] for k, wrapped, _ in new if stored[k].wrapped == wrapped}
+            rows.update(stored)
+            self._settle(tenant, ours, version)
+        keys = {k: ours.get(k) or self._unwrap(tenant, k, row) for k, row in rows.items()}
         return {k: key for k, key in keys.items() if key is not None}
 
     def get(self, tenant: str, key_id: str) -> bytes | None:
@@ -180,7 +321,33 @@ class WrappedVault:
 
     def destroyed(self, tenant: str, key_id: str) -> bool:
         row = self._rows.key(tenant, key_id)
-        return row is not None and row.destroyed
+        if row is None:
+            return False
+        return row.destroyed or (
+            self._wrapped_kek(tenant, row.kek_version) is _GONE and self.get(tenant, key_id) is None
+        )
+
+    def destroyed_at(self, tenant: str, key_ids: Sequence[str]) -> dict[str, int | None]:
+        rows = self._rows.keys(tenant, list(dict.fromkeys(key_ids))) if key_ids else {}
+        return {k: (row.destroyed_at_us if (row := rows.get(k)) else None) for k in key_ids}
+
+    def keys_below(
+        self, tenant: str, version: int, cursor: str | None = None, limit: int = 500
+    ) -> KeyPage:
+        return self._rows.keys_below(tenant, version, cursor, limit)
+
+    def rewrap(self, tenant: str, key_id: str) -> bool:
+        row = self._rows.key(tenant, key_id)
+        if row is None or row.destroyed or row.wrapped is None:
+            return False
+        newest, kek = self._kek_to_wrap(tenant, fresh=True)
+        if row.kek_version >= newest:
+            return False
+        key = self._unwrap(tenant, key_id, row)
+        if key is None:  # its KEK is gone already: nothing left to save
+            return False
+        wrapped = _seal(kek, key, _aad("data", tenant, newest, key_id))
+        return self._rows.rewrap(tenant, key_id, row.kek_version, wrapped, newest)
 
     def close(self) -> None:
         self._rows.close()

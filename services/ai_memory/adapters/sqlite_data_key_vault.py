@@ -5,17 +5,21 @@ free space in pages (a deleted or rewritten cell) and the write-ahead log (every
 image written since the last checkpoint, kept until overwritten). So the writer runs
 with ``PRAGMA secure_delete = ON`` (freed space is zeroed) and every destroy is followed
 by ``PRAGMA wal_checkpoint(TRUNCATE)`` (the WAL is copied into the database and cut to
-zero bytes). A destroy is rare; the checkpoint costs a few milliseconds.
+zero bytes). A destroy is rare; the checkpoint costs a few milliseconds. A destroyed KEK
+version keeps its row with an empty ``wrapped`` (the column is NOT NULL in the released
+schema), so its number is never used again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from ai_memory.core.data_keys import KeyPage
 from ai_memory.core.errors import Unavailable
 
-from .key_wrapping import KeyRow, WrappedVault
+from .key_wrapping import KekRow, KeyRow, WrappedVault
 from .sqlite_util import Connections, rows_for_ids, translate_errors
 
 _SCHEMA = """
@@ -37,29 +41,36 @@ class SqliteVaultRows:
                 if statement.strip():
                     conn.execute(statement)
 
-    def kek(self, tenant: str) -> tuple[int, bytes] | None:
+    def keks(self, tenant: str) -> list[KekRow]:
         with translate_errors():
-            row = (
+            rows = (
                 self._db.reader()
-                .execute(
-                    "SELECT version, wrapped FROM tenant_keks WHERE tenant = ?"
-                    " ORDER BY version DESC LIMIT 1",
-                    (tenant,),
-                )
-                .fetchone()
+                .execute("SELECT version, wrapped FROM tenant_keks WHERE tenant = ?", (tenant,))
+                .fetchall()
             )
-        return None if row is None else (int(row[0]), bytes(row[1]))
+        return [KekRow(int(r[0]), bytes(r[1]) if r[1] else None) for r in rows]
 
-    def add_kek(self, tenant: str, version: int, wrapped: bytes) -> tuple[int, bytes]:
+    def add_kek(self, tenant: str, version: int, wrapped: bytes) -> bool:
         with self._db.transaction() as conn:
-            conn.execute(
+            done = conn.execute(
                 "INSERT INTO tenant_keks VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 (tenant, version, wrapped),
             )
-        found = self.kek(tenant)
-        if found is None:
-            raise Unavailable(f"the KEK of {tenant!r} was not stored")
-        return found
+            return bool(done.rowcount)
+
+    def destroy_kek(self, tenant: str, version: int, at_us: int) -> None:
+        with self._db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO tenant_keks VALUES (?, ?, X'') ON CONFLICT (tenant, version)"
+                " DO UPDATE SET wrapped = X''",
+                (tenant, version),
+            )
+        self._truncate_wal()
+
+    def _truncate_wal(self) -> None:
+        # The old page images of a key live on in the WAL until it is truncated.
+        with self._db.write_lock, translate_errors():
+            self._db.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
 
     def key(self, tenant: str, key_id: str) -> KeyRow | None:
         with translate_errors():
@@ -72,9 +83,7 @@ class SqliteVaultRows:
                 )
                 .fetchone()
             )
-        if row is None:
-            return None
-        return KeyRow(None if row[0] is None else bytes(row[0]), int(row[1]), row[2] is not None)
+        return None if row is None else _row(row)
 
     def add_key(self, tenant: str, key_id: str, wrapped: bytes, kek_version: int) -> KeyRow:
         with self._db.transaction() as conn:
@@ -93,10 +102,7 @@ class SqliteVaultRows:
         rows = rows_for_ids(
             self._db.reader(), f"{sql} WHERE tenant = ? AND key_id IN", tenant, key_ids
         )
-        return {
-            str(r[0]): KeyRow(None if r[1] is None else bytes(r[1]), int(r[2]), r[3] is not None)
-            for r in rows
-        }
+        return {str(r[0]): _row(r[1:]) for r in rows}
 
     def add_keys(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> dict[str, KeyRow]:
         with self._db.transaction() as conn:  # one transaction for a batch of new memories
@@ -107,6 +113,33 @@ class SqliteVaultRows:
             )
         return self.keys(tenant, [k for k, _, _ in new])
 
+    def keys_below(self, tenant: str, version: int, cursor: str | None, limit: int) -> KeyPage:
+        with translate_errors():
+            rows = (
+                self._db.reader()
+                .execute(
+                    "SELECT key_id FROM data_keys WHERE tenant = ? AND key_id > ?"
+                    " AND kek_version < ? AND wrapped IS NOT NULL AND destroyed_at_us IS NULL"
+                    " ORDER BY key_id LIMIT ?",
+                    (tenant, cursor or "", version, limit + 1),
+                )
+                .fetchall()
+            )
+        ids = tuple(str(r[0]) for r in rows[:limit])
+        return KeyPage(ids, ids[-1] if len(rows) > limit else None)
+
+    def rewrap(
+        self, tenant: str, key_id: str, old_version: int, wrapped: bytes, new_version: int
+    ) -> bool:
+        with self._db.transaction() as conn:
+            done = conn.execute(
+                "UPDATE data_keys SET wrapped = ?, kek_version = ? WHERE tenant = ?"
+                " AND key_id = ? AND kek_version = ? AND wrapped IS NOT NULL"
+                " AND destroyed_at_us IS NULL",
+                (wrapped, new_version, tenant, key_id, old_version),
+            )
+            return bool(done.rowcount)
+
     def destroy(self, tenant: str, key_id: str, at_us: int) -> None:
         with self._db.transaction() as conn:
             conn.execute(
@@ -116,12 +149,16 @@ class SqliteVaultRows:
                 " destroyed_at_us = coalesce(destroyed_at_us, excluded.destroyed_at_us)",
                 (tenant, key_id, at_us),
             )
-        # The old page images of the key live on in the WAL until it is truncated.
-        with self._db.write_lock, translate_errors():
-            self._db.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        self._truncate_wal()
 
     def close(self) -> None:
         self._db.close()
+
+
+def _row(r: Sequence[Any]) -> KeyRow:
+    """(wrapped, kek_version, destroyed_at_us) → a key row."""
+    at = None if r[2] is None else int(r[2])
+    return KeyRow(None if r[0] is None else bytes(r[0]), int(r[1]), at is not None, at)
 
 
 def sqlite_vault(path: Path | str, root_key: bytes) -> WrappedVault:

@@ -16,12 +16,17 @@ content under a resurrected key (``create`` refuses it).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from .errors import Gone, PermanentError
 
 #: Bytes of a data key and of a KEK (AES-256).
 KEY_BYTES = 32
+#: How long a process keeps using the KEK it wraps new data keys with before reading the
+#: newest version again: a rotation waits this long before its re-wrap pass. The bound
+#: of the API key cache (``service.keys.MAX_CACHE_TTL``), for the same reason.
+KEK_CACHE_SECONDS = 5.0
 
 
 def memory_key_id(memory_id: str) -> str:
@@ -50,6 +55,15 @@ def root_key_mismatch(what: str) -> PermanentError:
     )
 
 
+@dataclass(frozen=True)
+class KeyPage:
+    """One page of a tenant's data key ids (``DataKeyVault.keys_below``); ``cursor`` reads
+    the next page, None once the listing is done. A page may be empty before the end."""
+
+    key_ids: tuple[str, ...]
+    cursor: str | None
+
+
 class DataKeyVault(Protocol):
     """Data keys per (tenant, key id), 256-bit, stored wrapped; one contract suite
     (``tests/contract/data_key_vault_contract.py``) for every adapter."""
@@ -74,6 +88,41 @@ class DataKeyVault(Protocol):
         so it can never be created later (a tombstone imported before its memory)."""
         ...
 
-    def destroyed(self, tenant: str, key_id: str) -> bool: ...
+    def destroyed(self, tenant: str, key_id: str) -> bool:
+        """The key was destroyed, or the KEK version it is wrapped under was."""
+        ...
+
+    def destroyed_at(self, tenant: str, key_ids: Sequence[str]) -> dict[str, int | None]:
+        """When each key was destroyed (UTC microseconds), None when it was not; in one
+        round trip where the store allows (a receipt lists thousands)."""
+        ...
+
+    # --- KEK rotation and offboarding (deploy/FORGETTING.md) ---------------------------
+    def kek_versions(self, tenant: str) -> list[int]:
+        """The tenant's live KEK versions, oldest first; the newest wraps new data keys."""
+        ...
+
+    def add_kek_version(self, tenant: str) -> int:
+        """Make a KEK version above every version the tenant ever had (destroyed ones
+        too: a number is never reused); return the newest live version. Other processes
+        wrap with it once their cached wrap KEK expires (``KEK_CACHE_SECONDS``)."""
+        ...
+
+    def keys_below(
+        self, tenant: str, version: int, cursor: str | None = None, limit: int = 500
+    ) -> KeyPage:
+        """Live data keys of the tenant wrapped under a KEK version below ``version``."""
+        ...
+
+    def rewrap(self, tenant: str, key_id: str) -> bool:
+        """Wrap a live data key again under the newest KEK version; only if it is still
+        under an older version and not destroyed (a destroyed key is never resurrected).
+        True when this call re-wrapped it."""
+        ...
+
+    def destroy_kek(self, tenant: str, version: int) -> None:
+        """Destroy a KEK version for good (idempotent): every data key still wrapped
+        under it is destroyed with it."""
+        ...
 
     def close(self) -> None: ...

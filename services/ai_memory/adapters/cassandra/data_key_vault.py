@@ -1,33 +1,64 @@
 """The data-key vault on Cassandra: every gateway and projector shares it.
 
-Tables from migration ``0005_data_keys``. Creating a KEK or a data key is a lightweight
-transaction (``IF NOT EXISTS``), and the loser reads the winner at the serial level, so
-two gateways creating the first version of one memory at once seal it under one key.
-A destroy writes ``destroyed_at_us`` and nulls the wrapped cell in one statement at the
-session's consistency (LOCAL_QUORUM by default): a reader that sees ``destroyed_at_us``
-treats the key as gone even if a replica still holds the cell, until compaction purges it.
+Tables from migrations ``0005_data_keys`` and ``0006_data_key_listing``. Creating a KEK or
+a data key is a lightweight transaction (``IF NOT EXISTS``), and the loser reads the
+winner at the serial level, so two gateways creating the first version of one memory at
+once seal it under one key. A destroy writes ``destroyed_at_us`` and nulls the wrapped
+cell in one statement at the session's consistency (LOCAL_QUORUM by default): a reader
+that sees ``destroyed_at_us`` treats the key as gone even if a replica still holds the
+cell, until compaction purges it.
+
+Rotation adds: a re-wrap is a lightweight transaction ``IF kek_version = ? AND
+destroyed_at_us = null``, so it never resurrects a destroyed key; and since a plain write
+(the destroy) and a Paxos round order by timestamp, not by arrival, a destroy reads the
+row back at the serial level (which completes a re-wrap in flight) and nulls the cell
+again above its write time if a re-wrap's bytes won. A destroyed KEK version keeps its
+row with a null ``wrapped``, so its number is never used again. A tenant's keys are
+listed through ``data_key_listing`` (64 buckets), written before each key's row.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from ai_memory.adapters.key_wrapping import KeyRow, WrappedVault
+from ai_memory.adapters.key_wrapping import KekRow, KeyRow, WrappedVault
+from ai_memory.core.data_keys import KeyPage
 from ai_memory.core.errors import Unavailable
 
 from .migrations import migrate
 from .session import CassandraSession
 
-_KEK = "SELECT version, wrapped FROM tenant_keks WHERE tenant = ? LIMIT 1"
+BUCKETS = 64
+_KEKS = "SELECT version, wrapped FROM tenant_keks WHERE tenant = ?"
 _ADD_KEK = "INSERT INTO tenant_keks (tenant, version, wrapped) VALUES (?, ?, ?) IF NOT EXISTS"
+_DESTROY_KEK = "UPDATE tenant_keks SET wrapped = null WHERE tenant = ? AND version = ? IF EXISTS"
 _KEY = "SELECT wrapped, kek_version, destroyed_at_us FROM data_keys WHERE tenant = ? AND key_id = ?"
 _ADD_KEY = (
     "INSERT INTO data_keys (tenant, key_id, wrapped, kek_version) VALUES (?, ?, ?, ?) IF NOT EXISTS"
 )
+_LIST = "INSERT INTO data_key_listing (tenant, bucket, key_id) VALUES (?, ?, ?)"
+_LISTED = (
+    "SELECT key_id FROM data_key_listing WHERE tenant = ? AND bucket = ? AND key_id > ? LIMIT ?"
+)
+_REWRAP = (
+    "UPDATE data_keys SET wrapped = ?, kek_version = ? WHERE tenant = ? AND key_id = ?"
+    " IF kek_version = ? AND destroyed_at_us = null"
+)
 _DESTROY = (
     "UPDATE data_keys SET destroyed_at_us = ?, wrapped = null WHERE tenant = ? AND key_id = ?"
 )
+_WRAPPED_AT = (
+    "SELECT wrapped, writetime(wrapped) AS at FROM data_keys WHERE tenant = ? AND key_id = ?"
+)
+_NULL_ABOVE = (
+    "UPDATE data_keys USING TIMESTAMP ? SET wrapped = null WHERE tenant = ? AND key_id = ?"
+)
+
+
+def bucket_of(key_id: str) -> int:
+    return int.from_bytes(hashlib.sha256(key_id.encode("utf-8")).digest()[:4], "big") % BUCKETS
 
 
 class CassandraVaultRows:
@@ -35,26 +66,36 @@ class CassandraVaultRows:
         self._s = session
         self._owns = owns_session
 
-    def kek(self, tenant: str) -> tuple[int, bytes] | None:
-        return self._kek(tenant, serial=False)
+    def _run(self, cql: str, params: Sequence[Any], *, serial: bool = False) -> Any:
+        return self._s.execute(self._s.prepare(cql), params, serial=serial)
 
-    def _kek(self, tenant: str, *, serial: bool) -> tuple[int, bytes] | None:
-        row = self._s.execute(self._s.prepare(_KEK), (tenant,), serial=serial).one()
-        return None if row is None else (int(row.version), bytes(row.wrapped))
+    def keks(self, tenant: str) -> list[KekRow]:
+        return [
+            KekRow(int(r.version), None if r.wrapped is None else bytes(r.wrapped))
+            for r in self._run(_KEKS, (tenant,))
+        ]
 
-    def add_kek(self, tenant: str, version: int, wrapped: bytes) -> tuple[int, bytes]:
-        self._s.execute(self._s.prepare(_ADD_KEK), (tenant, version, wrapped))
-        found = self._kek(tenant, serial=True)
-        if found is None:
-            raise Unavailable(f"the KEK of {tenant!r} was not stored")
-        return found
+    def add_kek(self, tenant: str, version: int, wrapped: bytes) -> bool:
+        return bool(self._run(_ADD_KEK, (tenant, version, wrapped)).was_applied)
+
+    def destroy_kek(self, tenant: str, version: int, at_us: int) -> None:
+        self._run(_DESTROY_KEK, (tenant, version))
 
     def key(self, tenant: str, key_id: str) -> KeyRow | None:
-        return _row(self._s.execute(self._s.prepare(_KEY), (tenant, key_id)).one())
+        return _row(self._run(_KEY, (tenant, key_id)).one())
+
+    def _list(self, tenant: str, key_ids: Sequence[str]) -> None:
+        # Listed before the row is written: a rotation must never miss a stored key.
+        stmt = self._s.prepare(_LIST)
+        self._s.execute_many([(stmt, (tenant, bucket_of(k), k)) for k in key_ids])
 
     def add_key(self, tenant: str, key_id: str, wrapped: bytes, kek_version: int) -> KeyRow:
-        self._s.execute(self._s.prepare(_ADD_KEY), (tenant, key_id, wrapped, kek_version))
-        row = _row(self._s.execute(self._s.prepare(_KEY), (tenant, key_id), serial=True).one())
+        self._list(tenant, [key_id])
+        return self._add_key(tenant, key_id, wrapped, kek_version)
+
+    def _add_key(self, tenant: str, key_id: str, wrapped: bytes, kek_version: int) -> KeyRow:
+        self._run(_ADD_KEY, (tenant, key_id, wrapped, kek_version))
+        row = _row(self._run(_KEY, (tenant, key_id), serial=True).one())
         if row is None:
             raise Unavailable(f"data key {key_id!r} was not stored")
         return row
@@ -66,23 +107,63 @@ class CassandraVaultRows:
         return {k: row for k, row in found if row is not None}
 
     def add_keys(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> dict[str, KeyRow]:
+        self._list(tenant, [k for k, _, _ in new])
         # One lightweight transaction per key: a conditional batch spans one partition only.
-        return {k: self.add_key(tenant, k, wrapped, version) for k, wrapped, version in new}
+        return {k: self._add_key(tenant, k, wrapped, version) for k, wrapped, version in new}
+
+    def keys_below(self, tenant: str, version: int, cursor: str | None, limit: int) -> KeyPage:
+        bucket, after = (0, "") if cursor is None else _parse_cursor(cursor)
+        listed: list[str] = []
+        while bucket < BUCKETS and len(listed) < limit:
+            want = limit - len(listed)
+            ids = [str(r.key_id) for r in self._run(_LISTED, (tenant, bucket, after, want))]
+            listed += ids
+            if len(ids) < want:
+                bucket, after = bucket + 1, ""
+            else:
+                after = ids[-1]
+        rows = self.keys(tenant, listed)
+        below = tuple(
+            k
+            for k in listed
+            if (row := rows.get(k)) is not None
+            and row.wrapped is not None
+            and row.kek_version < version
+        )
+        return KeyPage(below, None if bucket >= BUCKETS else f"{bucket}:{after}")
+
+    def rewrap(
+        self, tenant: str, key_id: str, old_version: int, wrapped: bytes, new_version: int
+    ) -> bool:
+        done = self._run(_REWRAP, (wrapped, new_version, tenant, key_id, old_version))
+        return bool(done.was_applied)
 
     def destroy(self, tenant: str, key_id: str, at_us: int) -> None:
-        self._s.execute(self._s.prepare(_DESTROY), (at_us, tenant, key_id))
+        old = self.key(tenant, key_id)
+        first = old.destroyed_at_us if old is not None and old.destroyed_at_us else at_us
+        self._run(_DESTROY, (first, tenant, key_id))
+        # A re-wrap in flight may carry a later timestamp than this plain write: the
+        # serial read completes it, and its bytes are nulled above their write time.
+        back = self._run(_WRAPPED_AT, (tenant, key_id), serial=True).one()
+        if back is not None and back.wrapped is not None:
+            self._run(_NULL_ABOVE, (int(back.at) + 1, tenant, key_id))
 
     def close(self) -> None:
         if self._owns:
             self._s.close()
 
 
+def _parse_cursor(cursor: str) -> tuple[int, str]:
+    bucket, _, after = cursor.partition(":")
+    return int(bucket), after
+
+
 def _row(row: Any) -> KeyRow | None:
     if row is None:
         return None
-    destroyed = row.destroyed_at_us is not None
-    wrapped = None if destroyed or row.wrapped is None else bytes(row.wrapped)
-    return KeyRow(wrapped, int(row.kek_version or 0), destroyed)
+    at = None if row.destroyed_at_us is None else int(row.destroyed_at_us)
+    wrapped = None if at is not None or row.wrapped is None else bytes(row.wrapped)
+    return KeyRow(wrapped, int(row.kek_version or 0), at is not None, at)
 
 
 def cassandra_vault(session: CassandraSession, root_key: bytes) -> WrappedVault:

@@ -6,14 +6,15 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ai_memory.adapters.key_wrapping import KeyRow, WrappedVault
+from ai_memory.adapters.key_wrapping import KekRow, KeyRow, WrappedVault
+from ai_memory.core.data_keys import KeyPage
 
 
 @dataclass
 class VaultBacking:
     """What a restart keeps: another vault opened on the same backing sees it."""
 
-    keks: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+    keks: dict[tuple[str, int], KekRow] = field(default_factory=dict)
     keys: dict[tuple[str, str], KeyRow] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -22,13 +23,20 @@ class MemoryVaultRows:
     def __init__(self, backing: VaultBacking | None = None) -> None:
         self._b = backing if backing is not None else VaultBacking()
 
-    def kek(self, tenant: str) -> tuple[int, bytes] | None:
+    def keks(self, tenant: str) -> list[KekRow]:
         with self._b.lock:
-            return self._b.keks.get(tenant)
+            return [row for (t, _), row in self._b.keks.items() if t == tenant]
 
-    def add_kek(self, tenant: str, version: int, wrapped: bytes) -> tuple[int, bytes]:
+    def add_kek(self, tenant: str, version: int, wrapped: bytes) -> bool:
         with self._b.lock:
-            return self._b.keks.setdefault(tenant, (version, wrapped))
+            if (tenant, version) in self._b.keks:
+                return False
+            self._b.keks[(tenant, version)] = KekRow(version, wrapped)
+            return True
+
+    def destroy_kek(self, tenant: str, version: int, at_us: int) -> None:
+        with self._b.lock:
+            self._b.keks[(tenant, version)] = KekRow(version, None)
 
     def key(self, tenant: str, key_id: str) -> KeyRow | None:
         with self._b.lock:
@@ -46,10 +54,36 @@ class MemoryVaultRows:
     def add_keys(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> dict[str, KeyRow]:
         return {k: self.add_key(tenant, k, wrapped, version) for k, wrapped, version in new}
 
+    def keys_below(self, tenant: str, version: int, cursor: str | None, limit: int) -> KeyPage:
+        with self._b.lock:
+            ids = sorted(
+                k
+                for (t, k), row in self._b.keys.items()
+                if t == tenant
+                and row.wrapped is not None
+                and row.kek_version < version
+                and (cursor is None or k > cursor)
+            )
+        page = tuple(ids[:limit])
+        return KeyPage(page, page[-1] if len(ids) > limit else None)
+
+    def rewrap(
+        self, tenant: str, key_id: str, old_version: int, wrapped: bytes, new_version: int
+    ) -> bool:
+        with self._b.lock:
+            row = self._b.keys.get((tenant, key_id))
+            if row is None or row.destroyed or row.kek_version != old_version:
+                return False
+            self._b.keys[(tenant, key_id)] = KeyRow(wrapped, new_version, False)
+            return True
+
     def destroy(self, tenant: str, key_id: str, at_us: int) -> None:
         with self._b.lock:
             old = self._b.keys.get((tenant, key_id))
-            self._b.keys[(tenant, key_id)] = KeyRow(None, old.kek_version if old else 0, True)
+            if old is not None and old.destroyed:
+                return  # the first destroy's time stands
+            version = old.kek_version if old else 0
+            self._b.keys[(tenant, key_id)] = KeyRow(None, version, True, at_us)
 
     def close(self) -> None:
         pass
