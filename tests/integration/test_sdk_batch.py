@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from ai_memory.bootstrap import Container, build
+from ai_memory.bootstrap import build
 from ai_memory.sdk import (
     AsyncMemoryClient,
     BatchWriteOut,
@@ -28,41 +27,14 @@ from ai_memory.settings import Settings
 from tests.e2e.test_server_and_cli import Server
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    s = Server(tmp_path_factory.mktemp("sdk-batch") / "data")
-    yield s
-    s.stop()
-
-
-@pytest.fixture(scope="module")
-def container(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Container]:
-    c = build(Settings(data_dir=tmp_path_factory.mktemp("in-process-batch") / "data"))
-    c.start()
-    yield c
-    c.close()
-
-
-@pytest.fixture(params=["http", "in_process"])
-def memory(
-    request: pytest.FixtureRequest, server: Server, container: Container
-) -> Iterator[MemoryApi]:
-    if request.param == "http":
-        with MemoryClient(server.url, timeout=30, retries=2) as http:
-            yield http
-    else:
-        with InProcessClient(container) as local:
-            yield local
-
-
 def item(content: str, scope: str, **kw: Any) -> dict[str, Any]:
     return {"type": "fact", "content": content, "scope": scope, "source_agent": "fleet", **kw}
 
 
-def test_write_many_answers_every_item_and_raises_for_none(memory: MemoryApi) -> None:
-    scope = f"team:batch-{type(memory).__name__.lower()}"
+def test_write_many_answers_every_item_and_raises_for_none(sdk_memory: MemoryApi) -> None:
+    scope = f"team:batch-{type(sdk_memory).__name__.lower()}"
     typed = MemoryIn.model_validate(item("Typed record, no id.", scope))
-    out = memory.write_many(
+    out = sdk_memory.write_many(
         [
             typed,
             item("First version.", scope, id=f"{scope}-dup"),
@@ -83,32 +55,32 @@ def test_write_many_answers_every_item_and_raises_for_none(memory: MemoryApi) ->
     assert scope_problem is not None and scope_problem.field == "scope"
     first_id = out.results[0].id
     assert first_id is not None  # the client named it, so a retry is idempotent
-    assert memory.get(first_id, min_position=out.position).content == "Typed record, no id."
-    assert memory.get(f"{scope}-dup").version == 2
+    assert sdk_memory.get(first_id, min_position=out.position).content == "Typed record, no id."
+    assert sdk_memory.get(f"{scope}-dup").version == 2
     # The same batch of distinct memories again writes nothing.
-    again = memory.write_many([item("Only once.", scope, id=f"{scope}-once")], wait=True)
-    repeat = memory.write_many([item("Only once.", scope, id=f"{scope}-once")], wait=True)
+    again = sdk_memory.write_many([item("Only once.", scope, id=f"{scope}-once")], wait=True)
+    repeat = sdk_memory.write_many([item("Only once.", scope, id=f"{scope}-once")], wait=True)
     assert again.written == 1 and (repeat.written, repeat.unchanged) == (0, 1)
 
 
-def test_write_many_refuses_a_batch_over_the_limit_as_a_whole(memory: MemoryApi) -> None:
+def test_write_many_refuses_a_batch_over_the_limit_as_a_whole(sdk_memory: MemoryApi) -> None:
     items = [item(f"Memory {i}.", "team:too-many") for i in range(1001)]
     with pytest.raises(InvalidInputError) as e:
-        memory.write_many(items)
+        sdk_memory.write_many(items)
     assert (e.value.field, e.value.code) == ("items", "batch_too_large")
-    assert memory.write_many([]).results == []
+    assert sdk_memory.write_many([]).results == []
 
 
-def test_async_write_many(server: Server) -> None:
+def test_async_write_many(sdk_server: Server) -> None:
     async def scenario() -> BatchWriteOut:
-        async with AsyncMemoryClient(server.url, timeout=30) as client:
+        async with AsyncMemoryClient(sdk_server.url, timeout=30) as client:
             return await client.write_many(
                 [item("Async one.", "team:async"), item("Async two.", "team:async")], wait=True
             )
 
     out = asyncio.run(scenario())
     assert [r.status for r in out.results] == [201, 201] and out.position > 0
-    with MemoryClient(server.url) as sync:
+    with MemoryClient(sdk_server.url) as sync:
         assert sync.get(str(out.results[1].id)).content == "Async two."
 
 

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterator
 
 import httpx
 import pytest
 
-from ai_memory.bootstrap import Container, build
 from ai_memory.sdk import (
     AsyncMemoryClient,
     ConflictError,
@@ -20,84 +18,55 @@ from ai_memory.sdk import (
     PreconditionFailedError,
 )
 from ai_memory.sdk.api import MemoryApi
-from ai_memory.sdk.in_process import InProcessClient
-from ai_memory.settings import Settings
 from tests.e2e.test_server_and_cli import Server
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    s = Server(tmp_path_factory.mktemp("sdk-browse") / "data")
-    yield s
-    s.stop()
-
-
-@pytest.fixture(scope="module")
-def container(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Container]:
-    c = build(Settings(data_dir=tmp_path_factory.mktemp("in-process-browse") / "data"))
-    c.start()
-    yield c
-    c.close()
-
-
-@pytest.fixture(params=["http", "in_process"])
-def memory(
-    request: pytest.FixtureRequest, server: Server, container: Container
-) -> Iterator[MemoryApi]:
-    if request.param == "http":
-        with MemoryClient(server.url, timeout=30, retries=2) as http:
-            yield http
-    else:
-        with InProcessClient(container) as local:
-            yield local
-
-
-def test_list_and_iterate(memory: MemoryApi) -> None:
+def test_list_and_iterate(sdk_memory: MemoryApi) -> None:
     scope = f"user:{uuid.uuid4().hex[:8]}"
     for i in range(7):
-        memory.write(
+        sdk_memory.write(
             f"memory {i}", scope=scope, source_agent="a", id=f"{scope}-{i}", tags=[f"t{i % 2}"]
         )
-    last = memory.write("memory 7", scope=scope, source_agent="a", id=f"{scope}-7", wait=True)
-    page = memory.list_memories(scope=scope, limit=3, min_position=last.position)
+    last = sdk_memory.write("memory 7", scope=scope, source_agent="a", id=f"{scope}-7", wait=True)
+    page = sdk_memory.list_memories(scope=scope, limit=3, min_position=last.position)
     assert [m.id for m in page.items] == [f"{scope}-{i}" for i in range(3)]
     assert page.next_cursor is not None
-    rest = memory.list_memories(scope=scope, cursor=page.next_cursor, limit=1000)
+    rest = sdk_memory.list_memories(scope=scope, cursor=page.next_cursor, limit=1000)
     assert [m.id for m in rest.items] == [f"{scope}-{i}" for i in range(3, 8)]
     assert rest.next_cursor is None
-    assert [m.id for m in memory.iter_memories(scope=[scope], page_size=2)] == [
+    assert [m.id for m in sdk_memory.iter_memories(scope=[scope], page_size=2)] == [
         f"{scope}-{i}" for i in range(8)
     ]
-    odd = memory.iter_memories(scope=scope, tag="t1", type="fact", state=["active"])
+    odd = sdk_memory.iter_memories(scope=scope, tag="t1", type="fact", state=["active"])
     assert [m.id for m in odd] == [f"{scope}-{i}" for i in (1, 3, 5)]
     with pytest.raises(InvalidInputError) as bad:
-        memory.list_memories(cursor="nope!")
+        sdk_memory.list_memories(cursor="nope!")
     assert bad.value.field == "cursor"
 
 
-def test_if_match_on_write_upsert_and_delete(memory: MemoryApi) -> None:
+def test_if_match_on_write_upsert_and_delete(sdk_memory: MemoryApi) -> None:
     memory_id = f"cond-{uuid.uuid4().hex[:8]}"
-    first = memory.write("v1", scope="user:c", source_agent="a", id=memory_id, if_match=None)
+    first = sdk_memory.write("v1", scope="user:c", source_agent="a", id=memory_id, if_match=None)
     assert first.record.version == 1
-    second = memory.write("v2", scope="user:c", source_agent="a", id=memory_id, if_match=1)
+    second = sdk_memory.write("v2", scope="user:c", source_agent="a", id=memory_id, if_match=1)
     assert second.record.version == 2
     with pytest.raises(PreconditionFailedError) as stale:
-        memory.write("v3", scope="user:c", source_agent="a", id=memory_id, if_match=1)
+        sdk_memory.write("v3", scope="user:c", source_agent="a", id=memory_id, if_match=1)
     assert stale.value.status == 412 and stale.value.code == "precondition_failed"
     assert isinstance(stale.value, ConflictError)
     with pytest.raises(PreconditionFailedError):
-        memory.delete(memory_id, if_match='"1"')
-    assert not memory.delete(memory_id, if_match=2, wait=True).already_forgotten
-    created = memory.write("new", scope="user:c", source_agent="a", id=f"{memory_id}-n")
-    record = memory.get(created.record.id, min_position=created.position)
+        sdk_memory.delete(memory_id, if_match='"1"')
+    assert not sdk_memory.delete(memory_id, if_match=2, wait=True).already_forgotten
+    created = sdk_memory.write("new", scope="user:c", source_agent="a", id=f"{memory_id}-n")
+    record = sdk_memory.get(created.record.id, min_position=created.position)
     assert record.version == 1
     with pytest.raises(PreconditionFailedError):
-        memory.write("x", scope="user:c", source_agent="a", id=f"{memory_id}-m", if_match="*")
+        sdk_memory.write("x", scope="user:c", source_agent="a", id=f"{memory_id}-m", if_match="*")
 
 
-def test_async_client(server: Server) -> None:
+def test_async_client(sdk_server: Server) -> None:
     async def scenario() -> None:
-        async with AsyncMemoryClient(server.url, timeout=30) as client:
+        async with AsyncMemoryClient(sdk_server.url, timeout=30) as client:
             scope = f"user:{uuid.uuid4().hex[:8]}"
             out = await client.write("a", scope=scope, source_agent="a", id=f"{scope}-a")
             await client.write("b", scope=scope, source_agent="a", id=f"{scope}-b", wait=True)
