@@ -72,6 +72,7 @@ from ai_memory.service.facade import Services
 from ai_memory.service.governance import GovernanceService
 from ai_memory.service.governor import Governor
 from ai_memory.service.health import DriverState, HealthService
+from ai_memory.service.key_rotation import KekRotated, rotate_kek
 from ai_memory.service.keys import KeyService
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.notes import NotesService, rules_from_env
@@ -608,6 +609,22 @@ def run_vault_reconcile(settings: Settings) -> VaultReconciled:
     finally:
         vault.close()
         log.close()
+
+
+def run_vault_rotate(
+    settings: Settings, tenant: str, *, wait: Callable[[float], None] | None = None
+) -> KekRotated:
+    """``ai-memory vault rotate``: a new KEK version for ``tenant``, every data key wrapped
+    again under it, the old versions destroyed (safe while the server runs)."""
+    s = settings.resolved()
+    root = root_key(s)
+    if root is None:
+        raise InvalidInput("AIMEM_ENCRYPTION", "on", "the vault is used only with encryption on")
+    vault = build_data_key_vault(s, root)
+    try:
+        return rotate_kek(vault, tenant, **({} if wait is None else {"wait": wait}))
+    finally:
+        vault.close()
 
 
 def build_key_store(s: Settings) -> KeyStore:
