@@ -20,6 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SERVERS = ROOT / "deploy" / "local" / "servers.sh"
 KAFKA_PORT = int(os.environ.get("AIMEM_KAFKA_PORT", "9092"))
 CASSANDRA_PORT = int(os.environ.get("AIMEM_CASSANDRA_PORT", "9042"))
+CASSANDRA_JMX_PORT = int(os.environ.get("AIMEM_CASSANDRA_JMX_PORT", "7199"))
+# Where servers.sh keeps the jars (AIMEM_LOCAL_CACHE) and the servers' data (AIMEM_LOCAL_RUN).
+LOCAL_CACHE = Path(os.environ.get("AIMEM_LOCAL_CACHE", ROOT / "deploy" / "local" / ".cache"))
+LOCAL_RUN = Path(os.environ.get("AIMEM_LOCAL_RUN", ROOT / "deploy" / "local" / "run"))
 
 
 def port_open(port: int) -> bool:
@@ -46,6 +50,38 @@ def _ensure(service: str, port: int) -> Iterator[str]:
     finally:
         if started:
             subprocess.run([str(SERVERS), "stop", service], check=False)
+
+
+def nodetool(*args: str, timeout: float = 600.0) -> str:
+    """``nodetool <args>`` against the local single Cassandra node, over its JMX port (which
+    servers.sh binds to 127.0.0.1 only, without authentication). The distribution's
+    ``bin/nodetool`` script is not in the Maven jars, so its main class runs directly with
+    the server's classpath; ``java`` is servers.sh's (AIMEM_JAVA_HOME) or the one on PATH."""
+    home = os.environ.get("AIMEM_JAVA_HOME")
+    java = str(Path(home) / "bin" / "java") if home else "java"
+    command = [
+        java,
+        "-Xmx128m",
+        # What the distribution's jvm17-clients.options opens for its tools: FileUtils
+        # reaches the direct-buffer cleaner when NodeTool starts.
+        "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
+        "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+        "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+        "--add-opens=java.base/java.nio=ALL-UNNAMED",
+        "-cp",
+        str(LOCAL_CACHE / "cassandra" / "lib" / "*"),
+        "org.apache.cassandra.tools.NodeTool",
+        "-h",
+        "127.0.0.1",
+        "-p",
+        str(CASSANDRA_JMX_PORT),
+        *args,
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+    if done.returncode != 0:
+        # stdout carries the client's own debug logging; the error is on stderr.
+        raise RuntimeError(f"nodetool {' '.join(args)} failed: {done.stderr[-2000:]}")
+    return done.stdout
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -24,34 +23,7 @@ from ai_memory.bootstrap import Container, build
 from ai_memory.core.data_keys import interaction_key_id, memory_key_id
 from ai_memory.entrypoints.http.app import create_app
 from ai_memory.settings import Settings
-
-
-def canary() -> str:
-    return f"CANARY-{uuid.uuid4().hex}"
-
-
-def files_holding(root: Path, needles: list[str], pattern: str = "**/*") -> dict[str, list[str]]:
-    """Every file under ``root`` (matching ``pattern``) and which needles its bytes hold."""
-    found: dict[str, list[str]] = {}
-    for path in sorted(root.glob(pattern)):
-        if path.is_file():
-            data = path.read_bytes()
-            hits = [n for n in needles if n.encode() in data]
-            if hits:
-                found[str(path.relative_to(root))] = hits
-    return found
-
-
-def memory(content: str, tag: str, note: str, **kw: Any) -> dict[str, Any]:
-    return {
-        "type": "fact",
-        "content": content,
-        "scope": "user:alice",
-        "source_agent": "agent-a",
-        "tags": [tag],
-        "meta": {"note": note},
-        **kw,
-    }
+from tests.integration.hunt_support import canary, files_holding, memory, put
 
 
 @pytest.fixture
@@ -66,11 +38,6 @@ def started(settings: Settings) -> Iterator[tuple[Container, TestClient]]:
     with TestClient(create_app(c.services)) as client:
         yield c, client
     c.close()
-
-
-def put(client: TestClient, memory_id: str, body: dict[str, Any]) -> None:
-    r = client.put(f"/v1/memories/{memory_id}?wait=true", json=body)
-    assert r.status_code in (200, 201), r.text
 
 
 def test_forget_means_forgotten(started: tuple[Container, TestClient], settings: Settings) -> None:

@@ -5,7 +5,6 @@ in-process; the vault is ``vault.db`` beside them."""
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,11 +16,7 @@ from ai_memory.bootstrap import Container, build
 from ai_memory.entrypoints.http.app import create_app
 from ai_memory.settings import Settings
 from tests.contract.test_kafka_event_log import delete_topics
-from tests.integration.test_plaintext_hunt import canary, files_holding, memory, put
-from tests.servers import ROOT
-
-# Where deploy/local/servers.sh keeps the broker's log.dirs.
-KAFKA_DATA = Path(os.environ.get("AIMEM_LOCAL_RUN", ROOT / "deploy" / "local" / "run")) / "kafka"
+from tests.integration.hunt_support import KAFKA_DATA, canary, files_holding, memory, put
 
 
 @pytest.fixture
