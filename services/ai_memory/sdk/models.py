@@ -245,10 +245,18 @@ class ProjectionApplied(_Open):
     applied: bool  # the projection has applied the erasure's events on that partition
 
 
+class KeyDestroyed(_Open):
+    key_id: str
+    destroyed_at: str | None  # None: the vault has no time for it (encryption off, …)
+
+
 class ErasureKeys(_Open):
     encryption: str  # "on": data keys were destroyed; "off": nothing was encrypted
     key_ids: list[str]
-    destroyed_at: str | None
+    destroyed_at: str | None  # by when every key was gone
+    # Added by newer servers (receipt fields are only ever added): empty from older ones.
+    destroyed: list[KeyDestroyed] = []
+    kek_versions_destroyed: list[int] = []  # the tenant's KEK versions an offboarding destroyed
 
 
 class ErasureVerification(_Open):
@@ -260,6 +268,7 @@ class ErasureVerification(_Open):
     memories_readable: list[str]
     events_scanned: int
     events_readable: int
+    kek_versions_live: list[int] = []  # from newer servers: destroyed KEK versions live again
     passed: bool  # nothing of the subject could be read any more
 
 
