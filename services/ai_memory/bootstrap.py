@@ -724,7 +724,17 @@ def build_erasures(
     def signing_key() -> Ed25519PrivateKey:
         return receipt_signing_key(s)
 
-    vault = None if sealer is None else KeyVault(sealer.forget, sealer.vault.destroyed)
+    vault = (
+        None
+        if sealer is None
+        else KeyVault(
+            sealer.forget,
+            sealer.vault.destroyed,
+            sealer.vault.destroyed_at,
+            sealer.vault.kek_versions,
+            sealer.vault.destroy_kek,
+        )
+    )
     return ErasureService(
         service,
         log,

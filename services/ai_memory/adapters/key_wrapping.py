@@ -234,8 +234,9 @@ class WrappedVault:
         wrapped = _seal(self._root, os.urandom(KEY_BYTES), _aad("kek", tenant, version))
         self._rows.add_kek(tenant, version, wrapped)
 
-    def kek_versions(self, tenant: str) -> list[int]:
-        return sorted(self._tenant_keks(tenant, fresh=True).live)
+    def kek_versions(self, tenant: str, include_destroyed: bool = False) -> list[int]:
+        keks = self._tenant_keks(tenant, fresh=True)
+        return sorted({*keks.live, *(keks.destroyed if include_destroyed else ())})
 
     def add_kek_version(self, tenant: str) -> int:
         self._add_kek(tenant, self._tenant_keks(tenant, fresh=True).highest + 1)

@@ -98,8 +98,9 @@ class DataKeyVault(Protocol):
         ...
 
     # --- KEK rotation and offboarding (deploy/FORGETTING.md) ---------------------------
-    def kek_versions(self, tenant: str) -> list[int]:
-        """The tenant's live KEK versions, oldest first; the newest wraps new data keys."""
+    def kek_versions(self, tenant: str, include_destroyed: bool = False) -> list[int]:
+        """The tenant's live KEK versions, oldest first; the newest wraps new data keys.
+        ``include_destroyed``: every version it ever had."""
         ...
 
     def add_kek_version(self, tenant: str) -> int:

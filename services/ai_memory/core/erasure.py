@@ -148,10 +148,16 @@ class Verification:
     memories_readable: tuple[str, ...]  # erased ids a read still answers
     events_scanned: int  # the subject's events found on the log
     events_readable: int  # of them, how many still open (clear or a live key)
+    kek_versions_live: tuple[int, ...] = ()  # KEK versions the erasure destroyed, live again
 
     @property
     def passed(self) -> bool:
-        return not self.keys_live and not self.memories_readable and not self.events_readable
+        return (
+            not self.keys_live
+            and not self.memories_readable
+            and not self.events_readable
+            and not self.kek_versions_live
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -161,6 +167,7 @@ class Verification:
             "memories_readable": list(self.memories_readable),
             "events_scanned": self.events_scanned,
             "events_readable": self.events_readable,
+            "kek_versions_live": list(self.kek_versions_live),
             "passed": self.passed,
         }
 
@@ -182,7 +189,14 @@ def receipt_body(
     keys_destroyed_at: str | None,
     verification: Verification,
     issued_at: str,
+    key_destroyed_at: Mapping[str, str | None] | None = None,
+    kek_versions_destroyed: tuple[int, ...] = (),
 ) -> dict[str, Any]:
+    """The receipt's fields. Fields are only ever added (an auditor's verifier keeps
+    working): ``keys.destroyed`` gives each key's own destruction time (None: the vault
+    has no time for it — encryption off, or it went with its KEK), ``keys.destroyed_at``
+    the time by which all were gone; ``keys.kek_versions_destroyed`` the tenant's KEK
+    versions an offboarding destroyed."""
     return {
         "format": RECEIPT_FORMAT,
         "erasure_id": erasure_id,
@@ -203,6 +217,11 @@ def receipt_body(
             "encryption": "on" if keys_destroyed_at is not None else "off",
             "key_ids": sorted(key_ids),
             "destroyed_at": keys_destroyed_at,
+            "destroyed": [
+                {"key_id": k, "destroyed_at": (key_destroyed_at or {}).get(k)}
+                for k in sorted(key_ids)
+            ],
+            "kek_versions_destroyed": sorted(kek_versions_destroyed),
         },
         "verification": verification.to_json(),
         "issued_at": issued_at,

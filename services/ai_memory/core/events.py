@@ -168,6 +168,8 @@ class SubjectErased:
     interaction_ids: tuple[str, ...]
     key_ids: tuple[str, ...] = ()
     keys_destroyed_at: datetime | None = None
+    # v2: an offboarding (everything) destroys the tenant's KEK versions after its keys.
+    kek_versions_destroyed: tuple[int, ...] = ()
 
     @property
     def partition_key(self) -> str:

@@ -170,6 +170,21 @@ SAMPLES: tuple[GoldenSample, ...] = (
         ),
     ),
     GoldenSample(
+        "SubjectErased",
+        2,
+        SubjectErased(
+            header=_header(11),
+            erasure_id="era-002",
+            criteria_json='{"everything":true}',
+            reason="tenant offboarding",
+            memory_ids=("mem-001",),
+            interaction_ids=(),
+            key_ids=("memory/mem-001",),
+            keys_destroyed_at=datetime(2024, 3, 12, 9, 31, 16, tzinfo=UTC),
+            kek_versions_destroyed=(1, 2),
+        ),
+    ),
+    GoldenSample(
         "InteractionRecorded",
         1,
         InteractionRecorded(

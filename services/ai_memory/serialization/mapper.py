@@ -268,6 +268,7 @@ def _erased_to_dict(e: SubjectErased) -> EventDict:
         "keys_destroyed_at": None
         if e.keys_destroyed_at is None
         else _aware(e.keys_destroyed_at, "keys_destroyed_at"),
+        "kek_versions_destroyed": list(e.kek_versions_destroyed),
     }
 
 
@@ -281,6 +282,7 @@ def _erased_from_dict(d: Mapping[str, Any]) -> SubjectErased:
         interaction_ids=tuple(d["interaction_ids"]),
         key_ids=tuple(d["key_ids"]),
         keys_destroyed_at=None if d["keys_destroyed_at"] is None else _utc(d["keys_destroyed_at"]),
+        kek_versions_destroyed=tuple(d.get("kek_versions_destroyed", ())),
     )
 
 

@@ -48,7 +48,7 @@ from ai_memory.core.events import (
 from ai_memory.core.governance.interactions import extracted_memory_id
 from ai_memory.core.ports import Clock, EventLog
 from ai_memory.core.record import StoredRecord
-from ai_memory.core.timeparse import format_timestamp
+from ai_memory.core.timeparse import format_timestamp, from_micros
 
 from .health import ProjectionPosition
 from .memory_service import MemoryService
@@ -66,6 +66,18 @@ class KeyVault:
 
     destroy: Callable[[str, str], None]  # (tenant, key id)
     destroyed: Callable[[str, str], bool]
+    destroyed_at: Callable[[str, Sequence[str]], dict[str, int | None]]  # UTC microseconds
+    kek_versions: Callable[[str, bool], list[int]]  # (tenant, include destroyed ones)
+    destroy_kek: Callable[[str, int], None]  # (tenant, version)
+
+    def destroy_keks(self, tenant: str) -> tuple[int, ...]:
+        """Destroy every KEK version of the tenant (an offboarding, once its data keys are
+        gone); the versions it ever had, so a run resumed after a crash still names the
+        ones destroyed before it. A later write gets a fresh KEK numbered above them."""
+        every = self.kek_versions(tenant, True)
+        for version in self.kek_versions(tenant, False):
+            self.destroy_kek(tenant, version)
+        return tuple(every)
 
 
 @dataclass(frozen=True)
@@ -137,10 +149,13 @@ class ErasureService:
                     self.vault.destroy(tenant, memory_key_id(memory_id))
             key_ids = [memory_key_id(m) for m in memory_ids]
             destroyed_at = None
+            keks: tuple[int, ...] = ()
             if self.vault is not None:
                 for interaction_id in interaction_ids:
                     self.vault.destroy(tenant, interaction_key_id(interaction_id))
                 key_ids += [interaction_key_id(i) for i in interaction_ids]
+                if request.everything:
+                    keks = self.vault.destroy_keks(tenant)
                 destroyed_at = self.clock.now()
             record = SubjectErased(
                 uow.header(),
@@ -151,6 +166,7 @@ class ErasureService:
                 interaction_ids,
                 tuple(key_ids) if self.vault is not None else (),
                 destroyed_at,
+                keks,
             )
             (position,) = uow.append([record])
             return position, appended
@@ -277,8 +293,20 @@ class ErasureService:
             else format_timestamp(erased.keys_destroyed_at),
             verification=verification,
             issued_at=format_timestamp(self.clock.now()),
+            key_destroyed_at=self._key_times(tenant, erased.key_ids),
+            kek_versions_destroyed=erased.kek_versions_destroyed,
         )
         return sign_receipt(self._signing_key(), body)
+
+    def _key_times(self, tenant: str, key_ids: tuple[str, ...]) -> dict[str, str | None]:
+        """Each key's own destruction time, as the vault recorded it."""
+        if self.vault is None or not key_ids:
+            return {}
+        times = self.vault.destroyed_at(tenant, key_ids)
+        return {
+            k: None if (us := times.get(k)) is None else format_timestamp(from_micros(us))
+            for k in key_ids
+        }
 
     def _verify(
         self,
@@ -288,9 +316,12 @@ class ErasureService:
         turns: list[InteractionRecorded],
     ) -> Verification:
         keys_live: tuple[str, ...] = ()
+        keks_live: tuple[int, ...] = ()
         if self.vault is not None:
             vault = self.vault
             keys_live = tuple(k for k in erased.key_ids if not vault.destroyed(tenant, k))
+            live_versions = set(vault.kek_versions(tenant, False))
+            keks_live = tuple(v for v in erased.kek_versions_destroyed if v in live_versions)
         live = self.memory.store.get_many(tenant, list(erased.memory_ids))
         # A decoded event still sealed is one whose key is gone; a clear one is readable.
         readable = sum(1 for e in written if not e.sealed) + sum(1 for t in turns if not t.sealed)
@@ -301,6 +332,7 @@ class ErasureService:
             memories_readable=tuple(sorted(live)),
             events_scanned=len(written) + len(turns),
             events_readable=readable,
+            kek_versions_live=keks_live,
         )
 
     def _applied(self, event_positions: list[int]) -> list[ProjectionApplied]:

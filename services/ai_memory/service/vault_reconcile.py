@@ -8,6 +8,10 @@ with it. Two cases need that:
 * **a destroy that failed** after its tombstone was appended (the vault was down): the
   forget stands, but the key outlived it.
 
+An offboarding's ``SubjectErased`` names the KEK versions it destroyed: a restored
+backup holds them wrapped by the root key, so the pass destroys them again — those
+versions only, never one made after the offboarding for the tenant's new writes.
+
 A pass reads the whole log (clear fields only: a tombstone and an interaction's id are
 never sealed), then destroys the key of every tombstoned memory, and of every interaction
 an erasure forgot or one of whose extracted memories is tombstoned, that is not destroyed
@@ -38,6 +42,7 @@ class VaultReconciled:
     events: int  # read from the log
     tombstones: int
     destroyed: list[tuple[str, str]]  # (tenant, key id) destroyed by this pass
+    keks_destroyed: tuple[tuple[str, int], ...] = ()  # (tenant, KEK version) likewise
 
 
 def reconcile_vault(log: EventLog, vault: DataKeyVault) -> VaultReconciled:
@@ -45,6 +50,7 @@ def reconcile_vault(log: EventLog, vault: DataKeyVault) -> VaultReconciled:
     written: dict[str, set[str]] = defaultdict(set)
     interactions: dict[str, list[str]] = defaultdict(list)
     erased: dict[str, set[str]] = defaultdict(set)  # raw turns an erasure forgot
+    offboarded: dict[str, set[int]] = defaultdict(set)  # KEK versions an erasure destroyed
     events = 0
     for partition in log.partitions():
         after = 0
@@ -59,6 +65,7 @@ def reconcile_vault(log: EventLog, vault: DataKeyVault) -> VaultReconciled:
                     interactions[event.header.tenant].append(event.interaction_id)
                 elif isinstance(event, SubjectErased):
                     erased[event.header.tenant].update(event.interaction_ids)
+                    offboarded[event.header.tenant].update(event.kek_versions_destroyed)
             events += len(page)
             after = page[-1].position
     doomed = [(t, memory_key_id(m)) for t, ids in tombstoned.items() for m in sorted(ids)]
@@ -72,7 +79,13 @@ def reconcile_vault(log: EventLog, vault: DataKeyVault) -> VaultReconciled:
         if not vault.destroyed(tenant, key_id):
             vault.destroy(tenant, key_id)
             destroyed.append((tenant, key_id))
-    return VaultReconciled(events, sum(len(ids) for ids in tombstoned.values()), destroyed)
+    keks = []
+    for tenant, versions in sorted(offboarded.items()):
+        for version in sorted(versions & set(vault.kek_versions(tenant))):
+            vault.destroy_kek(tenant, version)
+            keks.append((tenant, version))
+    tombstones = sum(len(ids) for ids in tombstoned.values())
+    return VaultReconciled(events, tombstones, destroyed, tuple(keks))
 
 
 def _extracted(interaction_id: str, written: set[str]) -> list[str]:

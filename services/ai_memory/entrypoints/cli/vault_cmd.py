@@ -48,6 +48,8 @@ def reconcile_cmd(data_dir: DataDir = None) -> None:
     )
     for tenant, key_id in done.destroyed:
         out.print(f"  {tenant} {key_id}", markup=False)
+    for tenant, version in done.keks_destroyed:
+        out.print(f"  {tenant} KEK v{version} (offboarded) destroyed again", markup=False)
 
 
 @app.command("rotate")
