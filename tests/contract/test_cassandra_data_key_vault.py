@@ -10,7 +10,7 @@ import pytest
 from ai_memory.adapters.cassandra import CassandraSession, migrate
 from ai_memory.adapters.cassandra.data_key_vault import cassandra_vault
 from ai_memory.core.data_keys import DataKeyVault
-from tests.contract.data_key_vault_contract import DataKeyVaultContract, MakeVault
+from tests.contract.data_key_vault_contract import ROOT, DataKeyVaultContract, MakeVault
 
 
 class TestCassandraDataKeyVault(DataKeyVaultContract):
@@ -33,3 +33,25 @@ class TestCassandraDataKeyVault(DataKeyVaultContract):
             session.close()
         admin.execute(f"DROP KEYSPACE IF EXISTS {admin.keyspace}")
         admin.close()
+
+
+def test_keys_stored_before_the_listing_existed_are_listed_once(cassandra_contact: str) -> None:
+    url = f"cassandra://{cassandra_contact}/vault_{uuid.uuid4().hex[:16]}"
+    session = CassandraSession.from_url(url)
+    migrate(session)
+    try:
+        old = cassandra_vault(session, ROOT)
+        key = old.create("acme", "memory/old")
+        # As if stored by a version before migration 0006: not listed, no scan recorded.
+        session.execute("TRUNCATE data_key_listing")
+        session.execute("TRUNCATE vault_state")
+        old.add_kek_version("acme")
+        fresh = cassandra_vault(session, ROOT)  # a process that has not listed yet
+        assert fresh.keys_below("acme", 2).key_ids == ("memory/old",)
+        assert session.execute("SELECT * FROM vault_state").one() is not None
+        assert fresh.rewrap("acme", "memory/old")
+        fresh.destroy_kek("acme", 1)
+        assert cassandra_vault(session, ROOT).get("acme", "memory/old") == key
+    finally:
+        session.execute(f"DROP KEYSPACE IF EXISTS {session.keyspace}")
+        session.close()

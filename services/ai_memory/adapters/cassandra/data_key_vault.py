@@ -14,12 +14,15 @@ destroyed_at_us = null``, so it never resurrects a destroyed key; and since a pl
 row back at the serial level (which completes a re-wrap in flight) and nulls the cell
 again above its write time if a re-wrap's bytes won. A destroyed KEK version keeps its
 row with a null ``wrapped``, so its number is never used again. A tenant's keys are
-listed through ``data_key_listing`` (64 buckets), written before each key's row.
+listed through ``data_key_listing`` (64 buckets), written before each key's row; keys
+stored before that table existed are listed by one scan of ``data_keys``, made at the
+first listing a process asks for unless ``vault_state`` says it ran.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,6 +55,8 @@ _DESTROY = (
 _WRAPPED_AT = (
     "SELECT wrapped, writetime(wrapped) AS at FROM data_keys WHERE tenant = ? AND key_id = ?"
 )
+_BACKFILLED = "SELECT done_at_us FROM vault_state WHERE name = 'data_key_listing'"
+_MARK_BACKFILLED = "INSERT INTO vault_state (name, done_at_us) VALUES ('data_key_listing', ?)"
 _NULL_ABOVE = (
     "UPDATE data_keys USING TIMESTAMP ? SET wrapped = null WHERE tenant = ? AND key_id = ?"
 )
@@ -65,6 +70,7 @@ class CassandraVaultRows:
     def __init__(self, session: CassandraSession, *, owns_session: bool = False) -> None:
         self._s = session
         self._owns = owns_session
+        self._listed_all = False
 
     def _run(self, cql: str, params: Sequence[Any], *, serial: bool = False) -> Any:
         return self._s.execute(self._s.prepare(cql), params, serial=serial)
@@ -111,7 +117,26 @@ class CassandraVaultRows:
         # One lightweight transaction per key: a conditional batch spans one partition only.
         return {k: self._add_key(tenant, k, wrapped, version) for k, wrapped, version in new}
 
+    def _list_older_keys(self) -> None:
+        """List every key stored before migration 0006 (once per keyspace: a full scan
+        of ``data_keys``, paged by the driver), so a rotation cannot miss one."""
+        if self._listed_all or self._run(_BACKFILLED, ()).one() is not None:
+            self._listed_all = True
+            return
+        stmt = self._s.prepare(_LIST)
+        batch: list[tuple[Any, tuple[str, int, str]]] = []
+        for row in self._s.execute("SELECT tenant, key_id FROM data_keys"):
+            batch.append((stmt, (row.tenant, bucket_of(row.key_id), row.key_id)))
+            if len(batch) >= 500:
+                self._s.execute_many(batch)
+                batch = []
+        self._s.execute_many(batch)
+        self._run(_MARK_BACKFILLED, (time.time_ns() // 1000,))
+        self._listed_all = True
+
     def keys_below(self, tenant: str, version: int, cursor: str | None, limit: int) -> KeyPage:
+        if cursor is None:
+            self._list_older_keys()
         bucket, after = (0, "") if cursor is None else _parse_cursor(cursor)
         listed: list[str] = []
         while bucket < BUCKETS and len(listed) < limit:
