@@ -4,12 +4,15 @@ import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from ai_memory.adapters.index_payload import point_id
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
 from ai_memory.core.errors import Unavailable
+from ai_memory.core.projection import IndexRemove
 from tests.contract.vector_index_contract import (
     DIM,
     MakeIndex,
@@ -144,3 +147,33 @@ def test_flush_interval_zero_persists_every_batch(tmp_path: Path) -> None:
         assert json.loads((tmp_path / "checkpoint.json").read_text())["checkpoint"] == 2
     finally:
         idx.close()
+
+
+def test_optimize_rewrites_a_removed_points_vector_out_of_an_indexed_segment(
+    tmp_path: Path,
+) -> None:
+    """Forgetting (deploy/FORGETTING.md): a removed point's vector stays in its segment's
+    files until ``optimize()`` vacuums the segment, also once the segment is indexed."""
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, indexing_threshold_kb=1)
+    rng = np.random.default_rng(7)
+    try:
+        for n in range(1, 41):
+            apply(idx, put(f"m{n}", n, rng.standard_normal(DIM).astype(np.float32)))
+        idx.optimize()  # above 1 KB of vectors: an indexed, immutable segment
+        assert idx._live().info().indexed_vectors_count >= 40
+        (point,) = idx._live().retrieve([point_id("default", "m7")], None, True)
+        vectors: Any = point.vector  # the dense vector as the engine stored it (normalised)
+        gone = np.asarray(vectors["dense"], dtype="<f4").tobytes()
+        apply(idx, ([IndexRemove("default", "m7", 41)], {}))
+        idx.flush()
+        assert holding(tmp_path, gone)
+        assert idx.optimize()
+        idx.flush()
+        assert not holding(tmp_path, gone)
+        assert idx.count("default") == 39
+    finally:
+        idx.close()
+
+
+def holding(root: Path, needle: bytes) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]

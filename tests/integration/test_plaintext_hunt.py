@@ -15,15 +15,24 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from ai_memory.adapters import index_payload as ip
 from ai_memory.bootstrap import Container, build
 from ai_memory.core.data_keys import interaction_key_id, memory_key_id
 from ai_memory.entrypoints.http.app import create_app
 from ai_memory.settings import Settings
-from tests.integration.hunt_support import canary, files_holding, memory, put
+from tests.integration.hunt_support import (
+    canary,
+    files_holding,
+    files_holding_bytes,
+    memory,
+    put,
+)
 
 
 @pytest.fixture
@@ -203,3 +212,38 @@ def test_forgetting_the_newer_side_of_a_conflict_forgets_its_value_in_the_eviden
     assert change["decision"]["superseded_by"] == newer["id"]
     assert change["decision"]["evidence_forgotten"] is True
     assert {"cause", "theta", "margin", "new_score", "old_score"} <= set(change["decision"])
+
+
+def stored_dense(c: Container, memory_id: str) -> bytes:
+    """The float32 bytes the engine holds for a memory's dense vector (as normalised for
+    cosine by the engine itself, so they are the bytes its files hold)."""
+    edge: Any = getattr(c.index, "inner", c.index)  # under the tag-digest wrapper
+    (point,) = edge._live().retrieve([ip.point_id("default", memory_id)], None, True)
+    return np.asarray(point.vector[ip.DENSE], dtype="<f4").tobytes()
+
+
+def test_an_optimize_rewrites_a_forgotten_memorys_vectors_out_of_the_index(
+    started: tuple[Container, TestClient], settings: Settings
+) -> None:
+    c, client = started
+    for memory_id in ("keep", "gone"):
+        put(client, memory_id, memory(f"{memory_id} {canary()}", "t", "n"))
+    c.service.wait_for(c.log.last_position())
+    c.index.flush()
+    vectors = {m: stored_dense(c, m) for m in ("keep", "gone")}
+    index = settings.data_dir / "index"
+    assert set(files_holding_bytes(index, vectors).popitem()[1]) == {"keep", "gone"}
+
+    assert client.delete("/v1/memories/gone?wait=true").status_code == 200
+    c.service.wait_for(c.log.last_position())
+    c.index.flush()
+    # The forget deleted the point (a tombstone point took its id): its vector stays in the
+    # segment's file until the engine rewrites the segment. Vectors only, never text.
+    assert "gone" in {m for hits in files_holding_bytes(index, vectors).values() for m in hits}
+    assert c.index.optimize()  # the vacuum: every segment holding a deleted point
+    c.index.flush()
+    left = {m for hits in files_holding_bytes(index, vectors).values() for m in hits}
+    assert left == {"keep"}
+    hits = client.post("/v1/memories/search", json={"query": "keep", "mode": "semantic"}).json()
+    assert [h["record"]["id"] for h in hits["results"]] == ["keep"]
+    assert client.get("/v1/memories/gone").status_code == 410

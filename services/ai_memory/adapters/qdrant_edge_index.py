@@ -221,10 +221,18 @@ class QdrantEdgeIndex:
             hnsw_config=qe.HnswIndexConfig(
                 m=m, ef_construct=ef_construct, full_scan_threshold=10_000
             ),
-            optimizers=None
-            if self._indexing_threshold_kb is None
-            else qe.EdgeOptimizersConfig(indexing_threshold=self._indexing_threshold_kb),
+            optimizers=self._optimizers(),
             wal_enabled=False,
+        )
+
+    def _optimizers(self) -> qe.EdgeOptimizersConfig:
+        # Vacuum every segment that holds a deleted point whenever ``optimize()`` runs (the
+        # engine's defaults wait for 20 % deleted and 1000 vectors): a forgotten memory's
+        # vectors are rewritten out of the segment files then (deploy/FORGETTING.md).
+        return qe.EdgeOptimizersConfig(
+            deleted_threshold=0.0,
+            vacuum_min_vector_number=1,
+            indexing_threshold=self._indexing_threshold_kb,
         )
 
     def _read_checkpoints(self) -> dict[int, int]:
@@ -272,7 +280,9 @@ class QdrantEdgeIndex:
         self._root.mkdir(parents=True, exist_ok=True)
         checkpoints = self._read_checkpoints()
         if checkpoints and self._shard_dir.exists():
-            self._shard = qe.EdgeShard.load(str(self._shard_dir))
+            # With the configuration (the engine checks it against the shard's and persists
+            # it): a shard made before the vacuum settings gets them too.
+            self._shard = qe.EdgeShard.load(str(self._shard_dir), self._config())
             self._checkpoints = checkpoints
             self._durable = dict(checkpoints)
             return
@@ -341,6 +351,17 @@ class QdrantEdgeIndex:
                     if mark is not None:
                         stored[str(rec.id)] = mark
             plan = ip.plan_batch(mutations, vectors, stored, dim=self._dim)
+            # A forget replaces a live point by a payload-only tombstone. Replaced in place,
+            # its vectors would stay in the segment files as deleted vectors, which the
+            # vacuum does not count; deleted first, the point is a deleted point, and the
+            # next ``optimize()`` rewrites its segment without it.
+            forgotten: list[qe.PointId] = [
+                w.point_id
+                for w in plan.writes
+                if w.dense is None and (mark := stored.get(w.point_id)) is not None and mark.live
+            ]
+            if forgotten:
+                shard.update(qe.UpdateOperation.delete_points(forgotten))
             if plan.writes:
                 shard.update(
                     qe.UpdateOperation.upsert_points([self._point(w) for w in plan.writes])
