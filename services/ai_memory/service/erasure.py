@@ -180,52 +180,58 @@ class ErasureService:
 
     def _subject(self, tenant: str, request: ErasureRequest) -> tuple[tuple[str, ...], ...]:
         """(memory ids, interaction ids) of the subject, each closed over the other: the
-        turns the memories came from, the memories extracted from the turns."""
-        store = self.memory.store
+        turns the memories came from, the memories extracted from the turns.
+
+        Read from the log, not from the projections: a memory written a moment ago whose
+        write a projection has not applied yet (or parked as a dead letter) is the
+        subject's all the same. Scope, source agent and ids are clear on every event."""
+        wanted_ids = set(request.ids)
+        notes = None if request.source_agent is None else f"agent:{request.source_agent}"
+        reason = tombstone_reason(request.erasure_id)
         memories: dict[str, None] = {}
         turns: dict[str, None] = dict.fromkeys(request.interaction_ids)
-        if request.ids:
-            memories.update(dict.fromkeys(sorted(store.get_many(tenant, request.ids))))
-        elif request.scope is not None:
-            for stored in store.scan_records(tenant, scopes=[request.scope]):
-                memories[stored.record.id] = None
-        elif request.everything:
-            for stored in store.scan_records(tenant):
-                memories[stored.record.id] = None
-        elif request.source_agent is not None:
-            notes = f"agent:{request.source_agent}"  # an agent's notebook is its own
-            for stored in store.scan_records(tenant):
-                r = stored.record
-                if r.source_agent == request.source_agent or r.scope == notes:
-                    memories[r.id] = None
-        # One pass over the tenant's log. An earlier attempt of this erasure killed half
-        # way left tombstones with its reason and no record: their memories are no longer
-        # in the store, but they belong to this erasure and to its record.
-        by_turns = request.scope is not None or request.source_agent is not None
-        by_turns = by_turns or request.everything
-        reason = tombstone_reason(request.erasure_id)
-        earlier: dict[str, None] = {}
+        earlier: dict[str, None] = {}  # forgotten by an earlier attempt of this erasure
+        forgotten: set[str] = set()
         written: set[str] = set()
         all_turns: list[str] = []
         for logged in self._events(tenant):
             e = logged.event
-            if isinstance(e, MemoryDeleted) and e.reason == reason:
-                earlier[e.memory_id] = None
-            elif isinstance(e, MemoryWritten):
-                written.add(e.record.id)
+            if isinstance(e, MemoryWritten):
+                r = e.record
+                written.add(r.id)
+                if (
+                    request.everything
+                    or r.id in wanted_ids
+                    or (request.scope is not None and r.scope == request.scope)
+                    or (notes is not None and r.source_agent == request.source_agent)
+                    or (notes is not None and r.scope == notes)  # its notebook is its own
+                ):
+                    memories[r.id] = None
+            elif isinstance(e, MemoryDeleted):
+                forgotten.add(e.memory_id)
+                if e.reason == reason:
+                    earlier[e.memory_id] = None
             elif isinstance(e, InteractionRecorded):
                 all_turns.append(e.interaction_id)
-                if by_turns and (
+                if (
                     request.everything
-                    or e.scope == request.scope
-                    or e.source_agent == request.source_agent
+                    or (request.scope is not None and e.scope == request.scope)
+                    or (notes is not None and e.source_agent == request.source_agent)
                 ):
                     turns[e.interaction_id] = None
+        # A memory forgotten before is not this erasure's (it has its own tombstone),
+        # unless this erasure forgot it in an attempt killed before its record.
+        memories = {m: None for m in memories if m not in forgotten or m in earlier}
         memories.update(earlier)
+        store = self.memory.store
+        for stored in store.get_many(tenant, list(memories)).values():
+            turn = _source_turn(stored)
+            if turn is not None:
+                turns[turn] = None
+        # An extractor numbers a turn's memories 0, 1, … with no gap and writes every
+        # one, so each walk below stops at the first id never written. The turns the
+        # earlier attempt's memories came from (no longer in the store to ask):
         if earlier:
-            # The turns those memories came from: an extractor numbers a turn's memories
-            # 0, 1, … with no gap, and every one of them was written, so the walk stops
-            # at the first id never written.
             for turn in all_turns:
                 for index in range(MAX_EXTRACTED):
                     derived = extracted_memory_id(turn, index)
@@ -233,16 +239,15 @@ class ErasureService:
                         break
                     if derived in earlier:
                         turns[turn] = None
-        for stored in store.get_many(tenant, list(memories)).values():
-            turn = _source_turn(stored)
-            if turn is not None:
-                turns[turn] = None
+                        break
+        # The memories extracted from the subject's turns:
         for turn in list(turns):
             for index in range(MAX_EXTRACTED):
-                found = store.get(tenant, extracted_memory_id(turn, index))
-                if not isinstance(found, StoredRecord):
+                derived = extracted_memory_id(turn, index)
+                if derived not in written:
                     break
-                memories[found.record.id] = None
+                if derived not in forgotten:
+                    memories[derived] = None
         return tuple(memories), tuple(turns)
 
     # --- receipts ------------------------------------------------------------------------
