@@ -622,7 +622,7 @@ def run_vault_rotate(
         raise InvalidInput("AIMEM_ENCRYPTION", "on", "the vault is used only with encryption on")
     vault = build_data_key_vault(s, root)
     try:
-        return rotate_kek(vault, tenant, **({} if wait is None else {"wait": wait}))
+        return rotate_kek(vault, tenant) if wait is None else rotate_kek(vault, tenant, wait=wait)
     finally:
         vault.close()
 
