@@ -7,6 +7,7 @@ with a higher version, and a vault backup restored afterwards is brought back in
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from typer.testing import CliRunner
 from ai_memory.adapters.sqlite_data_key_vault import SqliteVaultRows
 from ai_memory.bootstrap import Container, build
 from ai_memory.core.data_keys import memory_key_id
+from ai_memory.core.errors import Unavailable
 from ai_memory.entrypoints.cli.main import app
 from ai_memory.entrypoints.http.app import create_app
 from ai_memory.service.receipts import load_public_key, verify_receipt
@@ -133,3 +135,41 @@ def test_offboarding_destroys_every_kek_of_the_tenant(
     # … until reconcile destroys the versions the offboarding named.
     assert _kek_bytes(settings.data_dir) == []
     assert _files_holding(settings.data_dir, needles) == []
+
+
+def test_an_offboarding_killed_between_two_kek_destroys_finishes_when_asked_again(
+    settings: Settings,
+) -> None:
+    c = build(settings)
+    c.start()
+    try:
+        erasures, keys = c.services.erasures, c.services.keys
+        assert erasures is not None and erasures.vault is not None and keys is not None
+        assert c.sealer is not None
+        vault, real = c.sealer.vault, erasures.vault
+        token = keys.create(tenant=TENANT, role="admin", scopes=["*"], name="admin").token
+        leaving = {"Authorization": f"Bearer {token}"}
+
+        def destroy_once_then_die(tenant: str, version: int) -> None:
+            real.destroy_kek(tenant, version)
+            raise Unavailable("killed after the first KEK destroy")
+
+        request = {"everything": True, "reason": "offboarded", "erasure_id": "era-kill"}
+        with TestClient(create_app(c.services), raise_server_exceptions=False) as client:
+            _put(client, leaving, "l-1", "one")
+            vault.add_kek_version(TENANT)
+            _put(client, leaving, "l-2", "two")
+            erasures.vault = dataclasses.replace(real, destroy_kek=destroy_once_then_die)
+            first = client.post("/v1/erasures", json=request, headers=leaving)
+            assert first.status_code == 503, first.text
+            assert vault.kek_versions(TENANT) == [2]
+            erasures.vault = real
+            again = client.post("/v1/erasures?wait=true", json=request, headers=leaving)
+            assert again.status_code == 201, again.text
+            receipt = client.get("/v1/erasures/era-kill", headers=leaving).json()["receipt"]
+        assert vault.kek_versions(TENANT) == []
+        # The run that finished names the version the killed one destroyed too.
+        assert receipt["keys"]["kek_versions_destroyed"] == [1, 2]
+        assert receipt["verification"]["passed"] is True
+    finally:
+        c.close()
