@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -52,6 +53,34 @@ def test_keys_stored_before_the_listing_existed_are_listed_once(cassandra_contac
         assert fresh.rewrap("acme", "memory/old")
         fresh.destroy_kek("acme", 1)
         assert cassandra_vault(session, ROOT).get("acme", "memory/old") == key
+    finally:
+        session.execute(f"DROP KEYSPACE IF EXISTS {session.keyspace}")
+        session.close()
+
+
+def test_a_destroy_nulls_rewrapped_bytes_that_won_by_timestamp(cassandra_contact: str) -> None:
+    """A re-wrap (a Paxos round) racing a destroy (a plain write) may carry the later
+    timestamp and so outlive the destroy's null: the destroy reads the row back at the
+    serial level and nulls the cell above the re-wrap's write time."""
+    url = f"cassandra://{cassandra_contact}/vault_{uuid.uuid4().hex[:16]}"
+    session = CassandraSession.from_url(url)
+    migrate(session)
+    try:
+        vault = cassandra_vault(session, ROOT)
+        vault.create("acme", "memory/m1")
+        ahead = (time.time_ns() // 1000) + 60_000_000  # a coordinator a minute ahead
+        session.execute(
+            "UPDATE data_keys USING TIMESTAMP %s SET wrapped = 0x0102 "
+            "WHERE tenant = 'acme' AND key_id = 'memory/m1'",
+            (ahead,),
+        )
+        vault.destroy("acme", "memory/m1")
+        row = session.execute(
+            "SELECT wrapped, destroyed_at_us FROM data_keys "
+            "WHERE tenant = 'acme' AND key_id = 'memory/m1'"
+        ).one()
+        assert row.wrapped is None and row.destroyed_at_us is not None
+        assert vault.destroyed("acme", "memory/m1")
     finally:
         session.execute(f"DROP KEYSPACE IF EXISTS {session.keyspace}")
         session.close()
