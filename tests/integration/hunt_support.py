@@ -8,8 +8,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from fastapi.testclient import TestClient
 
+from ai_memory.adapters import index_payload as ip
+from ai_memory.bootstrap import Container
 from tests.servers import LOCAL_RUN
 
 # Where deploy/local/servers.sh keeps the single broker's log.dirs.
@@ -57,3 +60,11 @@ def memory(content: str, tag: str, note: str, **kw: Any) -> dict[str, Any]:
 def put(client: TestClient, memory_id: str, body: dict[str, Any]) -> None:
     r = client.put(f"/v1/memories/{memory_id}?wait=true", json=body)
     assert r.status_code in (200, 201), r.text
+
+
+def stored_dense(c: Container, memory_id: str) -> bytes:
+    """The float32 bytes a Qdrant Edge index holds for a memory's dense vector (as the
+    engine normalised it for cosine, so they are the bytes its files hold)."""
+    edge: Any = getattr(c.index, "inner", c.index)  # under the tag-digest wrapper
+    (point,) = edge._live().retrieve([ip.point_id("default", memory_id)], None, True)
+    return np.asarray(point.vector[ip.DENSE], dtype="<f4").tobytes()

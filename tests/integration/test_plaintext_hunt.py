@@ -15,13 +15,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from ai_memory.adapters import index_payload as ip
 from ai_memory.bootstrap import Container, build
 from ai_memory.core.data_keys import interaction_key_id, memory_key_id
 from ai_memory.entrypoints.http.app import create_app
@@ -32,6 +29,7 @@ from tests.integration.hunt_support import (
     files_holding_bytes,
     memory,
     put,
+    stored_dense,
 )
 
 
@@ -212,14 +210,6 @@ def test_forgetting_the_newer_side_of_a_conflict_forgets_its_value_in_the_eviden
     assert change["decision"]["superseded_by"] == newer["id"]
     assert change["decision"]["evidence_forgotten"] is True
     assert {"cause", "theta", "margin", "new_score", "old_score"} <= set(change["decision"])
-
-
-def stored_dense(c: Container, memory_id: str) -> bytes:
-    """The float32 bytes the engine holds for a memory's dense vector (as normalised for
-    cosine by the engine itself, so they are the bytes its files hold)."""
-    edge: Any = getattr(c.index, "inner", c.index)  # under the tag-digest wrapper
-    (point,) = edge._live().retrieve([ip.point_id("default", memory_id)], None, True)
-    return np.asarray(point.vector[ip.DENSE], dtype="<f4").tobytes()
 
 
 def test_an_optimize_rewrites_a_forgotten_memorys_vectors_out_of_the_index(

@@ -53,6 +53,7 @@ from tests.integration.hunt_support import (
     files_holding_bytes,
     memory,
     put,
+    stored_dense,
 )
 from tests.servers import nodetool
 
@@ -228,6 +229,7 @@ def test_forgotten_values_leave_the_cassandra_files(
         ]
     }
     broker, segments = KAFKA_DATA / "data", f"{h.topic}*/*"
+    vectors = {m: stored_dense(h.container, m) for m in ("keep-1", "forget-me", "bob-1")}
 
     # Before any forget: the records view holds live content in clear (the scan's
     # positive control, compression being off), the log none of it.
@@ -288,9 +290,14 @@ def test_forgotten_values_leave_the_cassandra_files(
     assert found_in(h.sstables, kept) == set(kept)
     assert files_holding(h.sstables, ["forget-me"], "records-*/*-Data.db")  # its tombstone
 
-    # The broker never held a canary; the local directory (the index) holds no forgotten one.
+    # The broker never held a canary; the local directory (the index) holds no forgotten
+    # one, and after the vacuum no forgotten vector.
     assert files_holding(broker, forgotten + kept, segments) == {}
-    assert files_holding(h.container.settings.data_dir, forgotten) == {}
+    local = h.container.settings.data_dir
+    assert files_holding(local, forgotten) == {}
+    assert h.container.index.optimize()
+    h.container.index.flush()
+    assert {m for ms in files_holding_bytes(local, vectors).values() for m in ms} == {"keep-1"}
     # Every kept value still reads back, and an export taken now holds none forgotten.
     assert keep[0] in client.get("/v1/memories/keep-1").json()["content"]
     for turn, place in zip(alice_turns, (alice_old, alice_new), strict=True):
