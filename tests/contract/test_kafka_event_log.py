@@ -219,6 +219,9 @@ def test_failed_transaction_moves_no_head_and_leaves_nothing_readable(
     committed. Here the commit fails after the events were sent to the broker."""
     event = written(record("m1"))
     writer = klog._writers[klog.partition_for(event.partition_key)]
+    # The writer opens its transactional producer once its partition is assigned: on a
+    # broker that just started, the group coordinator needs a moment.
+    klog._loop.run(writer.ready(60), 65)
 
     async def broker_gone() -> None:
         raise ke.KafkaConnectionError("connection refused")
