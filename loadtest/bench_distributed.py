@@ -61,9 +61,8 @@ from ai_memory.adapters.kafka.event_log import KafkaEventLog
 from ai_memory.core.positions import partition_of
 from ai_memory.projector.sinks import RecordsSink
 from ai_memory.projector.tailer import ProjectionTailer, rebuild_all
-from ai_memory.serialization import AvroEventSerializer
 from loadtest.bench_embedded import percentile
-from loadtest.cluster import Proc
+from loadtest.cluster import Cluster, Proc
 from loadtest.corpus import QUERIES, memories
 
 CHUNK = 500
@@ -521,8 +520,9 @@ def run_put(http: httpx.Client, opt: Options, pids: dict[str, int], url: str) ->
     return loaded("put", url, pids, load, http, opt.put_memories)
 
 
-def run_replay(log_url: str, store_url: str) -> dict[str, float]:
-    log = KafkaEventLog.from_url(log_url, AvroEventSerializer())
+def run_replay(cluster: Cluster) -> dict[str, float]:
+    log_url, store_url = cluster.log_url, cluster.store_url
+    log = KafkaEventLog.from_url(log_url, cluster.serializer())
     fresh = CassandraRecordStore.from_url(store_url + "_replay")
     try:
         tailers = [ProjectionTailer(log, RecordsSink(fresh), partition=p) for p in log.partitions()]
@@ -592,7 +592,6 @@ def spy_summary(path: Path, top: int = 20) -> dict[str, Any]:
 
 
 def run(opt: Options) -> dict[str, Any]:
-    from loadtest.cluster import Cluster
 
     kafka = f"127.0.0.1:{os.environ.get('AIMEM_KAFKA_PORT', '9092')}"
     cassandra = f"127.0.0.1:{os.environ.get('AIMEM_CASSANDRA_PORT', '9042')}"
@@ -643,7 +642,7 @@ def run(opt: Options) -> dict[str, Any]:
                 out |= run_put(http, opt, pids, cluster.url)
         cluster.stop()
         if "replay" in opt.phases:
-            out |= run_replay(cluster.log_url, cluster.store_url)
+            out |= run_replay(cluster)
     finally:
         WORKERS.clear()
         cluster.stop()

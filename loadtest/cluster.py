@@ -8,6 +8,7 @@ Cassandra servers that are already running (``deploy/local/servers.sh``).
 
 from __future__ import annotations
 
+import base64
 import os
 import signal
 import socket
@@ -81,9 +82,26 @@ class Cluster:
             "AIMEM_DATA_DIR": str(tmp / "gateway-data"),
             "AIMEM_PORT": str(self.port),
             "AIMEM_WAIT_TIMEOUT": "60",
+            # Every process of one deployment shares the root key of its vault.
+            "AIMEM_ROOT_KEY": os.environ.get("AIMEM_ROOT_KEY")
+            or base64.urlsafe_b64encode(os.urandom(32)).decode("ascii"),
         }
         self.gateway: Proc | None = None
         self.workers: list[Proc] = []
+        self._vaults: list[Any] = []
+
+    def serializer(self) -> Any:
+        """The deployment's codec with its vault and root key: for checks that read
+        content off the log (sealed fields open only with the keys the gateway made)."""
+        from ai_memory.adapters.cassandra.data_key_vault import cassandra_vault_from_url
+        from ai_memory.adapters.key_wrapping import parse_root_key
+        from ai_memory.serialization import AvroEventSerializer
+        from ai_memory.serialization.sealer import Sealer
+
+        root = parse_root_key(self.env["AIMEM_ROOT_KEY"])
+        vault = cassandra_vault_from_url(self.store_url, root)
+        self._vaults.append(vault)
+        return AvroEventSerializer(sealer=Sealer(vault))
 
     def start_gateway(self) -> None:
         self.gateway = Proc(["serve"], self.env, self.tmp / "gateway.log")
@@ -131,6 +149,9 @@ class Cluster:
             w.stop()
         if self.gateway:
             self.gateway.stop()
+        for vault in self._vaults:
+            vault.close()
+        self._vaults.clear()
 
     def drain_and_stop(self, timeout: float = 120) -> None:
         """Stop the gateway first (it appends its last batched read events on the way out),

@@ -313,7 +313,7 @@ def _verify(deploy: Cluster, indexer: Proc, load: Load, tmp: Path) -> Verdict:
     indexer.stop()  # SIGTERM: flushes the Edge index; then it can be opened here
     verdict = Verdict()
     acked = load.acked()
-    logged = read_log(deploy.log_url, tmp)
+    logged = read_log(deploy.log_url, tmp, deploy.serializer())
     check_log(acked, logged, verdict)
     check_gateway(deploy.url, acked, logged, verdict)
     check_worker_index(deploy.worker_index_dir, logged, verdict)

@@ -36,7 +36,7 @@ from ai_memory.adapters.kafka.event_log import KafkaEventLog
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
 from ai_memory.core.events import MemoryWritten
 from ai_memory.core.keywords import query_terms
-from ai_memory.core.ports import IndexQuery
+from ai_memory.core.ports import EventSerializer, IndexQuery
 from ai_memory.serialization import AvroEventSerializer
 from loadtest.faults_load import Outcome, memory_id
 
@@ -71,9 +71,12 @@ class Verdict:
             self.details.append(text)
 
 
-def read_log(log_url: str, tmp: Path) -> dict[str, list[Logged]]:
-    """Every ``MemoryWritten`` of the fault suite's memories, per id, in log order."""
-    log = KafkaEventLog.from_url(log_url, AvroEventSerializer())
+def read_log(
+    log_url: str, tmp: Path, serializer: EventSerializer | None = None
+) -> dict[str, list[Logged]]:
+    """Every ``MemoryWritten`` of the fault suite's memories, per id, in log order
+    (``serializer``: the deployment's, whose vault opens the sealed content)."""
+    log = KafkaEventLog.from_url(log_url, serializer or AvroEventSerializer())
     found: dict[str, list[Logged]] = defaultdict(list)
     try:
         for p in log.partitions():

@@ -553,11 +553,21 @@ def build_dead_letters(s: Settings) -> DeadLetters:
 
 def root_key(s: Settings) -> bytes | None:
     """The root of the key hierarchy when encryption is on (``adapters.root_key``)."""
-    if s.encryption != "on":
-        return None
-    from ai_memory.adapters.root_key import load_root_key
+    from ai_memory.adapters.root_key import ROOT_KEY_FILE, load_root_key
 
     s = s.resolved()
+    if s.encryption != "on":
+        on_disk = scheme_of(s.event_log_url) != "memory"
+        if on_disk and (s.data_dir / ROOT_KEY_FILE).exists():
+            # Its log holds sealed writes: read without the vault, every one of them
+            # would look forgotten.
+            raise InvalidInput(
+                "AIMEM_ENCRYPTION",
+                "stays_on",
+                f"{s.data_dir} was written with encryption on (it has {ROOT_KEY_FILE}); "
+                "it cannot be read with AIMEM_ENCRYPTION=off",
+            )
+        return None
     configured = s.root_key.get_secret_value()
     if scheme_of(s.event_log_url) == "memory" and not configured.strip():
         return os.urandom(32)  # nothing survives the process, so neither does its key

@@ -156,13 +156,14 @@ class Settings(BaseSettings):
     secret_policy: SecretPolicy = "refuse"
     secret_policy_by_tenant: dict[str, SecretPolicy] = Field(default_factory=dict)
     # --- crypto-shredding (deploy/FORGETTING.md) -----------------------------------------
-    # on: memories' content, tags and meta (and interactions' text) reach the log only
-    # sealed under a data key of their own, and forgetting destroys that key. Off by
-    # default until what phase 1 leaves out is built: decision evidence sealed too,
-    # KeyDestroyed events (so a restored vault backup destroys again), and sealing a log
-    # written before it was on. Once on it stays on: without the vault, every sealed
-    # write reads as forgotten.
-    encryption: Literal["off", "on"] = "off"
+    # on (the default): memories' content, tags and meta, interactions' text and decision
+    # evidence reach the log only sealed under a data key of their own, and forgetting
+    # destroys that key — the only way a forget reaches an immutable, replicated log.
+    # An embedded server makes its root key (data_dir/root.key); a distributed one needs
+    # AIMEM_ROOT_KEY. off is for a deployment that accepts that forgotten content stays
+    # readable on the log. Once on it stays on: without the vault every sealed write
+    # reads as forgotten, so an embedded data directory with a root key refuses off.
+    encryption: Literal["off", "on"] = "on"
     # the root of the key hierarchy, base64url of 32 bytes; an embedded deployment without
     # it generates data_dir/root.key (0600) on first start, like a development vault
     root_key: SecretStr = SecretStr("")

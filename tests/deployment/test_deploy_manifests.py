@@ -738,6 +738,23 @@ def test_kubernetes_qdrant_and_its_clients_share_the_api_key() -> None:
         assert secret_ref(container, API_KEY_ENV) == expected, name
 
 
+def test_every_app_process_shares_one_root_key_from_a_secret() -> None:
+    """Encryption is on by default: a gateway seals with the vault's root key and every
+    projector must open with the same one, so all read it from one Secret (and compose
+    refuses to start without it rather than run with a key nobody else holds)."""
+    refs = set()
+    for name in APP_SERVICES:
+        (container,) = containers(k8s_one("Deployment", name))
+        (item,) = [e for e in container.get("env", []) if e["name"] == "AIMEM_ROOT_KEY"]
+        ref = item["valueFrom"]["secretKeyRef"]
+        refs.add((ref["name"], ref["key"]))
+        compose = app_env(name)
+        assert compose["AIMEM_ROOT_KEY"].startswith("${AIMEM_ROOT_KEY:?"), name
+        assert compose["AIMEM_ENCRYPTION"] == "${AIMEM_ENCRYPTION:-on}", name
+    assert refs == {("ai-memory-root-key", "key")}
+    assert "AIMEM_ENCRYPTION" not in k8s_one("ConfigMap", "ai-memory-config")["data"]
+
+
 def app_workload(name: str) -> tuple[Obj, Obj]:
     workload = k8s_one("Deployment", name)
     (container,) = containers(workload)

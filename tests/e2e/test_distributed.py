@@ -131,7 +131,7 @@ def wait_index_worker(cluster: Cluster, metrics_port: int, timeout: float = 300)
 def assert_equals_fresh_replay(cluster: Cluster) -> None:
     """Rebuild both views from offset 0 of the same log and compare with what the running
     system produced (the killed worker's redelivered batches included)."""
-    serializer = AvroEventSerializer()
+    serializer = cluster.serializer()  # the deployment's vault opens sealed content
     log = KafkaEventLog.from_url(cluster.log_url, serializer)
     live = CassandraRecordStore.from_url(cluster.store_url)
     fresh = CassandraRecordStore.from_url(cluster.store_url + "_replay")
@@ -224,7 +224,7 @@ def test_delete_while_projectors_down_is_applied_and_never_resurrected(cluster: 
         other.stop()
     cluster.drain_and_stop()
     # A replay from offset 0 ends with the tombstone, not the memory.
-    log = KafkaEventLog.from_url(cluster.log_url, AvroEventSerializer())
+    log = KafkaEventLog.from_url(cluster.log_url, cluster.serializer())
     fresh = CassandraRecordStore.from_url(cluster.store_url + "_replay")
     try:
         rebuild_all(

@@ -38,6 +38,7 @@ def gateways(
     second.log_url, second.store_url = first.log_url, first.store_url
     second.env["AIMEM_EVENT_LOG"] = first.log_url
     second.env["AIMEM_RECORD_STORE"] = first.store_url
+    second.env["AIMEM_ROOT_KEY"] = first.env["AIMEM_ROOT_KEY"]  # one deployment, one vault
     yield first, second
     second.stop()
     first.stop()

@@ -22,7 +22,7 @@ import httpx
 
 from ai_memory.service.receipts import load_public_key, verify_receipt
 from tests.e2e.test_server_and_cli import Server
-from tests.integration.test_plaintext_hunt import files_holding
+from tests.integration.hunt_support import files_holding
 
 SUBJECT = "user:gone"
 KEPT = "user:stays"

@@ -21,7 +21,7 @@ from ai_memory.core.data_keys import memory_key_id
 from ai_memory.core.errors import Unavailable
 from ai_memory.entrypoints.http.app import create_app
 from ai_memory.settings import Settings
-from tests.integration.test_plaintext_hunt import files_holding
+from tests.integration.hunt_support import files_holding
 
 
 def test_a_retried_erasure_destroys_the_key_a_failed_destroy_left(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from ai_memory.adapters.qdrant_server_index import QdrantServerIndex
+from ai_memory.adapters.tag_digest_index import TagDigestIndex
 from ai_memory.bootstrap import build
 from ai_memory.entrypoints.cli.main import app
 from ai_memory.service.memory_service import SearchRequest
@@ -29,12 +30,14 @@ def settings(tmp_path: Path) -> Settings:
 def search_ids(tmp_path: Path) -> tuple[str, list[list[str]]]:
     c = build(settings(tmp_path))
     try:
-        assert isinstance(c.index, QdrantServerIndex)
+        # With encryption on the index is wrapped (tags kept as keyed digests).
+        index = c.index.inner if isinstance(c.index, TagDigestIndex) else c.index
+        assert isinstance(index, QdrantServerIndex)
         found = [
             [h.stored.record.id for h in c.service.search("default", SearchRequest(q, top_k=3))]
             for q in ("what does alice drink", "rust builds", "travel to japan")
         ]
-        return c.index.collection, found
+        return index.collection, found
     finally:
         c.close()
 

@@ -92,7 +92,9 @@ def test_decisions_are_recorded_and_replays_do_not_call_the_model(tmp_path: Path
     model = ScriptedModel()
     llm = client(model)
     clock = FixedClock()
-    c = build(Settings(data_dir=tmp_path / "data"), clock=clock)
+    # Encryption off: the test reads the recorded decisions straight off the log (with it
+    # on they are sealed evidence: tests/unit/test_evidence_sealing.py).
+    c = build(Settings(data_dir=tmp_path / "data", encryption="off"), clock=clock)
     governance = GovernanceService(
         c.service, extractor=ModelExtractor(llm), detector=LLMJudgeDetector(llm)
     )

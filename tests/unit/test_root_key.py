@@ -35,3 +35,24 @@ def test_a_shared_vault_needs_the_setting(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput) as e:
         load_root_key("", tmp_path, embedded=False)
     assert e.value.field == "AIMEM_ROOT_KEY"
+
+
+def test_encryption_is_on_by_default_and_a_sealed_data_directory_refuses_off(
+    tmp_path: Path,
+) -> None:
+    """Once on it stays on: read without the vault, every sealed write would look
+    forgotten — so turning it off on a directory that has a root key stops the start."""
+    from ai_memory.bootstrap import build
+    from ai_memory.settings import Settings
+
+    data = tmp_path / "data"
+    assert Settings(data_dir=data).encryption == "on"
+    c = build(Settings(data_dir=data))
+    c.close()
+    assert (data / ROOT_KEY_FILE).exists()
+    with pytest.raises(InvalidInput) as e:
+        build(Settings(data_dir=data, encryption="off"))
+    assert e.value.field == "AIMEM_ENCRYPTION"
+    fresh = build(Settings(data_dir=tmp_path / "plain", encryption="off"))
+    fresh.close()
+    assert not (tmp_path / "plain" / ROOT_KEY_FILE).exists()
