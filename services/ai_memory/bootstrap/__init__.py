@@ -23,15 +23,9 @@ SQLite paths follow the SQLAlchemy convention: `sqlite:///rel/path` is relative,
 
 from __future__ import annotations
 
-import functools
-import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ai_memory.adapters.embedders import make_embedder
 from ai_memory.adapters.projectable_log import ProjectableLog
@@ -41,10 +35,7 @@ from ai_memory.adapters.sqlite_record_store import SqliteRecordStore
 from ai_memory.clock import SystemClock
 from ai_memory.core import positions
 from ai_memory.core.access.rate import RateLimiter
-from ai_memory.core.access.tenant_limits import LimitTable, TenantLimits
-from ai_memory.core.data_keys import DataKeyVault
 from ai_memory.core.errors import InvalidInput
-from ai_memory.core.governance import GovernanceParams
 from ai_memory.core.ports import (
     Clock,
     DeadLetter,
@@ -56,7 +47,6 @@ from ai_memory.core.ports import (
     RecordStore,
     VectorIndex,
 )
-from ai_memory.core.sealing import derived_key
 from ai_memory.projector.progress import Projections, ProjectionStatus
 from ai_memory.projector.redrive import redrive
 from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
@@ -67,12 +57,10 @@ from ai_memory.serialization.sealer import Sealer
 from ai_memory.service.audit import AuditService
 from ai_memory.service.changes import ChangeFeed
 from ai_memory.service.dead_letters import DeadLetterService, Redrive, Redriven
-from ai_memory.service.erasure import ErasureService, KeyVault
 from ai_memory.service.facade import Services
 from ai_memory.service.governance import GovernanceService
 from ai_memory.service.governor import Governor
 from ai_memory.service.health import DriverState, HealthService
-from ai_memory.service.key_rotation import KekRotated, rotate_kek
 from ai_memory.service.keys import KeyService
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.notes import NotesService, rules_from_env
@@ -82,21 +70,38 @@ from ai_memory.service.secret_policy import SecretGuard
 from ai_memory.service.shredding import ShreddingLog, source_interaction_keys
 from ai_memory.service.transfer import TransferService
 from ai_memory.service.unit_of_work import UnitsOfWork
-from ai_memory.service.vault_reconcile import VaultReconciled, reconcile_vault
 from ai_memory.settings import Settings
 
+from .policy import governance_params, model_plugins, tenant_limit_table
+from .security import (
+    build_data_key_vault,
+    build_erasures,
+    build_key_store,
+    build_sealer,
+    index_tag_key,
+    root_key,
+)
+from .urls import scheme_of, url_path
+
+__all__ = [
+    "PROJECTIONS",
+    "Container",
+    "Replay",
+    "build",
+    "build_dead_letter_service",
+    "build_event_log",
+    "build_index",
+    "build_projector_worker",
+    "build_record_store",
+    "build_sink",
+    "governance_params",
+    "open_replay",
+    "run_projector_worker",
+    "scheme_of",
+    "url_path",
+]
+
 PROJECTIONS = ("records", "index")
-
-
-def url_path(url: str, scheme: str) -> Path:
-    prefix = f"{scheme}:///"
-    if not url.startswith(prefix):
-        raise InvalidInput("settings", "url", f"expected a {prefix}<path> URL, got {url!r}")
-    return Path(url[len(prefix) :])
-
-
-def scheme_of(url: str) -> str:
-    return url.split(":", 1)[0]
 
 
 @dataclass
@@ -551,161 +556,6 @@ def build_dead_letters(s: Settings) -> DeadLetters:
     return SqliteDeadLetters(s.data_dir / "dead_letters.db")
 
 
-def root_key(s: Settings) -> bytes | None:
-    """The root of the key hierarchy when encryption is on (``adapters.root_key``)."""
-    from ai_memory.adapters.root_key import ROOT_KEY_FILE, load_root_key
-
-    s = s.resolved()
-    if s.encryption != "on":
-        on_disk = scheme_of(s.event_log_url) != "memory"
-        if on_disk and (s.data_dir / ROOT_KEY_FILE).exists():
-            # Its log holds sealed writes: read without the vault, every one of them
-            # would look forgotten.
-            raise InvalidInput(
-                "AIMEM_ENCRYPTION",
-                "stays_on",
-                f"{s.data_dir} was written with encryption on (it has {ROOT_KEY_FILE}); "
-                "it cannot be read with AIMEM_ENCRYPTION=off",
-            )
-        return None
-    configured = s.root_key.get_secret_value()
-    if scheme_of(s.event_log_url) == "memory" and not configured.strip():
-        return os.urandom(32)  # nothing survives the process, so neither does its key
-    s.data_dir.mkdir(parents=True, exist_ok=True)
-    shared = scheme_of(s.record_store_url) == "cassandra"
-    return load_root_key(configured, s.data_dir, embedded=not shared)
-
-
-def index_tag_key(root: bytes | None) -> bytes | None:
-    return None if root is None else derived_key(root, "index-tags")
-
-
-def build_data_key_vault(s: Settings, root: bytes) -> DataKeyVault:
-    """Data keys (crypto-shredding) live with the records: in Cassandra for a distributed
-    deployment (every gateway and projector shares them; AIMEM_ROOT_KEY required), in
-    memory beside an in-memory log, else ``vault.db`` in the data directory."""
-    s = s.resolved()
-    if scheme_of(s.record_store_url) == "cassandra":
-        from ai_memory.adapters.cassandra.data_key_vault import cassandra_vault_from_url
-
-        return cassandra_vault_from_url(s.record_store_url, root)
-    if scheme_of(s.event_log_url) == "memory":
-        from ai_memory.adapters.memory.data_key_vault import memory_vault
-
-        return memory_vault(root)
-    from ai_memory.adapters.sqlite_data_key_vault import sqlite_vault
-
-    return sqlite_vault(s.data_dir / "vault.db", root)
-
-
-def build_sealer(s: Settings) -> Sealer | None:
-    """The sealing stage of every serializer of this process, when encryption is on."""
-    root = root_key(s)
-    return None if root is None else Sealer(build_data_key_vault(s, root))
-
-
-def run_vault_reconcile(settings: Settings) -> VaultReconciled:
-    """``ai-memory vault reconcile``: destroy again every key whose forget is on the log
-    (after restoring a vault backup, or a destroy that failed)."""
-    s = settings.resolved()
-    root = root_key(s)
-    if root is None:
-        raise InvalidInput("AIMEM_ENCRYPTION", "on", "the vault is used only with encryption on")
-    # Tombstones and interaction ids are clear: the log is read without opening anything.
-    log = build_event_log(s, AvroEventSerializer(), writer=False)
-    vault = build_data_key_vault(s, root)
-    try:
-        return reconcile_vault(log, vault)
-    finally:
-        vault.close()
-        log.close()
-
-
-def run_vault_rotate(
-    settings: Settings, tenant: str, *, wait: Callable[[float], None] | None = None
-) -> KekRotated:
-    """``ai-memory vault rotate``: a new KEK version for ``tenant``, every data key wrapped
-    again under it, the old versions destroyed (safe while the server runs)."""
-    s = settings.resolved()
-    root = root_key(s)
-    if root is None:
-        raise InvalidInput("AIMEM_ENCRYPTION", "on", "the vault is used only with encryption on")
-    vault = build_data_key_vault(s, root)
-    try:
-        return rotate_kek(vault, tenant) if wait is None else rotate_kek(vault, tenant, wait=wait)
-    finally:
-        vault.close()
-
-
-def build_key_store(s: Settings) -> KeyStore:
-    """API keys live with the records: in Cassandra for a distributed deployment (every
-    gateway shares them), else ``keys.db`` in the data directory."""
-    s = s.resolved()
-    if scheme_of(s.record_store_url) == "cassandra":
-        from ai_memory.adapters.cassandra.key_store import CassandraKeyStore
-
-        return CassandraKeyStore.from_url(s.record_store_url)
-    if scheme_of(s.record_store_url) == "memory":
-        from ai_memory.adapters.memory import MemoryKeyStore
-
-        return MemoryKeyStore()
-    from ai_memory.adapters.sqlite_key_store import SqliteKeyStore
-
-    return SqliteKeyStore(s.data_dir / "keys.db")
-
-
-def build_key_service(settings: Settings) -> KeyService:
-    """The key store alone behind ``ai-memory keys`` (works while the server runs);
-    ``close()`` it when done."""
-    return KeyService(build_key_store(settings), SystemClock())
-
-
-def tenant_limit_table(s: Settings) -> LimitTable:
-    """Rates and quotas per tenant: the ``AIMEM_KEY_*``/``AIMEM_TENANT_*`` defaults and
-    the ``AIMEM_TENANT_LIMITS`` overrides (a bad override fails the start, naming it)."""
-    default = TenantLimits(
-        rate=s.tenant_rate,
-        burst=s.tenant_burst,
-        key_rate=s.key_rate,
-        key_burst=s.key_burst,
-        max_memories=s.tenant_max_memories,
-        max_request_bytes=s.tenant_max_request_bytes,
-    )
-    return LimitTable.parse(default, s.tenant_limits)
-
-
-def governance_params(s: Settings) -> GovernanceParams:
-    """Deployment overrides of the governance defaults (``AIMEM_GOVERNANCE`` JSON)."""
-    if not s.governance:
-        return GovernanceParams()
-    try:
-        raw = json.loads(s.governance)
-    except ValueError as e:
-        raise InvalidInput("AIMEM_GOVERNANCE", "json", "AIMEM_GOVERNANCE must be JSON") from e
-    if not isinstance(raw, dict):
-        raise InvalidInput("AIMEM_GOVERNANCE", "json_object", "AIMEM_GOVERNANCE: a JSON object")
-    return GovernanceParams.from_mapping(raw)
-
-
-def model_plugins(s: Settings) -> tuple[Any, Any]:
-    """(extractor, detector) backed by an OpenAI-compatible model, or the rule-based
-    defaults (None) when no ``AIMEM_LLM_URL`` is configured."""
-    if not s.llm_url:
-        return None, None
-    from ai_memory.adapters.llm_openai import ModelExtractor, OpenAICompatibleClient
-    from ai_memory.core.governance import LLMJudgeDetector
-
-    unknown = set(s.llm_roles) - {"judge", "extract"}
-    if unknown or not s.llm_model:
-        raise InvalidInput(
-            "AIMEM_LLM_ROLES", "enum", "AIMEM_LLM_MODEL is required and roles are judge,extract"
-        )
-    client = OpenAICompatibleClient(s.llm_url, s.llm_model, api_key=s.llm_api_key or None)
-    extractor = ModelExtractor(client) if "extract" in s.llm_roles else None
-    detector = LLMJudgeDetector(client) if "judge" in s.llm_roles else None
-    return extractor, detector
-
-
 def build_sink(settings: Settings, projection: str) -> tuple[ProjectionSink, Embedder | None]:
     """One projection's sink for an `ai-memory project` worker."""
     s = settings.resolved()
@@ -716,51 +566,3 @@ def build_sink(settings: Settings, projection: str) -> tuple[ProjectionSink, Emb
         index = build_index(s.index_url, embedder, tag_key=index_tag_key(root_key(s)))
         return IndexSink(index, embedder), embedder
     raise InvalidInput("projection", "enum", f"projection must be one of {', '.join(PROJECTIONS)}")
-
-
-def build_erasures(
-    s: Settings,
-    service: MemoryService,
-    log: EventLog,
-    clock: Clock,
-    projections: Projections,
-    sealer: Sealer | None,
-) -> ErasureService:
-    """Subject erasure over the process's forget path; its receipts are signed with
-    AIMEM_RECEIPT_KEY, or a generated data_dir/receipt.key (embedded), read when first
-    needed so a process that never signs never makes one."""
-
-    @functools.cache
-    def signing_key() -> Ed25519PrivateKey:
-        return receipt_signing_key(s)
-
-    vault = (
-        None
-        if sealer is None
-        else KeyVault(
-            sealer.forget,
-            sealer.vault.destroyed,
-            sealer.vault.destroyed_at,
-            sealer.vault.kek_versions,
-            sealer.vault.destroy_kek,
-        )
-    )
-    return ErasureService(
-        service,
-        log,
-        clock,
-        signing_key,
-        projections.status,
-        vault,
-        packed_positions=projections.packed_positions,
-    )
-
-
-def receipt_signing_key(s: Settings) -> Ed25519PrivateKey:
-    """AIMEM_RECEIPT_KEY, or data_dir/receipt.key (generated on first use) when embedded."""
-    from ai_memory.adapters.receipt_key import load_receipt_key
-
-    s = s.resolved()
-    shared = scheme_of(s.record_store_url) == "cassandra"
-    configured = s.receipt_key.get_secret_value()
-    return load_receipt_key(configured, s.data_dir, embedded=not shared)
