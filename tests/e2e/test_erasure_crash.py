@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from ai_memory.service.receipts import load_public_key, verify_receipt
+from ai_memory.sdk.receipts import load_public_key, verify_document
 from tests.e2e.test_server_and_cli import Server
 from tests.integration.hunt_support import files_holding
 
@@ -139,7 +139,7 @@ def test_an_erasure_killed_half_way_finishes_when_asked_again(tmp_path: Path) ->
 
             receipt = client.get("/v1/erasures/era-crash-1").json()
             pem = client.get("/v1/erasures/public-key").json()["pem"]
-            verify_receipt(receipt, load_public_key(pem))
+            verify_document(receipt, load_public_key(pem))
             body = receipt["receipt"]
             assert set(body["erased"]["memory_ids"]) == set(gone)
             assert len(body["erased"]["interaction_ids"]) == len(turn_canaries)

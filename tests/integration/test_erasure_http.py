@@ -23,7 +23,7 @@ from ai_memory.bootstrap import Container, build
 from ai_memory.core.data_keys import interaction_key_id, memory_key_id
 from ai_memory.entrypoints.cli.main import app as cli
 from ai_memory.entrypoints.http.app import create_app
-from ai_memory.service.receipts import ReceiptInvalid, load_public_key, verify_receipt
+from ai_memory.sdk.receipts import ReceiptInvalidError, load_public_key, verify_document
 from ai_memory.settings import Settings
 from tests.integration.test_plaintext_hunt import files_holding
 
@@ -126,7 +126,7 @@ def test_erasing_a_scope_and_a_source_agent(
     # The receipts verify offline, and fail once anything in them changed.
     for erasure_id, wanted in ((by_scope, {"bob-1"}), ("era-scribe", {"carol-1"})):
         document, pem = signed(client, erasure_id)
-        body = verify_receipt(document, load_public_key(pem))
+        body = verify_document(document, load_public_key(pem))
         assert wanted <= set(body["erased"]["memory_ids"])
         assert body["verification"]["passed"] is True, body["verification"]
         assert body["verification"]["events_scanned"] >= 1
@@ -137,8 +137,8 @@ def test_erasing_a_scope_and_a_source_agent(
             assert e not in json.dumps(document)
         tampered = json.loads(json.dumps(document))
         tampered["receipt"]["erased"]["memory_ids"].pop()
-        with pytest.raises(ReceiptInvalid):
-            verify_receipt(tampered, load_public_key(pem))
+        with pytest.raises(ReceiptInvalidError):
+            verify_document(tampered, load_public_key(pem))
     document, pem = signed(client, by_scope)
     assert document["receipt"]["erased"]["interaction_ids"] == [bob_turn["interaction_id"]]
     assert document["receipt"]["request"] == {

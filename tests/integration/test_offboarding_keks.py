@@ -24,7 +24,7 @@ from ai_memory.core.data_keys import memory_key_id
 from ai_memory.core.errors import Unavailable
 from ai_memory.entrypoints.cli.main import app
 from ai_memory.entrypoints.http.app import create_app
-from ai_memory.service.receipts import load_public_key, verify_receipt
+from ai_memory.sdk.receipts import load_public_key, verify_document
 from ai_memory.settings import Settings
 
 TENANT = "leaving"
@@ -103,7 +103,7 @@ def test_offboarding_destroys_every_kek_of_the_tenant(
 
     document = client.get("/v1/erasures/era-off", headers=leaving).json()
     pem = client.get("/v1/erasures/public-key", headers=leaving).json()["pem"]
-    receipt = verify_receipt(document, load_public_key(pem))
+    receipt = verify_document(document, load_public_key(pem))
     assert receipt["keys"]["kek_versions_destroyed"] == [1, 2]
     assert receipt["verification"]["passed"] is True
     assert receipt["verification"]["kek_versions_live"] == []

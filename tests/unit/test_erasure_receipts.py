@@ -15,17 +15,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ai_memory.adapters.receipt_key import RECEIPT_KEY_FILE, load_receipt_key, parse_receipt_key
 from ai_memory.core.erasure import ErasureRequest
 from ai_memory.core.errors import InvalidInput
+from ai_memory.core.receipt_format import canonical_json
 from ai_memory.core.record import Limits
-from ai_memory.service.receipts import (
-    ReceiptInvalid,
-    canonical_json,
-    key_id,
-    load_public_key,
-    public_key_pem,
-    raw_public_key,
-    sign_receipt,
-    verify_receipt,
-)
+from ai_memory.sdk.receipts import ReceiptInvalidError, load_public_key, verify_document
+from ai_memory.service.receipts import key_id, public_key_pem, raw_public_key, sign_receipt
 
 BODY = {"erasure_id": "era-1", "tenant": "acme", "erased": {"memory_ids": ["b", "a"]}, "n": 3}
 
@@ -42,10 +35,10 @@ def test_canonical_json_sorts_keys_and_has_no_whitespace() -> None:
 def test_a_signed_receipt_verifies_and_any_change_fails() -> None:
     key = Ed25519PrivateKey.generate()
     document = sign_receipt(key, BODY)
-    assert verify_receipt(document, key.public_key()) == BODY
+    assert verify_document(document, key.public_key()) == BODY
     # Pretty-printed, keys reordered: the same receipt.
     again = json.loads(json.dumps(document, indent=2, sort_keys=False))
-    assert verify_receipt(again, key.public_key()) == BODY
+    assert verify_document(again, key.public_key()) == BODY
     changes = [
         lambda d: d["receipt"].update(n=4),
         lambda d: d["receipt"]["erased"]["memory_ids"].pop(),
@@ -59,14 +52,14 @@ def test_a_signed_receipt_verifies_and_any_change_fails() -> None:
     for change in changes:
         tampered = json.loads(json.dumps(document))
         change(tampered)
-        with pytest.raises(ReceiptInvalid):
-            verify_receipt(tampered, key.public_key())
+        with pytest.raises(ReceiptInvalidError):
+            verify_document(tampered, key.public_key())
 
 
 def test_another_key_does_not_verify() -> None:
     document = sign_receipt(Ed25519PrivateKey.generate(), BODY)
-    with pytest.raises(ReceiptInvalid, match="another key"):
-        verify_receipt(document, Ed25519PrivateKey.generate().public_key())
+    with pytest.raises(ReceiptInvalidError, match="another key"):
+        verify_document(document, Ed25519PrivateKey.generate().public_key())
 
 
 def test_public_keys_load_from_pem_or_raw_base64() -> None:
@@ -74,7 +67,7 @@ def test_public_keys_load_from_pem_or_raw_base64() -> None:
     raw = base64.b64encode(raw_public_key(public)).decode()
     for text in (public_key_pem(public), raw):
         assert key_id(load_public_key(text)) == key_id(public)
-    with pytest.raises(ReceiptInvalid):
+    with pytest.raises(ReceiptInvalidError):
         load_public_key("bm90IGEga2V5")
 
 

@@ -16,10 +16,11 @@ works without it.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+from ai_memory.core.receipt_format import ALGORITHM, canonical_json, key_id_of
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -36,21 +37,10 @@ __all__ = [
     "verify_receipt",
 ]
 
-ALGORITHM = "Ed25519"
-
 
 class ReceiptInvalidError(ValueError):
     """The receipt does not verify: malformed, signed by another key, or changed after
     it was signed (or the public key is not an Ed25519 key)."""
-
-
-def canonical_json(value: Any) -> bytes:
-    """The bytes a receipt is signed over: sorted keys, no whitespace, UTF-8. It must stay
-    byte-for-byte the server's (``service.receipts.canonical_json``); a unit test signs
-    with the server's code and verifies with this one."""
-    return json.dumps(
-        value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
-    ).encode("utf-8")
 
 
 def _without_cryptography(e: ModuleNotFoundError) -> ModuleNotFoundError:
@@ -68,7 +58,7 @@ def key_id(key: Ed25519PublicKey) -> str:
     from cryptography.hazmat.primitives import serialization
 
     raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    return hashlib.sha256(raw).hexdigest()[:16]
+    return key_id_of(raw)
 
 
 def load_public_key(text: str | bytes) -> Ed25519PublicKey:
