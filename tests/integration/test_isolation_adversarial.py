@@ -1204,6 +1204,13 @@ def test_scores_owe_nothing_to_another_tenant(world: World) -> None:
         memory("team:data", f"Zebrafish {i} and the quarterly zebrafish count.", id=f"in-{i}")
         for i in range(40)
     ]
+    # Reads reinforce (read counts move the score), applied by a background flush: held
+    # while the two searches are compared, else acme's own reads of the first search
+    # change the second whenever the flood takes longer than the flush interval.
+    recalls = world.container.service.recalls
+    assert recalls is not None
+    recalls.stop()  # applies what is pending now; recalls from here on wait
+    world.container.service.wait_for(world.container.log.last_position())
     with world.client("admin") as acme:
         for memory_id, text in [
             ("ac-zebrafish", "The zebrafish lab reports weekly."),
@@ -1218,6 +1225,7 @@ def test_scores_owe_nothing_to_another_tenant(world: World) -> None:
             r = other.post("/v1/memories:batch?wait=true", json={"items": flood})
             assert r.status_code == 200, r.text
         after = [acme.post("/v1/memories/search", json=q).json() for q in queries]
+    recalls.start()
     assert after == before
 
 
