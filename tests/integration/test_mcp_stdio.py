@@ -181,7 +181,7 @@ def keyed_params(data_dir: Path, token: str | None) -> StdioServerParameters:
 
 
 def test_a_keyed_deployment_needs_a_valid_key_to_start_stdio(tmp_path: Path) -> None:
-    from ai_memory.bootstrap import build_key_service
+    from ai_memory.bootstrap.security import build_key_service
     from ai_memory.settings import Settings
 
     data = tmp_path / "data"
@@ -208,7 +208,7 @@ def test_a_keyed_deployment_needs_a_valid_key_to_start_stdio(tmp_path: Path) -> 
 
 def test_stdio_tools_run_as_the_key_and_a_revocation_ends_its_rights(tmp_path: Path) -> None:
     from ai_memory.adapters.sqlite_event_log import SqliteEventLog
-    from ai_memory.bootstrap import build_key_service
+    from ai_memory.bootstrap.security import build_key_service
     from ai_memory.serialization import AvroEventSerializer
     from ai_memory.settings import Settings
 
