@@ -48,6 +48,8 @@ from ai_memory.serialization import UndecodableEvent
 from ..tenant_reads import decoded_skipping_poison
 from .config import KafkaLogConfig, parse_kafka_url
 from .errors import translate_errors
+from .heads_restore import restore_heads
+from .keyed_scan import KeyedScan, scan_keyed
 from .loop import BackgroundLoop
 from .ownership import OwnershipMember
 from .partition_heads import PartitionHeads
@@ -62,8 +64,6 @@ EVENT_TYPE_HEADER = "aimem.event_type"
 EVENT_ID_HEADER = "aimem.event_id"
 _WAIT_POLL_SECONDS = 0.05  # end offsets are polled: a broker cannot push "new data"
 _ROUTE_POLL_SECONDS = 0.1  # while a partition has no owner (a rebalance in progress)
-_RESTORE_PAGE = 5_000
-_SCAN_CHUNK = 500  # records per fetch while looking for one tenant's events
 
 
 @dataclass(frozen=True)
@@ -353,39 +353,14 @@ class KafkaEventLog:
         ]
 
     async def _restore(self, partition: int) -> PartitionHeads:
-        """The heads of ``partition`` as the log holds them now: the changelog, then every
-        event after its newest position (all of them when the changelog is empty)."""
-        heads = PartitionHeads()
-        end = await self._end_offset(partition, self.config.heads_topic)
-        offset = 0
-        while offset < end:
-            page = await self._heads_readers.fetch(
-                partition, offset, min(_RESTORE_PAGE, end - offset)
-            )
-            if not page:
-                break
-            for _, value in page:
-                heads.fold_changelog(value)
-            offset = page[-1][0] + 1
-        offset = offset_of(heads.newest_position) + 1 if heads.newest_position else 0
-        end = await self._end_offset(partition)
-        while offset < end:
-            page = await self._readers.fetch(partition, offset, min(_RESTORE_PAGE, end - offset))
-            if not page:
-                break
-            for record_offset, value in page:
-                try:
-                    event = self._serializer.decode(value)
-                except UndecodableEvent:
-                    log.error(
-                        "partition %d offset %d is undecodable; its head (if any) is not restored",
-                        partition,
-                        record_offset,
-                    )
-                    continue
-                heads.fold(event, pack(partition, record_offset))
-            offset = page[-1][0] + 1
-        return heads
+        return await restore_heads(
+            partition,
+            changelog=self._heads_readers,
+            changelog_topic=self.config.heads_topic,
+            events=self._readers,
+            end_offset=self._end_offset,
+            serializer=self._serializer,
+        )
 
     # --- the write model ----------------------------------------------------------------
 
@@ -483,33 +458,18 @@ class KafkaEventLog:
     def read_tenant(
         self, tenant: str, *, after: int, limit: int, scan: int, partition: int = 0
     ) -> TenantPage:
-        """Kafka has no index by key, so the partition is read from ``after`` in chunks
-        and a record is kept when its key (``tenant/scope``) starts with the tenant's:
-        other tenants' records are skipped by key, undecoded. At most ``scan`` records
-        are examined per call, so a tenant with few events in a busy partition costs at
-        most ``scan`` records of transfer per call, never the whole partition;
-        ``scanned_to`` then carries the next call past them."""
-        start = self._start_offset(after, partition)
-        if limit <= 0 or scan <= 0:
-            return TenantPage([], max(after, 0), False)
+        """The tenant's records of the partition, found by key (``keyed_scan``): a record
+        is kept when its key (``tenant/scope``) starts with the tenant's."""
         prefix = f"{tenant}/".encode()
-        with translate_errors():
-            kept, last, complete = self._loop.run(
-                self._scan_tenant(
-                    partition, start, lambda key: key.startswith(prefix), limit, scan
-                ),
-                self._timeout * 2,
-            )
-        rows = [(pack(partition, offset), value) for offset, value in kept]
-        # The key prefix is exact for tenants of keys (no '/' in them); a tenant named
-        # through the in-process API is not validated, so the header decides.
-        events = [
-            e
-            for e in decoded_skipping_poison(rows, self._serializer)
-            if e.event.header.tenant == tenant
-        ]
-        scanned_to = pack(partition, last) if last >= start else max(after, 0)
-        return TenantPage(events, scanned_to, complete)
+        return self._keyed_page(
+            tenant,
+            lambda key: key.startswith(prefix),
+            lambda event: True,
+            after=after,
+            limit=limit,
+            scan=scan,
+            partition=partition,
+        )
 
     def read_changes(
         self,
@@ -524,52 +484,51 @@ class KafkaEventLog:
         """``read_tenant`` keeping only records whose key is ``tenant/<scope>`` of one of
         ``scopes`` (the scope filter is the key test: other scopes stay undecoded), then
         only the change types."""
-        if scopes is None:
-            page = self.read_tenant(
-                tenant, after=after, limit=limit, scan=scan, partition=partition
-            )
-            kept_events = [e for e in page.events if type(e.event).__name__ in CHANGE_EVENT_TYPES]
-            return TenantPage(kept_events, page.scanned_to, page.complete)
+        prefix = f"{tenant}/".encode()
+        keys = None if scopes is None else {f"{tenant}/{s}".encode() for s in scopes}
+        return self._keyed_page(
+            tenant,
+            (lambda key: key.startswith(prefix)) if keys is None else keys.__contains__,
+            lambda event: type(event).__name__ in CHANGE_EVENT_TYPES,
+            after=after,
+            limit=limit,
+            scan=scan,
+            partition=partition,
+        )
+
+    def _keyed_page(
+        self,
+        tenant: str,
+        keep_key: Callable[[bytes], bool],
+        keep_event: Callable[[DomainEvent], bool],
+        *,
+        after: int,
+        limit: int,
+        scan: int,
+        partition: int,
+    ) -> TenantPage:
         start = self._start_offset(after, partition)
         if limit <= 0 or scan <= 0:
             return TenantPage([], max(after, 0), False)
-        keys = {f"{tenant}/{s}".encode() for s in scopes}
-        with translate_errors():
-            kept, last, complete = self._loop.run(
-                self._scan_tenant(partition, start, keys.__contains__, limit, scan),
-                self._timeout * 2,
+
+        async def scanned() -> KeyedScan:
+            end = max(await self._end_offset(partition), self._appended.get(partition, -1) + 1)
+            return await scan_keyed(
+                self._readers, partition, start, end, keep_key, limit=limit, scan=scan
             )
-        rows = [(pack(partition, offset), value) for offset, value in kept]
+
+        with translate_errors():
+            found = self._loop.run(scanned(), self._timeout * 2)
+        rows = [(pack(partition, offset), value) for offset, value in found.kept]
+        # The key prefix is exact for tenants of keys (no '/' in them); a tenant named
+        # through the in-process API is not validated, so the header decides.
         events = [
             e
             for e in decoded_skipping_poison(rows, self._serializer)
-            if e.event.header.tenant == tenant and type(e.event).__name__ in CHANGE_EVENT_TYPES
+            if e.event.header.tenant == tenant and keep_event(e.event)
         ]
-        scanned_to = pack(partition, last) if last >= start else max(after, 0)
-        return TenantPage(events, scanned_to, complete)
-
-    async def _scan_tenant(
-        self, partition: int, start: int, keep: Callable[[bytes], bool], limit: int, scan: int
-    ) -> tuple[list[tuple[int, bytes]], int, bool]:
-        """(kept (offset, value) pairs, offset of the last record examined, whether the
-        partition's end was reached)."""
-        end = max(await self._end_offset(partition), self._appended.get(partition, -1) + 1)
-        kept: list[tuple[int, bytes]] = []
-        offset, last = start, start - 1
-        while offset < end and offset - start < scan:
-            want = min(_SCAN_CHUNK, end - offset, scan - (offset - start))
-            # The whole range [offset, offset + want) is examined: ``fetch`` returns once
-            # the consumer is past it (commit markers are skipped, not returned).
-            for record_offset, key, value in await self._readers.fetch_keyed(
-                partition, offset, want
-            ):
-                if keep(key):
-                    kept.append((record_offset, value))
-                    if len(kept) >= limit:
-                        return kept, record_offset, record_offset + 1 >= end
-            offset += want
-            last = offset - 1
-        return kept, last, offset >= end
+        scanned_to = pack(partition, found.last) if found.last >= start else max(after, 0)
+        return TenantPage(events, scanned_to, found.complete)
 
     async def _fetch(self, partition: int, start: int, limit: int) -> list[tuple[int, bytes]]:
         end = max(await self._end_offset(partition), self._appended.get(partition, -1) + 1)
