@@ -45,6 +45,28 @@ class DataKeyVaultContract:
             t.join()
         assert len(set(keys)) == 1
 
+    def test_racing_create_many_calls_agree_on_every_key(self, make_vault: MakeVault) -> None:
+        """Gateways creating the keys of one batch of new memories at once (each call's
+        creations all in flight together) end with one key per id, the one stored."""
+        ids = [f"memory/batch-{n}" for n in range(40)]
+        made: list[dict[str, bytes]] = []
+        start = threading.Barrier(4)
+
+        def create() -> None:
+            vault = make_vault(ROOT)
+            start.wait()
+            made.append(vault.create_many("acme", ids))
+
+        threads = [threading.Thread(target=create) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(made) == 4
+        stored = make_vault(ROOT).create_many("acme", ids)
+        assert all(m == stored for m in made)
+        assert len(set(stored.values())) == len(ids)
+
     def test_create_many_makes_what_is_missing_and_leaves_destroyed_ids_out(
         self, make_vault: MakeVault
     ) -> None:

@@ -20,6 +20,7 @@ from ai_memory.adapters.cassandra import (
 from ai_memory.adapters.cassandra.session import translate, translate_errors
 from ai_memory.core.errors import InvalidInput, PermanentError, Unavailable
 from ai_memory.core.ports import RecordStore
+from ai_memory.core.positions import pack
 from ai_memory.core.projection import AddReads, PutRecord, PutTombstone, RemoveRecord
 from ai_memory.core.record import StoredRecord, Tombstone
 from tests.contract.record_store_contract import RecordStoreContract, stored, tombstone
@@ -173,3 +174,46 @@ def test_a_listing_page_examines_a_bounded_number_of_keys(
     assert second.items == [] and second.next_after == "m04"  # budget spent, cursor moves
     pages = walk(store, ListQuery("default", tag="rare", limit=1))
     assert flat(pages) == ["m00", "m07", "m14", "m21", "m28"]
+
+
+def test_racing_workers_leave_the_newest_checkpoint_whatever_order_they_land_in(
+    session: CassandraSession,
+) -> None:
+    """Two workers holding one partition through a rebalance advance its checkpoint
+    concurrently and out of order; the highest position stays (no Paxos round needed)."""
+    import random
+    import threading
+
+    store = CassandraRecordStore(session)
+    positions = [pack(3, offset) for offset in range(200)]
+    halves = [positions[0::2], positions[1::2]]
+    for half in halves:
+        random.Random(len(half)).shuffle(half)
+
+    def advance(mine: list[int]) -> None:
+        for position in mine:
+            store.apply([], checkpoint=position, partition=3)
+
+    threads = [threading.Thread(target=advance, args=(half,)) for half in halves]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert store.checkpoint(3) == max(positions)
+
+
+def test_a_checkpoint_from_before_migration_0007_is_where_the_view_resumes(
+    session: CassandraSession,
+) -> None:
+    """A view last advanced by the lightweight-transaction checkpoint resumes there; the
+    first advance after the upgrade takes over, and a reset clears both."""
+    session.execute(
+        "INSERT INTO projection_progress (projection, log_partition, position)"
+        " VALUES ('records', 1, 5121) IF NOT EXISTS"
+    )
+    store = CassandraRecordStore(session)
+    assert store.checkpoint(1) == 5121
+    store.apply([], checkpoint=pack(1, 9), partition=1)
+    assert store.checkpoint(1) == pack(1, 9)
+    store.reset()
+    assert store.checkpoint(1) == 0

@@ -61,14 +61,12 @@ IN_SCOPE = f"SELECT memory_id, scope FROM records WHERE {IN_KEYS}"
 IN_READS = (
     f"SELECT memory_id, content, type, read_count, last_read_position FROM records WHERE {IN_KEYS}"
 )
-CP_GET = "SELECT position FROM projection_progress WHERE projection = ? AND log_partition = ?"
-CP_UPDATE = (
-    "UPDATE projection_progress SET position = ? WHERE projection = ? AND log_partition = ?"
-    " IF position < ?"
-)
-CP_INSERT = (
-    "INSERT INTO projection_progress (projection, log_partition, position) VALUES (?, ?, ?)"
-    " IF NOT EXISTS"
+# The checkpoint: written at timestamp = position, so the newest position wins (0007).
+CP_GET = "SELECT position FROM records_checkpoints WHERE log_partition = ?"
+CP_PUT = "INSERT INTO records_checkpoints (log_partition, position) VALUES (?, ?) USING TIMESTAMP ?"
+# Where a view advanced before migration 0007 keeps its checkpoint (read only).
+CP_GET_BEFORE_0007 = (
+    "SELECT position FROM projection_progress WHERE projection = ? AND log_partition = ?"
 )
 PUT_LINEAGE = (
     "INSERT INTO lineage (tenant, memory_id, position, kind, at_us, detail)"
@@ -76,6 +74,7 @@ PUT_LINEAGE = (
 )
 GET_LINEAGE = "SELECT position, kind, at_us, detail FROM lineage WHERE tenant = ? AND memory_id = ?"
 TABLES = (
+    "records_checkpoints",
     "lineage",
     "records",
     "records_by_tenant",

@@ -100,8 +100,21 @@ class CassandraVaultRows:
         return self._add_key(tenant, key_id, wrapped, kek_version)
 
     def _add_key(self, tenant: str, key_id: str, wrapped: bytes, kek_version: int) -> KeyRow:
-        self._run(_ADD_KEY, (tenant, key_id, wrapped, kek_version))
-        row = _row(self._run(_KEY, (tenant, key_id), serial=True).one())
+        return self._stored(
+            key_id,
+            wrapped,
+            kek_version,
+            self._run(_ADD_KEY, (tenant, key_id, wrapped, kek_version)),
+        )
+
+    @staticmethod
+    def _stored(key_id: str, wrapped: bytes, kek_version: int, result: Any) -> KeyRow:
+        """The row a creation ends with. Applied: ours. Not applied: a failed
+        ``IF NOT EXISTS`` answers with the row that won, read inside the same Paxos round
+        (linearizable), so no second, serial read is needed to learn it."""
+        if result.was_applied:
+            return KeyRow(wrapped, kek_version, False, None)
+        row = _row(result.one())
         if row is None:
             raise Unavailable(f"data key {key_id!r} was not stored")
         return row
@@ -114,8 +127,11 @@ class CassandraVaultRows:
 
     def add_keys(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> dict[str, KeyRow]:
         self._list(tenant, [k for k, _, _ in new])
-        # One lightweight transaction per key: a conditional batch spans one partition only.
-        return {k: self._add_key(tenant, k, wrapped, version) for k, wrapped, version in new}
+        # One lightweight transaction per key (a conditional batch spans one partition
+        # only), all of them in flight at once: each is its own partition's Paxos round.
+        stmt = self._s.prepare(_ADD_KEY)
+        results = self._s.execute_many([(stmt, (tenant, k, w, v)) for k, w, v in new])
+        return {k: self._stored(k, w, v, rs) for (k, w, v), rs in zip(new, results, strict=True)}
 
     def _list_older_keys(self) -> None:
         """List every key stored before migration 0006 (once per keyspace: a full scan

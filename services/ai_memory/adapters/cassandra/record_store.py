@@ -21,9 +21,10 @@ comparisons are always meaningful. Consequences:
   events up to p, so a duplicate delivery — even two consumers racing during a group
   rebalance — writes the same value at the same timestamp: idempotent without a
   lightweight transaction (requires R + W > RF, see session.py).
-* The checkpoint of each log partition advances with one lightweight transaction per
-  batch (``IF position < ?``), after the batch's writes succeeded: replaying a batch
-  whose checkpoint was lost is harmless.
+* The checkpoint of each log partition is written once per batch, after the batch's
+  writes succeeded, at ``USING TIMESTAMP <position>`` like everything else: the highest
+  position wins, so it never moves backwards and needs no lightweight transaction
+  (migration 0007). Replaying a batch whose checkpoint was lost is harmless.
 
 Writes fan out with ``execute_concurrent``; index keys that share a partition go in one
 unlogged batch (never across partitions, which would only load the coordinator).
@@ -148,7 +149,11 @@ class CassandraRecordStore:
         ]
 
     def checkpoint(self, partition: int = 0) -> int:
-        row = self._s.execute(self._s.prepare(q.CP_GET), (PROJECTION, partition)).one()
+        row = self._s.execute(self._s.prepare(q.CP_GET), (partition,)).one()
+        if row is None:  # not advanced since migration 0007: where it was before
+            row = self._s.execute(
+                self._s.prepare(q.CP_GET_BEFORE_0007), (PROJECTION, partition)
+            ).one()
         return 0 if row is None else int(row.position)
 
     def reset(self) -> None:
@@ -359,14 +364,9 @@ class CassandraRecordStore:
         self._s.execute_many(writes)
 
     def _advance(self, partition: int, checkpoint: int) -> None:
-        update, insert = self._s.prepare(q.CP_UPDATE), self._s.prepare(q.CP_INSERT)
-        for _ in range(5):
-            rs = self._s.execute(update, (checkpoint, PROJECTION, partition, checkpoint))
-            if rs.was_applied or getattr(rs.one(), "position", None) is not None:
-                return  # advanced, or already at/after ``checkpoint``
-            if self._s.execute(insert, (PROJECTION, partition, checkpoint)).was_applied:
-                return
-        # Five lost races in a row means another writer keeps advancing it: fine.
+        # Timestamp = position: an older checkpoint arriving later (a worker that lost
+        # the partition in a rebalance) loses to the newer one already stored.
+        self._s.execute(self._s.prepare(q.CP_PUT), (partition, checkpoint, checkpoint))
 
     def _fetch(
         self, tenant: str, ids: Sequence[str], scopes: set[str] | None = None
