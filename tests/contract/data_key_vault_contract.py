@@ -45,6 +45,19 @@ class DataKeyVaultContract:
             t.join()
         assert len(set(keys)) == 1
 
+    def test_a_wrong_new_hint_changes_nothing(self, make_vault: MakeVault) -> None:
+        """Ids hinted as new that have a key (or were destroyed) come back exactly as
+        without the hint: the stored key, and nothing for a destroyed id."""
+        vault = make_vault(ROOT)
+        old = vault.create("acme", "memory/old")
+        vault.destroy("acme", "memory/gone")
+        ids = ["memory/old", "memory/gone", "memory/fresh"]
+        made = vault.create_many("acme", ids, new=ids)
+        assert set(made) == {"memory/old", "memory/fresh"}
+        assert made["memory/old"] == old
+        assert make_vault(ROOT).create_many("acme", ids) == made
+        assert make_vault(ROOT).get("acme", "memory/fresh") == made["memory/fresh"]
+
     def test_racing_create_many_calls_agree_on_every_key(self, make_vault: MakeVault) -> None:
         """Gateways creating the keys of one batch of new memories at once (each call's
         creations all in flight together) end with one key per id, the one stored."""

@@ -15,7 +15,7 @@ content under a resurrected key (``create`` refuses it).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -73,9 +73,13 @@ class DataKeyVault(Protocol):
         the same key). ``Gone`` (``data_key_destroyed``) once the id was destroyed."""
         ...
 
-    def create_many(self, tenant: str, key_ids: Sequence[str]) -> dict[str, bytes]:
+    def create_many(
+        self, tenant: str, key_ids: Sequence[str], *, new: Collection[str] = ()
+    ) -> dict[str, bytes]:
         """``create`` for many ids in as few round trips as the store allows (a batch
-        of new memories); ids that were destroyed are left out of the result."""
+        of new memories); ids that were destroyed are left out of the result. ``new``
+        names ids the caller expects to have no key yet (first versions): a hint that
+        lets a store skip looking for them first; the result is the same either way."""
         ...
 
     def get(self, tenant: str, key_id: str) -> bytes | None:

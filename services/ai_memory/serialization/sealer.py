@@ -107,17 +107,22 @@ class Sealer:
         """Fetch or create, in one vault round trip per tenant, the keys of a batch about
         to be sealed (a batch of 100 new memories: one vault transaction, not 100)."""
         wanted: dict[str, list[str]] = {}
+        new: dict[str, set[str]] = {}
         for e in events:
             if isinstance(e, MemoryWritten) and e.encryption is None:
                 key_id = memory_key_id(e.record.id)
+                first = e.version == 1
             elif isinstance(e, InteractionRecorded) and e.encryption is None:
-                key_id = interaction_key_id(e.interaction_id)
+                key_id, first = interaction_key_id(e.interaction_id), True
             else:
                 continue
             if self._cached(e.header.tenant, key_id) is None:
                 wanted.setdefault(e.header.tenant, []).append(key_id)
+                if first:  # no key yet, most likely: the vault need not look first
+                    new.setdefault(e.header.tenant, set()).add(key_id)
         for tenant, key_ids in wanted.items():
-            for key_id, key in self.vault.create_many(tenant, key_ids).items():
+            made = self.vault.create_many(tenant, key_ids, new=new.get(tenant, ()))
+            for key_id, key in made.items():
                 self._remember(tenant, key_id, key)
 
     def forget(self, tenant: str, key_id: str) -> None:
