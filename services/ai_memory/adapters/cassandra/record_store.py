@@ -159,8 +159,9 @@ class CassandraRecordStore:
     def reset(self) -> None:
         for table in q.TABLES:
             self._s.execute(f"TRUNCATE {table}")
-        # Row by row, as lightweight transactions like the checkpoint writes themselves: a
-        # plain delete carries a client timestamp that could shadow later Paxos writes.
+        # Checkpoints from before migration 0007 (projection_progress, shared with nothing
+        # else but advanced by lightweight transactions): row by row, as lightweight
+        # transactions too, since a plain delete's client timestamp could shadow Paxos writes.
         rows = self._s.execute(
             "SELECT log_partition FROM projection_progress WHERE projection = %s", (PROJECTION,)
         )
