@@ -217,3 +217,40 @@ def test_a_checkpoint_from_before_migration_0007_is_where_the_view_resumes(
     assert store.checkpoint(1) == pack(1, 9)
     store.reset()
     assert store.checkpoint(1) == 0
+
+
+def test_a_batch_of_memories_at_the_size_limits_is_applied(session: CassandraSession) -> None:
+    """Grouped writes stay under Cassandra's batch_size_fail_threshold (50 KiB by
+    default): 120 memories each at the 16 KiB content limit, in non-ASCII text, with tags
+    and meta, land in one apply, as do small ones mixed in."""
+    from dataclasses import replace
+
+    store = CassandraRecordStore(session)
+    big = "é" * 8_192  # 16 KiB of UTF-8
+    mutations = []
+    for n in range(120):
+        s = stored(f"m{n}", content=big if n % 2 else f"small {n}", position=n + 1)
+        record = replace(s.record, tags=("alpha", "beta", "ünïcode"), meta={"k": "v" * 500})
+        mutations.append(PutRecord(replace(s, record=record)))
+    store.apply(mutations, checkpoint=120)
+    got = store.get_many("default", [f"m{n}" for n in range(120)])
+    assert len(got) == 120
+    assert got["m1"].record.content == big and got["m2"].record.content == "small 2"
+    assert store.count("default") == 120
+
+
+def test_grouped_writes_land_whatever_their_partitions_and_sizes(
+    session: CassandraSession,
+) -> None:
+    """write_grouped: many partitions, one statement alone over the batch size limit, and
+    nothing at all."""
+    session.use_keyspace()
+    session.execute("CREATE TABLE IF NOT EXISTS grouped (k text PRIMARY KEY, v text)")
+    stmt = session.prepare("INSERT INTO grouped (k, v) VALUES (?, ?)")
+    session.write_grouped([])
+    items = [(stmt, (f"k{n}", f"v{n}")) for n in range(1_000)]
+    items.append((stmt, ("huge", "x" * 60_000)))
+    session.write_grouped(items)
+    rows = {r.k: r.v for r in session.execute("SELECT k, v FROM grouped")}
+    assert len(rows) == 1_001
+    assert rows["k999"] == "v999" and len(rows["huge"]) == 60_000

@@ -93,7 +93,7 @@ class CassandraVaultRows:
     def _list(self, tenant: str, key_ids: Sequence[str]) -> None:
         # Listed before the row is written: a rotation must never miss a stored key.
         stmt = self._s.prepare(_LIST)
-        self._s.execute_many([(stmt, (tenant, bucket_of(k), k)) for k in key_ids])
+        self._s.write_grouped([(stmt, (tenant, bucket_of(k), k)) for k in key_ids])
 
     def add_key(self, tenant: str, key_id: str, wrapped: bytes, kek_version: int) -> KeyRow:
         self._list(tenant, [key_id])

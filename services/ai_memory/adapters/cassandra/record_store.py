@@ -26,8 +26,9 @@ comparisons are always meaningful. Consequences:
   position wins, so it never moves backwards and needs no lightweight transaction
   (migration 0007). Replaying a batch whose checkpoint was lost is harmless.
 
-Writes fan out with ``execute_concurrent``; index keys that share a partition go in one
-unlogged batch (never across partitions, which would only load the coordinator).
+Writes go out as unlogged batches grouped by the replicas of their partitions
+(``CassandraSession.write_grouped``), the batches concurrently; reads fan out with
+``execute_concurrent``.
 """
 
 from __future__ import annotations
@@ -39,8 +40,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
-
-from cassandra.query import BatchStatement, BatchType
 
 from ai_memory.core.listing import ListQuery, RecordPage
 from ai_memory.core.projection import (
@@ -72,7 +71,7 @@ from .rows import (
 from .session import CassandraSession, translate_errors
 
 PROJECTION = "records"
-Item = tuple[Any, Sequence[Any] | None]
+Item = tuple[Any, Sequence[Any]]
 _IN_CHUNK = 100
 # Keys one listing page examines at most, and how many records it reads per round.
 LIST_SCAN_KEYS = 5000
@@ -100,14 +99,13 @@ class CassandraRecordStore:
         skip = self._stale_puts(mutations)
         scopes = self._removed_scopes(mutations)
         writes: list[Item] = []
-        keyed: dict[tuple[str, ...], list[Item]] = defaultdict(list)
         reads: dict[tuple[str, str], list[tuple[int, datetime]]] = defaultdict(list)
         for i, m in enumerate(mutations):
             match m:
                 case PutRecord(stored=s) if i not in skip:
-                    self._put(s, writes, keyed)
+                    self._put(s, writes)
                 case RemoveRecord(tenant=tenant, memory_id=mid, position=pos):
-                    self._remove(tenant, mid, pos, scopes.get((tenant, mid)), writes, keyed)
+                    self._remove(tenant, mid, pos, scopes.get((tenant, mid)), writes)
                 case PutTombstone(tombstone=t):
                     self._tombstone(t, writes)
                 case SetState(tenant=tenant, memory_id=mid, state=state, at=at, position=pos):
@@ -128,8 +126,7 @@ class CassandraRecordStore:
                 case AddReads(tenant=tenant, memory_ids=ids, at=at, position=pos):
                     for mid in dict.fromkeys(ids):
                         reads[(tenant, mid)].append((pos, at))
-        writes.extend(_batched(keyed))
-        self._s.execute_many(writes)
+        self._s.write_grouped(writes)
         # Read counts after the writes: whether a memory is live depends on them.
         self._add_reads(reads)
         self._advance(partition, checkpoint)
@@ -268,16 +265,12 @@ class CassandraRecordStore:
             self._s.close()
 
     # --- helpers -----------------------------------------------------------------------
-    def _put(self, s: StoredRecord, writes: list[Item], keyed: dict[Any, list[Item]]) -> None:
+    def _put(self, s: StoredRecord, writes: list[Item]) -> None:
         mid, pos = s.record.id, s.position
         writes.append((self._s.prepare(q.PUT), (s.tenant, mid, *record_values(s), pos)))
         tb, sb = tenant_bucket(mid), scope_bucket(mid)
-        keyed[("t", s.tenant, str(tb))].append(
-            (self._s.prepare(q.PUT_TENANT_KEY), (s.tenant, tb, mid, pos))
-        )
-        keyed[("s", s.tenant, s.record.scope, str(sb))].append(
-            (self._s.prepare(q.PUT_SCOPE_KEY), (s.tenant, s.record.scope, sb, mid, pos))
-        )
+        writes.append((self._s.prepare(q.PUT_TENANT_KEY), (s.tenant, tb, mid, pos)))
+        writes.append((self._s.prepare(q.PUT_SCOPE_KEY), (s.tenant, s.record.scope, sb, mid, pos)))
 
     def _remove(
         self,
@@ -286,18 +279,13 @@ class CassandraRecordStore:
         pos: int,
         scope: str | None,
         writes: list[Item],
-        keyed: dict[Any, list[Item]],
     ) -> None:
         writes.append((self._s.prepare(q.DEL), (pos, tenant, mid)))
         tb = tenant_bucket(mid)
-        keyed[("t", tenant, str(tb))].append(
-            (self._s.prepare(q.DEL_TENANT_KEY), (pos, tenant, tb, mid))
-        )
+        writes.append((self._s.prepare(q.DEL_TENANT_KEY), (pos, tenant, tb, mid)))
         if scope is not None:
             sb = scope_bucket(mid)
-            keyed[("s", tenant, scope, str(sb))].append(
-                (self._s.prepare(q.DEL_SCOPE_KEY), (pos, tenant, scope, sb, mid))
-            )
+            writes.append((self._s.prepare(q.DEL_SCOPE_KEY), (pos, tenant, scope, sb, mid)))
 
     def _tombstone(self, t: Tombstone, writes: list[Item]) -> None:
         vals = tombstone_values(t)
@@ -362,7 +350,7 @@ class CassandraRecordStore:
             if last_at is not None:
                 params = (last, count, to_micros(last_at), last, *key)
                 writes.append((self._s.prepare(q.SET_READS), params))
-        self._s.execute_many(writes)
+        self._s.write_grouped(writes)
 
     def _advance(self, partition: int, checkpoint: int) -> None:
         # Timestamp = position: an older checkpoint arriving later (a worker that lost
@@ -422,18 +410,3 @@ class CassandraRecordStore:
 def _translated(rows: Iterable[Any]) -> Iterator[Any]:
     with translate_errors():
         yield from rows
-
-
-def _batched(keyed: dict[Any, list[Item]]) -> list[Item]:
-    """One unlogged batch per index partition (a single statement needs no batch)."""
-    items: list[Item] = []
-    for group in keyed.values():
-        if len(group) == 1:
-            items.append(group[0])
-            continue
-        for start in range(0, len(group), 100):
-            batch = BatchStatement(batch_type=BatchType.UNLOGGED)
-            for stmt, params in group[start : start + 100]:
-                batch.add(stmt, params)
-            items.append((batch, None))
-    return items

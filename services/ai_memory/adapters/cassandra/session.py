@@ -52,6 +52,7 @@ from cassandra.policies import (
     TokenAwarePolicy,
 )
 from cassandra.protocol import ErrorMessage
+from cassandra.query import BatchStatement, BatchType
 
 from ai_memory.core.errors import AiMemoryError, InvalidInput, PermanentError, Unavailable
 
@@ -256,5 +257,69 @@ class CassandraSession:
             )
         return [result for _, result in results]
 
+    def write_grouped(self, items: Sequence[tuple[Any, Sequence[Any]]]) -> None:
+        """Apply plain (unconditional, non-counter) writes, grouped into unlogged batches
+        by the replicas that own their partitions, and the batches run concurrently.
+
+        A batch whose partitions all live on the same replicas is coordinated by one of
+        them (the token-aware policy routes it by its first statement), so grouping adds
+        no hop, and one request carries many mutations: on the local node a batch of 50
+        costs Cassandra ≈ 0.1–0.2 ms of CPU per mutation against ≈ 0.4 ms one by one, and
+        the driver ≈ 15× less (``loadtest/RESULTS.md``). This is what the Spark Cassandra
+        connector does (``spark.cassandra.output.batch.grouping.key = replica_set``). An
+        unlogged batch is no more atomic than its statements sent apart, which is all the
+        callers assume: every write here is idempotent (``USING TIMESTAMP``). Batches stay
+        under ``MAX_BATCH_BYTES`` of bound values, below Cassandra's default
+        ``batch_size_fail_threshold`` (50 KiB)."""
+        if not items:
+            return
+        groups: dict[tuple[str, ...], list[tuple[Any, int]]] = {}
+        metadata = self._cluster.metadata
+        with translate_errors():
+            for stmt, params in items:
+                bound = stmt.bind(params)
+                keyspace = bound.keyspace or self.settings.keyspace
+                replicas = metadata.get_replicas(keyspace, bound.routing_key)
+                group = tuple(sorted(str(h.endpoint) for h in replicas))
+                groups.setdefault(group, []).append((bound, _bound_bytes(params)))
+        batches: list[tuple[Any, None]] = []
+        for members in groups.values():
+            batch, count, size = BatchStatement(batch_type=BatchType.UNLOGGED), 0, 0
+            for bound, nbytes in members:
+                if nbytes > MAX_BATCH_BYTES:  # alone over the threshold: sent on its own
+                    batches.append((bound, None))
+                    continue
+                if count and (size + nbytes > MAX_BATCH_BYTES or count >= MAX_BATCH_STATEMENTS):
+                    batches.append((batch, None))
+                    batch, count, size = BatchStatement(batch_type=BatchType.UNLOGGED), 0, 0
+                batch.add(bound)
+                count, size = count + 1, size + nbytes
+            if count:
+                batches.append((batch, None))
+        self.execute_many(batches, concurrency=16)
+
     def close(self) -> None:
         self._cluster.shutdown()
+
+
+MAX_BATCH_BYTES = 24 * 1024
+MAX_BATCH_STATEMENTS = 100
+
+
+def _bound_bytes(params: Sequence[Any]) -> int:
+    """About the bytes a statement's values take in a batch (strings and blobs by their
+    encoded length, collections at most 4 bytes a character, everything else a few
+    bytes): an upper bound that keeps a batch below the threshold."""
+    total = 64  # the statement id, the timestamp, the framing
+    for value in params:
+        if isinstance(value, str):
+            total += len(value) if value.isascii() else len(value.encode("utf-8"))
+        elif isinstance(value, bytes | bytearray | memoryview):
+            total += len(value)
+        elif isinstance(value, list | tuple | set | frozenset):
+            total += sum(4 * len(v) if isinstance(v, str) else 16 for v in value)
+        elif isinstance(value, dict):
+            total += sum(4 * (len(str(k)) + len(str(v))) for k, v in value.items())
+        else:
+            total += 16
+    return total
