@@ -5,8 +5,9 @@
 
 Applies ``--events`` new memories through the real ``RecordsSink`` into a fresh keyspace,
 in batches of 500 (the workers' batch size), and times it; then times ``--singles``
-one-event batches (the latency a lone write sees: its rows, then the checkpoint). Run it once against a node started with
-``AIMEM_CASSANDRA_COMMITLOG=periodic`` and once with ``group`` (the default).
+one-event batches (the latency a lone write sees: its rows, then the checkpoint). Run it
+once against a node started with ``AIMEM_CASSANDRA_COMMITLOG=periodic`` and once with
+``group`` (the default).
 """
 
 from __future__ import annotations
