@@ -172,3 +172,72 @@ def test_an_interaction_is_sealed_under_a_key_of_its_own() -> None:
     sealer.forget("default", interaction_key_id("i1"))
     gone = s.decode(frame)
     assert isinstance(gone, InteractionRecorded) and gone.sealed and gone.text == ""
+
+
+class _OutageVault:
+    """A vault that can be switched off, as when Cassandra is down."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.down = False
+
+    def __getattr__(self, name: str) -> Any:
+        from ai_memory.core.errors import Unavailable
+
+        attr = getattr(self.inner, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if self.down:
+                raise Unavailable("the vault is unreachable")
+            return attr(*args, **kwargs)
+
+        return call
+
+
+def test_a_known_memory_is_sealed_with_its_key_while_the_vault_is_down() -> None:
+    """stale-if-error on the sealing side only: a key used within ``stale_seconds`` seals
+    new versions while the vault is unreachable; a new memory, a key older than that, and
+    every open are refused with Unavailable (retry), never served a guess."""
+    from ai_memory.core.errors import Unavailable
+
+    now = [1_000.0]
+    vault = _OutageVault(memory_vault(ROOT, VaultBacking()))
+    sealer = Sealer(vault, cache_seconds=5, stale_seconds=300, clock=lambda: now[0])
+    s = AvroEventSerializer(sealer=sealer)
+    first = s.encode(event("m1"))
+    vault.down = True
+    now[0] += 60  # past the cache TTL, within the stale window
+    v2 = event("m1", version=2)
+    sealer.prepare([v2])  # does not raise: its key is known
+    second = s.encode(v2)
+    assert sealer.stale_seals == 1
+    with pytest.raises(Unavailable):
+        sealer.prepare([event("m2")])  # a new memory needs the vault
+    with pytest.raises(Unavailable):
+        s.encode(event("m2"))
+    with pytest.raises(Unavailable):
+        s.decode(first)  # opening never uses a stale key
+    now[0] += 300  # past the stale window too
+    with pytest.raises(Unavailable):
+        s.encode(event("m1", version=3))
+    vault.down = False
+    assert s.decode(second) == v2  # sealed under the real key
+    assert sealer.vault.get("default", memory_key_id("m1")) is not None
+
+
+def test_a_destroyed_key_is_not_revived_by_a_vault_outage() -> None:
+    """A forget in this process evicts the key: with the vault down afterwards, nothing
+    stale is left to seal with."""
+    from ai_memory.core.errors import Unavailable
+
+    now = [1_000.0]
+    vault = _OutageVault(memory_vault(ROOT, VaultBacking()))
+    sealer = Sealer(vault, cache_seconds=5, stale_seconds=300, clock=lambda: now[0])
+    s = AvroEventSerializer(sealer=sealer)
+    s.encode(event("m1"))
+    sealer.forget("default", memory_key_id("m1"))
+    vault.down = True
+    with pytest.raises(Unavailable):
+        s.encode(event("m1", version=2))

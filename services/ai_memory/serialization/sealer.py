@@ -19,6 +19,15 @@ field rules and the AAD are ``core.sealing``; the cipher is AES-256-GCM.
 * Unwrapped keys are cached for ``cache_seconds`` (a vault read per event would double a
   replay's cost); ``forget`` evicts at once in this process, other processes drop a
   destroyed key within ``cache_seconds``.
+* **Sealing survives a vault outage for known memories** (*stale-if-error*, as the API-key
+  cache does): when the vault cannot be reached, a key this process used within the last
+  ``stale_seconds`` still seals new versions of its memory, so writes to memories in use
+  stay available while Cassandra is down (a new memory still needs the vault: its key must
+  be stored before its event is acknowledged). Only sealing: opening never uses a stale
+  key, so no view shows content whose key another process destroyed, past the usual
+  ``cache_seconds``. Sealing under a key destroyed meanwhile cannot leak anything: its
+  memory was forgotten, so the partition owner refuses the write, and were it ever
+  appended it would read as forgotten.
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
@@ -41,6 +50,7 @@ from ai_memory.core.data_keys import (
     key_destroyed,
     memory_key_id,
 )
+from ai_memory.core.errors import Unavailable
 from ai_memory.core.events import DomainEvent, InteractionRecorded, MemoryWritten
 from ai_memory.core.evidence_sealing import (
     FORGOTTEN_KEY,
@@ -69,28 +79,43 @@ _INTERACTION = "InteractionRecorded"
 _STATE_CHANGED = "MemoryStateChanged"
 
 
+STALE_IF_ERROR_SECONDS = 300.0
+
+
 class Sealer:
     def __init__(
-        self, vault: DataKeyVault, *, cache_seconds: float = 5.0, cache_size: int = 10_000
+        self,
+        vault: DataKeyVault,
+        *,
+        cache_seconds: float = 5.0,
+        cache_size: int = 10_000,
+        stale_seconds: float = STALE_IF_ERROR_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.vault = vault
         self._ttl = cache_seconds
         self._size = cache_size
+        self._stale = stale_seconds
+        self._clock = clock
         self._cache: OrderedDict[tuple[str, str], tuple[bytes, float]] = OrderedDict()
         self._lock = threading.Lock()
+        self.stale_seals = 0  # keys used past their TTL because the vault was unreachable
 
     # --- keys ------------------------------------------------------------------------
-    def _cached(self, tenant: str, key_id: str) -> bytes | None:
+    def _cached(self, tenant: str, key_id: str, *, stale: bool = False) -> bytes | None:
+        """The cached key; with ``stale``, also one that expired less than
+        ``stale_seconds`` ago (for sealing while the vault is unreachable)."""
         with self._lock:
             hit = self._cache.get((tenant, key_id))
-            if hit is None or hit[1] < time.monotonic():
+            grace = self._stale if stale else 0.0
+            if hit is None or hit[1] + grace < self._clock():
                 return None
             self._cache.move_to_end((tenant, key_id))
             return hit[0]
 
     def _remember(self, tenant: str, key_id: str, key: bytes) -> None:
         with self._lock:
-            self._cache[(tenant, key_id)] = (key, time.monotonic() + self._ttl)
+            self._cache[(tenant, key_id)] = (key, self._clock() + self._ttl)
             self._cache.move_to_end((tenant, key_id))
             while len(self._cache) > self._size:
                 self._cache.popitem(last=False)
@@ -121,7 +146,12 @@ class Sealer:
                 if first:  # no key yet, most likely: the vault need not look first
                     new.setdefault(e.header.tenant, set()).add(key_id)
         for tenant, key_ids in wanted.items():
-            made = self.vault.create_many(tenant, key_ids, new=new.get(tenant, ()))
+            try:
+                made = self.vault.create_many(tenant, key_ids, new=new.get(tenant, ()))
+            except Unavailable:
+                if all(self._cached(tenant, k, stale=True) is not None for k in key_ids):
+                    continue  # every one is known: sealing uses them (``_live_key``)
+                raise
             for key_id, key in made.items():
                 self._remember(tenant, key_id, key)
 
@@ -137,6 +167,11 @@ class Sealer:
     def _live_key(self, tenant: str, key_id: str) -> bytes:
         try:
             key = self._key(tenant, key_id, create=True)
+        except Unavailable:
+            key = self._cached(tenant, key_id, stale=True)
+            if key is None:
+                raise
+            self.stale_seals += 1
         except Exception as e:
             if getattr(e, "code", "") == "data_key_destroyed":
                 raise UnencodableEvent(str(key_destroyed(tenant, key_id))) from e
