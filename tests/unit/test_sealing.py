@@ -197,9 +197,10 @@ class _OutageVault:
 
 
 def test_a_known_memory_is_sealed_with_its_key_while_the_vault_is_down() -> None:
-    """stale-if-error on the sealing side only: a key used within ``stale_seconds`` seals
-    new versions while the vault is unreachable; a new memory, a key older than that, and
-    every open are refused with Unavailable (retry), never served a guess."""
+    """stale-if-error on the sealing side: a key read within ``cache_seconds +
+    stale_seconds`` seals new versions while the vault is unreachable and is re-armed so
+    this process opens what it just sealed; a new memory, an older key, and opening with
+    a key nothing re-armed are refused with Unavailable (retry), never a guess."""
     from ai_memory.core.errors import Unavailable
 
     now = [1_000.0]
@@ -209,22 +210,38 @@ def test_a_known_memory_is_sealed_with_its_key_while_the_vault_is_down() -> None
     first = s.encode(event("m1"))
     vault.down = True
     now[0] += 60  # past the cache TTL, within the stale window
+    with pytest.raises(Unavailable):
+        s.decode(first)  # opening alone never reaches for a stale key
     v2 = event("m1", version=2)
     sealer.prepare([v2])  # does not raise: its key is known
     second = s.encode(v2)
     assert sealer.stale_seals == 1
+    assert s.decode(second) == v2  # re-armed: the guard's decode-back opens it
     with pytest.raises(Unavailable):
         sealer.prepare([event("m2")])  # a new memory needs the vault
     with pytest.raises(Unavailable):
         s.encode(event("m2"))
-    with pytest.raises(Unavailable):
-        s.decode(first)  # opening never uses a stale key
-    now[0] += 300  # past the stale window too
+    now[0] += 250  # 310 s after the last read that reached the vault: too old
     with pytest.raises(Unavailable):
         s.encode(event("m1", version=3))
     vault.down = False
-    assert s.decode(second) == v2  # sealed under the real key
-    assert sealer.vault.get("default", memory_key_id("m1")) is not None
+    assert AvroEventSerializer(sealer=Sealer(vault)).decode(second) == v2  # the real key
+
+
+def test_the_append_guard_answers_a_vault_outage_with_unavailable_not_422() -> None:
+    """The guard decodes every event back; a vault it cannot reach is an outage (503,
+    retry), never an ``unprojectable_event`` the client would give up on."""
+    from ai_memory.adapters.memory.event_log import MemoryEventLog
+    from ai_memory.adapters.projectable_log import ProjectableLog
+    from ai_memory.core.errors import Unavailable
+
+    vault = _OutageVault(memory_vault(ROOT, VaultBacking()))
+    s = AvroEventSerializer(sealer=Sealer(vault))
+    log = ProjectableLog(MemoryEventLog(s), s)
+    vault.down = True
+    with pytest.raises(Unavailable):
+        log.append([event("m1")])
+    assert log.last_position() == 0
 
 
 def test_a_destroyed_key_is_not_revived_by_a_vault_outage() -> None:

@@ -37,7 +37,7 @@ from typing import Any
 from ai_memory.adapters.index_payload import point_id, put_payload, tombstone_payload
 from ai_memory.adapters.record_rows import record_values, tombstone_values
 from ai_memory.core.bundle import tombstone_line
-from ai_memory.core.errors import InvalidInput
+from ai_memory.core.errors import InvalidInput, RetryableError
 from ai_memory.core.events import DomainEvent, Head, LoggedEvent, MemoryWritten, TenantPage
 from ai_memory.core.ports import EventLog, EventSerializer, index_text
 from ai_memory.core.projection import (
@@ -77,7 +77,12 @@ def check_projectable(event: DomainEvent, serializer: EventSerializer) -> None:
             _record_row(mutation)
         for index_mutation in project_index(logged):
             _index_point(index_mutation)
-    except Exception as e:  # every failure means the same: a projection would stop here
+    except RetryableError:
+        # A store the check needs is unreachable (the vault, to open what was sealed): an
+        # outage, not an unprojectable event; the caller answers 503 and the client
+        # retries, where a 422 would tell it to give the write up.
+        raise
+    except Exception as e:  # every other failure means one thing: a projection stops here
         name = type(event).__name__
         detail = safe_name(f"{type(e).__name__}: {e}", 300)
         raise InvalidInput(

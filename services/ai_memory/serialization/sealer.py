@@ -23,10 +23,14 @@ field rules and the AAD are ``core.sealing``; the cipher is AES-256-GCM.
   cache does): when the vault cannot be reached, a key this process used within the last
   ``stale_seconds`` still seals new versions of its memory, so writes to memories in use
   stay available while Cassandra is down (a new memory still needs the vault: its key must
-  be stored before its event is acknowledged). Only sealing: opening never uses a stale
-  key, so no view shows content whose key another process destroyed, past the usual
-  ``cache_seconds``. Sealing under a key destroyed meanwhile cannot leak anything: its
-  memory was forgotten, so the partition owner refuses the write, and were it ever
+  be stored before its event is acknowledged). Sealing with it re-arms it for
+  ``cache_seconds``, so this process opens what it just wrote (the append guard decodes
+  every event back, the co-located projections apply it); otherwise opening never reaches
+  past ``cache_seconds``. So during an outage a key lives in this process's memory at
+  most ``cache_seconds + stale_seconds`` after its last read from the vault — the bound a
+  destroy elsewhere gets then (a destroy needs the vault, so on one Cassandra cluster it
+  waits for the outage to end). Sealing under a key destroyed meanwhile leaks nothing:
+  its memory was forgotten, so the partition owner refuses the write, and were it ever
   appended it would read as forgotten.
 """
 
@@ -97,7 +101,8 @@ class Sealer:
         self._size = cache_size
         self._stale = stale_seconds
         self._clock = clock
-        self._cache: OrderedDict[tuple[str, str], tuple[bytes, float]] = OrderedDict()
+        # (tenant, key id) → (key, valid until, read from the vault at)
+        self._cache: OrderedDict[tuple[str, str], tuple[bytes, float, float]] = OrderedDict()
         self._lock = threading.Lock()
         self.stale_seals = 0  # keys used past their TTL because the vault was unreachable
 
@@ -107,15 +112,30 @@ class Sealer:
         ``stale_seconds`` ago (for sealing while the vault is unreachable)."""
         with self._lock:
             hit = self._cache.get((tenant, key_id))
-            grace = self._stale if stale else 0.0
-            if hit is None or hit[1] + grace < self._clock():
+            now = self._clock()
+            if hit is None:
+                return None
+            if stale:
+                if hit[2] + self._ttl + self._stale < now:
+                    return None
+            elif hit[1] < now:
                 return None
             self._cache.move_to_end((tenant, key_id))
             return hit[0]
 
-    def _remember(self, tenant: str, key_id: str, key: bytes) -> None:
+    def _remember(
+        self, tenant: str, key_id: str, key: bytes, *, read_at: float | None = None
+    ) -> None:
+        """Cache ``key`` for ``cache_seconds``. ``read_at``: when it was last read from
+        the vault, if not now (a stale key re-armed during an outage keeps its age, so the
+        stale window stays counted from the last read that reached the vault)."""
         with self._lock:
-            self._cache[(tenant, key_id)] = (key, self._clock() + self._ttl)
+            now = self._clock()
+            self._cache[(tenant, key_id)] = (
+                key,
+                now + self._ttl,
+                now if read_at is None else read_at,
+            )
             self._cache.move_to_end((tenant, key_id))
             while len(self._cache) > self._size:
                 self._cache.popitem(last=False)
@@ -172,6 +192,11 @@ class Sealer:
             if key is None:
                 raise
             self.stale_seals += 1
+            # Re-armed for ``cache_seconds`` (its age kept): the guard's decode-back of
+            # what was just sealed opens it, as the co-located projections will.
+            with self._lock:
+                read_at = self._cache[(tenant, key_id)][2]
+            self._remember(tenant, key_id, key, read_at=read_at)
         except Exception as e:
             if getattr(e, "code", "") == "data_key_destroyed":
                 raise UnencodableEvent(str(key_destroyed(tenant, key_id))) from e
