@@ -258,3 +258,22 @@ def test_a_destroyed_key_is_not_revived_by_a_vault_outage() -> None:
     vault.down = True
     with pytest.raises(Unavailable):
         s.encode(event("m1", version=2))
+
+
+def test_a_forget_asked_during_the_outage_leaves_no_stale_key_to_seal_with() -> None:
+    """The destroy fails (the vault is down) but the key has left this process's cache
+    first, so no later write of the memory is sealed with it stale."""
+    from ai_memory.core.errors import Unavailable
+
+    now = [1_000.0]
+    vault = _OutageVault(memory_vault(ROOT, VaultBacking()))
+    sealer = Sealer(vault, cache_seconds=5, stale_seconds=300, clock=lambda: now[0])
+    s = AvroEventSerializer(sealer=sealer)
+    s.encode(event("m1"))
+    vault.down = True
+    now[0] += 10
+    with pytest.raises(Unavailable):
+        sealer.forget("default", memory_key_id("m1"))
+    with pytest.raises(Unavailable):
+        s.encode(event("m1", version=2))
+    assert sealer.stale_seals == 0

@@ -123,19 +123,25 @@ class Sealer:
             self._cache.move_to_end((tenant, key_id))
             return hit[0]
 
-    def _remember(
-        self, tenant: str, key_id: str, key: bytes, *, read_at: float | None = None
-    ) -> None:
-        """Cache ``key`` for ``cache_seconds``. ``read_at``: when it was last read from
-        the vault, if not now (a stale key re-armed during an outage keeps its age, so the
-        stale window stays counted from the last read that reached the vault)."""
+    def _rearm_stale(self, tenant: str, key_id: str) -> bytes | None:
+        """A key within its stale window, re-armed for ``cache_seconds`` with its age
+        kept, so the guard's decode-back of what is sealed with it opens it (as the
+        co-located projections will). Looked up and re-armed under one lock hold: a
+        ``forget`` racing it either comes first (nothing to re-arm) or evicts after."""
+        with self._lock:
+            hit = self._cache.get((tenant, key_id))
+            now = self._clock()
+            if hit is None or hit[2] + self._ttl + self._stale < now:
+                return None
+            self._cache[(tenant, key_id)] = (hit[0], now + self._ttl, hit[2])
+            self._cache.move_to_end((tenant, key_id))
+            return hit[0]
+
+    def _remember(self, tenant: str, key_id: str, key: bytes) -> None:
+        """Cache ``key``, just read from (or stored in) the vault, for ``cache_seconds``."""
         with self._lock:
             now = self._clock()
-            self._cache[(tenant, key_id)] = (
-                key,
-                now + self._ttl,
-                now if read_at is None else read_at,
-            )
+            self._cache[(tenant, key_id)] = (key, now + self._ttl, now)
             self._cache.move_to_end((tenant, key_id))
             while len(self._cache) > self._size:
                 self._cache.popitem(last=False)
@@ -188,15 +194,10 @@ class Sealer:
         try:
             key = self._key(tenant, key_id, create=True)
         except Unavailable:
-            key = self._cached(tenant, key_id, stale=True)
+            key = self._rearm_stale(tenant, key_id)
             if key is None:
                 raise
             self.stale_seals += 1
-            # Re-armed for ``cache_seconds`` (its age kept): the guard's decode-back of
-            # what was just sealed opens it, as the co-located projections will.
-            with self._lock:
-                read_at = self._cache[(tenant, key_id)][2]
-            self._remember(tenant, key_id, key, read_at=read_at)
         except Exception as e:
             if getattr(e, "code", "") == "data_key_destroyed":
                 raise UnencodableEvent(str(key_destroyed(tenant, key_id))) from e
