@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from ai_memory.core.data_keys import KEY_BYTES, DataKeyVault
+from ai_memory.core.data_keys import KEY_BYTES, DataKeyVault, subject_of
 from ai_memory.core.errors import AiMemoryError, Gone
 
 MakeVault = Callable[[bytes], DataKeyVault]
@@ -254,6 +254,106 @@ class DataKeyVaultContract:
             "memory/nope": None,
         }
         assert vault.destroyed_at("acme", []) == {}
+
+    # --- issue_many: the write path's keys (one per subject, or one per creation) --------
+    def test_issued_keys_open_by_their_id_after_a_restart(self, make_vault: MakeVault) -> None:
+        vault = make_vault(ROOT)
+        subjects = ["memory/a", "memory/b", "interaction/t1"]
+        issued = vault.issue_many("acme", [*subjects, "memory/a"], new=subjects)
+        assert set(issued) == set(subjects)
+        for subject, (key_id, key) in issued.items():
+            assert subject_of(key_id) == subject
+            assert len(key) == KEY_BYTES
+            assert make_vault(ROOT).get("acme", key_id) == key
+            assert not make_vault(ROOT).destroyed("acme", key_id)
+        assert len({key for _, key in issued.values()}) == 3
+        assert make_vault(ROOT).issue_many("acme", []) == {}
+
+    def test_racing_issuers_of_one_subject_each_get_a_key_that_opens(
+        self, make_vault: MakeVault
+    ) -> None:
+        """Gateways issuing keys for one new memory at once (a zombie owner and its
+        successor) each seal with a key that every reader opens by the id it names."""
+        got: list[tuple[str, bytes]] = []
+        start = threading.Barrier(4)
+
+        def issue() -> None:
+            vault = make_vault(ROOT)
+            start.wait()
+            got.append(vault.issue_many("acme", ["memory/m1"], new=["memory/m1"])["memory/m1"])
+
+        threads = [threading.Thread(target=issue) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(got) == 4
+        reader = make_vault(ROOT)
+        for key_id, key in got:
+            assert reader.get("acme", key_id) == key
+
+    def test_destroying_a_subject_destroys_every_key_issued_for_it(
+        self, make_vault: MakeVault
+    ) -> None:
+        a, b = make_vault(ROOT), make_vault(ROOT)
+        first = a.issue_many("acme", ["memory/m1"], new=["memory/m1"])["memory/m1"]
+        # A creator that did not see the first key (another gateway, a restart).
+        second = b.issue_many("acme", ["memory/m1"], new=["memory/m1"])["memory/m1"]
+        other = a.issue_many("acme", ["memory/m2"], new=["memory/m2"])["memory/m2"]
+        elsewhere = a.issue_many("globex", ["memory/m1"], new=["memory/m1"])["memory/m1"]
+        before = time.time_ns() // 1000
+        a.destroy("acme", "memory/m1")
+        for v in (a, make_vault(ROOT)):
+            for key_id, _ in (first, second):
+                assert v.get("acme", key_id) is None
+                assert v.destroyed("acme", key_id)
+            assert v.destroyed("acme", "memory/m1")
+            at = v.destroyed_at("acme", ["memory/m1"])["memory/m1"]
+            assert at is not None and at >= before
+            assert v.get("acme", other[0]) == other[1]
+            assert v.get("globex", elsewhere[0]) == elsewhere[1]
+
+    def test_a_destroyed_subject_is_never_issued_a_key_that_opens(
+        self, make_vault: MakeVault
+    ) -> None:
+        vault = make_vault(ROOT)
+        vault.issue_many("acme", ["memory/gone"], new=["memory/gone"])
+        vault.destroy("acme", "memory/gone")
+        vault.destroy("acme", "memory/imported-tombstone")  # never had a key
+        for subject in ("memory/gone", "memory/imported-tombstone"):
+            assert make_vault(ROOT).issue_many("acme", [subject]) == {}
+            # Hinted new (a wrong hint: the caller's decision is what refuses a forgotten
+            # memory), a store may skip its look: then the key it issues reads destroyed.
+            hinted = make_vault(ROOT).issue_many("acme", [subject], new=[subject])
+            for key_id, _ in hinted.values():
+                assert make_vault(ROOT).get("acme", key_id) is None
+                assert make_vault(ROOT).destroyed("acme", key_id)
+
+    def test_a_key_made_before_issued_ids_keeps_sealing_its_subject(
+        self, make_vault: MakeVault
+    ) -> None:
+        vault = make_vault(ROOT)
+        old = vault.create("acme", "memory/old")
+        assert make_vault(ROOT).issue_many("acme", ["memory/old"]) == {
+            "memory/old": ("memory/old", old)
+        }
+
+    def test_rotation_lists_and_rewraps_issued_keys(self, make_vault: MakeVault) -> None:
+        vault = make_vault(ROOT)
+        subjects = [f"memory/r{i}" for i in range(5)]
+        issued = vault.issue_many("acme", subjects, new=subjects)
+        vault.destroy("acme", "memory/r4")
+        new = vault.add_kek_version("acme")
+        listed = _all_below(make_vault(ROOT), "acme", new)
+        assert listed == sorted(issued[s][0] for s in subjects[:4])
+        for key_id in listed:
+            assert make_vault(ROOT).rewrap("acme", key_id)
+        assert _all_below(vault, "acme", new) == []
+        vault.destroy_kek("acme", 1)
+        for subject in subjects[:4]:
+            key_id, key = issued[subject]
+            assert make_vault(ROOT).get("acme", key_id) == key
+        assert make_vault(ROOT).get("acme", issued["memory/r4"][0]) is None
 
 
 def _all_below(vault: DataKeyVault, tenant: str, version: int) -> list[str]:

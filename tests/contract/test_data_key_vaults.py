@@ -22,6 +22,15 @@ class TestMemoryDataKeyVault(DataKeyVaultContract):
         return lambda root: memory_vault(root, backing)
 
 
+class TestMemoryDataKeyVaultIssuingOwnIds(DataKeyVaultContract):
+    """The layout of the Cassandra vault (a key id per creation) without a server."""
+
+    @pytest.fixture
+    def make_vault(self) -> MakeVault:
+        backing = VaultBacking()
+        return lambda root: memory_vault(root, backing, issues_own_ids=True)
+
+
 class TestSqliteDataKeyVault(DataKeyVaultContract):
     @pytest.fixture
     def make_vault(self, tmp_path: Path) -> Iterator[MakeVault]:

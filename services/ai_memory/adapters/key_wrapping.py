@@ -29,8 +29,10 @@ from ai_memory.core.data_keys import (
     KEK_CACHE_SECONDS,
     KEY_BYTES,
     KeyPage,
+    issued_key_id,
     key_destroyed,
     root_key_mismatch,
+    subject_of,
 )
 from ai_memory.core.errors import InvalidInput, Unavailable
 
@@ -59,6 +61,11 @@ class KekRow:
 class VaultRows(Protocol):
     """What a backend stores for the vault: wrapped KEKs and wrapped data keys."""
 
+    #: True: every issued key gets an id of its own (``add_issued``, a plain write), and
+    #: ``key``/``keys`` of such an id report it destroyed once its subject is. False: one
+    #: key per subject, created by ``add_keys`` (create unless it exists).
+    issues_own_ids: bool
+
     def keks(self, tenant: str) -> list[KekRow]:
         """Every KEK version the tenant ever had, destroyed ones included."""
         ...
@@ -85,6 +92,11 @@ class VaultRows(Protocol):
         """``add_key`` for many (key id, wrapped, KEK version) at once."""
         ...
 
+    def add_issued(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> None:
+        """Store keys under ids nobody else ever writes (``issued_key_id``), listed for
+        rotation before they are stored. Only where ``issues_own_ids``."""
+        ...
+
     def keys_below(self, tenant: str, version: int, cursor: str | None, limit: int) -> KeyPage:
         """Ids of live data keys wrapped under a KEK version below ``version``, by pages."""
         ...
@@ -98,7 +110,8 @@ class VaultRows(Protocol):
 
     def destroy(self, tenant: str, key_id: str, at_us: int) -> None:
         """Record ``destroyed_at`` and erase the wrapped key, creating the row if the id
-        was never created. A second destroy keeps the first time."""
+        was never created. A second destroy keeps the first time. With
+        ``issues_own_ids``, destroying a subject also destroys every key issued for it."""
         ...
 
     def close(self) -> None: ...
@@ -319,6 +332,39 @@ class WrappedVault:
             self._settle(tenant, ours, version)
         keys = {k: ours.get(k) or self._unwrap(tenant, k, row) for k, row in rows.items()}
         return {k: key for k, key in keys.items() if key is not None}
+
+    def issue_many(
+        self, tenant: str, subjects: Sequence[str], *, new: Collection[str] = ()
+    ) -> dict[str, tuple[str, bytes]]:
+        if not self._rows.issues_own_ids:
+            made = self.create_many(tenant, subjects, new=new)
+            return {subject: (subject, key) for subject, key in made.items()}
+        wanted = list(dict.fromkeys(subjects))
+        # A subject not hinted new may be destroyed (refused) or hold a key from before
+        # keys had ids of their own (kept: its versions stay under one key). Every destroy
+        # of a subject writes the subject's own row, so that one read tells both.
+        fresh = set(new)
+        known = [s for s in wanted if s not in fresh]
+        rows = self._rows.keys(tenant, known) if known else {}
+        issued: dict[str, tuple[str, bytes]] = {}
+        for subject, row in rows.items():
+            key = None if row.destroyed else self._unwrap(tenant, subject, row)
+            if key is not None:
+                issued[subject] = (subject, key)
+        mint = [s for s in wanted if s not in rows]
+        if mint:
+            version, kek = self._kek_to_wrap(tenant)
+            plain = {issued_key_id(s, os.urandom(9).hex()): os.urandom(KEY_BYTES) for s in mint}
+            self._rows.add_issued(
+                tenant,
+                [
+                    (k, _seal(kek, key, _aad("data", tenant, version, k)), version)
+                    for k, key in plain.items()
+                ],
+            )
+            self._settle(tenant, plain, version)
+            issued.update({subject_of(k): (k, key) for k, key in plain.items()})
+        return issued
 
     def get(self, tenant: str, key_id: str) -> bytes | None:
         row = self._rows.key(tenant, key_id)

@@ -33,6 +33,9 @@ CREATE TABLE IF NOT EXISTS data_keys (
 
 
 class SqliteVaultRows:
+    # One key per subject: "create unless it exists" is a local transaction here.
+    issues_own_ids = False
+
     def __init__(self, path: Path | str) -> None:
         self._db = Connections(path)
         self._db.writer.execute("PRAGMA secure_delete = ON")
@@ -112,6 +115,9 @@ class SqliteVaultRows:
                 [(tenant, k, wrapped, version) for k, wrapped, version in new],
             )
         return self.keys(tenant, [k for k, _, _ in new])
+
+    def add_issued(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> None:
+        raise NotImplementedError("the SQLite vault keeps one key per subject")
 
     def keys_below(self, tenant: str, version: int, cursor: str | None, limit: int) -> KeyPage:
         with translate_errors():

@@ -6,11 +6,16 @@ forgetting destroys the key, so a replay of the immutable log can never open the
 again. A vault stores each data key wrapped by its tenant's key-encryption key (KEK),
 which is wrapped by the deployment's root key; callers only ever see unwrapped keys.
 
-Key ids are the vault's, not the record's: ``memory_key_id`` names the key of a memory.
-A memory id is never written again once forgotten (``core.decide`` refuses it with
-``memory_forgotten``), so one key id per memory id is enough — and a destroyed key id is
-never created again, so even a path that tried to reuse a forgotten id could not seal new
-content under a resurrected key (``create`` refuses it).
+Key ids are the vault's, not the record's. A *subject* names what a key seals:
+``memory_key_id`` a memory (all its versions), ``interaction_key_id`` one raw turn. A vault
+either keeps one key per subject (the key id is the subject: SQLite and in-memory, where
+"create unless it exists" is a local transaction) or gives every creation an id of its own,
+``<subject>/~<suffix>`` (Cassandra, where agreeing on one key per subject costs a Paxos round
+per new memory): ``issue_many`` says which id it chose, and the sealed event names it.
+Destroying a subject destroys every key ever issued for it, and a subject is never issued
+a key again once destroyed — a memory id is never written again once forgotten
+(``core.decide`` refuses it with ``memory_forgotten``), and even a path that tried to reuse
+a forgotten id could not seal new content under a key that opens.
 """
 
 from __future__ import annotations
@@ -29,14 +34,33 @@ KEY_BYTES = 32
 KEK_CACHE_SECONDS = 5.0
 
 
+#: Between a subject and the suffix of a key issued for it (``subject_of``): a subject is
+#: ``kind/id`` and a memory id never holds ``/`` (``core.record``), interaction ids are
+#: UUIDs, so ``/~`` after the id cannot be part of it.
+KEY_ID_SEPARATOR = "/~"
+
+
 def memory_key_id(memory_id: str) -> str:
-    """The id of the data key sealing every version of ``memory_id``."""
+    """The subject (and, in a one-key-per-subject vault, the key id) of ``memory_id``."""
     return f"memory/{memory_id}"
 
 
 def interaction_key_id(interaction_id: str) -> str:
     """The id of the data key sealing one raw interaction."""
     return f"interaction/{interaction_id}"
+
+
+def issued_key_id(subject: str, suffix: str) -> str:
+    """The id of one key issued for ``subject`` in a vault that gives every creation an
+    id of its own."""
+    return f"{subject}{KEY_ID_SEPARATOR}{suffix}"
+
+
+def subject_of(key_id: str) -> str:
+    """The subject a key id was issued for: what comes before its suffix, or the id
+    itself (a vault with one key per subject)."""
+    head, sep, tail = key_id.rpartition(KEY_ID_SEPARATOR)
+    return head if sep and "/" in head and "/" not in tail else key_id
 
 
 def key_destroyed(tenant: str, key_id: str) -> Gone:
@@ -82,13 +106,26 @@ class DataKeyVault(Protocol):
         lets a store skip looking for them first; the result is the same either way."""
         ...
 
+    def issue_many(
+        self, tenant: str, subjects: Sequence[str], *, new: Collection[str] = ()
+    ) -> dict[str, tuple[str, bytes]]:
+        """A key to seal new content of each subject with, as (key id, key): the
+        subject's one key (made if it has none), or — in a vault that gives every creation
+        its own id — a key stored now under a new id ``<subject>/~<suffix>``. Destroyed
+        subjects are left out. ``new`` names subjects the caller expects to have no key
+        yet: a store may then skip looking for one, and a destroyed subject hinted new may
+        be issued a key whose id already reads as destroyed (``get`` None, ``destroyed``
+        True), never one that opens for anyone else."""
+        ...
+
     def get(self, tenant: str, key_id: str) -> bytes | None:
         """The unwrapped key; None when it was destroyed or never created. A key the
         root key cannot unwrap raises ``root_key_mismatch``."""
         ...
 
     def destroy(self, tenant: str, key_id: str) -> None:
-        """Destroy for good (idempotent). An id never created is recorded as destroyed,
+        """Destroy for good (idempotent). A subject: every key ever issued for it, and a
+        mark that refuses it any new key. An id never created is recorded as destroyed,
         so it can never be created later (a tombstone imported before its memory)."""
         ...
 

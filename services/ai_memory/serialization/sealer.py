@@ -53,6 +53,7 @@ from ai_memory.core.data_keys import (
     interaction_key_id,
     key_destroyed,
     memory_key_id,
+    subject_of,
 )
 from ai_memory.core.errors import Unavailable
 from ai_memory.core.events import DomainEvent, InteractionRecorded, MemoryWritten
@@ -103,10 +104,16 @@ class Sealer:
         self._clock = clock
         # (tenant, key id) → (key, valid until, read from the vault at)
         self._cache: OrderedDict[tuple[str, str], tuple[bytes, float, float]] = OrderedDict()
+        # (tenant, subject) → its cached key ids, most recently cached last
+        self._ids_of: dict[tuple[str, str], dict[str, None]] = {}
         self._lock = threading.Lock()
         self.stale_seals = 0  # keys used past their TTL because the vault was unreachable
 
     # --- keys ------------------------------------------------------------------------
+    # The cache holds keys by id; ``_ids_of`` indexes the ids of each subject (a vault
+    # may issue a subject many keys, one per creation: ``core.data_keys``), most recently
+    # cached last, so sealing reuses a live key of its subject and ``forget`` evicts them
+    # all at once.
     def _cached(self, tenant: str, key_id: str, *, stale: bool = False) -> bytes | None:
         """The cached key; with ``stale``, also one that expired less than
         ``stale_seconds`` ago (for sealing while the vault is unreachable)."""
@@ -123,19 +130,21 @@ class Sealer:
             self._cache.move_to_end((tenant, key_id))
             return hit[0]
 
-    def _rearm_stale(self, tenant: str, key_id: str) -> bytes | None:
-        """A key within its stale window, re-armed for ``cache_seconds`` with its age
-        kept, so the guard's decode-back of what is sealed with it opens it (as the
-        co-located projections will). Looked up and re-armed under one lock hold: a
-        ``forget`` racing it either comes first (nothing to re-arm) or evicts after."""
+    def _rearm_stale(self, tenant: str, subject: str) -> tuple[str, bytes] | None:
+        """A key of ``subject`` within its stale window, re-armed for ``cache_seconds``
+        with its age kept, so the guard's decode-back of what is sealed with it opens it
+        (as the co-located projections will). Looked up and re-armed under one lock hold:
+        a ``forget`` racing it either comes first (nothing to re-arm) or evicts after."""
         with self._lock:
-            hit = self._cache.get((tenant, key_id))
             now = self._clock()
-            if hit is None or hit[2] + self._ttl + self._stale < now:
-                return None
-            self._cache[(tenant, key_id)] = (hit[0], now + self._ttl, hit[2])
-            self._cache.move_to_end((tenant, key_id))
-            return hit[0]
+            for key_id in reversed(self._ids_of.get((tenant, subject), ())):
+                hit = self._cache.get((tenant, key_id))
+                if hit is None or hit[2] + self._ttl + self._stale < now:
+                    continue
+                self._cache[(tenant, key_id)] = (hit[0], now + self._ttl, hit[2])
+                self._cache.move_to_end((tenant, key_id))
+                return key_id, hit[0]
+            return None
 
     def _remember(self, tenant: str, key_id: str, key: bytes) -> None:
         """Cache ``key``, just read from (or stored in) the vault, for ``cache_seconds``."""
@@ -143,67 +152,111 @@ class Sealer:
             now = self._clock()
             self._cache[(tenant, key_id)] = (key, now + self._ttl, now)
             self._cache.move_to_end((tenant, key_id))
+            ids = self._ids_of.setdefault((tenant, subject_of(key_id)), {})
+            ids.pop(key_id, None)
+            ids[key_id] = None
             while len(self._cache) > self._size:
-                self._cache.popitem(last=False)
+                (t, old), _ = self._cache.popitem(last=False)
+                self._drop_id(t, old)
 
-    def _key(self, tenant: str, key_id: str, *, create: bool) -> bytes | None:
+    def _drop_id(self, tenant: str, key_id: str) -> None:
+        ids = self._ids_of.get((tenant, subject_of(key_id)))
+        if ids is not None:
+            ids.pop(key_id, None)
+            if not ids:
+                del self._ids_of[(tenant, subject_of(key_id))]
+
+    def _sealing_cached(self, tenant: str, subject: str) -> tuple[str, bytes] | None:
+        """A live cached key of ``subject``, the most recently cached first."""
+        with self._lock:
+            ids = list(self._ids_of.get((tenant, subject), ()))
+        for key_id in reversed(ids):
+            key = self._cached(tenant, key_id)
+            if key is not None:
+                return key_id, key
+        return None
+
+    def _open_key(self, tenant: str, key_id: str) -> bytes | None:
         key = self._cached(tenant, key_id)
         if key is None:
-            key = self.vault.create(tenant, key_id) if create else self.vault.get(tenant, key_id)
+            key = self.vault.get(tenant, key_id)
             if key is not None:
                 self._remember(tenant, key_id, key)
         return key
 
+    def _issue(self, tenant: str, subject: str) -> tuple[str, bytes] | None:
+        """A key to seal new content of ``subject`` with; None once it was destroyed."""
+        hit = self._sealing_cached(tenant, subject)
+        if hit is not None:
+            return hit
+        issued = self.vault.issue_many(tenant, [subject]).get(subject)
+        if issued is not None:
+            self._remember(tenant, *issued)
+        return issued
+
     def prepare(self, events: Sequence[DomainEvent]) -> None:
-        """Fetch or create, in one vault round trip per tenant, the keys of a batch about
-        to be sealed (a batch of 100 new memories: one vault transaction, not 100)."""
+        """Fetch or issue, in one vault round trip per tenant, the keys of a batch about
+        to be sealed (a batch of 100 new memories: one vault request, not 100)."""
         wanted: dict[str, list[str]] = {}
         new: dict[str, set[str]] = {}
         for e in events:
             if isinstance(e, MemoryWritten) and e.encryption is None:
-                key_id = memory_key_id(e.record.id)
+                subject = memory_key_id(e.record.id)
                 first = e.version == 1
             elif isinstance(e, InteractionRecorded) and e.encryption is None:
-                key_id, first = interaction_key_id(e.interaction_id), True
+                subject, first = interaction_key_id(e.interaction_id), True
             else:
                 continue
-            if self._cached(e.header.tenant, key_id) is None:
-                wanted.setdefault(e.header.tenant, []).append(key_id)
+            if self._sealing_cached(e.header.tenant, subject) is None:
+                wanted.setdefault(e.header.tenant, []).append(subject)
                 if first:  # no key yet, most likely: the vault need not look first
-                    new.setdefault(e.header.tenant, set()).add(key_id)
-        for tenant, key_ids in wanted.items():
+                    new.setdefault(e.header.tenant, set()).add(subject)
+        for tenant, subjects in wanted.items():
             try:
-                made = self.vault.create_many(tenant, key_ids, new=new.get(tenant, ()))
+                issued = self.vault.issue_many(tenant, subjects, new=new.get(tenant, ()))
             except Unavailable:
-                if all(self._cached(tenant, k, stale=True) is not None for k in key_ids):
+                if all(self._stale_known(tenant, s) for s in subjects):
                     continue  # every one is known: sealing uses them (``_live_key``)
                 raise
-            for key_id, key in made.items():
+            for key_id, key in issued.values():
                 self._remember(tenant, key_id, key)
 
+    def _stale_known(self, tenant: str, subject: str) -> bool:
+        with self._lock:
+            ids = list(self._ids_of.get((tenant, subject), ()))
+        return any(self._cached(tenant, k, stale=True) is not None for k in ids)
+
     def forget(self, tenant: str, key_id: str) -> None:
-        """Destroy a key in the vault and drop it from this process's cache."""
+        """Destroy a subject's keys in the vault and drop them from this process's cache
+        (every key of the subject this process holds, whatever id it was issued under)."""
+        self._evict(tenant, key_id)
+        self.vault.destroy(tenant, key_id)
+        self._evict(tenant, key_id)  # a decode racing the destroy may have cached it again
+
+    def _evict(self, tenant: str, key_id: str) -> None:
         with self._lock:
             self._cache.pop((tenant, key_id), None)
-        self.vault.destroy(tenant, key_id)
-        with self._lock:  # a decode racing the destroy may have cached it again
-            self._cache.pop((tenant, key_id), None)
+            for issued in list(self._ids_of.pop((tenant, subject_of(key_id)), ())):
+                self._cache.pop((tenant, issued), None)
 
     # --- the stage ---------------------------------------------------------------------
-    def _live_key(self, tenant: str, key_id: str) -> bytes:
+    def _live_key(self, tenant: str, subject: str) -> tuple[str, bytes]:
         try:
-            key = self._key(tenant, key_id, create=True)
+            issued = self._issue(tenant, subject)
         except Unavailable:
-            key = self._rearm_stale(tenant, key_id)
-            if key is None:
+            issued = self._rearm_stale(tenant, subject)
+            if issued is None:
                 raise
             self.stale_seals += 1
-        except Exception as e:
-            if getattr(e, "code", "") == "data_key_destroyed":
-                raise UnencodableEvent(str(key_destroyed(tenant, key_id))) from e
-            raise
-        assert key is not None  # create returns a key or raises
-        return key
+        if issued is None:
+            raise UnencodableEvent(str(key_destroyed(tenant, subject)))
+        return issued
+
+    def _issue_or_stale(self, tenant: str, subject: str) -> tuple[str, bytes] | None:
+        try:
+            return self._live_key(tenant, subject)
+        except UnencodableEvent:
+            return None
 
     @staticmethod
     def _envelope(key: bytes, key_id: str, plaintext: bytes, aad: bytes) -> EventDict:
@@ -226,8 +279,7 @@ class Sealer:
             return body
         record: Mapping[str, Any] = body["record"]
         tenant, memory_id, version = body["tenant"], record["id"], body["version"]
-        key_id = memory_key_id(memory_id)
-        key = self._live_key(tenant, key_id)
+        key_id, key = self._live_key(tenant, memory_key_id(memory_id))
         fields = SealedFields(
             record["content"], tuple(record["tags"]), record["meta"], body["content_sha256"]
         )
@@ -248,8 +300,7 @@ class Sealer:
 
     def _seal_interaction(self, body: EventDict) -> EventDict:
         tenant, interaction_id = body["tenant"], body["interaction_id"]
-        key_id = interaction_key_id(interaction_id)
-        key = self._live_key(tenant, key_id)
+        key_id, key = self._live_key(tenant, interaction_key_id(interaction_id))
         fields = SealedInteraction(body["text"], body["extraction_json"])
         envelope = self._envelope(
             key, key_id, fields.plaintext(), aad(tenant, _INTERACTION, interaction_id, 0)
@@ -266,15 +317,14 @@ class Sealer:
         if not personal:
             return body
         tenant, memory_id = body["tenant"], body["memory_id"]
-        key_ids = [memory_key_id(m) for m in quoted_memories(memory_id, decision)]
+        key_ids: list[str] = []
         keys: list[bytes] = []
-        for key_id in key_ids:
-            key = self._key(tenant, key_id, create=False)
-            if key is None and not self.vault.destroyed(tenant, key_id):
-                key = self._live_key(tenant, key_id)  # written before encryption was on
-            if key is None:  # a quoted memory is already forgotten: so is what it said
+        for m in quoted_memories(memory_id, decision):
+            issued = self._issue_or_stale(tenant, memory_key_id(m))
+            if issued is None:  # a quoted memory is already forgotten: so is what it said
                 return {**body, "decision_json": canonical({**clear, FORGOTTEN_KEY: True})}
-            keys.append(key)
+            key_ids.append(issued[0])
+            keys.append(issued[1])
         data = canonical(personal).encode("utf-8")
         associated = aad(tenant, _STATE_CHANGED, memory_id, 0)
         for key in reversed(keys):
@@ -299,7 +349,7 @@ class Sealer:
             data = base64.b64decode(str(sealed["ciphertext"]))
             associated = aad(tenant, _STATE_CHANGED, memory_id, 0)
             for key_id in sealed["key_ids"]:
-                key = self._key(tenant, str(key_id), create=False)
+                key = self._open_key(tenant, str(key_id))
                 if key is None:
                     return {**clear, FORGOTTEN_KEY: True}
                 data = AESGCM(key).decrypt(data[:NONCE_BYTES], data[NONCE_BYTES:], associated)
@@ -314,7 +364,7 @@ class Sealer:
         key_id = envelope["key_id"]
         if envelope["algorithm"] != ALGORITHM:
             raise UndecodableEvent("unsealable", f"unknown algorithm {envelope['algorithm']!r}")
-        key = self._key(tenant, key_id, create=False)
+        key = self._open_key(tenant, key_id)
         if key is None:
             if self.vault.destroyed(tenant, key_id):
                 return None  # forgotten: the content no longer exists

@@ -17,6 +17,15 @@ row with a null ``wrapped``, so its number is never used again. A tenant's keys 
 listed through ``data_key_listing`` (64 buckets), written before each key's row; keys
 stored before that table existed are listed by one scan of ``data_keys``, made at the
 first listing a process asks for unless ``vault_state`` says it ran.
+
+**Issued keys** (migration ``0008_data_keys_by_subject``): the write path asks for keys
+with ``issue_many``, and every key it gets has an id of its own, ``<subject>/~<suffix>``,
+stored with a plain write (no two writers ever write one row), all of a subject's keys in
+one partition. Destroying a subject writes its ``data_keys`` row as before (a subject not
+hinted new is refused a key by that row), marks the partition (``subject_destroyed_at_us``,
+static: a key written into it afterwards reads as destroyed at once) and nulls every key
+of the partition. A key issued after the destroy read the partition leaves wrapped bytes
+behind until ``ai-memory vault reconcile`` destroys the subject again; it never opens.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ai_memory.adapters.key_wrapping import KekRow, KeyRow, WrappedVault
-from ai_memory.core.data_keys import KeyPage
+from ai_memory.core.data_keys import KEY_ID_SEPARATOR, KeyPage, subject_of
 from ai_memory.core.errors import Unavailable
 
 from .migrations import migrate
@@ -55,6 +64,35 @@ _DESTROY = (
 _WRAPPED_AT = (
     "SELECT wrapped, writetime(wrapped) AS at FROM data_keys WHERE tenant = ? AND key_id = ?"
 )
+_ISSUED_COLS = "wrapped, kek_version, destroyed_at_us, subject_destroyed_at_us"
+_ISSUED_KEY = (
+    f"SELECT {_ISSUED_COLS} FROM data_keys_by_subject"
+    " WHERE tenant = ? AND subject = ? AND suffix = ?"
+)
+_ADD_ISSUED = (
+    "INSERT INTO data_keys_by_subject (tenant, subject, suffix, wrapped, kek_version)"
+    " VALUES (?, ?, ?, ?, ?)"
+)
+_REWRAP_ISSUED = (
+    "UPDATE data_keys_by_subject SET wrapped = ?, kek_version = ?"
+    " WHERE tenant = ? AND subject = ? AND suffix = ?"
+    " IF kek_version = ? AND destroyed_at_us = null AND subject_destroyed_at_us = null"
+)
+_DESTROY_ISSUED = (
+    "UPDATE data_keys_by_subject SET destroyed_at_us = ?, wrapped = null"
+    " WHERE tenant = ? AND subject = ? AND suffix = ?"
+)
+_MARK_SUBJECT = (
+    "UPDATE data_keys_by_subject SET subject_destroyed_at_us = ? WHERE tenant = ? AND subject = ?"
+)
+_ISSUED_OF = (
+    "SELECT suffix, wrapped, writetime(wrapped) AS at FROM data_keys_by_subject"
+    " WHERE tenant = ? AND subject = ?"
+)
+_NULL_ISSUED_ABOVE = (
+    "UPDATE data_keys_by_subject USING TIMESTAMP ? SET wrapped = null"
+    " WHERE tenant = ? AND subject = ? AND suffix = ?"
+)
 _BACKFILLED = "SELECT done_at_us FROM vault_state WHERE name = 'data_key_listing'"
 _MARK_BACKFILLED = "INSERT INTO vault_state (name, done_at_us) VALUES ('data_key_listing', ?)"
 _NULL_ABOVE = (
@@ -66,7 +104,15 @@ def bucket_of(key_id: str) -> int:
     return int.from_bytes(hashlib.sha256(key_id.encode("utf-8")).digest()[:4], "big") % BUCKETS
 
 
+def _issued(key_id: str) -> tuple[str, str] | None:
+    """(subject, suffix) of an issued key id; None for a key id that is its subject."""
+    subject = subject_of(key_id)
+    return None if subject == key_id else (subject, key_id[len(subject) + len(KEY_ID_SEPARATOR) :])
+
+
 class CassandraVaultRows:
+    issues_own_ids = True
+
     def __init__(self, session: CassandraSession, *, owns_session: bool = False) -> None:
         self._s = session
         self._owns = owns_session
@@ -88,6 +134,9 @@ class CassandraVaultRows:
         self._run(_DESTROY_KEK, (tenant, version))
 
     def key(self, tenant: str, key_id: str) -> KeyRow | None:
+        issued = _issued(key_id)
+        if issued is not None:
+            return _issued_row(self._run(_ISSUED_KEY, (tenant, *issued)).one())
         return _row(self._run(_KEY, (tenant, key_id)).one())
 
     def _list(self, tenant: str, key_ids: Sequence[str]) -> None:
@@ -120,10 +169,30 @@ class CassandraVaultRows:
         return row
 
     def keys(self, tenant: str, key_ids: Sequence[str]) -> dict[str, KeyRow]:
-        stmt = self._s.prepare(_KEY)
-        results = self._s.execute_many([(stmt, (tenant, k)) for k in key_ids])
-        found = ((k, _row(rs.one())) for k, rs in zip(key_ids, results, strict=True))
+        one, issued = self._s.prepare(_KEY), self._s.prepare(_ISSUED_KEY)
+        asks = [
+            (one, (tenant, k)) if (parts := _issued(k)) is None else (issued, (tenant, *parts))
+            for k in key_ids
+        ]
+        results = self._s.execute_many(asks)
+        found = (
+            (k, _row(rs.one()) if ask[0] is one else _issued_row(rs.one()))
+            for k, ask, rs in zip(key_ids, asks, results, strict=True)
+        )
         return {k: row for k, row in found if row is not None}
+
+    def add_issued(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> None:
+        self._list(tenant, [k for k, _, _ in new])
+        # Plain writes: the id is this creator's own, nobody else ever writes the row.
+        # Grouped per partition like the projection's writes (one request per group).
+        stmt = self._s.prepare(_ADD_ISSUED)
+        rows = []
+        for key_id, wrapped, version in new:
+            parts = _issued(key_id)
+            if parts is None:
+                raise ValueError(f"{key_id!r} is not an issued key id")
+            rows.append((stmt, (tenant, *parts, wrapped, version)))
+        self._s.write_grouped(rows)
 
     def add_keys(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> dict[str, KeyRow]:
         self._list(tenant, [k for k, _, _ in new])
@@ -176,10 +245,46 @@ class CassandraVaultRows:
     def rewrap(
         self, tenant: str, key_id: str, old_version: int, wrapped: bytes, new_version: int
     ) -> bool:
-        done = self._run(_REWRAP, (wrapped, new_version, tenant, key_id, old_version))
+        issued = _issued(key_id)
+        if issued is not None:
+            done = self._run(_REWRAP_ISSUED, (wrapped, new_version, tenant, *issued, old_version))
+        else:
+            done = self._run(_REWRAP, (wrapped, new_version, tenant, key_id, old_version))
         return bool(done.was_applied)
 
     def destroy(self, tenant: str, key_id: str, at_us: int) -> None:
+        issued = _issued(key_id)
+        if issued is not None:  # one issued key (its KEK went): the subject is untouched
+            old_issued = self.key(tenant, key_id)
+            first_issued = old_issued.destroyed_at_us if old_issued else None
+            self._run(_DESTROY_ISSUED, (first_issued or at_us, tenant, *issued))
+            return
+        first = self._destroy_one(tenant, key_id, at_us)
+        self._destroy_issued(tenant, key_id, first)
+
+    def _destroy_issued(self, tenant: str, subject: str, at_us: int) -> None:
+        """Every key issued for ``subject``: the partition is marked first (a key written
+        into it from now on reads as destroyed), then every row found is nulled; a
+        serial read then completes a re-wrap in flight and nulls its bytes above it."""
+        self._run(_MARK_SUBJECT, (at_us, tenant, subject))
+        null = self._s.prepare(_DESTROY_ISSUED)
+        # A partition holding only its static mark answers one row with a null suffix.
+        found = [r for r in self._run(_ISSUED_OF, (tenant, subject)) if r.suffix is not None]
+        self._s.write_grouped([(null, (at_us, tenant, subject, r.suffix)) for r in found])
+        if not found:
+            return
+        above = self._s.prepare(_NULL_ISSUED_ABOVE)
+        back = self._run(_ISSUED_OF, (tenant, subject), serial=True)
+        self._s.write_grouped(
+            [
+                (above, (int(r.at) + 1, tenant, subject, r.suffix))
+                for r in back
+                if r.suffix is not None and r.wrapped is not None
+            ]
+        )
+
+    def _destroy_one(self, tenant: str, key_id: str, at_us: int) -> int:
+        """The subject's own row (created if it never had one); its first destroy time."""
         old = self.key(tenant, key_id)
         first = old.destroyed_at_us if old is not None and old.destroyed_at_us else at_us
         self._run(_DESTROY, (first, tenant, key_id))
@@ -188,6 +293,7 @@ class CassandraVaultRows:
         back = self._run(_WRAPPED_AT, (tenant, key_id), serial=True).one()
         if back is not None and back.wrapped is not None:
             self._run(_NULL_ABOVE, (int(back.at) + 1, tenant, key_id))
+        return first
 
     def close(self) -> None:
         if self._owns:
@@ -203,6 +309,15 @@ def _row(row: Any) -> KeyRow | None:
     if row is None:
         return None
     at = None if row.destroyed_at_us is None else int(row.destroyed_at_us)
+    wrapped = None if at is not None or row.wrapped is None else bytes(row.wrapped)
+    return KeyRow(wrapped, int(row.kek_version or 0), at is not None, at)
+
+
+def _issued_row(row: Any) -> KeyRow | None:
+    if row is None:
+        return None
+    own, subject = row.destroyed_at_us, row.subject_destroyed_at_us
+    at = next((int(t) for t in (own, subject) if t is not None), None)
     wrapped = None if at is not None or row.wrapped is None else bytes(row.wrapped)
     return KeyRow(wrapped, int(row.kek_version or 0), at is not None, at)
 

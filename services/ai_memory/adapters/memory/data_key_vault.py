@@ -1,4 +1,8 @@
-"""The in-memory data-key vault: ``WrappedVault`` over dicts (tests, ``memory://``)."""
+"""The in-memory data-key vault: ``WrappedVault`` over dicts (tests, ``memory://``).
+
+With ``issues_own_ids`` it keeps the layout of the Cassandra vault (a key id per
+creation, a subject's destroy reaching every key issued for it), so that layout's
+contract also runs without a server."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ai_memory.adapters.key_wrapping import KekRow, KeyRow, WrappedVault
-from ai_memory.core.data_keys import KeyPage
+from ai_memory.core.data_keys import KeyPage, subject_of
 
 
 @dataclass
@@ -20,8 +24,21 @@ class VaultBacking:
 
 
 class MemoryVaultRows:
-    def __init__(self, backing: VaultBacking | None = None) -> None:
+    def __init__(
+        self, backing: VaultBacking | None = None, *, issues_own_ids: bool = False
+    ) -> None:
         self._b = backing if backing is not None else VaultBacking()
+        self.issues_own_ids = issues_own_ids
+
+    def _get(self, tenant: str, key_id: str) -> KeyRow | None:
+        row = self._b.keys.get((tenant, key_id))
+        subject = subject_of(key_id)
+        if row is None or subject == key_id or row.destroyed:
+            return row
+        gone = self._b.keys.get((tenant, subject))
+        if gone is not None and gone.destroyed:  # issued for a subject destroyed since
+            return KeyRow(None, row.kek_version, True, gone.destroyed_at_us)
+        return row
 
     def keks(self, tenant: str) -> list[KekRow]:
         with self._b.lock:
@@ -40,7 +57,7 @@ class MemoryVaultRows:
 
     def key(self, tenant: str, key_id: str) -> KeyRow | None:
         with self._b.lock:
-            return self._b.keys.get((tenant, key_id))
+            return self._get(tenant, key_id)
 
     def add_key(self, tenant: str, key_id: str, wrapped: bytes, kek_version: int) -> KeyRow:
         with self._b.lock:
@@ -48,18 +65,25 @@ class MemoryVaultRows:
 
     def keys(self, tenant: str, key_ids: Sequence[str]) -> dict[str, KeyRow]:
         with self._b.lock:
-            found = ((k, self._b.keys.get((tenant, k))) for k in key_ids)
+            found = ((k, self._get(tenant, k)) for k in key_ids)
             return {k: row for k, row in found if row is not None}
 
     def add_keys(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> dict[str, KeyRow]:
         return {k: self.add_key(tenant, k, wrapped, version) for k, wrapped, version in new}
 
+    def add_issued(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> None:
+        assert self.issues_own_ids, "this vault keeps one key per subject"
+        with self._b.lock:  # a blind write, as on Cassandra: the id is this caller's own
+            for k, wrapped, version in new:
+                self._b.keys[(tenant, k)] = KeyRow(wrapped, version, False)
+
     def keys_below(self, tenant: str, version: int, cursor: str | None, limit: int) -> KeyPage:
         with self._b.lock:
             ids = sorted(
                 k
-                for (t, k), row in self._b.keys.items()
+                for (t, k) in self._b.keys
                 if t == tenant
+                and (row := self._get(t, k)) is not None
                 and row.wrapped is not None
                 and row.kek_version < version
                 and (cursor is None or k > cursor)
@@ -79,15 +103,25 @@ class MemoryVaultRows:
 
     def destroy(self, tenant: str, key_id: str, at_us: int) -> None:
         with self._b.lock:
-            old = self._b.keys.get((tenant, key_id))
-            if old is not None and old.destroyed:
-                return  # the first destroy's time stands
-            version = old.kek_version if old else 0
-            self._b.keys[(tenant, key_id)] = KeyRow(None, version, True, at_us)
+            self._destroy(tenant, key_id, at_us)
+            if self.issues_own_ids and subject_of(key_id) == key_id:
+                issued = [k for (t, k) in self._b.keys if t == tenant and subject_of(k) == key_id]
+                for k in issued:
+                    if k != key_id:
+                        self._destroy(tenant, k, at_us)
+
+    def _destroy(self, tenant: str, key_id: str, at_us: int) -> None:
+        old = self._b.keys.get((tenant, key_id))
+        if old is not None and old.destroyed:
+            return  # the first destroy's time stands
+        version = old.kek_version if old else 0
+        self._b.keys[(tenant, key_id)] = KeyRow(None, version, True, at_us)
 
     def close(self) -> None:
         pass
 
 
-def memory_vault(root_key: bytes, backing: VaultBacking | None = None) -> WrappedVault:
-    return WrappedVault(MemoryVaultRows(backing), root_key)
+def memory_vault(
+    root_key: bytes, backing: VaultBacking | None = None, *, issues_own_ids: bool = False
+) -> WrappedVault:
+    return WrappedVault(MemoryVaultRows(backing, issues_own_ids=issues_own_ids), root_key)
