@@ -163,13 +163,25 @@ def found_in(root: Path, needles: list[str]) -> set[str]:
     return {n for hits in files_holding(root, needles).values() for n in hits}
 
 
-def wrapped(h: Hunt, key_id: str) -> bytes:
-    row = h.cql.execute(
-        f"SELECT wrapped FROM {h.keyspace}.data_keys WHERE tenant = 'default' AND key_id = %s",
-        (key_id,),
-    ).one()
-    assert row is not None and row.wrapped, key_id
-    return bytes(row.wrapped)
+def wrapped(h: Hunt, subjects: list[str]) -> dict[str, bytes]:
+    """The wrapped bytes of every key issued for each subject (one per creation, in
+    ``data_keys_by_subject``; a key made before that layout, in ``data_keys``)."""
+    found: dict[str, bytes] = {}
+    for subject in subjects:
+        rows = h.cql.execute(
+            f"SELECT suffix, wrapped FROM {h.keyspace}.data_keys_by_subject"
+            " WHERE tenant = 'default' AND subject = %s",
+            (subject,),
+        )
+        found |= {f"{subject}/~{r.suffix}": bytes(r.wrapped) for r in rows if r.wrapped}
+        old = h.cql.execute(
+            f"SELECT wrapped FROM {h.keyspace}.data_keys WHERE tenant = 'default' AND key_id = %s",
+            (subject,),
+        ).one()
+        if old is not None and old.wrapped:
+            found[subject] = bytes(old.wrapped)
+        assert any(k == subject or k.startswith(f"{subject}/~") for k in found), subject
+    return found
 
 
 def settle(h: Hunt) -> None:
@@ -213,21 +225,21 @@ def test_forgotten_values_leave_the_cassandra_files(
     kept = [*keep, alice_old, alice_new, scribe_note]
     # Stricter after the forget: every value ever written, in both cases.
     forgotten = sorted({f for v in (*forget_v1, *live_forgotten) for f in (v, v.lower())})
-    destroyed = {
-        k: wrapped(h, k)
-        for k in [
+    destroyed = wrapped(
+        h,
+        [
             memory_key_id("forget-me"),
             *(memory_key_id(m) for m in bob_memories),
             *(interaction_key_id(t["interaction_id"]) for t in bob_turns),
-        ]
-    }
-    kept_keys = {
-        k: wrapped(h, k)
-        for k in [
+        ],
+    )
+    kept_keys = wrapped(
+        h,
+        [
             memory_key_id("keep-1"),
             *(interaction_key_id(t["interaction_id"]) for t in alice_turns),
-        ]
-    }
+        ],
+    )
     broker, segments = KAFKA_DATA / "data", f"{h.topic}*/*"
     vectors = {m: stored_dense(h.container, m) for m in ("keep-1", "forget-me", "bob-1")}
 

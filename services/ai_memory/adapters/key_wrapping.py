@@ -193,6 +193,10 @@ class WrappedVault:
         self._keks: dict[str, _Keks] = {}
         self._lock = threading.Lock()
 
+    @property
+    def issues_own_ids(self) -> bool:
+        return self._rows.issues_own_ids
+
     # --- KEKs -------------------------------------------------------------------------
     def _tenant_keks(self, tenant: str, *, fresh: bool = False) -> _Keks:
         now = self._clock()

@@ -92,6 +92,13 @@ class DataKeyVault(Protocol):
     """Data keys per (tenant, key id), 256-bit, stored wrapped; one contract suite
     (``tests/contract/data_key_vault_contract.py``) for every adapter."""
 
+    @property
+    def issues_own_ids(self) -> bool:
+        """Every creation gets a key id of its own (``issue_many``). A destroyed subject
+        may then still hold a key a fenced, racing creator issued after the destroy read
+        the subject's keys (it never opens): destroying the subject again sweeps it."""
+        ...
+
     def create(self, tenant: str, key_id: str) -> bytes:
         """The live key of ``key_id``, made now if it has none (two racing creators get
         the same key). ``Gone`` (``data_key_destroyed``) once the id was destroyed."""

@@ -15,8 +15,9 @@ versions only, never one made after the offboarding for the tenant's new writes.
 A pass reads the whole log (clear fields only: a tombstone and an interaction's id are
 never sealed), then destroys the key of every tombstoned memory, and of every interaction
 an erasure forgot or one of whose extracted memories is tombstoned, that is not destroyed
-yet. Idempotent; cost O(log) reads and one vault read per tombstone, so it runs offline
-or on a schedule.
+yet (on a vault that issues a key id per creation, every one: a destroy there also sweeps
+a key a fenced writer issued for the subject after its destroy). Idempotent; cost O(log)
+reads and one vault read (or destroy) per tombstone, so it runs offline or on a schedule.
 """
 
 from __future__ import annotations
@@ -76,8 +77,12 @@ def reconcile_vault(log: EventLog, vault: DataKeyVault) -> VaultReconciled:
                 doomed.append((tenant, interaction_key_id(turn)))
     destroyed = []
     for tenant, key_id in doomed:
-        if not vault.destroyed(tenant, key_id):
+        was = vault.destroyed(tenant, key_id)
+        # Destroyed already, a vault that issues a key id per creation is swept anyway:
+        # a fenced creator racing the destroy may have stored a key for the subject since.
+        if not was or vault.issues_own_ids:
             vault.destroy(tenant, key_id)
+        if not was:
             destroyed.append((tenant, key_id))
     keks = []
     for tenant, versions in sorted(offboarded.items()):
