@@ -5,7 +5,9 @@ Cassandra-specific replay cases (tombstones beyond gc_grace, concurrent consumer
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from datetime import timedelta
+from typing import Any
 
 import cassandra
 import pytest
@@ -17,6 +19,7 @@ from ai_memory.adapters.cassandra import (
     migrate,
     parse_url,
 )
+from ai_memory.adapters.cassandra.cql import IN_TOMB_POS
 from ai_memory.adapters.cassandra.session import translate, translate_errors
 from ai_memory.core.errors import InvalidInput, PermanentError, Unavailable
 from ai_memory.core.ports import RecordStore
@@ -56,6 +59,39 @@ def test_old_write_stays_dead_after_the_delete_marker_is_purged(
     assert store.count("default") == 0
     store.apply([PutRecord(stored(position=9, version=2))], checkpoint=9)  # newer: allowed
     assert isinstance(store.get("default", "m1"), StoredRecord)
+
+
+def test_only_writes_older_than_half_the_grace_period_are_checked_against_tombstones(
+    session: CassandraSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tombstone comes after the write it forgets, so while the write's event is younger
+    than gc_grace_seconds the delete marker still shadows it: no read is needed. Past
+    half the grace period (default: 5 of 10 days) the tombstones table is read again."""
+    now = [T0 + timedelta(hours=1)]
+    store = CassandraRecordStore(session, clock=lambda: now[0])
+    asked: list[int] = []  # ids looked up in the tombstones table, per request
+    rows = store._rows
+
+    def spy(cql: str, keys: Sequence[tuple[str, str]]) -> Any:
+        if cql == IN_TOMB_POS:
+            asked.append(len(keys))
+        return rows(cql, keys)
+
+    monkeypatch.setattr(store, "_rows", spy)
+    store.apply([PutRecord(stored(position=1))], checkpoint=1)
+    store.apply(
+        [RemoveRecord("default", "m1", 5), PutTombstone(tombstone(position=5))], checkpoint=5
+    )
+    asked.clear()
+    store.apply([PutRecord(stored(position=2))], checkpoint=5)  # a redelivery, an hour on
+    assert asked == []  # the marker did the work
+    assert isinstance(store.get("default", "m1"), Tombstone)
+    assert store.count("default") == 0
+
+    now[0] = T0 + timedelta(days=5, minutes=1)
+    store.apply([PutRecord(stored(position=2))], checkpoint=5)
+    assert asked == [1]  # old enough that the marker may be gone: the table is asked
+    assert isinstance(store.get("default", "m1"), Tombstone)
 
 
 def test_delete_without_a_tombstone_in_the_batch_clears_the_scope_index(

@@ -12,7 +12,12 @@ comparisons are always meaningful. Consequences:
   PutRecord is shadowed. Because Cassandra purges delete markers after gc_grace_seconds,
   a PutRecord is also checked against the ``tombstones`` table (read before write, like
   the embedded store's ``NOT EXISTS`` guard), so a forgotten memory stays forgotten even
-  when a months-old event is replayed onto a live store.
+  when a months-old event is replayed onto a live store. Only a PutRecord whose event is
+  older than half the records tables' smallest ``gc_grace_seconds`` is checked: a
+  tombstone of it comes later in the log, so its delete marker was written after the
+  event and is younger still — not purged, it shadows the write by timestamp. That
+  spares the live projection a read per new memory; the margin covers clock skew between
+  the writer and the nodes.
 * Read counts (``AddReads``): counters are not idempotent, and per-event rows would grow
   without bound for popular memories. Instead each memory keeps ``read_count`` and
   ``last_read_position``; the projector reads them, adds the recall events with a
@@ -36,11 +41,14 @@ from __future__ import annotations
 import heapq
 import itertools
 import json
+import threading
+import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ai_memory.core.errors import AiMemoryError
 from ai_memory.core.listing import ListQuery, RecordPage
 from ai_memory.core.projection import (
     AddReads,
@@ -76,14 +84,30 @@ _IN_CHUNK = 100
 # Keys one listing page examines at most, and how many records it reads per round.
 LIST_SCAN_KEYS = 5000
 _LIST_CHUNK = 500
+# The tables whose delete markers shadow a replayed PutRecord (``_remove``).
+_SHADOWING = ("records", "records_by_scope", "records_by_tenant")
+_GC_GRACE = (
+    "SELECT table_name, gc_grace_seconds FROM system_schema.tables"
+    " WHERE keyspace_name = ? AND table_name IN ?"
+)
+_GC_GRACE_REFRESH_S = 300.0  # an ALTER TABLE of gc_grace_seconds is seen within this
 
 
 class CassandraRecordStore:
     """The RecordStore port on Cassandra. ``session`` must be migrated (``migrate``)."""
 
-    def __init__(self, session: CassandraSession, *, owns_session: bool = False) -> None:
+    def __init__(
+        self,
+        session: CassandraSession,
+        *,
+        owns_session: bool = False,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
         self._s = session
         self._owns = owns_session
+        self._clock = clock
+        self._grace: tuple[float, timedelta] | None = None  # (read at, horizon)
+        self._grace_lock = threading.Lock()
 
     @classmethod
     def from_url(cls, url: str) -> CassandraRecordStore:
@@ -308,10 +332,30 @@ class CassandraRecordStore:
             if isinstance(m, PutTombstone):
                 key = (m.tombstone.tenant, m.tombstone.memory_id)
                 newest[key] = max(newest.get(key, 0), m.tombstone.position)
-        stored = self._rows(q.IN_TOMB_POS, [(s.tenant, s.record.id) for _, s in puts])
+        horizon = self._clock() - self._unshadowed_after()
+        old = [(s.tenant, s.record.id) for _, s in puts if s.updated_at <= horizon]
+        stored = self._rows(q.IN_TOMB_POS, old) if old else {}
         for key, row in stored.items():
             newest[key] = max(newest.get(key, 0), int(row.position))
         return {i for i, s in puts if newest.get((s.tenant, s.record.id), 0) > s.position}
+
+    def _unshadowed_after(self) -> timedelta:
+        """How old a PutRecord's event must be before a tombstone of it may have lost its
+        delete marker: half the smallest ``gc_grace_seconds`` of the shadowing tables
+        (zero, so every put is checked, when it cannot be read)."""
+        now = time.monotonic()
+        with self._grace_lock:
+            if self._grace is not None and now - self._grace[0] < _GC_GRACE_REFRESH_S:
+                return self._grace[1]
+        try:
+            rows = self._s.execute(self._s.prepare(_GC_GRACE), (self._s.keyspace, list(_SHADOWING)))
+            graces = [int(r.gc_grace_seconds) for r in rows]
+        except AiMemoryError:  # unknown: check every put, never skip one
+            graces = []
+        horizon = timedelta(seconds=min(graces) / 2) if len(graces) == 3 else timedelta(0)
+        with self._grace_lock:
+            self._grace = (now, horizon)
+        return horizon
 
     def _removed_scopes(self, mutations: Sequence[RecordMutation]) -> dict[tuple[str, str], str]:
         """The scope of every removed id: from the batch, else from the stored record."""
