@@ -3,13 +3,16 @@
     deploy/local/servers.sh start cassandra && deploy/local/servers.sh wait cassandra
     python -m loadtest.bench_vault_keys --cassandra 127.0.0.1:9042 --keys 6000
 
-Every new memory gets a data key (crypto-shredding, ``deploy/FORGETTING.md``), created
-by the vault with a lightweight transaction (``INSERT … IF NOT EXISTS``) so that two
-racing creators end with one key. This measures, on a fresh keyspace and through the real
-adapter (``WrappedVault`` on ``CassandraVaultRows``), in batches of ``--batch`` keys (a
-batch request's worth):
+Every new memory gets a data key (crypto-shredding, ``deploy/FORGETTING.md``). The write
+path asks the vault to *issue* one (``issue_many``): on Cassandra a key id of its own per
+creation, stored with plain writes grouped per partition (migration 0008). Before that, a
+key per memory was created with a lightweight transaction (``INSERT … IF NOT EXISTS``) so
+that two racing creators ended with one key; ``create_many`` still does that. This
+measures, on a fresh keyspace and through the real adapter (``WrappedVault`` on
+``CassandraVaultRows``), in batches of ``--batch`` keys (a batch request's worth):
 
-* ``create`` — ``create_many`` of new ids, hinted new (the write path's call);
+* ``issue`` — ``issue_many`` of new subjects, hinted new (the write path's call now);
+* ``create`` — ``create_many`` of new ids, hinted new (the write path's call before);
 * ``read`` — ``create_many`` of the same ids again, not hinted (one read per key);
 * ``plain`` — the same number of unconditional inserts of key-sized rows through the same
   session and concurrency (what a creation would cost without a Paxos round).
@@ -72,6 +75,11 @@ def main() -> None:
         batches = [ids[i : i + args.batch] for i in range(0, len(ids), args.batch)]
         vault.create_many("acme", ["memory/warm-up"], new=["memory/warm-up"])  # the KEK
 
+        def issue() -> None:
+            for batch in batches:
+                subjects = [f"{k}-issued" for k in batch]
+                vault.issue_many("acme", subjects, new=subjects)
+
         def create() -> None:
             for batch in batches:
                 vault.create_many("acme", batch, new=batch)
@@ -93,7 +101,7 @@ def main() -> None:
             for batch in batches:
                 session.execute_many([(insert, ("acme", k, blob, 1)) for k in batch])
 
-        for name, run in (("create", create), ("read", read), ("plain", plain)):
+        for name, run in (("issue", issue), ("create", create), ("read", read), ("plain", plain)):
             measure(name, len(ids), run, pid)
     finally:
         session.execute(f"DROP KEYSPACE IF EXISTS {keyspace}")
