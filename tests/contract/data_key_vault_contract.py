@@ -329,6 +329,14 @@ class DataKeyVaultContract:
                 assert make_vault(ROOT).get("acme", key_id) is None
                 assert make_vault(ROOT).destroyed("acme", key_id)
 
+    def test_a_subject_asked_again_keeps_one_of_its_keys(self, make_vault: MakeVault) -> None:
+        """A restarted writer (or one whose cached key expired) seals a memory's next
+        version under a key the memory has, so a memory does not gather a key per cache
+        expiry; only callers sure it is new (hinted) skip the look."""
+        first = make_vault(ROOT).issue_many("acme", ["memory/m1"], new=["memory/m1"])
+        for _ in range(3):
+            assert make_vault(ROOT).issue_many("acme", ["memory/m1"]) == first
+
     def test_a_key_made_before_issued_ids_keeps_sealing_its_subject(
         self, make_vault: MakeVault
     ) -> None:

@@ -97,6 +97,13 @@ class VaultRows(Protocol):
         rotation before they are stored. Only where ``issues_own_ids``."""
         ...
 
+    def issued_for(
+        self, tenant: str, subjects: Sequence[str]
+    ) -> dict[str, list[tuple[str, KeyRow]]]:
+        """A few of the keys issued for each subject (id, row), for reusing one; subjects
+        with none are left out. Only where ``issues_own_ids``."""
+        ...
+
     def keys_below(self, tenant: str, version: int, cursor: str | None, limit: int) -> KeyPage:
         """Ids of live data keys wrapped under a KEK version below ``version``, by pages."""
         ...
@@ -355,7 +362,18 @@ class WrappedVault:
             key = None if row.destroyed else self._unwrap(tenant, subject, row)
             if key is not None:
                 issued[subject] = (subject, key)
-        mint = [s for s in wanted if s not in rows]
+        # A subject with keys of its own already (this process restarted, or its cached
+        # key expired) keeps sealing under one of them: a memory ends with about one key
+        # per creator that raced, not one per cache expiry.
+        unknown = [s for s in known if s not in rows]
+        for subject, found in (self._rows.issued_for(tenant, unknown) if unknown else {}).items():
+            for key_id, row in found:
+                key = None if row.destroyed else self._unwrap(tenant, key_id, row)
+                if key is not None:
+                    issued[subject] = (key_id, key)
+                    break
+        # None that opens (new, or every key went with its KEK): a key of its own now.
+        mint = [s for s in wanted if s not in rows and s not in issued]
         if mint:
             version, kek = self._kek_to_wrap(tenant)
             plain = {issued_key_id(s, os.urandom(9).hex()): os.urandom(KEY_BYTES) for s in mint}

@@ -116,6 +116,11 @@ class SqliteVaultRows:
             )
         return self.keys(tenant, [k for k, _, _ in new])
 
+    def issued_for(
+        self, tenant: str, subjects: Sequence[str]
+    ) -> dict[str, list[tuple[str, KeyRow]]]:
+        return {}  # one key per subject: its row is the subject's own
+
     def add_issued(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> None:
         raise NotImplementedError("the SQLite vault keeps one key per subject")
 

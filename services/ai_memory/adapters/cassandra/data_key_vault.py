@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ai_memory.adapters.key_wrapping import KekRow, KeyRow, WrappedVault
-from ai_memory.core.data_keys import KEY_ID_SEPARATOR, KeyPage, subject_of
+from ai_memory.core.data_keys import KEY_ID_SEPARATOR, KeyPage, issued_key_id, subject_of
 from ai_memory.core.errors import Unavailable
 
 from .migrations import migrate
@@ -68,6 +68,10 @@ _ISSUED_COLS = "wrapped, kek_version, destroyed_at_us, subject_destroyed_at_us"
 _ISSUED_KEY = (
     f"SELECT {_ISSUED_COLS} FROM data_keys_by_subject"
     " WHERE tenant = ? AND subject = ? AND suffix = ?"
+)
+_ISSUED_SOME = (
+    f"SELECT suffix, {_ISSUED_COLS} FROM data_keys_by_subject"
+    " WHERE tenant = ? AND subject = ? LIMIT 8"
 )
 _ADD_ISSUED = (
     "INSERT INTO data_keys_by_subject (tenant, subject, suffix, wrapped, kek_version)"
@@ -180,6 +184,19 @@ class CassandraVaultRows:
             for k, ask, rs in zip(key_ids, asks, results, strict=True)
         )
         return {k: row for k, row in found if row is not None}
+
+    def issued_for(
+        self, tenant: str, subjects: Sequence[str]
+    ) -> dict[str, list[tuple[str, KeyRow]]]:
+        stmt = self._s.prepare(_ISSUED_SOME)
+        results = self._s.execute_many([(stmt, (tenant, subject)) for subject in subjects])
+        found: dict[str, list[tuple[str, KeyRow]]] = {}
+        for subject, rs in zip(subjects, results, strict=True):
+            for r in rs:
+                row = _issued_row(r)
+                if r.suffix is not None and row is not None:
+                    found.setdefault(subject, []).append((issued_key_id(subject, r.suffix), row))
+        return found
 
     def add_issued(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> None:
         self._list(tenant, [k for k, _, _ in new])

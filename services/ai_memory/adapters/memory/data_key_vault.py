@@ -71,6 +71,20 @@ class MemoryVaultRows:
     def add_keys(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> dict[str, KeyRow]:
         return {k: self.add_key(tenant, k, wrapped, version) for k, wrapped, version in new}
 
+    def issued_for(
+        self, tenant: str, subjects: Sequence[str]
+    ) -> dict[str, list[tuple[str, KeyRow]]]:
+        wanted = set(subjects)
+        found: dict[str, list[tuple[str, KeyRow]]] = {}
+        with self._b.lock:
+            for t, k in sorted(self._b.keys):
+                subject = subject_of(k)
+                if t == tenant and subject != k and subject in wanted:
+                    row = self._get(t, k)
+                    if row is not None:
+                        found.setdefault(subject, []).append((k, row))
+        return found
+
     def add_issued(self, tenant: str, new: Sequence[tuple[str, bytes, int]]) -> None:
         assert self.issues_own_ids, "this vault keeps one key per subject"
         with self._b.lock:  # a blind write, as on Cassandra: the id is this caller's own
