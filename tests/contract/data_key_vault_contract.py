@@ -9,6 +9,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 
@@ -17,6 +18,7 @@ from ai_memory.core.errors import AiMemoryError, Gone
 
 MakeVault = Callable[[bytes], DataKeyVault]
 ROOT = bytes(range(32))
+T = TypeVar("T")
 
 
 class DataKeyVaultContract:
@@ -62,19 +64,7 @@ class DataKeyVaultContract:
         """Gateways creating the keys of one batch of new memories at once (each call's
         creations all in flight together) end with one key per id, the one stored."""
         ids = [f"memory/batch-{n}" for n in range(40)]
-        made: list[dict[str, bytes]] = []
-        start = threading.Barrier(4)
-
-        def create() -> None:
-            vault = make_vault(ROOT)
-            start.wait()
-            made.append(vault.create_many("acme", ids))
-
-        threads = [threading.Thread(target=create) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        made = _race(4, lambda: make_vault(ROOT), lambda v: v.create_many("acme", ids))
         assert len(made) == 4
         stored = make_vault(ROOT).create_many("acme", ids)
         assert all(m == stored for m in made)
@@ -274,19 +264,11 @@ class DataKeyVaultContract:
     ) -> None:
         """Gateways issuing keys for one new memory at once (a zombie owner and its
         successor) each seal with a key that every reader opens by the id it names."""
-        got: list[tuple[str, bytes]] = []
-        start = threading.Barrier(4)
-
-        def issue() -> None:
-            vault = make_vault(ROOT)
-            start.wait()
-            got.append(vault.issue_many("acme", ["memory/m1"], new=["memory/m1"])["memory/m1"])
-
-        threads = [threading.Thread(target=issue) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        got = _race(
+            4,
+            lambda: make_vault(ROOT),
+            lambda v: v.issue_many("acme", ["memory/m1"], new=["memory/m1"])["memory/m1"],
+        )
         assert len(got) == 4
         reader = make_vault(ROOT)
         for key_id, key in got:
@@ -362,6 +344,26 @@ class DataKeyVaultContract:
             key_id, key = issued[subject]
             assert make_vault(ROOT).get("acme", key_id) == key
         assert make_vault(ROOT).get("acme", issued["memory/r4"][0]) is None
+
+
+def _race(
+    n: int, open_vault: Callable[[], DataKeyVault], call: Callable[[DataKeyVault], T]
+) -> list[T]:
+    """``call`` on ``n`` vaults (separate gateways) released together by a barrier."""
+    results: list[T] = []
+    start = threading.Barrier(n)
+
+    def one() -> None:
+        vault = open_vault()
+        start.wait()
+        results.append(call(vault))
+
+    threads = [threading.Thread(target=one) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
 
 
 def _all_below(vault: DataKeyVault, tenant: str, version: int) -> list[str]:

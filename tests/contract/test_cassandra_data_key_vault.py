@@ -10,8 +10,12 @@ import pytest
 
 from ai_memory.adapters.cassandra import CassandraSession, migrate
 from ai_memory.adapters.cassandra.data_key_vault import cassandra_vault
-from ai_memory.core.data_keys import DataKeyVault
+from ai_memory.adapters.memory.event_log import MemoryEventLog
+from ai_memory.core.data_keys import DataKeyVault, memory_key_id
+from ai_memory.serialization import AvroEventSerializer
+from ai_memory.service.vault_reconcile import reconcile_vault
 from tests.contract.data_key_vault_contract import ROOT, DataKeyVaultContract, MakeVault
+from tests.factories import deleted, written
 
 
 class TestCassandraDataKeyVault(DataKeyVaultContract):
@@ -81,6 +85,39 @@ def test_a_destroy_nulls_rewrapped_bytes_that_won_by_timestamp(cassandra_contact
         ).one()
         assert row.wrapped is None and row.destroyed_at_us is not None
         assert vault.destroyed("acme", "memory/m1")
+    finally:
+        session.execute(f"DROP KEYSPACE IF EXISTS {session.keyspace}")
+        session.close()
+
+
+def test_reconcile_sweeps_a_key_a_fenced_creator_stored_after_the_forget(
+    cassandra_contact: str,
+) -> None:
+    """A zombie partition owner issues a key for a memory after the forget's destroy read
+    the memory's keys: the key never opens (the partition is marked), and ``vault
+    reconcile`` nulls its wrapped bytes."""
+    url = f"cassandra://{cassandra_contact}/vault_{uuid.uuid4().hex[:16]}"
+    session = CassandraSession.from_url(url)
+    migrate(session)
+    try:
+        vault = cassandra_vault(session, ROOT)
+        subject = memory_key_id("m1")
+        vault.issue_many("default", [subject], new=[subject])
+        vault.destroy("default", subject)
+        # The zombie's key, issued (a blind write) after the destroy.
+        late_id, _ = vault.issue_many("default", [subject], new=[subject])[subject]
+        suffix = late_id.rpartition("/~")[2]
+        late = "SELECT wrapped FROM data_keys_by_subject WHERE tenant = 'default'"
+        late += " AND subject = %s AND suffix = %s"
+        assert session.execute(late, (subject, suffix)).one().wrapped is not None
+        assert cassandra_vault(session, ROOT).get("default", late_id) is None
+        assert cassandra_vault(session, ROOT).destroyed("default", late_id)
+
+        log = MemoryEventLog(AvroEventSerializer())
+        log.append([written(), deleted("m1")])
+        assert reconcile_vault(log, vault).destroyed == []  # it was destroyed before
+
+        assert session.execute(late, (subject, suffix)).one().wrapped is None
     finally:
         session.execute(f"DROP KEYSPACE IF EXISTS {session.keyspace}")
         session.close()

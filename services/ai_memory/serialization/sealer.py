@@ -253,7 +253,8 @@ class Sealer:
             raise UnencodableEvent(str(key_destroyed(tenant, subject)))
         return issued
 
-    def _issue_or_stale(self, tenant: str, subject: str) -> tuple[str, bytes] | None:
+    def _live_key_or_none(self, tenant: str, subject: str) -> tuple[str, bytes] | None:
+        """``_live_key``, None once the subject was destroyed."""
         try:
             return self._live_key(tenant, subject)
         except UnencodableEvent:
@@ -321,7 +322,7 @@ class Sealer:
         key_ids: list[str] = []
         keys: list[bytes] = []
         for m in quoted_memories(memory_id, decision):
-            issued = self._issue_or_stale(tenant, memory_key_id(m))
+            issued = self._live_key_or_none(tenant, memory_key_id(m))
             if issued is None:  # a quoted memory is already forgotten: so is what it said
                 return {**body, "decision_json": canonical({**clear, FORGOTTEN_KEY: True})}
             key_ids.append(issued[0])
