@@ -349,16 +349,18 @@ class DataKeyVaultContract:
 def _race(
     n: int, open_vault: Callable[[], DataKeyVault], call: Callable[[DataKeyVault], T]
 ) -> list[T]:
-    """``call`` on ``n`` vaults (separate gateways) released together by a barrier."""
+    """``call`` on ``n`` vaults (separate gateways) released together by a barrier. The
+    vaults are opened first, one after another: what races is the calls (two SQLite
+    vaults creating their schema at once can find the file locked)."""
     results: list[T] = []
-    start = threading.Barrier(n)
+    vaults = [open_vault() for _ in range(n)]
+    start = threading.Barrier(n, timeout=60)  # a thread that died fails the test, not hangs
 
-    def one() -> None:
-        vault = open_vault()
+    def one(vault: DataKeyVault) -> None:
         start.wait()
         results.append(call(vault))
 
-    threads = [threading.Thread(target=one) for _ in range(n)]
+    threads = [threading.Thread(target=one, args=(v,)) for v in vaults]
     for t in threads:
         t.start()
     for t in threads:
