@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -119,3 +120,80 @@ def test_readme_tour(server: Server, tmp_path: Path) -> None:
     assert (
         'aimem_http_requests_total{method="POST",route="/v1/memories",status="201"} 5.0' in metrics
     )
+
+
+# The HTTP server's own edge (slow_headers): what reaches the app never got here by
+# holding a connection open or by streaming an endless request head.
+
+
+@pytest.fixture
+def impatient(tmp_path: Path) -> Iterator[Server]:
+    s = Server(tmp_path / "data", AIMEM_HEADER_TIMEOUT="1")
+    yield s
+    s.stop()
+
+
+def _response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """Read one response up to the server's close (every refusal here closes)."""
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines)
+    return int(status_line.split()[1]), {k.lower(): v for k, v in headers.items()}, body
+
+
+def test_a_client_trickling_its_headers_is_cut_off_and_others_are_served(
+    impatient: Server,
+) -> None:
+    with socket.create_connection(("127.0.0.1", impatient.port), timeout=10) as slow:
+        slow.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        started, closed = time.monotonic(), False
+        while time.monotonic() - started < 8:
+            assert httpx.get(f"{impatient.url}/healthz", timeout=5).status_code == 200
+            try:
+                slow.sendall(b"a")  # one byte every 0.2 s: never a whole header
+                slow.settimeout(0.2)
+                if slow.recv(1) == b"":
+                    closed = True
+                    break
+            except TimeoutError:
+                continue
+            except OSError:  # reset by the server's close
+                closed = True
+                break
+        assert closed, "a connection trickling header bytes was held for 8 s"
+        assert time.monotonic() - started < 4  # the 1 s deadline, with scheduling slack
+
+
+def test_a_request_head_over_64_kib_is_a_431_problem_and_the_server_stays_up(
+    server: Server,
+) -> None:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as c:
+        c.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        # 8 MiB of one header, sent without pause: the server answers once 64 KiB are
+        # in, drains the rest and closes; the answer must survive the draining.
+        c.sendall(b"X-Big: " + b"b" * (8 * 1024 * 1024))
+        status, headers, body = _response(c)
+    assert status == 431
+    assert headers["content-type"] == "application/problem+json"
+    problem = json.loads(body)
+    assert (problem["code"], problem["field"], problem["status"]) == (
+        "headers_too_large",
+        "headers",
+        431,
+    )
+    # Just under the bound is an ordinary request.
+    near = httpx.get(f"{server.url}/healthz", headers={"x-big": "b" * 60_000}, timeout=10)
+    assert near.status_code == 200
+
+
+def test_a_malformed_request_is_a_400_problem(server: Server) -> None:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as c:
+        c.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header Line\r\n\r\n")
+        status, headers, body = _response(c)
+    assert status == 400
+    assert headers["content-type"] == "application/problem+json"
+    assert json.loads(body)["code"] == "malformed_request"
+    assert httpx.get(f"{server.url}/healthz", timeout=5).status_code == 200

@@ -49,6 +49,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import uvloop
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.errors import KafkaError
 from prometheus_client import CollectorRegistry, start_http_server
@@ -424,4 +425,5 @@ def run_worker(app: ProjectorApp) -> None:
         with contextlib.suppress(Stopping):  # stopped while a store was down
             await app.run()
 
-    asyncio.run(main())
+    # uvloop: the consumer's fetches and heartbeats cost less CPU in a C event loop.
+    uvloop.run(main())

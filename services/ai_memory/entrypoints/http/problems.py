@@ -53,6 +53,7 @@ _TITLES = {
     421: "Misdirected Request",
     422: "Unprocessable Content",
     429: "Too Many Requests",
+    431: "Request Header Fields Too Large",
     500: "Internal Server Error",
     503: "Service Unavailable",
 }
