@@ -3,10 +3,11 @@
 Starts the server as its own process on a fresh data directory, then, over raw sockets
 (so the client never buffers anything): a 200 MB body to ``/v1/import`` and to
 ``/v1/memories`` (write), once with a declared ``Content-Length`` and once chunked;
-and a client that sends its headers one byte every second (slowloris). For each: the
-time from the first byte sent to the 413 status line (or to the connection being closed),
-how much the client managed to send, and the server's resident memory — its baseline,
-and the peak sampled every 10 ms while the request ran.
+a request head that never ends (one header of the same size); and a client that sends its
+headers one byte every second (slowloris). For each: the time from the first byte sent to
+the status line (or to the connection being closed), how much the client managed to send,
+and the server's resident memory — its baseline, and the peak sampled every 10 ms while
+the request ran.
 
     python -m loadtest.bench_refusal [--size-mb 200]
 """
@@ -124,6 +125,40 @@ def send_huge(
     return status, took, sent / 1e6
 
 
+def huge_head(port: int, size: int) -> tuple[str, float, float]:
+    """One header of ``size`` bytes, sent while reading the answer; → (status, s, MB)."""
+    sock = socket.create_connection(("127.0.0.1", port))
+    block = b"h" * CHUNK
+    sent = 0
+    done = threading.Event()
+
+    def pump() -> None:
+        nonlocal sent
+        try:
+            while sent < size and not done.is_set():
+                sock.sendall(block)
+                sent += len(block)
+        except OSError:
+            pass  # closed after the answer
+
+    started = time.perf_counter()
+    sock.sendall(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Big: ".encode())
+    writer = threading.Thread(target=pump, daemon=True)
+    writer.start()
+    answer = b""
+    while b"\r\n" not in answer:
+        data = sock.recv(4096)
+        if not data:
+            break
+        answer += data
+    took = time.perf_counter() - started
+    done.set()
+    sock.close()
+    writer.join(timeout=10)
+    status = answer.split(b"\r\n", 1)[0].decode(errors="replace") or "(closed)"
+    return status, took, sent / 1e6
+
+
 def slowloris(port: int, budget: float) -> tuple[str, float, float]:
     """Headers one byte a second: how long until the server hangs up."""
     sock = socket.create_connection(("127.0.0.1", port))
@@ -184,6 +219,11 @@ def main() -> None:
             outcomes.append(Outcome(name, status, took, sent, baseline, sampler.peak))
         baseline = rss_mb(server.pid)
         with PeakSampler(server.pid) as sampler:
+            status, took, sent = huge_head(port, size)
+            time.sleep(0.2)
+        outcomes.append(Outcome("one endless header", status, took, sent, baseline, sampler.peak))
+        baseline = rss_mb(server.pid)
+        with PeakSampler(server.pid) as sampler:
             status, took, sent = slowloris(port, budget=60)
         outcomes.append(
             Outcome("slow headers (1 byte/s)", status, took, sent, baseline, sampler.peak)
@@ -192,7 +232,10 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
-    print(f"body {args.size_mb} MB; limits (defaults): import 64 MiB, JSON 1 MiB, headers 10 s")
+    print(
+        f"body {args.size_mb} MB; limits (defaults): import 64 MiB, JSON 1 MiB, "
+        "request head 64 KiB, headers 10 s"
+    )
     print("| case | answer | time to answer | sent by then | server RSS before → peak |")
     print("| --- | --- | ---: | ---: | ---: |")
     for o in outcomes:
