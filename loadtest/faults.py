@@ -29,8 +29,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import httpx
@@ -160,6 +161,9 @@ class Row:
     availability: float
     recover_s: float
     details: list[str]
+    # Why the requests of the fault window that were not acknowledged failed: the
+    # client's exception or the HTTP status, with how many (what availability hides).
+    failures: dict[str, int] = field(default_factory=dict)
 
 
 def run_fault(fault: str, p: Profile, servers: Servers | None, t: Timing, tmp: Path) -> Row:
@@ -193,6 +197,7 @@ def run_fault(fault: str, p: Profile, servers: Servers | None, t: Timing, tmp: P
         deploy.stop()
     outcomes = [o for o in load.snapshot() if started <= o.started <= recovered]
     availability = sum(o.ok for o in outcomes) / len(outcomes) if outcomes else 1.0
+    failures = Counter(o.error for o in outcomes if not o.ok)
     return Row(
         fault,
         p.name,
@@ -206,6 +211,7 @@ def run_fault(fault: str, p: Profile, servers: Servers | None, t: Timing, tmp: P
         round(availability, 3),
         round(recovered - undone, 1),
         verdict.details,
+        dict(failures.most_common()),
     )
 
 
@@ -335,6 +341,10 @@ def table_row(r: Row) -> str:
     )
 
 
+def failed(r: Row) -> str:
+    return ", ".join(f"{why} × {n}" for why, n in r.failures.items())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--profile", choices=("single", "cluster"), default="single")
@@ -361,12 +371,18 @@ def main(argv: list[str] | None = None) -> int:
             print(table_row(row), file=sys.stderr, flush=True)
             for d in row.details:
                 print(f"    {d}", file=sys.stderr)
+            if row.failures:
+                print(f"    not acknowledged: {failed(row)}", file=sys.stderr)
     finally:
         if not args.keep_servers:
             servers.stop_all()
     print(TABLE_HEAD)
     for r in rows:
         print(table_row(r))
+    print()
+    for r in rows:
+        if r.failures:
+            print(f"- {r.fault}, not acknowledged during the fault: {failed(r)}")
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in rows], indent=2))
     bad = any(r.lost or r.duplicated or r.reordered for r in rows)
