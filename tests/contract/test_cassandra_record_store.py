@@ -20,7 +20,7 @@ from ai_memory.adapters.cassandra import (
     parse_url,
 )
 from ai_memory.adapters.cassandra.cql import IN_TOMB_POS
-from ai_memory.adapters.cassandra.session import translate, translate_errors
+from ai_memory.adapters.cassandra.session import is_idempotent, translate, translate_errors
 from ai_memory.core.errors import InvalidInput, PermanentError, Unavailable
 from ai_memory.core.ports import RecordStore
 from ai_memory.core.positions import pack
@@ -141,6 +141,42 @@ def test_url_parameters() -> None:
     assert "NetworkTopologyStrategy" in s.replication()
     defaults = parse_url("cassandra://127.0.0.1/ai_memory")
     assert defaults.consistency == "LOCAL_QUORUM" and defaults.replication_factor == 1
+    assert defaults.speculative_delay == 0.5
+    assert parse_url("cassandra://h/ks?speculative_delay=0").speculative_delay == 0
+
+
+@pytest.mark.parametrize(
+    ("cql", "twice_is_once"),
+    [
+        ("SELECT wrapped FROM data_keys WHERE tenant = ? AND key_id = ?", True),
+        ("INSERT INTO records (tenant, memory_id) VALUES (?, ?) USING TIMESTAMP ?", True),
+        ("DELETE FROM records USING TIMESTAMP ? WHERE tenant = ? AND memory_id = ?", True),
+        (
+            "INSERT INTO tenant_keks (tenant, version, wrapped) VALUES (?, ?, ?) IF NOT EXISTS",
+            False,
+        ),
+        ("UPDATE api_keys SET revoked_at_us = ? WHERE key_id = ? if revoked_at_us = null", False),
+        ("DELETE FROM projection_progress WHERE projection = ? IF EXISTS", False),
+        ("UPDATE read_counts SET n = n + ? WHERE tenant = ?", False),
+    ],
+)
+def test_only_statements_safe_to_run_twice_are_sent_twice(cql: str, twice_is_once: bool) -> None:
+    """Speculative execution and retries elsewhere only for idempotent statements:
+    never a lightweight transaction or a counter update."""
+    assert is_idempotent(cql) is twice_is_once
+
+
+def test_every_prepared_statement_says_whether_it_may_run_twice(
+    session: CassandraSession,
+) -> None:
+    store = CassandraRecordStore(session)
+    store.apply([PutRecord(stored("a"))], checkpoint=1)
+    store.get("default", "a")
+    prepared = dict(session._prepared)
+    assert prepared, "nothing was prepared"
+    for cql, stmt in prepared.items():
+        assert stmt.is_idempotent is is_idempotent(cql), cql
+        assert stmt.bind([None] * len(stmt.column_metadata)).is_idempotent is stmt.is_idempotent
 
 
 @pytest.mark.parametrize(
@@ -152,6 +188,8 @@ def test_url_parameters() -> None:
         "cassandra://h/ks?consistency=SOMETIMES",
         "cassandra://h/ks?replication_factor=0",
         "cassandra://h/ks?colour=blue",
+        "cassandra://h/ks?speculative_delay=-1",
+        "cassandra://h/ks?speculative_delay=10",
         "cassandra://h:port/ks",
     ],
 )

@@ -15,6 +15,20 @@ Parameters (all optional):
 ``serial_consistency``  (default LOCAL_SERIAL) for lightweight transactions.
 ``connect_timeout``     seconds (default 5).
 ``request_timeout``     seconds per request (default 10).
+``speculative_delay``   seconds (default 0.5; 0 = off) after which an idempotent request
+                        still unanswered is sent once more, to the next replica.
+
+**Speculative execution.** A node that dies or freezes (kill -9, SIGSTOP, a long GC)
+leaves the requests already sent to it unanswered until ``request_timeout``, and the
+driver keeps choosing it until it is marked down: in the fault suite four of a gateway's
+request threads each waited 10 s in a key read and then 5 s more in a KEK read while one
+Cassandra node of three was killed (their clients timed out at 15 s). So every statement
+that may safely run twice — every read, and every write that is not conditional and not a
+counter, all of which here are position- or client-timestamped, so a second copy writes
+the same cells at the same timestamp — is marked idempotent, and the driver's
+``ConstantSpeculativeExecutionPolicy`` sends it to the next host of the query plan when
+the first has not answered within ``speculative_delay``; the first answer wins. Lightweight
+transactions and counters are never sent twice.
 
 Everything the rest of the code sees is an ``ai_memory.core.errors`` exception: timeouts,
 unavailable replicas and unreachable hosts become ``Unavailable`` (retry later); a
@@ -46,6 +60,7 @@ from cassandra.connection import (
     DefaultEndPoint,
 )
 from cassandra.policies import (
+    ConstantSpeculativeExecutionPolicy,
     DCAwareRoundRobinPolicy,
     ExponentialReconnectionPolicy,
     RoundRobinPolicy,
@@ -65,7 +80,11 @@ _PARAMS = {
     "serial_consistency",
     "connect_timeout",
     "request_timeout",
+    "speculative_delay",
 }
+# A conditional statement (a lightweight transaction) or a counter update: running it twice
+# is not the same as running it once, so it is never retried elsewhere or sent twice.
+_NOT_IDEMPOTENT = re.compile(r"\bIF\b|=\s*\w+\s*[-+]\s*\?", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -78,6 +97,7 @@ class CassandraSettings:
     serial_consistency: str = "LOCAL_SERIAL"
     connect_timeout: float = 5.0
     request_timeout: float = 10.0
+    speculative_delay: float = 0.5
     username: str | None = None
     password: str | None = None
 
@@ -87,6 +107,12 @@ class CassandraSettings:
         if self.datacenter:
             return f"{{'class': 'NetworkTopologyStrategy', '{self.datacenter}': {rf}}}"
         return f"{{'class': 'SimpleStrategy', 'replication_factor': {rf}}}"
+
+
+def is_idempotent(cql: str) -> bool:
+    """Whether running ``cql`` twice leaves what running it once does (module docstring,
+    "Speculative execution")."""
+    return _NOT_IDEMPOTENT.search(cql) is None
 
 
 def _bad(message: str) -> InvalidInput:
@@ -131,6 +157,7 @@ def parse_url(url: str) -> CassandraSettings:
             serial_consistency=query.get("serial_consistency", "LOCAL_SERIAL").upper(),
             connect_timeout=float(query.get("connect_timeout", 5.0)),
             request_timeout=float(query.get("request_timeout", 10.0)),
+            speculative_delay=float(query.get("speculative_delay", 0.5)),
             username=username,
             password=password,
         )
@@ -138,6 +165,8 @@ def parse_url(url: str) -> CassandraSettings:
         raise _bad(f"bad parameter value in {url!r}: {e}") from e
     if settings.replication_factor < 1:
         raise _bad("replication_factor must be ≥ 1")
+    if not 0 <= settings.speculative_delay < settings.request_timeout:
+        raise _bad("speculative_delay must be ≥ 0 and below request_timeout")
     for name in (settings.consistency, settings.serial_consistency):
         if name not in cassandra.ConsistencyLevel.name_to_value:
             raise _bad(f"unknown consistency level {name!r}")
@@ -188,11 +217,17 @@ class CassandraSession:
             routing: Any = DCAwareRoundRobinPolicy(local_dc=settings.datacenter)
         else:
             routing = RoundRobinPolicy()
+        speculative = None
+        if settings.speculative_delay > 0:
+            speculative = ConstantSpeculativeExecutionPolicy(
+                settings.speculative_delay, max_attempts=1
+            )
         profile = ExecutionProfile(
             load_balancing_policy=TokenAwarePolicy(routing),
             consistency_level=levels[settings.consistency],
             serial_consistency_level=levels[settings.serial_consistency],
             request_timeout=settings.request_timeout,
+            speculative_execution_policy=speculative,
         )
         auth = None
         if settings.username is not None:
@@ -227,8 +262,12 @@ class CassandraSession:
         stmt = self._prepared.get(cql)
         if stmt is None:
             with self._lock, translate_errors():
-                stmt = self._prepared.get(cql) or self.session.prepare(cql)
-                self._prepared[cql] = stmt
+                stmt = self._prepared.get(cql)
+                if stmt is None:
+                    stmt = self.session.prepare(cql)
+                    # Bound statements inherit it: see "Speculative execution" above.
+                    stmt.is_idempotent = is_idempotent(cql)
+                    self._prepared[cql] = stmt
         return stmt
 
     def execute(
@@ -284,14 +323,14 @@ class CassandraSession:
                 groups.setdefault(group, []).append((bound, _bound_bytes(params)))
         batches: list[tuple[Any, None]] = []
         for members in groups.values():
-            batch, count, size = BatchStatement(batch_type=BatchType.UNLOGGED), 0, 0
+            batch, count, size = _batch(), 0, 0
             for bound, nbytes in members:
                 if nbytes > MAX_BATCH_BYTES:  # alone over the threshold: sent on its own
                     batches.append((bound, None))
                     continue
                 if count and (size + nbytes > MAX_BATCH_BYTES or count >= MAX_BATCH_STATEMENTS):
                     batches.append((batch, None))
-                    batch, count, size = BatchStatement(batch_type=BatchType.UNLOGGED), 0, 0
+                    batch, count, size = _batch(), 0, 0
                 batch.add(bound)
                 count, size = count + 1, size + nbytes
             if count:
@@ -300,6 +339,13 @@ class CassandraSession:
 
     def close(self) -> None:
         self._cluster.shutdown()
+
+
+def _batch() -> Any:
+    # Its members are plain writes (the caller's contract), so the batch may run twice.
+    batch = BatchStatement(batch_type=BatchType.UNLOGGED)
+    batch.is_idempotent = True
+    return batch
 
 
 MAX_BATCH_BYTES = 24 * 1024
