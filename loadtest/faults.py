@@ -59,6 +59,7 @@ FAULTS = (
     "kafka",
     "cassandra",
     "sigstop-worker",
+    "sigstop-cassandra",
 )
 
 
@@ -128,6 +129,9 @@ class Servers:
         self.sh("start", svc)
         self.sh("wait", svc)
 
+    def send_signal(self, svc: str, sig: signal.Signals) -> None:
+        os.kill(int((self.run_dir / f"{svc}.pid").read_text()), sig)
+
 
 def _state(pid: int) -> str:
     try:
@@ -194,6 +198,8 @@ def run_fault(fault: str, p: Profile, servers: Servers | None, t: Timing, tmp: P
         for w in deploy.workers:  # a stopped process cannot be stopped: wake it first
             if w.proc.poll() is None:
                 os.kill(w.proc.pid, signal.SIGCONT)
+        if fault == "sigstop-cassandra" and servers is not None:
+            servers.send_signal(p.cassandra_nodes[0], signal.SIGCONT)
         deploy.stop()
     outcomes = [o for o in load.snapshot() if started <= o.started <= recovered]
     availability = sum(o.ok for o in outcomes) / len(outcomes) if outcomes else 1.0
@@ -265,6 +271,13 @@ def _fault(
     if fault == "sigstop-worker":
         pid = workers[0].proc.pid
         return lambda: os.kill(pid, signal.SIGSTOP), lambda: os.kill(pid, signal.SIGCONT)
+    if fault == "sigstop-cassandra":
+        # A node that freezes (a long GC, a stuck disk) is worse for clients than one
+        # that dies: its sockets stay open and nothing answers or fails.
+        return (
+            lambda: srv().send_signal(cassandra, signal.SIGSTOP),
+            lambda: srv().send_signal(cassandra, signal.SIGCONT),
+        )
     raise SystemExit(f"unknown fault {fault!r}; known: {', '.join(FAULTS)}")
 
 
