@@ -197,3 +197,40 @@ def test_a_malformed_request_is_a_400_problem(server: Server) -> None:
     assert headers["content-type"] == "application/problem+json"
     assert json.loads(body)["code"] == "malformed_request"
     assert httpx.get(f"{server.url}/healthz", timeout=5).status_code == 200
+
+
+def test_a_body_arriving_with_its_head_is_not_counted_as_head(server: Server) -> None:
+    """Head and a ≈ 900 kB body in one send, then two pipelined requests in one send:
+    the bound counts the head only, and each request is answered in order."""
+    content = "Long note. " * 1_400  # ≈ 15 kB, under the 16 KiB content limit
+    items = [
+        {
+            "id": f"big-{i}",
+            "type": "fact",
+            "content": f"{i} {content}",
+            "scope": "user:big",
+            "source_agent": "test",
+        }
+        for i in range(60)
+    ]
+    body = json.dumps({"items": items}).encode()
+    assert 800_000 < len(body) < 1_000_000
+    head = (
+        f"POST /v1/memories:batch HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        "Connection: close\r\n\r\n"
+    ).encode()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as c:
+        c.sendall(head + body)
+        status, _, answer = _response(c)
+    assert status == 200, answer
+    report = json.loads(answer)
+    assert (report["written"], report["rejected"]) == (60, 0), answer[:300]
+    get = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    last = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as c:
+        c.sendall(get + last)
+        data = b""
+        while chunk := c.recv(65536):
+            data += chunk
+    assert data.count(b"HTTP/1.1 200 OK") == 2, data[:300]

@@ -14,8 +14,8 @@ added back:
 * **A size bound.** httptools hands every header to the protocol as it parses, and
   uvicorn keeps them all: a client streaming one endless header would grow the server's
   memory until the deadline. The request line and headers of one request may take
-  ``MAX_HEAD_BYTES``; beyond it the answer is ``431`` problem+json and the connection
-  closes, before the rest is read.
+  ``MAX_HEAD_BYTES``; beyond it the answer is ``431`` problem+json, and the connection
+  closes once what is still arriving has drained (read and dropped, never parsed).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from .problems import PROBLEM_JSON, problem_body
 
 # The request line plus all headers of one request. Browsers send a few KiB; 64 KiB is
-# what h11 buffered (``h11_max_incomplete_event_size``) and what nginx allows by default
-# (``large_client_header_buffers 4 8k`` per line, less in total).
+# what h11 buffered here before (``h11_max_incomplete_event_size``), twice nginx's default
+# (``large_client_header_buffers 4 8k``).
 MAX_HEAD_BYTES = 64 * 1024
 # How long a refused request's connection keeps draining before it is closed (_linger).
 LINGER_SECONDS = 2.0
