@@ -284,3 +284,31 @@ def test_a_partition_revoked_during_a_batch_does_not_kill_the_worker(
     asyncio.run(app._commit(batch))
     assert consumer.committed == {TopicPartition("t", 0): 5}
     worker.executor.shutdown(wait=True)
+
+
+class VaultDownAtFirst:
+    """A serializer whose decoding fails like a vault that is unreachable (the key of a
+    sealed event cannot be read), ``times`` times, then decodes."""
+
+    def __init__(self, times: int) -> None:
+        self.times = times
+
+    def decode(self, data: bytes) -> object:
+        if self.times:
+            self.times -= 1
+            raise Unavailable("cassandra error: Replica(s) failed to execute read")
+        return SERIALIZER.decode(data)
+
+
+def test_a_vault_down_while_decoding_is_waited_out_never_dead_lettered(
+    dlq: SqliteDeadLetters,
+) -> None:
+    """An acknowledged write was lost this way: the worker parked an event whose key it
+    could not read while one Cassandra node of three was being killed."""
+    sink = RecordingSink()
+    worker = ProjectorWorker(sink, VaultDownAtFirst(4), dlq, backoff=FAST)  # type: ignore[arg-type]
+    metrics = run(worker, [message(0, 0, "a"), message(0, 1, "b")])
+    assert sink.applied == [(0, [pack(0, 0), pack(0, 1)])]
+    assert dlq.entries() == [] and sink.skipped == []
+    assert worker.failures == 4
+    assert 'aimem_projection_stuck{partition="0",projection="records"} 0.0' in metrics

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 import threading
@@ -227,8 +228,13 @@ class ProjectorWorker:
         for offset, value in items:
             position = pack(partition, offset)
             try:
-                event = self.serializer.decode(value)
-            except Exception as e:  # whatever the decoder raises, the bytes are parked
+                # A store being down while decoding (the vault) is waited out, not parked.
+                event = self.policy.decode(
+                    functools.partial(self.serializer.decode, value), position, partition
+                )
+            except (Stopping, Rewind):
+                raise
+            except Exception as e:  # whatever else the decoder raises, the bytes are parked
                 applied += self.policy.apply(run, partition, raw).applied
                 run = []
                 self.policy.park_undecodable(position, partition, value, e)

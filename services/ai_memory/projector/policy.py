@@ -11,6 +11,8 @@ Both drivers — the embedded tailer threads and the Faust workers — hand each
   event that fails on its own is dead-lettered with the reason and the error, and the
   sink's checkpoint moves past it with ``skip_to``. The rest of the batch is applied.
 * Undecodable events never reach a sink: the driver hands them to ``park_undecodable``.
+  A decode that fails because a store is down (opening a sealed event needs its key from
+  the vault) is infrastructure, retried like a sink's failure (``decode``): never parked.
 * A driver that reads the log itself (the Kafka workers) passes a ``guard``: it is called
   before every attempt of a batch and before every retry after a failure, and raises
   ``Rewind`` when the view's stored checkpoint is behind what this driver last applied —
@@ -32,6 +34,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from ai_memory.core.errors import AiMemoryError, RetryableError
 from ai_memory.core.events import LoggedEvent
@@ -52,6 +55,7 @@ RawOf = Callable[[LoggedEvent], bytes]
 
 
 Guard = Callable[[int], None]  # called with the partition; raises Rewind
+T = TypeVar("T")
 
 
 class Stopping(Exception):
@@ -197,6 +201,28 @@ class ApplyPolicy:
             self._isolate(events, partition, raw, parked, first)
         self.clear()
         return Outcome(len(events) - len(parked), tuple(parked))
+
+    def decode(self, decode: Callable[[], T], position: int, partition: int) -> T:
+        """Run ``decode``, retrying infrastructure failures forever, like a sink's.
+
+        Decoding a sealed event opens its data key, and the vault is a store: when it is
+        unreachable (a Cassandra node just killed: "replica(s) failed to execute read")
+        the event is fine and must wait, not be parked as undecodable — parking it lost an
+        acknowledged write from the view. Any other failure is the bytes' own and is
+        raised for the driver to ``park_undecodable``."""
+        delay = self.backoff.delays()
+        attempts = 0
+        while True:
+            try:
+                event = decode()
+            except INFRASTRUCTURE as e:
+                attempts += 1
+                self._mark(partition, position, e, True, attempts)
+                self._pause(delay())
+                continue
+            if attempts:
+                self.clear()
+            return event
 
     def park_undecodable(
         self, position: int, partition: int, raw: bytes, error: BaseException
