@@ -55,7 +55,7 @@ def serve_h11(port: int) -> None:
             create_app(container.services),
             host="127.0.0.1",
             port=port,
-            log_level="warning",
+            log_level="info",  # as serve: an access-log line per request, like the other
             http="h11",
             loop="asyncio",
             timeout_keep_alive=5,

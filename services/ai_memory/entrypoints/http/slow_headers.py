@@ -1,10 +1,10 @@
 """The HTTP protocol of ``ai-memory serve``: uvicorn's httptools parser, with a deadline
 for request headers and a bound on their size (uvicorn has neither for httptools).
 
-Why httptools: it parses HTTP/1.1 in C (llhttp) where h11 does it in Python; on the same
-routes the server spends ≈ 0.3 ms less CPU on a read and ≈ 1 ms less on a write
-(``loadtest/RESULTS.md``, "The HTTP server in C"). What h11 gave for free has to be
-added back:
+Why httptools: it parses HTTP/1.1 in C (llhttp) where h11 does it in Python, and it is
+what ``uvicorn[standard]`` deployments run; with uvloop the server spent ≈ 0.2 ms less CPU
+on a read and ≈ 0.6 ms less on a write (``loadtest/RESULTS.md``, "The HTTP server in C").
+What h11 gave for free has to be added back:
 
 * **A header deadline.** A client that opens a connection and trickles header bytes
   (slowloris) would otherwise hold it forever. Each connection must deliver a request's
