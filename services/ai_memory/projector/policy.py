@@ -210,19 +210,7 @@ class ApplyPolicy:
         the event is fine and must wait, not be parked as undecodable — parking it lost an
         acknowledged write from the view. Any other failure is the bytes' own and is
         raised for the driver to ``park_undecodable``."""
-        delay = self.backoff.delays()
-        attempts = 0
-        while True:
-            try:
-                event = decode()
-            except INFRASTRUCTURE as e:
-                attempts += 1
-                self._mark(partition, position, e, True, attempts)
-                self._pause(delay())
-                continue
-            if attempts:
-                self.clear()
-            return event
+        return self._settle(decode, position, partition)
 
     def park_undecodable(
         self, position: int, partition: int, raw: bytes, error: BaseException
@@ -294,17 +282,16 @@ class ApplyPolicy:
         only an infrastructure failure is retried here."""
         self._settle(lambda: self.sink.apply(events, partition), events[0].position, partition)
 
-    def _settle(self, action: Callable[[], None], position: int, partition: int) -> None:
-        """Run ``action``, retrying only ``RetryableError`` (forever); after a failure the
-        guard checks the view first."""
+    def _settle(self, action: Callable[[], T], position: int, partition: int) -> T:
+        """Run ``action`` and return what it returns, retrying only infrastructure
+        failures (forever); after a failure the guard checks the view first."""
         delay = self.backoff.delays()
         attempts = 0
         while True:
             try:
                 if attempts and self.guard is not None:
                     self.guard(partition)
-                action()
-                return
+                return action()
             except INFRASTRUCTURE as e:
                 attempts += 1
                 self._mark(partition, position, e, True, attempts)
