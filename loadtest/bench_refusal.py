@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,34 +77,21 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def send_huge(
-    port: int, path: str, content_type: str, size: int, chunked: bool
-) -> tuple[str, float, float]:
-    """Send ``size`` bytes of body while reading the answer; → (status line, s, MB sent)."""
+def race(port: int, head: bytes, frames: Iterator[tuple[bytes, int]]) -> tuple[str, float, float]:
+    """Send ``head``, then ``(bytes, payload size)`` frames from another thread while this
+    one reads the answer; → (status line, seconds to it, MB of payload sent by then)."""
     sock = socket.create_connection(("127.0.0.1", port))
-    framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {size}"
-    head = (
-        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: {content_type}\r\n"
-        f"{framing}\r\n\r\n"
-    ).encode()
-    # Lines of 1 KiB: an import sees lines to split (each refused as not JSON), a write
-    # sees one JSON document that never ends.
-    block = (b"x" * 1023 + b"\n") * (CHUNK // 1024)
     sent = 0
     done = threading.Event()
 
     def pump() -> None:
         nonlocal sent
         try:
-            while sent < size and not done.is_set():
-                piece = block[: min(CHUNK, size - sent)]
-                if chunked:
-                    sock.sendall(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
-                else:
-                    sock.sendall(piece)
-                sent += len(piece)
-            if chunked and not done.is_set():
-                sock.sendall(b"0\r\n\r\n")
+            for frame, payload in frames:
+                if done.is_set():
+                    return
+                sock.sendall(frame)
+                sent += payload
         except OSError:
             pass  # the server answered and closed: exactly what is measured
 
@@ -125,38 +113,37 @@ def send_huge(
     return status, took, sent / 1e6
 
 
+def send_huge(
+    port: int, path: str, content_type: str, size: int, chunked: bool
+) -> tuple[str, float, float]:
+    """Send ``size`` bytes of body while reading the answer; → (status line, s, MB sent)."""
+    framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {size}"
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: {content_type}\r\n"
+        f"{framing}\r\n\r\n"
+    ).encode()
+    # Lines of 1 KiB: an import sees lines to split (each refused as not JSON), a write
+    # sees one JSON document that never ends.
+    block = (b"x" * 1023 + b"\n") * (CHUNK // 1024)
+
+    def frames() -> Iterator[tuple[bytes, int]]:
+        for offset in range(0, size, CHUNK):
+            piece = block[: min(CHUNK, size - offset)]
+            yield (
+                (f"{len(piece):x}\r\n".encode() + piece + b"\r\n" if chunked else piece),
+                len(piece),
+            )
+        if chunked:
+            yield b"0\r\n\r\n", 0
+
+    return race(port, head, frames())
+
+
 def huge_head(port: int, size: int) -> tuple[str, float, float]:
     """One header of ``size`` bytes, sent while reading the answer; → (status, s, MB)."""
-    sock = socket.create_connection(("127.0.0.1", port))
+    head = f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Big: ".encode()
     block = b"h" * CHUNK
-    sent = 0
-    done = threading.Event()
-
-    def pump() -> None:
-        nonlocal sent
-        try:
-            while sent < size and not done.is_set():
-                sock.sendall(block)
-                sent += len(block)
-        except OSError:
-            pass  # closed after the answer
-
-    started = time.perf_counter()
-    sock.sendall(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Big: ".encode())
-    writer = threading.Thread(target=pump, daemon=True)
-    writer.start()
-    answer = b""
-    while b"\r\n" not in answer:
-        data = sock.recv(4096)
-        if not data:
-            break
-        answer += data
-    took = time.perf_counter() - started
-    done.set()
-    sock.close()
-    writer.join(timeout=10)
-    status = answer.split(b"\r\n", 1)[0].decode(errors="replace") or "(closed)"
-    return status, took, sent / 1e6
+    return race(port, head, ((block, CHUNK) for _ in range(0, size, CHUNK)))
 
 
 def slowloris(port: int, budget: float) -> tuple[str, float, float]:
