@@ -21,6 +21,8 @@ from typing import Any
 
 import httpx
 
+from ai_memory.core.access import generate_token
+
 CLI = [sys.executable, "-m", "ai_memory.entrypoints.cli"]
 
 
@@ -58,9 +60,13 @@ class Proc:
 
 
 class Cluster:
-    def __init__(self, tmp: Path, kafka: str, cassandra: str, *, replication: int = 1) -> None:
+    def __init__(
+        self, tmp: Path, kafka: str, cassandra: str, *, replication: int = 1, keyed: bool = False
+    ) -> None:
         """``kafka``/``cassandra``: comma-separated ``host:port`` lists; ``replication``
-        is the topic's and the keyspace's replication factor (3 on the local cluster)."""
+        is the topic's and the keyspace's replication factor (3 on the local cluster).
+        ``keyed``: keys in force, as in production — the gateway adopts an admin key of
+        the default tenant and clients send it (``headers``)."""
         suffix = uuid.uuid4().hex[:10]
         tmp.mkdir(parents=True, exist_ok=True)
         self.servers = (kafka, cassandra)
@@ -86,6 +92,11 @@ class Cluster:
             "AIMEM_ROOT_KEY": os.environ.get("AIMEM_ROOT_KEY")
             or base64.urlsafe_b64encode(os.urandom(32)).decode("ascii"),
         }
+        self.headers: dict[str, str] = {}
+        if keyed:
+            token = generate_token()
+            self.env["AIMEM_ADMIN_KEY"] = token
+            self.headers = {"Authorization": f"Bearer {token}"}
         self.gateway: Proc | None = None
         self.workers: list[Proc] = []
         self._vaults: list[Any] = []

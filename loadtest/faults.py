@@ -173,9 +173,9 @@ class Row:
 def run_fault(fault: str, p: Profile, servers: Servers | None, t: Timing, tmp: Path) -> Row:
     """One fault on a fresh deployment. ``servers`` may be None for faults of the
     project's own processes (workers, gateway), which never touch Kafka or Cassandra."""
-    deploy = Cluster(tmp / fault, p.kafka, p.cassandra, replication=p.replication)
+    deploy = Cluster(tmp / fault, p.kafka, p.cassandra, replication=p.replication, keyed=True)
     deploy.env["AIMEM_WAIT_TIMEOUT"] = "30"
-    load = Load(deploy.url, t.ids, t.clients)
+    load = Load(deploy.url, t.ids, t.clients, headers=deploy.headers)
     try:
         deploy.start_gateway()
         workers = [deploy.start_worker(1), deploy.start_worker(2)]
@@ -189,7 +189,7 @@ def run_fault(fault: str, p: Profile, servers: Servers | None, t: Timing, tmp: P
         time.sleep(t.stop_hold if fault.startswith("sigstop") else t.hold)
         undone = time.monotonic()
         undo()
-        recovered = _probe(deploy.url, deadline=undone + 300)
+        recovered = _probe(deploy.url, deploy.headers, deadline=undone + 300)
         time.sleep(t.after)
         load.stop()
         verdict = _verify(deploy, indexer[0], load, tmp / fault)
@@ -289,10 +289,10 @@ def _kill_gateway(deploy: Cluster) -> Callable[[], None]:
     return kill
 
 
-def _probe(url: str, deadline: float) -> float:
+def _probe(url: str, headers: dict[str, str], deadline: float) -> float:
     """When a fresh write is acknowledged and then readable through the gateway."""
     n = 0
-    with httpx.Client(base_url=url, timeout=5) as http:
+    with httpx.Client(base_url=url, headers=headers, timeout=5) as http:
         while time.monotonic() < deadline:
             n += 1
             body = {"type": "fact", "scope": "user:probe", "source_agent": "probe"}
@@ -334,7 +334,7 @@ def _verify(deploy: Cluster, indexer: Proc, load: Load, tmp: Path) -> Verdict:
     acked = load.acked()
     logged = read_log(deploy.log_url, tmp, deploy.serializer())
     check_log(acked, logged, verdict)
-    check_gateway(deploy.url, acked, logged, verdict)
+    check_gateway(deploy.url, deploy.headers, acked, logged, verdict)
     check_worker_index(deploy.worker_index_dir, logged, verdict)
     return verdict
 

@@ -120,14 +120,18 @@ def check_log(acked: list[Outcome], logged: dict[str, list[Logged]], v: Verdict)
 
 
 def check_gateway(
-    url: str, acked: list[Outcome], logged: dict[str, list[Logged]], v: Verdict
+    url: str,
+    headers: dict[str, str],
+    acked: list[Outcome],
+    logged: dict[str, list[Logged]],
+    v: Verdict,
 ) -> None:
     """GET and search every acknowledged memory; export once for duplicates."""
     newest_acked: dict[str, int] = {}
     for o in acked:
         mid = memory_id(o.n)
         newest_acked[mid] = max(newest_acked.get(mid, 0), o.version)
-    with httpx.Client(base_url=url, timeout=30) as http:
+    with httpx.Client(base_url=url, headers=headers, timeout=30) as http:
         for mid, version in sorted(newest_acked.items()):
             last = logged[mid][-1] if logged.get(mid) else None
             r = http.get(f"/v1/memories/{mid}")

@@ -48,6 +48,7 @@ class Load:
     ids: int
     clients: int = 4
     timeout: float = 15.0
+    headers: dict[str, str] = field(default_factory=dict)  # the API key, when in force
     outcomes: list[Outcome] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -77,7 +78,7 @@ class Load:
         """A failed write is sent again, same content, on the id's next turn — what a
         client does after a timeout or a refused connection."""
         revisions = dict.fromkeys(mine, 1)
-        with httpx.Client(base_url=self.url, timeout=self.timeout) as http:
+        with httpx.Client(base_url=self.url, headers=self.headers, timeout=self.timeout) as http:
             i = 0
             while not self._stop.is_set():
                 n = mine[i % len(mine)]

@@ -9,7 +9,13 @@ from collections.abc import Iterator
 import pytest
 
 from ai_memory.adapters.cassandra import CassandraSession, migrate
-from ai_memory.adapters.cassandra.migrations import Migration, applied, available
+from ai_memory.adapters.cassandra.migrations import (
+    TABLE_OPTIONS,
+    Migration,
+    applied,
+    available,
+    with_table_options,
+)
 from ai_memory.core.errors import PermanentError
 
 
@@ -97,3 +103,61 @@ def test_concurrent_runners_apply_each_migration_once(url: str) -> None:
     finally:
         for s in sessions:
             s.close()
+
+
+def _retry_options(session: CassandraSession) -> dict[str, str]:
+    rows = session.execute(
+        "SELECT table_name, speculative_retry FROM system_schema.tables WHERE keyspace_name = %s",
+        (session.keyspace,),
+    )
+    return {r.table_name: r.speculative_retry for r in rows}
+
+
+def test_every_table_reads_past_a_frozen_replica_within_50_ms(url: str) -> None:
+    """Every table, a later migration's too, asks another replica after at most 50 ms
+    (0009: with the table default a frozen node failed 40 % of reads)."""
+    session = CassandraSession.from_url(url)
+    try:
+        extra = Migration(99, "extra", "CREATE TABLE IF NOT EXISTS extra (k int PRIMARY KEY);")
+        migrate(session, [*available(), extra])
+        options = _retry_options(session)
+        assert {"records", "api_keys", "tenant_keks", "data_keys_by_subject", "extra"} <= set(
+            options
+        )
+        assert options == dict.fromkeys(options, "MIN(99p,50ms)")
+    finally:
+        session.close()
+
+
+def test_tables_made_before_0009_are_brought_up_to_date(url: str) -> None:
+    session = CassandraSession.from_url(url)
+    try:
+        migrate(session, [m for m in available() if m.version < 9])
+        for table in _retry_options(session):  # as a keyspace made before 0009 has them
+            session.execute(f"ALTER TABLE {table} WITH speculative_retry = '99p'")
+        assert set(_retry_options(session).values()) == {"99p"}
+        assert migrate(session) == [m.version for m in available() if m.version >= 9]
+        assert set(_retry_options(session).values()) == {"MIN(99p,50ms)"}
+    finally:
+        session.close()
+
+
+@pytest.mark.parametrize(
+    ("statement", "expected"),
+    [
+        ("CREATE TABLE t (k int PRIMARY KEY)", "CREATE TABLE t (k int PRIMARY KEY) WITH {}"),
+        ("create table if not exists t (k int PRIMARY KEY", None),  # Cassandra refuses it
+        (
+            "CREATE TABLE t (k int, c int, PRIMARY KEY ((k), c)) WITH CLUSTERING ORDER BY (c DESC)",
+            "CREATE TABLE t (k int, c int, PRIMARY KEY ((k), c)) "
+            "WITH CLUSTERING ORDER BY (c DESC) AND {}",
+        ),
+        ("ALTER TABLE t WITH gc_grace_seconds = 1", None),
+        ("CREATE INDEX i ON t (c)", None),
+    ],
+)
+def test_the_runner_adds_the_table_options_to_every_create_table(
+    statement: str, expected: str | None
+) -> None:
+    want = statement if expected is None else expected.format(TABLE_OPTIONS)
+    assert with_table_options(statement) == want

@@ -10,7 +10,7 @@ in the listing without a key, which ``list`` skips, never a key no listing shows
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from ai_memory.core.access import ApiKey, KeyInfo
 from ai_memory.core.errors import Conflict
@@ -26,6 +26,7 @@ _LISTED = "INSERT INTO api_keys_by_tenant (tenant, key_id) VALUES (?, ?)"
 _IDS = "SELECT key_id FROM api_keys_by_tenant WHERE tenant = ?"
 _REVOKE = "UPDATE api_keys SET revoked_at_us = ? WHERE key_id = ? IF revoked_at_us = null"
 _ANY = "SELECT key_id FROM api_keys LIMIT 1"
+HAS_KEYS_TIMEOUT: Final = 2.0  # seconds; see has_keys
 
 
 class CassandraKeyStore:
@@ -79,7 +80,13 @@ class CassandraKeyStore:
         return None if row is None else _info(row)
 
     def has_keys(self) -> bool:
-        return self._s.execute(self._s.prepare(_ANY)).one() is not None
+        # A range read: Cassandra never sends one to another replica when a replica is
+        # slow (speculative_retry is for single partitions), so a frozen node held it for
+        # the whole request timeout (10 s; loadtest/bench_frozen_replica.py). It is read
+        # on the request path only while no key exists (open mode; once true it stays
+        # cached), and a timeout falls back to the last answer (KeyService.required), so
+        # it gets a short one.
+        return self._s.execute(self._s.prepare(_ANY), timeout=HAS_KEYS_TIMEOUT).one() is not None
 
     def close(self) -> None:
         if self._owns:

@@ -13,6 +13,13 @@ statement is also idempotent (``IF NOT EXISTS``) and each ledger row is written 
 ``IF NOT EXISTS``, so even a runner whose lease expired mid-way cannot corrupt anything.
 A migration file edited after it was applied is refused (checksum mismatch): write a
 new migration instead.
+
+Every table is created with ``TABLE_OPTIONS``: the runner adds them to each
+``CREATE TABLE`` it executes, the ledger's included, so no migration can forget them
+(0009 brought the tables created before them up to date; on a new keyspace its
+statements change nothing and cost a few milliseconds, where a real schema change waits
+for every node to agree — about a second each on three nodes). What the options are for
+is told in ``migrations/0009_speculative_retry.cql``.
 """
 
 from __future__ import annotations
@@ -23,12 +30,17 @@ import time
 import uuid
 from dataclasses import dataclass
 from importlib import resources
+from typing import Final
 
 from ai_memory.core.errors import PermanentError, Unavailable
 
 from .session import CassandraSession
 
 LEASE_SECONDS = 120
+# A read waits at most 50 ms for a replica before asking another (see 0009).
+TABLE_OPTIONS: Final = "speculative_retry = 'MIN(99p,50ms)'"
+_CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s", re.IGNORECASE)
+_WITH = re.compile(r"\bWITH\b", re.IGNORECASE)
 _FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.cql$")
 _LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (
     version int PRIMARY KEY, name text, checksum text, applied_at timestamp, applied_by text)"""
@@ -87,8 +99,8 @@ def migrate(
     session.execute(
         f"CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {session.settings.replication()}"
     )
-    session.execute(_LEDGER.replace("schema_migrations", f"{ks}.schema_migrations", 1))
-    session.execute(_LOCK.replace("schema_migrations_lock", f"{ks}.schema_migrations_lock", 1))
+    for ledger, name in ((_LEDGER, "schema_migrations"), (_LOCK, "schema_migrations_lock")):
+        session.execute(with_table_options(ledger.replace(name, f"{ks}.{name}", 1)))
     session.use_keyspace()
     owner = str(uuid.uuid4())
     deadline = time.monotonic() + wait_seconds
@@ -140,9 +152,28 @@ def _release(session: CassandraSession, owner: str) -> None:
 def _apply(session: CassandraSession, migration: Migration, owner: str) -> None:
     for statement in migration.statements():
         # The driver waits for schema agreement after each DDL statement.
-        session.execute(statement)
+        session.execute(with_table_options(statement))
     session.execute(
         "INSERT INTO schema_migrations (version, name, checksum, applied_at, applied_by)"
         " VALUES (%s, %s, %s, toTimestamp(now()), %s) IF NOT EXISTS",
         (migration.version, migration.name, migration.checksum, owner),
     )
+
+
+def with_table_options(statement: str) -> str:
+    """``statement`` with ``TABLE_OPTIONS`` added when it creates a table."""
+    if not _CREATE_TABLE.match(statement):
+        return statement
+    depth, end = 0, -1
+    for i, char in enumerate(statement):  # the column list's closing parenthesis
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                end = i
+                break
+    if end < 0:
+        return statement  # not a table definition Cassandra accepts either
+    joiner = " AND " if _WITH.search(statement, end) else " WITH "
+    return statement.rstrip() + joiner + TABLE_OPTIONS

@@ -271,10 +271,16 @@ class CassandraSession:
         return stmt
 
     def execute(
-        self, statement: Any, params: Sequence[Any] | None = None, *, serial: bool = False
+        self,
+        statement: Any,
+        params: Sequence[Any] | None = None,
+        *,
+        serial: bool = False,
+        timeout: float | None = None,
     ) -> Any:
         """Run one statement. ``serial`` reads at the serial consistency level, which
-        also completes any lightweight transaction in flight on that partition."""
+        also completes any lightweight transaction in flight on that partition;
+        ``timeout`` replaces ``request_timeout`` for this statement."""
         with translate_errors():
             if serial:
                 statement = statement.bind(params)
@@ -282,6 +288,8 @@ class CassandraSession:
                     self.settings.serial_consistency
                 ]
                 params = None
+            if timeout is not None:
+                return self.session.execute(statement, params, timeout=timeout)
             return self.session.execute(statement, params)
 
     def execute_many(
