@@ -41,6 +41,7 @@ from ai_memory.adapters.cassandra import CassandraSession, migrate
 from ai_memory.adapters.cassandra.data_key_vault import CassandraVaultRows
 from ai_memory.adapters.cassandra.key_store import CassandraKeyStore
 from ai_memory.adapters.cassandra.migrations import TABLE_OPTIONS
+from ai_memory.core.errors import Unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS_SH = ROOT / "deploy" / "local" / "servers.sh"
@@ -69,10 +70,42 @@ def servers(run_dir: Path, *args: str) -> None:
         subprocess.run([str(SERVERS_SH), *args, node], env=env, check=True)
 
 
+def settle(deadline_s: float = 300.0) -> None:
+    """Until every node is up and agrees on the schema, as the driver sees it: "ready"
+    from servers.sh is one node's CQL port, and a ring still forming refuses QUORUM or
+    answers INCOMPATIBLE_SCHEMA."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        try:
+            probe = CassandraSession.from_url(f"cassandra://{CONTACT}/system")
+            try:
+                cluster = probe._cluster
+                up = [h for h in cluster.metadata.all_hosts() if h.is_up]
+                if len(up) == len(NODES) and cluster.control_connection.wait_for_schema_agreement(
+                    wait_time=10
+                ):
+                    return
+            finally:
+                probe.close()
+        except Unavailable:
+            pass
+        if time.monotonic() > deadline:
+            raise SystemExit("the three Cassandra nodes did not settle")
+        time.sleep(5)
+
+
 def one_round(variant: str, spec: str, run_dir: Path, a: argparse.Namespace) -> Outcome:
+    settle()  # the node frozen last round may still be catching up on the schema
     url = f"cassandra://{CONTACT}/frozen_{uuid.uuid4().hex[:10]}?replication_factor=3"
     session = CassandraSession.from_url(url)
-    migrate(session)
+    for attempt in range(24):  # "ready" is the CQL port; the ring may still be forming
+        try:
+            migrate(session)
+            break
+        except Unavailable:
+            if attempt == 23:
+                raise
+            time.sleep(5)
     tables = [
         r.table_name
         for r in session.execute(
@@ -134,7 +167,14 @@ def one_round(variant: str, spec: str, run_dir: Path, a: argparse.Namespace) -> 
     for t in threads:
         t.join(30)
     out.calls = [c for c in out.calls if frozen <= c.started < thawed]
-    session.execute(f"DROP KEYSPACE IF EXISTS {session.keyspace}")
+    failed = sum(c.failure is not None for c in out.calls)
+    print(f"[frozen] {variant}: {len(out.calls)} reads during the freeze, {failed} failed")
+    for _ in range(5):  # the thawed node may still be catching up on schema and hints
+        try:
+            session.execute(f"DROP KEYSPACE IF EXISTS {session.keyspace}")
+            break
+        except Unavailable:
+            time.sleep(5)
     session.close()
     return out
 

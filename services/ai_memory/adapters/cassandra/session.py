@@ -28,7 +28,10 @@ counter, all of which here are position- or client-timestamped, so a second copy
 the same cells at the same timestamp — is marked idempotent, and the driver's
 ``ConstantSpeculativeExecutionPolicy`` sends it to the next host of the query plan when
 the first has not answered within ``speculative_delay``; the first answer wins. Lightweight
-transactions and counters are never sent twice.
+transactions and counters are never sent twice. That picks another *coordinator*; which
+*replicas* a coordinator waits for is Cassandra's own ``speculative_retry``, capped at 50 ms
+on every table (``migrations/0009_speculative_retry.cql``): without it a live coordinator
+kept waiting on a frozen replica, and so did the second one.
 
 Everything the rest of the code sees is an ``ai_memory.core.errors`` exception: timeouts,
 unavailable replicas and unreachable hosts become ``Unavailable`` (retry later); a
