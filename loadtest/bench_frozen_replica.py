@@ -10,7 +10,8 @@ request path suffer meanwhile — an API key by id, a tenant's KEK versions (sin
 partition), "are there any keys" (a range read) — while writers keep Cassandra busy, once
 with the table default ``speculative_retry = '99p'`` and once with the option every table
 of ai-memory carries (``TABLE_OPTIONS``, migration 0009), alternating per round. Each
-round: a fresh keyspace, readers and writers for ``--warmup`` s, the first node SIGSTOPped
+variant has a keyspace of its own, made up front; each round: readers and writers for
+``--warmup`` s, the first node SIGSTOPped
 for ``--freeze`` s, SIGCONT, ``--after`` s more. Per variant and read: calls started
 during the freeze, failures (with their reasons) and latency percentiles.
 
@@ -94,8 +95,10 @@ def settle(deadline_s: float = 300.0) -> None:
         time.sleep(5)
 
 
-def one_round(variant: str, spec: str, run_dir: Path, a: argparse.Namespace) -> Outcome:
-    settle()  # the node frozen last round may still be catching up on the schema
+def keyspace(spec: str) -> CassandraSession:
+    """A fresh keyspace of ai-memory's tables with ``spec`` on every table. Made before
+    any node is frozen: schema changes right after a freeze met a thawed node that
+    disagreed on the schema for minutes."""
     url = f"cassandra://{CONTACT}/frozen_{uuid.uuid4().hex[:10]}?replication_factor=3"
     session = CassandraSession.from_url(url)
     for attempt in range(24):  # "ready" is the CQL port; the ring may still be forming
@@ -118,8 +121,14 @@ def one_round(variant: str, spec: str, run_dir: Path, a: argparse.Namespace) -> 
     session.execute(
         f"CREATE TABLE load (k int PRIMARY KEY, v blob) WITH speculative_retry = '{spec}'"
     )
+    CassandraVaultRows(session).add_kek("t1", 1, os.urandom(60))
+    return session
+
+
+def one_round(
+    variant: str, session: CassandraSession, run_dir: Path, a: argparse.Namespace
+) -> Outcome:
     keys, vault = CassandraKeyStore(session), CassandraVaultRows(session)
-    vault.add_kek("t1", 1, os.urandom(60))
     insert = session.prepare("INSERT INTO load (k, v) VALUES (?, ?)")
 
     def write() -> None:  # what the records workers and the vault do meanwhile
@@ -167,15 +176,14 @@ def one_round(variant: str, spec: str, run_dir: Path, a: argparse.Namespace) -> 
     for t in threads:
         t.join(30)
     out.calls = [c for c in out.calls if frozen <= c.started < thawed]
-    failed = sum(c.failure is not None for c in out.calls)
-    print(f"[frozen] {variant}: {len(out.calls)} reads during the freeze, {failed} failed")
-    for _ in range(5):  # the thawed node may still be catching up on schema and hints
-        try:
-            session.execute(f"DROP KEYSPACE IF EXISTS {session.keyspace}")
-            break
-        except Unavailable:
-            time.sleep(5)
-    session.close()
+    for read in reads:
+        mine = [c for c in out.calls if c.read == read]
+        failed = sum(c.failure is not None for c in mine)
+        slowest = max((c.seconds for c in mine), default=0.0)
+        print(
+            f"[frozen] {variant}, {read}: {len(mine)} reads, {failed} failed, max {slowest:.2f} s"
+        )
+    time.sleep(a.after)  # the thawed node catches up before the next round
     return out
 
 
@@ -232,11 +240,15 @@ def main() -> None:
     servers(run_dir, "start")
     servers(run_dir, "wait")
     try:
+        settle()
+        sessions = {variant: keyspace(spec) for variant, spec in VARIANTS.items()}
         outcomes = [
-            one_round(variant, spec, run_dir, a)
+            one_round(variant, session, run_dir, a)
             for _ in range(a.rounds)
-            for variant, spec in VARIANTS.items()
+            for variant, session in sessions.items()
         ]
+        for session in sessions.values():
+            session.close()  # the keyspaces go with the servers' data
     finally:
         if not a.keep_servers:
             servers(run_dir, "stop")
