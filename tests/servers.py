@@ -11,6 +11,8 @@ import fcntl
 import os
 import socket
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,10 +40,8 @@ def _ensure(service: str, port: int) -> Iterator[str]:
     with lock_path.open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not port_open(port):
-            subprocess.run([str(SERVERS), "start", service], check=True)
             started = True
-            # `wait` checks a real protocol round trip, not only the port.
-            subprocess.run([str(SERVERS), "wait", service], check=True)
+            _start(service)
         # Otherwise a server someone else started (another checkout, a developer) is
         # listening: its pid file is not ours, so it is reused as it is.
         fcntl.flock(lock, fcntl.LOCK_UN)
@@ -50,6 +50,42 @@ def _ensure(service: str, port: int) -> Iterator[str]:
     finally:
         if started:
             subprocess.run([str(SERVERS), "stop", service], check=False)
+
+
+def _servers(*args: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([str(SERVERS), *args], capture_output=True, text=True, check=False)
+    # Shown under "Captured stderr" of the first test that needed the server.
+    print(done.stdout, end="")
+    print(done.stderr, end="", file=sys.stderr)
+    return done
+
+
+def _start(service: str) -> None:
+    """``servers.sh start`` then ``wait`` (a real protocol round trip, not only the port);
+    one more try after a stop, for a start that lost a race with a process still letting
+    go of a port. A failure names its reason on the first line of the error, the one a
+    test summary shows, and carries the server's last log lines."""
+    failed: subprocess.CompletedProcess[str] | None = None
+    for attempt in range(2):
+        if attempt:
+            _servers("stop", service)
+            time.sleep(5)
+        failed = None
+        for step in ("start", "wait"):
+            done = _servers(step, service)
+            if done.returncode != 0:
+                failed = done
+                break
+        if failed is None:
+            return
+    assert failed is not None
+    _servers("stop", service)  # nothing half-started outlives the session
+    lines = [line for line in failed.stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("[servers] error")]
+    reason = (errors or lines or ["servers.sh printed nothing"])[-1]
+    raise RuntimeError(
+        f"{service} did not start: {reason}\n" + "\n".join(lines[-60:]) + f"\n{failed.stdout}"
+    )
 
 
 def nodetool(*args: str, timeout: float = 600.0) -> str:
