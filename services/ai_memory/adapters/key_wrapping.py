@@ -35,6 +35,7 @@ from ai_memory.core.data_keys import (
     subject_of,
 )
 from ai_memory.core.errors import InvalidInput, Unavailable
+from ai_memory.core.single_flight import SingleFlight
 
 _NONCE = 12
 
@@ -199,6 +200,7 @@ class WrappedVault:
         self._ttl = kek_cache_seconds
         self._keks: dict[str, _Keks] = {}
         self._lock = threading.Lock()
+        self._kek_reads: SingleFlight[str, list[KekRow]] = SingleFlight()
 
     @property
     def issues_own_ids(self) -> bool:
@@ -211,7 +213,13 @@ class WrappedVault:
             cached = self._keks.get(tenant)
         if cached is not None and not fresh and now < cached.expires:
             return cached
-        stored = self._rows.keks(tenant)
+        # An expired entry is refreshed once for all who miss it together; a caller that
+        # must see a change (``fresh``: a version just added or not yet known) reads alone.
+        stored = (
+            self._rows.keks(tenant)
+            if fresh
+            else self._kek_reads.do(tenant, lambda: self._rows.keks(tenant))
+        )
         found = _Keks(
             {r.version: r.wrapped for r in stored if r.wrapped is not None},
             frozenset(r.version for r in stored if r.wrapped is None),

@@ -23,6 +23,11 @@ be read, what was last read from it is used for up to ``STALE_IF_ERROR`` seconds
 unknown one stays unknown. The price, stated: a revocation made just before the outage
 may take up to that long to reach a gateway that cannot read the store. After it, the
 request fails with 503 (``Unavailable``), never with an open door.
+
+**One read per miss.** Requests that miss the same entry at the same moment (it aged out
+on a busy gateway) share one store read (``core.single_flight``): one slow read, not one
+per request, when a replica is slow. A shared answer is never older than the miss that
+started it, so the bounds above hold as they are.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ from ai_memory.core.errors import (
     Unauthenticated,
 )
 from ai_memory.core.ports import Clock, KeyStore
+from ai_memory.core.single_flight import SingleFlight
 
 MAX_CACHE_TTL = 5.0
 STALE_IF_ERROR = timedelta(seconds=300)
@@ -82,6 +88,9 @@ class KeyService:
         self._lock = threading.Lock()
         self._cache: dict[str, tuple[ApiKey | None, datetime]] = {}
         self._required: tuple[bool, datetime] | None = None
+        # Requests missing the same entry at once share one store read (see the module).
+        self._key_reads: SingleFlight[str, ApiKey | None] = SingleFlight()
+        self._any_key_reads: SingleFlight[None, bool] = SingleFlight()
 
     # --- administration ------------------------------------------------------------
     def create(
@@ -182,7 +191,7 @@ class KeyService:
             if known is not None and (known[0] or now - known[1] < self._ttl):
                 return known[0]
         try:
-            found = self._store.has_keys()
+            found = self._any_key_reads.do(None, self._store.has_keys)
         except _STORE_DOWN:
             if known is not None and now - known[1] < STALE_IF_ERROR:
                 return known[0]
@@ -241,7 +250,7 @@ class KeyService:
             if hit is not None and timedelta(0) <= now - hit[1] < self._ttl:
                 return hit[0]
         try:
-            key = self._store.get(key_id)
+            key = self._key_reads.do(key_id, lambda: self._store.get(key_id))
         except _STORE_DOWN:
             if hit is not None and timedelta(0) <= now - hit[1] < STALE_IF_ERROR:
                 return hit[0]  # see "The key store down" in the module docstring
