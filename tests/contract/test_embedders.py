@@ -46,7 +46,11 @@ def test_minilm_matches_published_sentence_transformers_values(minilm: MiniLMEmb
 def test_minilm_ignores_text_beyond_256_tokens(minilm: MiniLMEmbedder) -> None:
     head = " ".join(["river"] * 300)
     a, b = minilm.embed([head, head + " completely different ending about taxes"])
-    assert np.array_equal(a, b)
+    # Same tokens, two rows of one batch: the runtime's kernels may sum a row in another
+    # order (differences of ~1e-8 were seen); a text read past 256 tokens moves by far more.
+    np.testing.assert_allclose(a, b, rtol=0, atol=1e-6)
+    shorter = minilm.embed([" ".join(["river"] * 200) + " completely different ending"])[0]
+    assert np.abs(shorter - a).max() > 1e-3  # the tolerance still tells texts apart
 
 
 def test_static_text_without_known_tokens_gets_the_unknown_vector(static: StaticEmbedder) -> None:
