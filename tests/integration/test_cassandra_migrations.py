@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ from ai_memory.adapters.cassandra.migrations import (
     available,
     with_table_options,
 )
-from ai_memory.core.errors import PermanentError
+from ai_memory.core.errors import PermanentError, Unavailable
 
 
 @pytest.fixture
@@ -50,6 +51,49 @@ def test_migrate_applies_once_and_records_versions(url: str) -> None:
         }
         assert {"records", "records_by_scope", "tombstones", "api_keys"} <= tables
         assert "heads" not in tables  # 0004: versions are decided by the partition writers
+    finally:
+        session.close()
+
+
+class Flaky:
+    """``session.execute`` failing with ``Unavailable`` at the given call numbers (a ring
+    still forming at start: "Cannot achieve consistency level", or a node restarting)."""
+
+    def __init__(self, session: CassandraSession, failing: set[int]) -> None:
+        self.calls, self._failing, self._execute = 0, failing, session.execute
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        if self.calls in self._failing:
+            raise Unavailable("cassandra unreachable: Cannot achieve consistency level QUORUM")
+        return self._execute(*args, **kwargs)
+
+
+def test_a_store_not_answering_yet_is_waited_for_not_fatal(url: str) -> None:
+    """The first statements fail (every process starting with the cluster), then one in
+    the middle of a migration and the lease's release after it: each is asked again, the
+    lease left behind is still this call's own (no 120 s wait for it to expire), and
+    every migration is applied once."""
+    session = CassandraSession.from_url(url)
+    try:
+        flaky = Flaky(session, {1, 2, 3, 12, 13})
+        session.execute = flaky  # type: ignore[method-assign]
+        versions = [m.version for m in available()]
+        assert migrate(session, wait_seconds=60) == versions
+        assert sorted(applied(session)) == versions
+        assert flaky.calls > 12
+        lease = session.execute("SELECT owner FROM schema_migrations_lock").all()
+        assert lease == []  # released at the end, not left to expire
+    finally:
+        session.close()
+
+
+def test_a_store_that_never_answers_fails_after_the_wait(url: str) -> None:
+    session = CassandraSession.from_url(url)
+    try:
+        session.execute = Flaky(session, set(range(1, 10_000)))  # type: ignore[method-assign]
+        with pytest.raises(Unavailable):
+            migrate(session, wait_seconds=2)
     finally:
         session.close()
 

@@ -32,7 +32,9 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Final
 
-from ai_memory.core.errors import PermanentError, Unavailable
+import tenacity
+
+from ai_memory.core.errors import PermanentError, RetryableError, Unavailable
 
 from .session import CassandraSession
 
@@ -93,7 +95,31 @@ def migrate(
 ) -> list[int]:
     """Bring the keyspace up to date; return the versions this call applied.
 
-    Leaves ``session`` bound to the keyspace."""
+    Leaves ``session`` bound to the keyspace. A store that cannot answer yet — a ring
+    still forming when every process starts at once, a node restarting — is asked again
+    with backoff for up to ``wait_seconds`` rather than failing the process at start: the
+    statements are idempotent and the lease expires on its own."""
+    retrying = tenacity.Retrying(
+        retry=tenacity.retry_if_exception_type(RetryableError),
+        stop=tenacity.stop_after_delay(wait_seconds),
+        wait=tenacity.wait_exponential(multiplier=0.5, max=5.0),
+        reraise=True,
+    )
+    done: list[int] = []  # across attempts: what an interrupted one applied counts too
+    # One owner across attempts: a lease an interrupted attempt could not release is
+    # still this call's own, so the next attempt goes on rather than waiting it out.
+    owner = str(uuid.uuid4())
+    retrying(_migrate, session, migrations, time.monotonic() + wait_seconds, owner, done)
+    return done
+
+
+def _migrate(
+    session: CassandraSession,
+    migrations: list[Migration] | None,
+    deadline: float,
+    owner: str,
+    done: list[int],
+) -> None:
     pending_all = available() if migrations is None else migrations
     ks = session.keyspace
     session.execute(
@@ -102,13 +128,10 @@ def migrate(
     for ledger, name in ((_LEDGER, "schema_migrations"), (_LOCK, "schema_migrations_lock")):
         session.execute(with_table_options(ledger.replace(name, f"{ks}.{name}", 1)))
     session.use_keyspace()
-    owner = str(uuid.uuid4())
-    deadline = time.monotonic() + wait_seconds
-    done: list[int] = []
     while True:
         pending = _pending(session, pending_all)
         if not pending:
-            return done
+            return
         if _acquire(session, owner):
             try:
                 for migration in _pending(session, pending_all):
@@ -116,7 +139,7 @@ def migrate(
                     done.append(migration.version)
             finally:
                 _release(session, owner)
-            return done
+            return
         if time.monotonic() > deadline:
             raise Unavailable("another process holds the schema migration lease", retry_after=10.0)
         time.sleep(0.5)
@@ -140,7 +163,8 @@ def _acquire(session: CassandraSession, owner: str) -> bool:
         f" IF NOT EXISTS USING TTL {LEASE_SECONDS}",
         (owner,),
     ).one()
-    return bool(row[0])
+    # Not applied: the row answered is the lease held, which may be this owner's own.
+    return bool(row[0]) or getattr(row, "owner", None) == owner
 
 
 def _release(session: CassandraSession, owner: str) -> None:
