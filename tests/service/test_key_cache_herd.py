@@ -5,7 +5,6 @@ A slow store (a frozen replica) then costs one slow read, not one per request.""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -15,6 +14,7 @@ from ai_memory.adapters.memory import KeyBacking, MemoryKeyStore
 from ai_memory.adapters.memory.data_key_vault import MemoryVaultRows, VaultBacking
 from ai_memory.service.keys import KeyService
 from tests.factories import FixedClock
+from tests.together import together
 
 CALLERS = 8
 
@@ -47,23 +47,7 @@ class Held:
 
 
 def _together(call: Callable[[], Any], held: Held, joined: Callable[[], int]) -> list[Any]:
-    """``CALLERS`` concurrent ``call()``s, released once all but the first wait on it."""
-    with ThreadPoolExecutor(CALLERS) as pool:
-        futures = [pool.submit(call)]
-        assert held.holding.wait(10)
-        futures += [pool.submit(call) for _ in range(CALLERS - 1)]
-        deadline = time.monotonic() + 10
-        while joined() < CALLERS - 1:
-            assert time.monotonic() < deadline, "the callers never shared the read"
-            time.sleep(0.005)
-        held.release.set()
-        out: list[Any] = []
-        for f in futures:
-            try:
-                out.append(f.result(10))
-            except Exception as exc:  # the error is the answer under test
-                out.append(exc)
-        return out
+    return together(call, CALLERS, holding=held.holding, release=held.release, joined=joined)
 
 
 def test_requests_missing_one_key_read_the_store_once() -> None:

@@ -4,12 +4,12 @@ a later caller loads again; other keys never wait."""
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from ai_memory.core.single_flight import SingleFlight
+from tests.together import together
 
 
 class Gate:
@@ -33,22 +33,13 @@ class Gate:
 
 def _waiters(flight: SingleFlight[str, object], load: Gate, n: int) -> list[object]:
     """``n`` callers of ``flight.do("k", load)``, all parked on one load when it answers."""
-    with ThreadPoolExecutor(n) as pool:
-        futures = [pool.submit(flight.do, "k", load)]
-        assert load.started.wait(10)
-        futures += [pool.submit(flight.do, "k", load) for _ in range(n - 1)]
-        deadline = time.monotonic() + 10
-        while flight.followers("k") < n - 1:
-            assert time.monotonic() < deadline, "the followers never joined"
-            time.sleep(0.005)
-        load.release.set()
-        out: list[object] = []
-        for f in futures:
-            try:
-                out.append(f.result(10))
-            except BaseException as exc:  # the error is the answer under test
-                out.append(exc)
-        return out
+    return together(
+        lambda: flight.do("k", load),
+        n,
+        holding=load.started,
+        release=load.release,
+        joined=lambda: flight.followers("k"),
+    )
 
 
 class Cancelled(BaseException):
