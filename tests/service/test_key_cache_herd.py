@@ -5,13 +5,17 @@ A slow store (a frozen replica) then costs one slow read, not one per request.""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pytest
+
 from ai_memory.adapters.key_wrapping import WrappedVault
 from ai_memory.adapters.memory import KeyBacking, MemoryKeyStore
 from ai_memory.adapters.memory.data_key_vault import MemoryVaultRows, VaultBacking
+from ai_memory.core.errors import Unauthenticated
 from ai_memory.service.keys import KeyService
 from tests.factories import FixedClock
 from tests.together import together
@@ -67,8 +71,9 @@ def test_requests_missing_one_key_read_the_store_once() -> None:
 
 
 def test_a_shared_read_that_fails_fails_each_request_as_its_own_would() -> None:
-    """Within ``STALE_IF_ERROR`` each caller falls back on what it last read; with nothing
-    read before, every one of them gets 503, none is let in."""
+    """With nothing read before, every caller of a failed shared read gets the error (503
+    at the edge), none is let in; with an answer read within ``STALE_IF_ERROR``, every one
+    of them falls back on it, as a lone caller would."""
     clock = FixedClock()
     backing = KeyBacking()
     token = (
@@ -76,14 +81,50 @@ def test_a_shared_read_that_fails_fails_each_request_as_its_own_would() -> None:
         .create(tenant="acme", role="writer", scopes=["*"], name="a")
         .token
     )
-    store = Held(MemoryKeyStore(backing), "get", error=TimeoutError("frozen replica"))
-    keys = KeyService(store, clock)  # type: ignore[arg-type]
     key_id = token.split("_")[1]
+    store = Held(MemoryKeyStore(backing), "get", error=TimeoutError("frozen replica"))
+    keys = KeyService(store, clock, cache_ttl=2)  # type: ignore[arg-type]
     out = _together(
         lambda: keys.authenticate(token), store, lambda: keys._key_reads.followers(key_id)
     )
     assert store.calls == 1
     assert all(isinstance(o, TimeoutError) for o in out), out
+
+    keys.authenticate(token)  # read and cached (the store answers after its first call)
+    clock.advance(3)  # aged out: the next read is shared again, and fails
+    failing = Held(MemoryKeyStore(backing), "get", error=TimeoutError("frozen replica"))
+    keys._store = failing  # type: ignore[assignment]  # the same service, its store frozen
+    out = _together(
+        lambda: keys.authenticate(token), failing, lambda: keys._key_reads.followers(key_id)
+    )
+    assert failing.calls == 1
+    assert [getattr(o, "tenant", o) for o in out] == ["acme"] * CALLERS
+
+
+def test_a_late_joiner_does_not_make_a_shared_answer_look_younger() -> None:
+    """A caller joining a read that began 1.5 s earlier caches its answer as of when the
+    read began: a revocation still reaches this gateway within ``cache_ttl`` of the read."""
+    clock = FixedClock()
+    backing = KeyBacking()
+    setup = KeyService(MemoryKeyStore(backing), clock)
+    token = setup.create(tenant="acme", role="writer", scopes=["*"], name="a").token
+    key_id = token.split("_")[1]
+    store = Held(MemoryKeyStore(backing), "get")
+    keys = KeyService(store, clock, cache_ttl=2)  # type: ignore[arg-type]
+    with ThreadPoolExecutor(2) as pool:
+        leader = pool.submit(keys.authenticate, token)
+        assert store.holding.wait(10)
+        clock.advance(1.5)
+        late = pool.submit(keys.authenticate, token)
+        while keys._key_reads.followers(key_id) < 1:
+            time.sleep(0.005)
+        store.release.set()
+        assert leader.result(10).tenant == late.result(10).tenant == "acme"
+    setup.revoke(key_id)
+    clock.advance(0.5)  # 2 s after the read began, 0.5 s after the late caller asked
+    with pytest.raises(Unauthenticated):
+        keys.authenticate(token)
+    assert store.calls == 2
 
 
 def test_are_keys_in_force_is_read_once_for_all_waiting() -> None:
@@ -129,24 +170,23 @@ def test_a_read_that_must_see_a_change_never_joins_an_older_one() -> None:
     assert rows.calls >= 3
 
 
-def test_a_vault_answer_shared_by_many_is_not_cached_past_its_ttl() -> None:
+def test_a_kek_answer_joined_late_expires_from_when_its_read_began() -> None:
     backing, clock = VaultBacking(), Clock()
     WrappedVault(MemoryVaultRows(backing), bytes(32), clock=clock).create("acme", "k1")
     rows = Held(MemoryVaultRows(backing), "keks")
-    rows.release.set()
     vault = WrappedVault(rows, bytes(32), clock=clock, kek_cache_seconds=5)  # type: ignore[arg-type]
-    vault.get("acme", "k1")
-    clock.now += 4.9
+    with ThreadPoolExecutor(2) as pool:
+        leader = pool.submit(vault.get, "acme", "k1")
+        assert rows.holding.wait(10)
+        clock.now += 3
+        late = pool.submit(vault.get, "acme", "k1")
+        while vault._kek_reads.followers("acme") < 1:
+            time.sleep(0.005)
+        rows.release.set()
+        assert leader.result(10) == late.result(10)
+    clock.now += 1.9  # 4.9 s after the read began: still cached
     vault.get("acme", "k1")
     assert rows.calls == 1
-    clock.now += 0.2
+    clock.now += 0.2  # 5.1 s after it (2.1 s after the late caller asked): read again
     vault.get("acme", "k1")
     assert rows.calls == 2
-
-
-def test_unknown_tenant_first_kek_is_still_made_once() -> None:
-    """A fresh read path untouched: the first data key of a tenant makes its KEK."""
-    rows = MemoryVaultRows(VaultBacking())
-    vault = WrappedVault(rows, bytes(32), clock=Clock())
-    assert vault.create("new", "k1") == vault.get("new", "k1")
-    assert vault.kek_versions("new") == [1]

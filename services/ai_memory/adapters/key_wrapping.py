@@ -200,7 +200,7 @@ class WrappedVault:
         self._ttl = kek_cache_seconds
         self._keks: dict[str, _Keks] = {}
         self._lock = threading.Lock()
-        self._kek_reads: SingleFlight[str, list[KekRow]] = SingleFlight()
+        self._kek_reads: SingleFlight[str, tuple[list[KekRow], float]] = SingleFlight()
 
     @property
     def issues_own_ids(self) -> bool:
@@ -213,18 +213,19 @@ class WrappedVault:
             cached = self._keks.get(tenant)
         if cached is not None and not fresh and now < cached.expires:
             return cached
+
         # An expired entry is refreshed once for all who miss it together; a caller that
         # must see a change (``fresh``: a version just added or not yet known) reads alone.
-        stored = (
-            self._rows.keks(tenant)
-            if fresh
-            else self._kek_reads.do(tenant, lambda: self._rows.keks(tenant))
-        )
+        # Its expiry counts from when the read began (a late joiner's ``now`` is later).
+        def read() -> tuple[list[KekRow], float]:
+            return self._rows.keks(tenant), now
+
+        stored, read_at = read() if fresh else self._kek_reads.do(tenant, read)
         found = _Keks(
             {r.version: r.wrapped for r in stored if r.wrapped is not None},
             frozenset(r.version for r in stored if r.wrapped is None),
             max((r.version for r in stored), default=0),
-            now + self._ttl,
+            read_at + self._ttl,
         )
         with self._lock:
             self._keks[tenant] = found

@@ -26,8 +26,8 @@ request fails with 503 (``Unavailable``), never with an open door.
 
 **One read per miss.** Requests that miss the same entry at the same moment (it aged out
 on a busy gateway) share one store read (``core.single_flight``): one slow read, not one
-per request, when a replica is slow. A shared answer is never older than the miss that
-started it, so the bounds above hold as they are.
+per request, when a replica is slow. A shared answer is cached as of the moment its read
+began, not the moment a late joiner asked, so the bounds above hold as they are.
 """
 
 from __future__ import annotations
@@ -89,8 +89,8 @@ class KeyService:
         self._cache: dict[str, tuple[ApiKey | None, datetime]] = {}
         self._required: tuple[bool, datetime] | None = None
         # Requests missing the same entry at once share one store read (see the module).
-        self._key_reads: SingleFlight[str, ApiKey | None] = SingleFlight()
-        self._any_key_reads: SingleFlight[None, bool] = SingleFlight()
+        self._key_reads: SingleFlight[str, tuple[ApiKey | None, datetime]] = SingleFlight()
+        self._any_key_reads: SingleFlight[None, tuple[bool, datetime]] = SingleFlight()
 
     # --- administration ------------------------------------------------------------
     def create(
@@ -191,13 +191,15 @@ class KeyService:
             if known is not None and (known[0] or now - known[1] < self._ttl):
                 return known[0]
         try:
-            found = self._any_key_reads.do(None, self._store.has_keys)
+            # Stamped with the time the shared read began, not this caller's: a caller
+            # that joined late must not make the answer look younger than it is.
+            found, read_at = self._any_key_reads.do(None, lambda: (self._store.has_keys(), now))
         except _STORE_DOWN:
             if known is not None and now - known[1] < STALE_IF_ERROR:
                 return known[0]
             raise
         with self._lock:
-            self._required = (found, now)
+            self._required = (found, read_at)
         return found
 
     def authenticate(self, bearer: str | None) -> AccessPrincipal:
@@ -250,7 +252,7 @@ class KeyService:
             if hit is not None and timedelta(0) <= now - hit[1] < self._ttl:
                 return hit[0]
         try:
-            key = self._key_reads.do(key_id, lambda: self._store.get(key_id))
+            key, read_at = self._key_reads.do(key_id, lambda: (self._store.get(key_id), now))
         except _STORE_DOWN:
             if hit is not None and timedelta(0) <= now - hit[1] < STALE_IF_ERROR:
                 return hit[0]  # see "The key store down" in the module docstring
@@ -258,5 +260,5 @@ class KeyService:
         with self._lock:
             if len(self._cache) >= MAX_CACHED:
                 self._cache.clear()
-            self._cache[key_id] = (key, now)
+            self._cache[key_id] = (key, read_at)  # when the shared read began, as above
         return key
