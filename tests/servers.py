@@ -60,25 +60,29 @@ def _servers(*args: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
-def _start(service: str) -> None:
+def _start_once(service: str) -> subprocess.CompletedProcess[str] | None:
     """``servers.sh start`` then ``wait`` (a real protocol round trip, not only the port);
-    one more try after a stop, for a start that lost a race with a process still letting
-    go of a port. A failure names its reason on the first line of the error, the one a
-    test summary shows, and carries the server's last log lines."""
-    failed: subprocess.CompletedProcess[str] | None = None
-    for attempt in range(2):
-        if attempt:
-            _servers("stop", service)
-            time.sleep(5)
-        failed = None
-        for step in ("start", "wait"):
-            done = _servers(step, service)
-            if done.returncode != 0:
-                failed = done
-                break
-        if failed is None:
-            return
-    assert failed is not None
+    the failed step's output, or None."""
+    for step in ("start", "wait"):
+        done = _servers(step, service)
+        if done.returncode != 0:
+            return done
+    return None
+
+
+def _start(service: str) -> None:
+    """Start ``service``, once more after a stop if that fails (a start that lost a race
+    with a process still letting go of a port). A failure names its reason on the first
+    line of the error, the one a test summary shows, and carries the server's last log
+    lines."""
+    failed = _start_once(service)
+    if failed is None:
+        return
+    _servers("stop", service)
+    time.sleep(5)
+    failed = _start_once(service)
+    if failed is None:
+        return
     _servers("stop", service)  # nothing half-started outlives the session
     lines = [line for line in failed.stderr.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("[servers] error")]
