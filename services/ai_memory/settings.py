@@ -1,62 +1,20 @@
-"""Settings from the environment (``AIMEM_*``), with embedded defaults.
+"""Settings from the environment (``AIMEM_*``), with embedded defaults: the one reader of it.
 
 One typed object (pydantic-settings): ``Settings(...)`` takes exactly the values it is
 given (tests, ``migrate``), ``Settings.from_env()`` reads the environment, and a bad value
 fails naming its variable (``AIMEM_WAIT_TIMEOUT: Input should be a valid number``).
+``Settings.one_from_env(field)`` reads a single variable, for code that needs one value
+without a whole configuration (a client command's API key, the model and schema folders),
+so that an unrelated bad variable does not stop it.
 
-Adapters are chosen by URL in ``bootstrap``:
-
-* ``AIMEM_EVENT_LOG``     ``sqlite:///<path>`` (default ``<data>/events.db``)
-* ``AIMEM_RECORD_STORE``  ``sqlite:///<path>`` (default ``<data>/records.db``)
-* ``AIMEM_INDEX``         ``qdrant-edge:///<path>`` (default ``<data>/index``)
-* ``AIMEM_EMBEDDER``      ``static`` (default) | ``minilm``
-* ``AIMEM_GOVERN_INTERVAL`` seconds between governor passes in ``serve`` (3600; 0 = off)
-* ``AIMEM_GOVERN_TENANTS``  comma-separated tenants the governor passes over (``default``)
-* ``AIMEM_LLM_URL`` / ``AIMEM_LLM_MODEL`` / ``AIMEM_LLM_API_KEY`` / ``AIMEM_LLM_ROLES``:
-  an OpenAI-compatible endpoint as conflict ``judge`` and/or ``extract`` (decisions are
-  recorded in the events; replays never call it)
-* ``AIMEM_GOVERNANCE``      JSON object overriding governance parameters, e.g.
-  ``{"alpha": 0.4, "beta": 0.3, "gamma": 0.2, "delta": 0.1, "theta": 0.15}``
-
-Limits of the HTTP edge (refused early with problem+json):
-
-* ``AIMEM_MAX_BODY_BYTES``    JSON request bodies (1 MiB) → 413
-* ``AIMEM_MAX_IMPORT_BYTES``  one ``/v1/import`` body (64 MiB) → 413
-* ``AIMEM_MAX_LINE_BYTES``    one NDJSON import line (1 MiB) → that line rejected
-* ``AIMEM_MAX_QUERY_CHARS``   a search ``query`` (4096) → 422
-* ``AIMEM_BODY_TIMEOUT``      seconds between two body chunks (30) → 408
-* ``AIMEM_HEADER_TIMEOUT``    seconds to send the request headers in ``serve`` (10)
-* ``AIMEM_WAIT_TIMEOUT``      longest read-your-writes wait, seconds (10) → 503
-
-Rates and quotas, per tenant and per API key (429 ``rate_limited`` with ``Retry-After``,
-403 ``quota_exceeded``, 413 ``body_too_large``; README "Rate limits and quotas"):
-
-* ``AIMEM_KEY_RATE`` / ``AIMEM_KEY_BURST``        requests/s of one key, per gateway
-  (1000 / 2000; 0 = off)
-* ``AIMEM_TENANT_RATE`` / ``AIMEM_TENANT_BURST``  requests/s of one tenant, per gateway
-  (2000 / 4000; 0 = off)
-* ``AIMEM_TENANT_MAX_MEMORIES``       live memories a tenant may store (0 = no quota)
-* ``AIMEM_TENANT_MAX_REQUEST_BYTES``  a tenant's largest request body (0 = the route's)
-* ``AIMEM_TENANT_LIMITS``  JSON object of per-tenant overrides, e.g.
-  ``{"acme": {"rate": 50, "burst": 100, "key_rate": 10, "max_memories": 100000}}``
-
-Browser protections:
-
-* ``AIMEM_ALLOWED_HOSTS``  comma-separated extra ``Host`` names besides localhost,
-  127.0.0.1, ::1 (``*`` = any; needed behind a load balancer or a Kubernetes probe)
-* ``AIMEM_CORS_ORIGINS``   comma-separated origins allowed to call the API from a browser,
-  including writes (none by default: cross-origin writes are refused)
-
-Credentials in writes (every path: HTTP, MCP, A2A, SDK, CLI, import, migrate; README
-"Secrets"):
-
-* ``AIMEM_SECRET_POLICY``            ``refuse`` (default) | ``redact`` | ``allow``
-* ``AIMEM_SECRET_POLICY_BY_TENANT``  JSON object of tenants that differ, e.g.
-  ``{"acme": "redact", "lab": "allow"}``
+Each field's ``description`` is its documentation: ``docs/CONFIGURATION.md`` is generated
+from them (``python -m ai_memory.settings_doc``). No other module reads the environment
+(``tests/architecture/test_environment_reads.py``).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -87,89 +45,265 @@ class Settings(BaseSettings):
         populate_by_name=True,
     )
 
-    data_dir: Path = Path("data")
-    host: str = "127.0.0.1"
-    port: int = 8080
-    event_log_url: str = Field(default="", validation_alias="EVENT_LOG")
-    record_store_url: str = Field(default="", validation_alias="RECORD_STORE")
-    index_url: str = Field(default="", validation_alias="INDEX")
-    embedder: str = "static"
+    # --- where the data lives ------------------------------------------------------------
+    data_dir: Path = Field(
+        default=Path("data"),
+        description="Folder of an embedded deployment: the event log, the records, the index "
+        "and the generated root and receipt keys, unless the URLs below point elsewhere.",
+    )
+    host: str = Field(default="127.0.0.1", description="Address `ai-memory serve` binds.")
+    port: int = Field(default=8080, description="Port `ai-memory serve` listens on.")
+    event_log_url: str = Field(
+        default="",
+        validation_alias="EVENT_LOG",
+        description="The event log: `sqlite:///<path>` (default `<data_dir>/events.db`), "
+        "`kafka://<host:port>[,…]/<topic>?partitions=N` or `memory://` (tests).",
+    )
+    record_store_url: str = Field(
+        default="",
+        validation_alias="RECORD_STORE",
+        description="The record store: `sqlite:///<path>` (default `<data_dir>/records.db`), "
+        "`cassandra://[user:password@]<host:port>[,…]/<keyspace>` or `memory://` (tests).",
+    )
+    index_url: str = Field(
+        default="",
+        validation_alias="INDEX",
+        description="The vector index: `qdrant-edge:///<path>` (default `<data_dir>/index`), "
+        "a Qdrant server `qdrant+http://<host:port>` (also `qdrant+https`, `qdrant+local`, "
+        "`qdrant+memory`) or `memory://` (tests).",
+    )
+    qdrant_api_key: SecretStr = Field(
+        default=SecretStr(""),
+        description="API key sent to a Qdrant server; an `api_key` parameter of "
+        "`AIMEM_INDEX` wins.",
+    )
+    embedder: str = Field(
+        default="static",
+        description="`static` (a distilled 256-d MiniLM table, fast) or `minilm` (the "
+        "contextual all-MiniLM-L6-v2, ~100x slower). One index per embedder: changing it "
+        "needs `ai-memory replay --projection index`.",
+    )
+    model_dir: Path = Field(
+        default=Path("~/.cache/ai-memory/models"),
+        description="Where built model artefacts are cached (`python -m "
+        "ai_memory.adapters.embedders.build` fills it; the container image ships one).",
+    )
+    schema_dir: Path | None = Field(
+        default=None,
+        description="Folder holding the event schemas' `catalog.json`; by default the "
+        "repository's `schemas/` (source checkout) or `<prefix>/share/ai-memory/schemas` "
+        "(installed wheel).",
+    )
     limits: Limits = Field(default_factory=Limits)
-    max_content_bytes: int | None = Field(default=None, ge=1)
-    wait_timeout: float = Field(default=10.0, ge=0)
-    projector_batch: int = 500
-    # seconds between governor passes; 0 = off
-    govern_interval: float = Field(default=3600.0, ge=0)
-    govern_tenants: CommaList = ("default",)
-    # JSON object of GovernanceParams overrides (AIMEM_GOVERNANCE)
-    governance: str = ""
-    # OpenAI-compatible endpoint for the conflict judge / extractor
-    llm_url: str = ""
-    llm_model: str = ""
-    llm_api_key: str = ""
-    llm_roles: CommaList = ("judge",)
-    # how long a gateway trusts what it read of an API key: a revoked key is refused by
-    # every gateway within this many seconds (services/ai_memory/service/keys.py)
-    key_cache_seconds: float = Field(default=2.0, ge=0, le=5)
-    # a key from the deployment's secrets (``ai-memory keys generate``) that ``serve``
-    # adopts as an admin key of ``admin_tenant`` at start (deploy/README.md)
-    admin_key: SecretStr = SecretStr("")
-    admin_tenant: str = "default"
-    # --- limits of the HTTP edge ---------------------------------------------------------
-    max_body_bytes: int = Field(default=1 << 20, ge=1024)
-    max_import_bytes: int = Field(default=64 << 20, ge=1024)
-    max_line_bytes: int = Field(default=1 << 20, ge=1024)
-    max_query_chars: int = Field(default=4096, ge=1)
-    body_timeout: float = Field(default=30.0, gt=0)
-    header_timeout: float = Field(default=10.0, gt=0)
+    max_content_bytes: int | None = Field(
+        default=None,
+        ge=1,
+        description="Largest memory content, in bytes (16384 when unset) → 413.",
+    )
+    wait_timeout: float = Field(
+        default=10.0,
+        ge=0,
+        description="Longest read-your-writes wait (`wait=true`, `min_position`), seconds → 503.",
+    )
+    projector_batch: int = Field(default=500, description="Events a projector applies per batch.")
+    # --- governance ----------------------------------------------------------------------
+    govern_interval: float = Field(
+        default=3600.0,
+        ge=0,
+        description="Seconds between the governor's passes in `serve` (0 = off).",
+    )
+    govern_tenants: CommaList = Field(
+        default=("default",),
+        description="Comma-separated tenants the governor passes over.",
+    )
+    governance: str = Field(
+        default="",
+        description="JSON object overriding governance parameters, e.g. "
+        '`{"alpha": 0.4, "beta": 0.3, "gamma": 0.2, "delta": 0.1, "theta": 0.15}`.',
+    )
+    llm_url: str = Field(
+        default="",
+        description="An OpenAI-compatible endpoint used as conflict judge and/or extractor "
+        "(its decisions are recorded in the events; replays never call it).",
+    )
+    llm_model: str = Field(default="", description="The model name sent to `AIMEM_LLM_URL`.")
+    llm_api_key: str = Field(default="", description="The key sent to `AIMEM_LLM_URL`.")
+    llm_roles: CommaList = Field(
+        default=("judge",),
+        description="Comma-separated roles of the endpoint: `judge`, `extract`.",
+    )
+    note_quota: int = Field(
+        default=50, ge=1, description="Notes one agent may keep (the notes tools)."
+    )
+    # --- API keys ------------------------------------------------------------------------
+    key_cache_seconds: float = Field(
+        default=2.0,
+        ge=0,
+        le=5,
+        description="How long a gateway trusts what it read of an API key: a revoked key "
+        "is refused by every gateway within this many seconds.",
+    )
+    admin_key: SecretStr = Field(
+        default=SecretStr(""),
+        description="A key from the deployment's secrets (`ai-memory keys generate`) that "
+        "`serve` adopts at start as an admin key of `AIMEM_ADMIN_TENANT`.",
+    )
+    admin_tenant: str = Field(default="default", description="The tenant of `AIMEM_ADMIN_KEY`.")
+    api_key: SecretStr = Field(
+        default=SecretStr(""),
+        description="The key client commands (`ai-memory add`, `export`, `import`, `migrate`, "
+        "`erase`, `sync`) send, and the key of an `ai-memory mcp` stdio session.",
+    )
+    from_api_key: SecretStr = Field(
+        default=SecretStr(""),
+        description="`ai-memory sync`: the key for the source instance (else `AIMEM_API_KEY`).",
+    )
+    to_api_key: SecretStr = Field(
+        default=SecretStr(""),
+        description="`ai-memory sync`: the key for the target instance (else `AIMEM_API_KEY`).",
+    )
+    # --- limits of the HTTP edge (refused early with problem+json) -----------------------
+    max_body_bytes: int = Field(
+        default=1 << 20, ge=1024, description="Largest JSON request body, bytes → 413."
+    )
+    max_import_bytes: int = Field(
+        default=64 << 20, ge=1024, description="Largest `/v1/import` body, bytes → 413."
+    )
+    max_line_bytes: int = Field(
+        default=1 << 20,
+        ge=1024,
+        description="Largest NDJSON import line, bytes (that line is rejected).",
+    )
+    max_query_chars: int = Field(
+        default=4096, ge=1, description="Longest search `query`, characters → 422."
+    )
+    body_timeout: float = Field(
+        default=30.0, gt=0, description="Seconds allowed between two body chunks → 408."
+    )
+    header_timeout: float = Field(
+        default=10.0, gt=0, description="Seconds to send the request headers in `serve`."
+    )
     # --- rates and quotas per tenant and per key (core/access/tenant_limits.py) ----------
     # Request rates are on by default but generous, as a managed API gateway's are: they
     # catch a runaway agent loop, not normal load (one gateway serves fewer requests/s
     # than these on the hardware in loadtest/RESULTS.md). Buckets are per gateway process;
     # 0 turns a rate off. Storage quotas are off by default, as in Kafka and Cassandra:
     # what a tenant may store is a capacity decision only the operator can make.
-    key_rate: float = Field(default=1000.0, ge=0)
-    key_burst: int = Field(default=2000, ge=1)
-    tenant_rate: float = Field(default=2000.0, ge=0)
-    tenant_burst: int = Field(default=4000, ge=1)
-    tenant_max_memories: int = Field(default=0, ge=0)
-    tenant_max_request_bytes: int = Field(default=0, ge=0)
-    # JSON object, tenant → the limits that differ from the defaults above
-    tenant_limits: str = ""
+    key_rate: float = Field(
+        default=1000.0,
+        ge=0,
+        description="Requests/s of one API key, per gateway (0 = off) → 429 with `Retry-After`.",
+    )
+    key_burst: int = Field(default=2000, ge=1, description="Burst of one API key's bucket.")
+    tenant_rate: float = Field(
+        default=2000.0,
+        ge=0,
+        description="Requests/s of one tenant, per gateway (0 = off) → 429 with `Retry-After`.",
+    )
+    tenant_burst: int = Field(default=4000, ge=1, description="Burst of one tenant's bucket.")
+    tenant_max_memories: int = Field(
+        default=0,
+        ge=0,
+        description="Live memories a tenant may store (0 = no quota) → 403 `quota_exceeded`.",
+    )
+    tenant_max_request_bytes: int = Field(
+        default=0,
+        ge=0,
+        description="A tenant's largest request body (0 = the route's limit) → 413.",
+    )
+    tenant_limits: str = Field(
+        default="",
+        description="JSON object of per-tenant overrides, e.g. "
+        '`{"acme": {"rate": 50, "burst": 100, "key_rate": 10, "max_memories": 100000}}`.',
+    )
     # --- browser protections -------------------------------------------------------------
-    allowed_hosts: CommaList = ()
-    cors_origins: CommaList = ()
-    # --- the distributed write path (deploy/WRITE_PATH.md) ---------------------------------
-    # where this gateway's peer listener binds (host:port; port 0 = any free port) ...
-    peer_listen: str = "127.0.0.1:0"
-    # ... the URL other gateways reach it at (default: http://<listen host>:<bound port>)
-    peer_url: str = ""
-    # a shared secret every gateway presents to the others' peer listeners
-    peer_token: str = ""
-    # serve without API keys on an address beyond loopback (development only)
-    insecure_open: bool = False
+    allowed_hosts: CommaList = Field(
+        default=(),
+        description="Comma-separated `Host` names accepted besides localhost, 127.0.0.1 and "
+        "::1 (`*` = any; needed behind a load balancer or a Kubernetes probe).",
+    )
+    cors_origins: CommaList = Field(
+        default=(),
+        description="Comma-separated origins allowed to call the API from a browser, "
+        "writes included (none by default: cross-origin writes are refused).",
+    )
+    # --- the distributed write path (docs/design/WRITE_PATH.md) --------------------------
+    peer_listen: str = Field(
+        default="127.0.0.1:0",
+        description="Where this gateway's peer listener binds (`host:port`; port 0 = any "
+        "free port); other gateways forward appends for its partitions there.",
+    )
+    peer_url: str = Field(
+        default="",
+        description="The URL other gateways reach the peer listener at (default "
+        "`http://<listen host>:<bound port>`).",
+    )
+    peer_token: str = Field(
+        default="",
+        description="A shared secret every gateway presents to the others' peer listeners.",
+    )
+    insecure_open: bool = Field(
+        default=False,
+        description="Serve without API keys on an address beyond loopback (development only).",
+    )
     # --- credentials in writes (service/secret_policy.py) ----------------------------------
     # Refused by default, as the agent tools always did: the log is append-only, so a
     # credential once stored stays in every replica, backup and export, while a refused
     # write costs one retry. A tenant that stores pasted configs or logs on purpose
     # chooses redact (or allow) for itself.
-    secret_policy: SecretPolicy = "refuse"
-    secret_policy_by_tenant: dict[str, SecretPolicy] = Field(default_factory=dict)
-    # --- crypto-shredding (deploy/FORGETTING.md) -----------------------------------------
-    # on (the default): memories' content, tags and meta, interactions' text and decision
-    # evidence reach the log only sealed under a data key of their own, and forgetting
-    # destroys that key — the only way a forget reaches an immutable, replicated log.
-    # An embedded server makes its root key (data_dir/root.key); a distributed one needs
-    # AIMEM_ROOT_KEY. off is for a deployment that accepts that forgotten content stays
-    # readable on the log. Once on it stays on: without the vault every sealed write
-    # reads as forgotten, so an embedded data directory with a root key refuses off.
-    encryption: Literal["off", "on"] = "on"
-    # the root of the key hierarchy, base64url of 32 bytes; an embedded deployment without
-    # it generates data_dir/root.key (0600) on first start, like a development vault
-    root_key: SecretStr = SecretStr("")
-    # signs erasure receipts (Ed25519): PKCS#8 PEM or base64 of the 32-byte seed; an
-    # embedded deployment without it generates data_dir/receipt.key (0600) when first needed
-    receipt_key: SecretStr = SecretStr("")
+    secret_policy: SecretPolicy = Field(
+        default="refuse",
+        description="What a write holding a credential gets, on every path (HTTP, MCP, "
+        "A2A, SDK, CLI, import, migrate): `refuse` (422), `redact` or `allow`.",
+    )
+    secret_policy_by_tenant: dict[str, SecretPolicy] = Field(
+        default_factory=dict,
+        description='JSON object of tenants whose policy differs, e.g. `{"acme": "redact"}`.',
+    )
+    # --- crypto-shredding (docs/design/FORGETTING.md) ------------------------------------
+    # Once on it stays on: without the vault every sealed write reads as forgotten, so an
+    # embedded data directory with a root key refuses off.
+    encryption: Literal["off", "on"] = Field(
+        default="on",
+        description="`on`: content, tags, meta, interactions' text and decision evidence "
+        "reach the log sealed under a data key of their own, and forgetting destroys that "
+        "key. `off` accepts that forgotten content stays readable on the log; an embedded "
+        "data directory that has a root key refuses it.",
+    )
+    root_key: SecretStr = Field(
+        default=SecretStr(""),
+        description="The root of the key hierarchy, base64url of 32 bytes. Required when "
+        "distributed; an embedded deployment without it generates `<data_dir>/root.key` "
+        "(0600) on first start.",
+    )
+    receipt_key: SecretStr = Field(
+        default=SecretStr(""),
+        description="Signs erasure receipts (Ed25519): PKCS#8 PEM or base64 of the 32-byte "
+        "seed; an embedded deployment without it generates `<data_dir>/receipt.key` (0600) "
+        "when first needed.",
+    )
+    # --- processes and the command line --------------------------------------------------
+    # The command line's options fall back on these variables (Typer's ``envvar``): they
+    # are declared here so that every variable is described in one place.
+    metrics_port: int = Field(
+        default=0,
+        ge=0,
+        description="`serve` and `project` (`--metrics-port`): also serve `/metrics` on this "
+        "port, without a key, for Prometheus on the internal network. `serve`'s default 0 "
+        "serves it only on the API port, behind an operator key; `project` defaults to 9464.",
+    )
+    url: str = Field(
+        default="http://127.0.0.1:8080",
+        description="The server client commands talk to (`--url`).",
+    )
+    agent: str = Field(
+        default="cli",
+        description="`ai-memory write --source-agent`: the agent a memory written from the "
+        "command line is attributed to.",
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
+        default="INFO", description="Log level of a projector worker (`ai-memory project`)."
+    )
 
     @field_validator("govern_tenants", "llm_roles", "allowed_hosts", "cors_origins", mode="before")
     @classmethod
@@ -177,6 +311,11 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
 
     @classmethod
     def settings_customise_sources(
@@ -203,6 +342,22 @@ class Settings(BaseSettings):
         """The environment's settings; ``overrides`` (e.g. CLI options) win."""
         try:
             return _FromEnvironment.model_validate(overrides)
+        except ValidationError as e:
+            raise SettingsError(describe(e)) from None
+
+    @staticmethod
+    def one_from_env(field: str) -> Settings:
+        """``Settings`` with only ``field``'s variable read from the environment, the rest
+        at their defaults: a client command's key, or the model folder, must not fail on
+        an unrelated server variable's bad value."""
+        if field not in Settings.model_fields:
+            raise KeyError(field)
+        alias = Settings.model_fields[field].validation_alias
+        name = f"AIMEM_{(alias if isinstance(alias, str) else field).upper()}"
+        # The variables are case-insensitive, as pydantic-settings reads them.
+        raw = next((v for k, v in os.environ.items() if k.upper() == name), "").strip()
+        try:
+            return Settings.model_validate({field: raw} if raw else {})
         except ValidationError as e:
             raise SettingsError(describe(e)) from None
 
@@ -265,6 +420,17 @@ VARIABLES = (
     "AIMEM_ENCRYPTION",
     "AIMEM_ROOT_KEY",
     "AIMEM_RECEIPT_KEY",
+    "AIMEM_QDRANT_API_KEY",
+    "AIMEM_MODEL_DIR",
+    "AIMEM_SCHEMA_DIR",
+    "AIMEM_NOTE_QUOTA",
+    "AIMEM_API_KEY",
+    "AIMEM_FROM_API_KEY",
+    "AIMEM_TO_API_KEY",
+    "AIMEM_LOG_LEVEL",
+    "AIMEM_METRICS_PORT",
+    "AIMEM_URL",
+    "AIMEM_AGENT",
 )
 
 
@@ -277,6 +443,15 @@ def variable_names() -> tuple[str, ...]:
         alias = info.validation_alias if isinstance(info.validation_alias, str) else name
         names.append(f"AIMEM_{alias.upper()}")
     return tuple(names)
+
+
+def client_api_key(
+    field: Literal["api_key", "from_api_key", "to_api_key"] = "api_key",
+) -> str | None:
+    """The API key a client command sends (``AIMEM_API_KEY`` or, for ``sync``, the key of
+    one side); None when unset (an open development server)."""
+    secret: SecretStr = getattr(Settings.one_from_env(field), field)
+    return secret.get_secret_value() or None
 
 
 class _FromEnvironment(Settings):

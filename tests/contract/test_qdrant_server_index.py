@@ -56,17 +56,16 @@ def client() -> Iterator[QdrantClient]:
 
 # --- URLs and names -------------------------------------------------------------------
 def test_server_urls() -> None:
-    t = qs.parse_url("qdrant+https://q.example:6334/base?api_key=k1&timeout=7", env={})
+    t = qs.parse_url("qdrant+https://q.example:6334/base?api_key=k1&timeout=7")
     assert (t.url, t.api_key, t.timeout, t.local) == ("https://q.example:6334/base", "k1", 7, False)
-    env = {qs.API_KEY_ENV: "from-env"}
-    assert qs.parse_url("qdrant+http://localhost:6333", env=env).api_key == "from-env"
-    assert qs.parse_url("qdrant+http://h?api_key=url", env=env).api_key == "url"
-    assert qs.parse_url("qdrant+http://h", env={}).api_key is None
+    assert qs.parse_url("qdrant+http://localhost:6333", "from-env").api_key == "from-env"
+    assert qs.parse_url("qdrant+http://h?api_key=url", "from-env").api_key == "url"
+    assert qs.parse_url("qdrant+http://h").api_key is None
 
 
 def test_local_urls() -> None:
-    assert qs.parse_url("qdrant+local:///var/lib/q", env={}).path == "/var/lib/q"
-    assert qs.parse_url("qdrant+memory://", env={}).memory
+    assert qs.parse_url("qdrant+local:///var/lib/q").path == "/var/lib/q"
+    assert qs.parse_url("qdrant+memory://").memory
 
 
 @pytest.mark.parametrize(
@@ -74,7 +73,7 @@ def test_local_urls() -> None:
 )
 def test_bad_urls_are_invalid(url: str) -> None:
     with pytest.raises(InvalidInput):
-        qs.parse_url(url, env={})
+        qs.parse_url(url)
 
 
 def test_collection_names_keep_models_apart() -> None:

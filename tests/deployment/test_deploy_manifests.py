@@ -244,7 +244,7 @@ def adapters(env: dict[str, str]) -> tuple[Any, Any, Any]:
     return (
         parse_kafka_url(env["AIMEM_EVENT_LOG"]),
         parse_cassandra_url(env["AIMEM_RECORD_STORE"]),
-        parse_qdrant_url(env["AIMEM_INDEX"], env={}),
+        parse_qdrant_url(env["AIMEM_INDEX"]),
     )
 
 

@@ -160,7 +160,7 @@ def test_the_console_script_names_the_missing_extra() -> None:
     )
     bare = run_with(("pydantic", "httpx"), launch.format(argv=["ai-memory", "get", "m1"]))
     assert bare.returncode == 2 and "pip install 'ai-memory[cli]'" in bare.stderr, bare.stderr
-    cli = ("pydantic", "httpx", "typer", "rich")
+    cli = ("pydantic", "httpx", "typer", "rich", "pydantic-settings")
     listed = run_with(cli, launch.format(argv=["ai-memory", "--help"]))
     assert listed.returncode == 0 and "serve" in listed.stdout, listed.stderr
     serve = run_with(cli, launch.format(argv=["ai-memory", "serve"]))

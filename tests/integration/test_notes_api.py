@@ -97,12 +97,11 @@ def test_quota_refuses_the_51st_note_and_changes_nothing(
     assert save(client, "one-too-many", "x")["notes_used"] == 50
 
 
-def test_quota_is_configurable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_quota_is_configurable(tmp_path: Path) -> None:
     from ai_memory.bootstrap import build
     from ai_memory.settings import Settings
 
-    monkeypatch.setenv("AIMEM_NOTE_QUOTA", "2")  # read when the container is built
-    configured = build(Settings(data_dir=tmp_path / "quota"))
+    configured = build(Settings(data_dir=tmp_path / "quota", note_quota=2))
     configured.start()
     try:
         with TestClient(create_app(configured.services)) as c:

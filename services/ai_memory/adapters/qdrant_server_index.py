@@ -68,6 +68,7 @@ from ai_memory.core.ports import (
     VectorIndex,
 )
 from ai_memory.core.projection import IndexMutation
+from ai_memory.settings import Settings
 
 from . import index_payload as ip
 from . import qdrant_server_support as qs
@@ -126,8 +127,10 @@ class QdrantServerIndex:
 
     @classmethod
     def from_url(cls, url: str, dim: int, model_name: str, **kw: Any) -> QdrantServerIndex:
-        """``qdrant+http(s)://…``, ``qdrant+local:///path`` or ``qdrant+memory://``."""
-        return cls(qs.connect(qs.parse_url(url)), dim, model_name, **kw)
+        """``qdrant+http(s)://…``, ``qdrant+local:///path`` or ``qdrant+memory://``; a
+        server's key, if the URL has none, is ``AIMEM_QDRANT_API_KEY``."""
+        key = Settings.one_from_env("qdrant_api_key").qdrant_api_key.get_secret_value()
+        return cls(qs.connect(qs.parse_url(url, key or None)), dim, model_name, **kw)
 
     @property
     def collection(self) -> str:

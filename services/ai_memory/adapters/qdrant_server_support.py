@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import re
 import uuid
 from collections.abc import Iterator, Sequence
@@ -59,10 +58,10 @@ class Target:
         return self.url is None
 
 
-def parse_url(url: str, env: dict[str, str] | None = None) -> Target:
-    """``qdrant+…`` URL → ``Target``. An ``api_key`` URL parameter wins over the
-    environment; ``timeout`` (seconds) is passed to the client."""
-    env = dict(os.environ) if env is None else env
+def parse_url(url: str, default_api_key: str | None = None) -> Target:
+    """``qdrant+…`` URL → ``Target``. An ``api_key`` URL parameter wins over
+    ``default_api_key`` (``AIMEM_QDRANT_API_KEY``); ``timeout`` (seconds) is passed to the
+    client."""
     scheme, sep, rest = url.partition("+")
     if scheme != "qdrant" or not sep:
         raise InvalidInput("AIMEM_INDEX", "scheme", f"not a qdrant+… index URL: {url!r}")
@@ -74,7 +73,7 @@ def parse_url(url: str, env: dict[str, str] | None = None) -> Target:
             raise InvalidInput("AIMEM_INDEX", "url", f"no host in {url!r}")
         port = f":{parts.port}" if parts.port else ""
         base = f"{parts.scheme}://{parts.hostname}{port}{parts.path.rstrip('/')}"
-        api_key = params.get("api_key") or env.get(API_KEY_ENV) or None
+        api_key = params.get("api_key") or default_api_key or None
         return Target(url=base, api_key=api_key, timeout=timeout)
     if parts.scheme == "local":
         if parts.netloc or not parts.path or parts.path == "/":

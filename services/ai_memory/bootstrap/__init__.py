@@ -63,7 +63,7 @@ from ai_memory.service.governor import Governor
 from ai_memory.service.health import DriverState, HealthService
 from ai_memory.service.keys import KeyService
 from ai_memory.service.memory_service import MemoryService
-from ai_memory.service.notes import NotesService, rules_from_env
+from ai_memory.service.notes import NoteRules, NotesService
 from ai_memory.service.quotas import MemoryQuota
 from ai_memory.service.recalls import RecallRecorder
 from ai_memory.service.secret_policy import SecretGuard
@@ -334,7 +334,7 @@ def build(
         *model_plugins(s),
         open_evidence=None if sealer is None else sealer.open_evidence,
     )
-    notes = NotesService(service, rules_from_env())
+    notes = NotesService(service, NoteRules(quota=s.note_quota))
     health = HealthService(
         statuses=projections.status,
         drivers=lambda: driver_states(projections),

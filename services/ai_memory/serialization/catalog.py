@@ -7,7 +7,7 @@ schema edited in place, without a new version, refuses to load.
 
 Where the folder is found, first match wins:
 
-1. ``$AIMEM_SCHEMA_DIR``;
+1. ``AIMEM_SCHEMA_DIR``;
 2. ``<repo>/schemas`` relative to this package (a source checkout / editable install);
 3. ``<prefix>/share/ai-memory/schemas`` (installed from a wheel, as setuptools data-files).
 
@@ -17,7 +17,6 @@ Where the folder is found, first match wins:
 from __future__ import annotations
 
 import json
-import os
 import re
 import sysconfig
 from collections.abc import Iterator, Mapping
@@ -27,6 +26,8 @@ from typing import Any
 
 from fastavro.schema import fingerprint as avro_fingerprint
 from fastavro.schema import parse_schema, to_parsing_canonical_form
+
+from ai_memory.settings import Settings
 
 from .errors import SchemaCatalogError
 
@@ -38,11 +39,10 @@ SCHEMA_FILE_NAME = re.compile(r"^(?P<name>[A-Z][A-Za-z0-9]*)\.v(?P<version>[1-9]
 
 def schema_dir() -> Path:
     """The folder holding ``catalog.json`` (see the module docstring for the search order)."""
-    override = os.environ.get(SCHEMA_DIR_ENV)
-    if override:
-        path = Path(override)
+    path = Settings.one_from_env("schema_dir").schema_dir
+    if path is not None:
         if not (path / CATALOG_FILE).is_file():
-            raise SchemaCatalogError(f"{SCHEMA_DIR_ENV}={override} has no {CATALOG_FILE}")
+            raise SchemaCatalogError(f"{SCHEMA_DIR_ENV}={path} has no {CATALOG_FILE}")
         return path
     source_tree = Path(__file__).resolve().parents[3] / "schemas"
     installed = Path(sysconfig.get_path("data")) / "share" / "ai-memory" / "schemas"

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import re
 import threading
 import unicodedata
@@ -399,13 +398,3 @@ def page_json(page: NotesPage, quota: int) -> dict[str, Any]:
         "quota": quota,
         "recall_position": page.recall_position,
     }
-
-
-def rules_from_env() -> NoteRules:
-    """``AIMEM_NOTE_QUOTA`` (notes per agent, default 50)."""
-    raw = os.environ.get("AIMEM_NOTE_QUOTA", "").strip()
-    if not raw:
-        return NoteRules()
-    if not raw.isdigit() or int(raw) < 1:
-        raise InvalidInput("AIMEM_NOTE_QUOTA", "positive_integer", "must be an integer ≥ 1")
-    return NoteRules(quota=int(raw))

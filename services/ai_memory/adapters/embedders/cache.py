@@ -1,7 +1,7 @@
 """The on-disk model cache: where derived model artefacts live and how they are
 written safely.
 
-Artefacts go under ``$AIMEM_MODEL_DIR`` (default ``~/.cache/ai-memory/models``), one
+Artefacts go under ``AIMEM_MODEL_DIR`` (default ``~/.cache/ai-memory/models``), one
 directory per artefact, named by the artefact's exact version. A directory is written
 completely under a temporary name and then renamed into place, so a reader sees either
 nothing or a finished artefact. An advisory file lock (POSIX ``flock``) makes concurrent
@@ -18,14 +18,14 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ai_memory.settings import Settings
+
 ENV_VAR = "AIMEM_MODEL_DIR"
-DEFAULT_DIR = Path("~/.cache/ai-memory/models")
 
 
 def model_cache_dir() -> Path:
-    """``$AIMEM_MODEL_DIR`` if set and non-empty, else ``~/.cache/ai-memory/models``."""
-    configured = os.environ.get(ENV_VAR, "").strip()
-    return Path(configured or DEFAULT_DIR).expanduser()
+    """``AIMEM_MODEL_DIR`` if set and non-empty, else ``~/.cache/ai-memory/models``."""
+    return Settings.one_from_env("model_dir").model_dir.expanduser()
 
 
 @contextlib.contextmanager

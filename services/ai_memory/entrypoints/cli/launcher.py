@@ -10,6 +10,7 @@ import sys
 _EXTRA_OF = {
     "typer": "cli",
     "rich": "cli",
+    "pydantic_settings": "cli",
     "click": "cli",
     "langgraph": "langgraph",
     "aiokafka": "distributed",

@@ -14,7 +14,6 @@ role and scopes — exactly as over HTTP; events record it as their actor.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -59,7 +58,7 @@ def mcp_cmd(
     settings = Settings.from_env(**overrides)
     container = build(settings, owns_partitions=False)
     try:
-        session = session_key(container.services.keys, os.environ.get("AIMEM_API_KEY"))
+        session = session_key(container.services.keys, settings.api_key.get_secret_value() or None)
     except AiMemoryError as e:
         container.close()
         typer.echo(f"ai-memory mcp: {e} (set AIMEM_API_KEY to a key of this deployment)", err=True)

@@ -12,7 +12,6 @@ when any of the five verification checks fails, 2 when the migration cannot star
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -24,6 +23,7 @@ from rich.table import Table
 from ai_memory.migration.importers import parse_scope_map
 from ai_memory.migration.importers.detect import FORMATS
 from ai_memory.migration.migrate import MigrationError, MigrationReport, migrate
+from ai_memory.settings import client_api_key
 
 err = Console(stderr=True)
 
@@ -72,7 +72,7 @@ def migrate_cmd(
                 default_scope=default_scope,
                 dry_run=dry_run,
                 progress=progress,
-                api_key=os.environ.get("AIMEM_API_KEY") or None,
+                api_key=client_api_key(),
             )
         except MigrationError as e:
             err.print(f"[red]migration cannot start:[/red] {e}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 from typing import Annotated
 
 import typer
@@ -20,10 +19,11 @@ def project_cmd(
     """Run a worker that projects the Kafka log into one view (until SIGTERM)."""
     if projection not in PROJECTIONS:
         raise typer.BadParameter(f"must be one of {', '.join(PROJECTIONS)}")
-    logging.basicConfig(level=os.environ.get("AIMEM_LOG_LEVEL", "INFO"))
+    settings = Settings.from_env()
+    logging.basicConfig(level=settings.log_level)
     try:
         app, worker = build_projector_worker(
-            Settings.from_env(), projection, metrics_port=metrics_port or None
+            settings, projection, metrics_port=metrics_port or None
         )
     except InvalidInput as e:
         raise typer.BadParameter(e.message) from e

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,6 +23,7 @@ from rich.console import Console
 
 from ai_memory.sdk import ApiError, MemoryClient
 from ai_memory.sdk.replication import Replicator, SyncReport
+from ai_memory.settings import client_api_key
 
 err = Console(stderr=True)
 
@@ -71,12 +71,12 @@ def sync_cmd(
     path = state or default_state(source, target, scope)
     identity = {"from": source, "to": target, "scope": scope}
     cursor = read_cursor(path, identity)
-    shared = os.environ.get("AIMEM_API_KEY") or None
+    shared = client_api_key()
     report = SyncReport(cursor=cursor)
     try:
         with (
-            MemoryClient(source, api_key=os.environ.get("AIMEM_FROM_API_KEY") or shared) as a,
-            MemoryClient(target, api_key=os.environ.get("AIMEM_TO_API_KEY") or shared) as b,
+            MemoryClient(source, api_key=client_api_key("from_api_key") or shared) as a,
+            MemoryClient(target, api_key=client_api_key("to_api_key") or shared) as b,
         ):
             replicator = Replicator(
                 a, b, scope, source_name=source, target_name=target, batch=batch

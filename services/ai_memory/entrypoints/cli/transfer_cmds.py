@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
 from ai_memory.sdk import ApiError, MemoryClient
+from ai_memory.settings import client_api_key
 
 err = Console(stderr=True)
 DEFAULT_URL = "http://127.0.0.1:8080"
@@ -22,7 +22,7 @@ DEFAULT_URL = "http://127.0.0.1:8080"
 
 def api_key() -> str | None:
     """The key client commands send (``AIMEM_API_KEY``); none in open development mode."""
-    return os.environ.get("AIMEM_API_KEY") or None
+    return client_api_key()
 
 
 def export_cmd(
