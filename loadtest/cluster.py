@@ -1,7 +1,7 @@
 """Process orchestration for distributed-mode tests and benchmarks.
 
 A ``Cluster`` runs the gateway (``ai-memory serve`` on a Kafka log and a Cassandra record
-store, with a co-located Qdrant Edge index projected in-process) and Faust projector
+store, with a co-located Qdrant Edge index projected in-process) and Kafka projector
 workers for the records projection, each as a real OS process, against Kafka and
 Cassandra servers that are already running (``deploy/local/servers.sh``).
 """

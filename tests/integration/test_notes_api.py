@@ -1,4 +1,4 @@
-"""Agent notes over HTTP (seed 003): save, replace, off, limits, ranking, read counts."""
+"""Agent notes over HTTP: save, replace, off, limits, ranking, read counts."""
 
 from __future__ import annotations
 

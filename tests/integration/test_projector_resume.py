@@ -1,5 +1,5 @@
 """A Kafka projector worker resumes from the checkpoint stored with its view, never from
-Kafka's committed offsets (principle 9), on a real broker.
+Kafka's committed offsets (which may run ahead of what the view holds), on a real broker.
 
 The view is an in-memory sink that can "lose" its last applied batch, as a single
 Cassandra node killed before its commit log was synced does (data and checkpoint roll

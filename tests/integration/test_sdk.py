@@ -1,6 +1,6 @@
 """The SDK against a real server process over real HTTP: every endpoint round-trips
 through ``MemoryClient`` (and ``AsyncMemoryClient``), errors arrive typed, a bundle moves
-to a second server, and the README's two-agent scenario works end to end."""
+to a second server, and the two-agent scenario of docs/SDK.md works end to end."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Faust agent's body without a broker: batching by partition, the shared
+"""The Kafka worker's body without a broker: batching by partition, the shared
 apply/retry/dead-letter policy, dead letters through the port, and its metrics."""
 
 from __future__ import annotations

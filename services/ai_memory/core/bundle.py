@@ -4,7 +4,7 @@ Line kinds, one JSON object per line:
 
 * ``header``    — first line: format, format_version, producer, exported_at, filters
 * ``record``    — ``{"kind": "record", "record": {portable record fields}, "state": ...,
-  "version": ...}``; ``record`` holds exactly the protocol fields (seed 000 §2.1)
+  "version": ...}``; ``record`` holds exactly the record's fields (docs/API.md)
 * ``tombstone`` — ``{"kind": "tombstone", "id", "scope", "deleted_at", "reason"}`` (no content)
 * ``trailer``   — last line: counts and the SHA-256 of every line before it
 

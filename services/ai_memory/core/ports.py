@@ -247,7 +247,7 @@ class Clock(Protocol):
 
 
 def index_text(record: MemoryRecord) -> str:
-    """What the index embeds: the content plus tags (tags are retrieval aids, seed 000 §2.1)."""
+    """What the index embeds: the content plus tags (tags are retrieval aids)."""
     if record.tags:
         return f"{record.content}\n{' '.join(record.tags)}"
     return record.content

@@ -1,4 +1,4 @@
-"""The portable memory record (seed 000 §2.1) and its validation rules.
+"""The portable memory record (docs/API.md, "The record") and its validation rules.
 
 A ``MemoryRecord`` is what agents write and what exports carry. A ``StoredRecord`` is the
 record as the record-store projection holds it: plus tenant, version, lifecycle state,

@@ -1,6 +1,6 @@
 """Timestamp parsing and formatting: everything becomes timezone-aware UTC.
 
-Accepted on input (documented in the README):
+Accepted on input (documented in docs/API.md, "The record"):
 
 * ISO-8601 with an offset or ``Z``: ``2024-03-12T09:30:00+08:00`` → converted to UTC
 * naive ISO-8601 ``2024-03-12T09:30:00`` and ``YYYY-MM-DD HH:mm:ss`` → interpreted in

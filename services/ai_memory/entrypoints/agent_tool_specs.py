@@ -1,5 +1,5 @@
 """The agent tools' contract (MCP tools, A2A skills): JSON schemas, argument checks and the
-guard rails (seed 000 §4.2).
+guard rails (docs/API.md, "MCP").
 
 Everything here is pure. ``tool_specs`` describes each tool to an LLM (what it is for,
 every parameter with its limits); ``check_arguments`` enforces exactly that schema and

@@ -8,8 +8,8 @@ The rules are anchored (a level must open the line, a trace must have its frame 
 so ordinary prose that merely mentions "error" or "info" stays a memory.
 
 Context-dependent references ("that thing", "the plan we discussed", "上次那个") are the
-"暗语" of §5.2: text that only made sense inside the old tool. They are reported, not
-rejected; expanding them into self-contained text is the migrating person's job.
+"暗语" (cant) of a memory dump: text that only made sense inside the old tool. They are
+reported, not rejected; expanding them into self-contained text is the migrating person's job.
 """
 
 from __future__ import annotations

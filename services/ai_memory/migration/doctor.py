@@ -1,4 +1,4 @@
-"""``ai-memory doctor``: a health check of a memory dump before it is migrated (§5.1).
+"""``ai-memory doctor``: a health check of a memory dump before it is migrated (docs/CLI.md).
 
 For any source the generic importer reads (NDJSON bundle, JSON, JSONL, CSV, SQLite) the
 report covers the four checks of a pre-migration health check, plus what the importer

@@ -175,7 +175,7 @@ def _with_id(line: dict[str, Any]) -> dict[str, Any]:
 
 
 def doctor(lines: list[dict[str, Any]], report: SourceReport) -> dict[str, Any]:
-    """Seed §5.1 check-up of the converted source: type mix, timestamps, warnings."""
+    """The doctor's check-up of the converted source: type mix, timestamps, warnings."""
     records = [line["record"] for line in lines if line.get("kind") == "record"]
     types = Counter(str(r.get("type")) for r in records)
     untimed = sum(1 for r in records if not r.get("created_at"))

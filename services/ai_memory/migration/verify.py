@@ -1,4 +1,4 @@
-"""After a migration: the five checks of seed 000 §5.4 as automated probes of the target.
+"""After a migration: five checks (docs/CLI.md, "migrate") as automated probes of the target.
 
 Each check compares what the source said (the converted bundle lines) with what the
 target answers, through the same API an agent uses (GET a memory, search):

@@ -6,7 +6,8 @@ index lag, fail and are rebuilt independently, replicas of one projection share 
 partitions, and deployments sharing a Kafka cluster never rebalance each other.
 
 **Where a worker resumes.** The view's own checkpoint, stored with its data in the same
-store, is the only truth of what the view holds (principle 9). On every partition
+store, is the only truth of what the view holds: a checkpoint kept elsewhere could run ahead
+of what the store durably holds and skip events for good. On every partition
 assignment the worker reads that checkpoint and seeks the partition to the event after
 it; Kafka's committed offsets are never used to resume (they are committed only so the
 usual consumer-lag tools work). Before each batch, and before each retry after a sink

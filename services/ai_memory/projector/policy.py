@@ -1,6 +1,6 @@
 """The one apply/retry/dead-letter policy of every projection driver.
 
-Both drivers — the embedded tailer threads and the Faust workers — hand each batch to
+Both drivers — the embedded tailer threads and the Kafka workers — hand each batch to
 ``ApplyPolicy.apply``, so an event is treated the same wherever it is projected:
 
 * ``RetryableError`` (a store or the log is down): retry with capped backoff *forever*
@@ -19,7 +19,7 @@ Both drivers — the embedded tailer threads and the Faust workers — hand each
   the store lost acknowledged writes (a single Cassandra node killed before its commit log
   was synced). Applying the batch then would move the checkpoint past the gap for good,
   so the policy gives the batch up and the driver re-reads the log from the stored
-  checkpoint (principle 9: never resume past what the view durably holds).
+  checkpoint (never resume past what the view durably holds).
 
 The policy blocks the calling thread while it waits; ``wait`` is injected (it returns
 True when the driver is stopping) and so is the clock, so every decision is testable

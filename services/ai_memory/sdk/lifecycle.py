@@ -1,4 +1,4 @@
-"""Mounting memory on an agent's lifecycle (seed 000 §4.2, §4.3).
+"""Mounting memory on an agent's lifecycle (docs/SDK.md).
 
 * ``wake_up`` — at start, a *targeted* recall: the 3–8 memories of a scope most relevant
   to the task at hand, as a system-prompt block trimmed to a token budget. Never the

@@ -413,7 +413,7 @@ class MemoryService:
         return results
 
     def _rerank(self, hits: list[SearchHit], now: datetime, top_k: int) -> list[SearchHit]:
-        """Two-stage retrieval (seed 000 §4.4): relevance (the fused retrieval score,
+        """Two-stage retrieval (docs/API.md, "Search"): relevance (the fused retrieval score,
         normalised to the best candidate), recency and type priority, each explained."""
         if not hits:
             return hits

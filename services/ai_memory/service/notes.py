@@ -1,4 +1,4 @@
-"""Agent notes (seed 003): a small notebook per agent, kept as ordinary memories.
+"""Agent notes: a small notebook per agent, kept as ordinary memories.
 
 A note is one memory: scope ``agent:<agent>``, tags = its topic (≤5 tags, any language),
 ``meta.kind = "note"``, type ``fact`` unless the agent says otherwise. Its id derives from

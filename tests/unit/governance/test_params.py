@@ -9,7 +9,7 @@ from ai_memory.core.governance import GovernanceParams
 from ai_memory.core.record import MemoryType
 
 
-def test_defaults_match_the_seeds() -> None:
+def test_defaults_are_the_documented_ones() -> None:
     p = GovernanceParams()
     assert math.isclose(
         p.alpha_importance + p.beta_confidence + p.gamma_recency + p.delta_frequency, 1.0

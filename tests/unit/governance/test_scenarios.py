@@ -1,4 +1,4 @@
-"""The seed's scenarios as pure sequences: extraction → conflict → θ rule → lifecycle."""
+"""The governance scenarios as pure sequences: extraction → conflict → θ rule → lifecycle."""
 
 from __future__ import annotations
 

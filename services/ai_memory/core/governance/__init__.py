@@ -1,4 +1,4 @@
-"""Memory governance (seed 004, HSM-CR; seed 000 §4.3, §4.4, §6.2) — pure, deterministic.
+"""Memory governance (docs/API.md, "Governed memory") — pure, deterministic.
 
 * ``params``: every tunable number (``GovernanceParams``);
 * ``scoring``: S(m) = α·I + β·C + γ·R + δ·F with an explainable ``ScoreBreakdown``;

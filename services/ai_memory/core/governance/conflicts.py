@@ -1,8 +1,8 @@
-"""Conflict detection (seed 004 §10.4): does a new memory contradict an old one?
+"""Conflict detection: does a new memory contradict an old one?
 
 Every detector answers through one protocol, ``ConflictDetector.detect(new, old)`` →
 ``ConflictVerdict`` (conflict or not, detector name, reason, inputs), so the θ rule never
-depends on how the verdict was reached — the seed's upgrade path (dictionary → embedding →
+depends on how the verdict was reached — the upgrade path (dictionary → embedding →
 NLI → LLM judge) swaps only the detector.
 
 * ``DictionaryConflictDetector`` (default, pure): same slot, then the opposite-pair
@@ -121,7 +121,7 @@ def hit_opposite(
 
 
 class DictionaryConflictDetector:
-    """Prototype detector of seed 004: SameSlot ∧ (HitOpp ∨ exclusive slot value differs)."""
+    """The rule-based detector: SameSlot ∧ (HitOpp ∨ exclusive slot value differs)."""
 
     def __init__(
         self,
@@ -163,7 +163,7 @@ SimilarityFn = Callable[[str, str], float]
 
 
 class EmbeddingSimilarityDetector:
-    """Same slot and ``similarity_fn(c_new, c_old) < tau`` → conflict (seed's Embedding row).
+    """Same slot and ``similarity_fn(c_new, c_old) < tau`` → conflict (the embedding detector).
 
     ``similarity_fn`` is typically cosine similarity of the deployment's embeddings; the
     detector stays pure. The similarity is returned in ``inputs`` for the record."""

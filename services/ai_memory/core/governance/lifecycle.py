@@ -1,4 +1,4 @@
-"""Memory lifecycle (seed 004 §10.5): states, allowed transitions, soft forgetting.
+"""Memory lifecycle: states, allowed transitions, soft forgetting.
 
 ====================  ====================================  ==========  ========
 state                 reached by                            in context  retained

@@ -1,4 +1,4 @@
-"""The opposite-pair dictionary P of seed 004 — data only, kept readable and maintainable.
+"""The opposite-pair dictionary P of conflict detection — data only, kept readable and maintainable.
 
 Two memories in the same slot conflict when one contains ``a`` and the other ``b`` for a
 pair ``(a, b)`` here (``HitOpp``). Matching is done by ``conflicts.find_terms``: ASCII
@@ -37,7 +37,7 @@ POLARITY_PAIRS: tuple[tuple[str, str], ...] = (
     ("用", "不用"),
 )
 
-#: Mutually exclusive values the seed names as domain priors (same slot, different state).
+#: Mutually exclusive values known as domain priors (same slot, different state).
 VALUE_PAIRS: tuple[tuple[str, str], ...] = (
     ("java", "rust"),
     ("phd", "startup"),

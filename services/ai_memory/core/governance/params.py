@@ -1,7 +1,7 @@
 """Every tunable number of memory governance, in one frozen, validated object.
 
 Why one object: scoring, conflict resolution, forgetting and retrieval reranking must agree
-on their constants (the seed uses one score ``S(m)`` for both the θ rule and forgetting), a
+on their constants (one score ``S(m)`` serves both the θ rule and forgetting), a
 deployment overrides them from configuration in one place (``GovernanceParams.from_mapping``),
 and a recorded decision can name the exact parameters it used (``to_json``).
 
@@ -30,7 +30,7 @@ def _frozen(values: Mapping[MemoryType, float]) -> Mapping[MemoryType, float]:
 
 
 def _default_type_priority() -> Mapping[MemoryType, float]:
-    # Seed 000 §4.4: preferences and task state outrank interaction traces.
+    # Preferences and task state outrank interaction traces: they are what an agent acts on.
     return _frozen(
         {
             MemoryType.PREFERENCE: 1.0,
@@ -57,7 +57,8 @@ def _default_importance() -> Mapping[MemoryType, float]:
 
 @dataclass(frozen=True)
 class GovernanceParams:
-    """Parameters of seed 004 (HSM-CR) and seed 000 §4.4, with documented defaults.
+    """Parameters of memory governance and of the search rerank, with documented defaults
+    (docs/API.md, "Governed memory" and "Search").
 
     Score ``S = α·I + β·C + γ·R + δ·F`` (α+β+γ+δ = 1):
     statement quality (importance, confidence) weighs 60 %, time (recency) 25 % and
@@ -86,16 +87,16 @@ class GovernanceParams:
     tau_forget: float = 0.30
     #: τ_sim of the embedding detector: same slot and cosine similarity below τ → conflict.
     conflict_similarity_tau: float = 0.80
-    #: Two-stage retrieval rerank (seed 000 §4.4): 0.6 relevance, 0.25 recency, 0.15 type.
+    #: Two-stage retrieval rerank: 0.6 relevance, 0.25 recency, 0.15 type.
     rank_relevance_weight: float = 0.60
     rank_recency_weight: float = 0.25
     rank_type_weight: float = 0.15
     #: λ per day of the rerank's recency term (defaults to the governance half-life).
     rank_decay_per_day: float = math.log(2) / DEFAULT_HALF_LIFE_DAYS
     type_priority: Mapping[MemoryType, float] = field(default_factory=_default_type_priority)
-    #: First stage: how many candidates to recall from hybrid search (seed: 20–50).
+    #: First stage: how many candidates to recall from hybrid search (20–50).
     recall_k: int = 30
-    #: Second stage: how many reranked memories enter the context (seed: 3–8).
+    #: Second stage: how many reranked memories enter the context (3–8).
     return_size: int = 5
     #: Importance assumed for a record without governance metadata, by type.
     default_importance: Mapping[MemoryType, float] = field(default_factory=_default_importance)
@@ -143,9 +144,9 @@ class GovernanceParams:
         _per_type("type_priority", self.type_priority)
         _per_type("default_importance", self.default_importance)
         if not 3 <= self.return_size <= 8:
-            raise InvalidInput("return_size", "range", "return_size must be in [3, 8] (seed 000)")
+            raise InvalidInput("return_size", "range", "return_size must be in [3, 8]")
         if not 20 <= self.recall_k <= 50:
-            raise InvalidInput("recall_k", "range", "recall_k must be in [20, 50] (seed 000)")
+            raise InvalidInput("recall_k", "range", "recall_k must be in [20, 50]")
 
     @property
     def half_life_days(self) -> float:

@@ -1,4 +1,4 @@
-"""Two-stage retrieval, second stage (seed 000 §4.4): rerank recalled candidates.
+"""Two-stage retrieval, second stage: rerank recalled candidates (docs/API.md, "Search").
 
 Stage one (hybrid search) recalls ``recall_k`` candidates (20–50) with a relevance score
 normalised to [0, 1]. Stage two scores each

@@ -1,4 +1,4 @@
-"""The θ rule of seed 004 §10.4: what happens to two conflicting memories.
+"""The θ rule: what happens to two conflicting memories.
 
 With S the full time-aware score (``scoring.score``) at the moment of the decision:
 
@@ -199,7 +199,7 @@ def reconsider(
     now: datetime,
     params: GovernanceParams,
 ) -> tuple[Transition, ...]:
-    """Let a historical newcomer take over once reinforced (seed 004, path 3).
+    """Let a historical newcomer take over once reinforced (the third path of the θ rule).
 
     Applies when ``candidate`` is historical, ``incumbent`` active, both in the same slot,
     and the candidate is the newer statement (older historical memories come back only by

@@ -1,4 +1,4 @@
-"""Temporal memory scoring (seed 004 §10.3): ``S(m) = α·I + β·C + γ·R + δ·F``.
+"""Temporal memory scoring: ``S(m) = α·I + β·C + γ·R + δ·F``.
 
 * ``R = e^(−λ·Δt)`` with Δt in days since the memory was last stated or recalled;
 * ``F = min(log(1+n) / log(1+N), 1)`` with n mentions and saturation N (e³−1 by default).

@@ -1,7 +1,7 @@
 """Slots: what a memory is *about*, so two memories can be compared at all.
 
 A slot is ``(kind, entity)`` — e.g. ``("fact", "residence")``, ``("preference",
-"programming_language")``, ``("goal", "career")``. Seed 004 declares a conflict only
+"programming_language")``, ``("goal", "career")``. A conflict is declared only
 between memories of the same type and entity (``SameSlot``), so the slot is the unit of
 conflict detection and of the θ rule.
 

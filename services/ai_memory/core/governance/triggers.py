@@ -1,4 +1,4 @@
-"""When to write a memory: the five triggers of seed 000 §4.3.
+"""When to write a memory: the five write triggers (docs/API.md, ``/v1/write-triggers``).
 
 Writing every turn floods the store with noise; writing too little leaves agents with no
 memory. A turn is worth a write when

@@ -56,7 +56,7 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
 
     @api.post("/v1/write-triggers")
     def write_triggers(body: TurnIn) -> Any:
-        """Whether and what to write for a conversation turn (seed 000 §4.3): an explicit
+        """Whether and what to write for a conversation turn (core/governance/triggers): an explicit
         preference, a task closed, a problem solved (→ skill), a user correction, or the
         conversation summary. Advisory: nothing is written."""
         fields = body.model_dump()

@@ -1,4 +1,4 @@
-"""``/v1/notes``: an agent's notebook over HTTP (seed 003), a facade over memories.
+"""``/v1/notes``: an agent's notebook over HTTP, a facade over memories.
 
 ``PUT /v1/notes`` saves, replaces (same topic) or deletes (``note: "off"``) one note.
 ``GET /v1/notes?agent=…&topic=…`` returns the best 3 matching notes with ``why`` they

@@ -1,4 +1,4 @@
-"""ai-memory over MCP: memory and notes as tools an agent calls (seed 000 §4.2, seed 003).
+"""ai-memory over MCP: memory and notes as tools an agent calls (docs/API.md, "MCP").
 
 Tools: ``memory_write``, ``memory_search``, ``memory_read``, ``memory_forget``,
 ``memory_export``, ``notes_save``, ``notes_recall`` — the agent tools

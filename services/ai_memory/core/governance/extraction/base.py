@@ -1,7 +1,7 @@
-"""Extraction E(x_t) → ΔM_t (seed 004 §10.1): interaction text in, typed memories out.
+"""Extraction E(x_t) → ΔM_t: interaction text in, typed memories out.
 
 ``ExtractedMemory`` is the L1 atomic memory m = (type, entity, content, C, I, T) plus the
-slot value and provenance. ``content`` is always the user's own sentence (seed 004: the
+slot value and provenance. ``content`` is always the user's own sentence (the
 original utterance), so the record stays self-contained and auditable.
 
 Extractors share one protocol. The rule-based one is pure; an LLM extractor is not, so its
