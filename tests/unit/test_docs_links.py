@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = sorted(
-    [ROOT / "README.md", ROOT / "deploy" / "README.md", *(ROOT / "docs").rglob("*.md")]
-)
+DOCS = sorted([ROOT / "README.md", ROOT / "deploy" / "README.md", *(ROOT / "docs").rglob("*.md")])
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 # A path in backticks: has a slash and ends in a file name with an extension, or a slash.
 CITED = re.compile(r"`([\w.\-]+(?:/[\w.\-*]+)+/?)`")
