@@ -98,14 +98,17 @@ class Settings(BaseSettings):
     max_content_bytes: int | None = Field(
         default=None,
         ge=1,
-        description="Largest memory content, in bytes (16384 when unset) → 413.",
+        description="Largest memory content, in bytes (16384 when unset) → 422 "
+        "`content_too_large`.",
     )
     wait_timeout: float = Field(
         default=10.0,
         ge=0,
         description="Longest read-your-writes wait (`wait=true`, `min_position`), seconds → 503.",
     )
-    projector_batch: int = Field(default=500, description="Events a projector applies per batch.")
+    projector_batch: int = Field(
+        default=500, description="Events an in-process projection applies per batch."
+    )
     # --- governance ----------------------------------------------------------------------
     govern_interval: float = Field(
         default=3600.0,
@@ -151,8 +154,9 @@ class Settings(BaseSettings):
     admin_tenant: str = Field(default="default", description="The tenant of `AIMEM_ADMIN_KEY`.")
     api_key: SecretStr = Field(
         default=SecretStr(""),
-        description="The key client commands (`ai-memory add`, `export`, `import`, `migrate`, "
-        "`erase`, `sync`) send, and the key of an `ai-memory mcp` stdio session.",
+        description="The key the client commands (`write`, `get`, `search`, `delete`, `audit`, "
+        "`export`, `import`, `erase`, `sync`, `migrate --to http://…`) send, and the key of "
+        "an `ai-memory mcp` stdio session.",
     )
     from_api_key: SecretStr = Field(
         default=SecretStr(""),
@@ -172,7 +176,8 @@ class Settings(BaseSettings):
     max_line_bytes: int = Field(
         default=1 << 20,
         ge=1024,
-        description="Largest NDJSON import line, bytes (that line is rejected).",
+        description="Largest NDJSON import line, bytes: a longer one ends the import with 413 "
+        "`line_too_long` naming it (the lines before it land).",
     )
     max_query_chars: int = Field(
         default=4096, ge=1, description="Longest search `query`, characters → 422."
