@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test check lint typecheck bench install clean faults faults-cluster
+.PHONY: run test check lint typecheck bench install clean faults faults-cluster docs
 
 install: $(STAMP)
 
@@ -45,6 +45,11 @@ faults: install
 
 faults-cluster: install
 	$(BIN)/python -m loadtest.faults --profile cluster
+
+# docs/CONFIGURATION.md is generated from the settings' descriptions (a unit test fails
+# when the committed file differs).
+docs: install
+	$(BIN)/python -m ai_memory.settings_doc > docs/CONFIGURATION.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
