@@ -61,9 +61,9 @@ def main() -> None:
     parser.add_argument("--guard-off", action="store_true")
     args = parser.parse_args()
     if args.guard_off:
-        import ai_memory.adapters.projectable_log as guarded
+        import ai_memory.adapters.projectability as proof
 
-        guarded.check_projectable = lambda event, serializer: None
+        proof.prove_projectable = lambda encoded, serializer: None
     print(f"ai_memory from {ai_memory.__file__}")
     lines = [
         (n, json.dumps({"kind": "record", "record": m}))

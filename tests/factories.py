@@ -6,8 +6,12 @@ import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ai_memory.adapters.projectability import ProjectabilityCheck
 from ai_memory.core.events import EventHeader, MemoryDeleted, MemoryWritten
+from ai_memory.core.ports import EventLog
 from ai_memory.core.record import MemoryRecord, MemoryType
+from ai_memory.serialization import AvroEventSerializer
+from ai_memory.service.append_pipeline import AppendPipeline
 
 T0 = datetime(2026, 3, 12, 9, 30, tzinfo=UTC)
 _ids = itertools.count(1)
@@ -68,3 +72,9 @@ def deleted(
         reason="user_request",
         version=version,
     )
+
+
+def pipeline(log: EventLog) -> AppendPipeline:
+    """The append pipeline over ``log`` without encryption (frames in plain Avro)."""
+    serializer = AvroEventSerializer()
+    return AppendPipeline(log, serializer, ProjectabilityCheck(serializer))

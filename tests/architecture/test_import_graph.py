@@ -1,16 +1,30 @@
-"""Which layer may import which, checked on the source.
+"""Which package may import which, checked on the source — every package has a rule.
 
 * Entry points (``ai_memory.entrypoints``) see the services facade and the service layer's
   public types, the core's types, the wire models, settings and each other — never an
   adapter, the composition root, a projector or the serialization.
 * The command line (``ai_memory.entrypoints.cli``) is the process's ``main``: it may also
-  call the composition root's functions (``ai_memory.bootstrap``, never its container
-  type), the SDK and the migration tools — still no adapter, projector or serialization.
+  call the composition root's face (``ai_memory.bootstrap`` itself: never one of its
+  modules, never its container type), the SDK and the migration tools — still no
+  adapter, projector or serialization.
 * The core imports nothing of the package outside the core (and only the standard
   library and numpy besides).
-* The service layer imports only the core (it is given adapters through the ports).
+* The service layer imports only the core and settings (it is given adapters through
+  the ports).
+* Adapters implement the core's ports: they import the core only — no service,
+  projector, serialization or composition root.
+* The serialization (the event serializer adapter) imports the core only.
+* Projectors drive the pure projections: core, the service layer's types, adapters (the
+  Kafka worker consumes the topic itself) and the metrics catalog — never the
+  composition root, an entry point, the serialization, the SDK or the migration tools.
+* The migration tools are clients: core, service types, settings, the SDK and the
+  composition root's face — no adapter, projector, serialization or entry point.
 * The SDK imports no server module (the in-process client, which embeds a server on
-  purpose, is imported by no other SDK module).
+  purpose, is imported by no other SDK module, and builds through the composition
+  root's face).
+* The composition root (``ai_memory.bootstrap``) wires everything below it and is called
+  by what is above it: it never imports an entry point, the SDK or the migration tools.
+* Outside the composition root, only its face is imported, never one of its modules.
 
 The rules are checked on the real tree and, to show they can fail, on a copy with planted
 violations.
@@ -44,9 +58,50 @@ CLI_MAY_IMPORT = (
     "ai_memory.migration",
 )
 SERVICE_MAY_IMPORT = ("ai_memory.service", "ai_memory.core", "ai_memory.settings")
+ADAPTERS_MAY_IMPORT = ("ai_memory.adapters", "ai_memory.core")
+SERIALIZATION_MAY_IMPORT = ("ai_memory.serialization", "ai_memory.core")
+PROJECTOR_MAY_IMPORT = (
+    "ai_memory.projector",
+    "ai_memory.core",
+    "ai_memory.service",
+    "ai_memory.adapters",
+    "ai_memory.metrics_catalog",
+)
+MIGRATION_MAY_IMPORT = (
+    "ai_memory.migration",
+    "ai_memory.core",
+    "ai_memory.service",
+    "ai_memory.settings",
+    "ai_memory.sdk",
+    "ai_memory.wire",
+    "ai_memory.bootstrap",
+)
+BOOTSTRAP = "ai_memory.bootstrap"
+BOOTSTRAP_MAY_NOT_IMPORT = ("ai_memory.entrypoints", "ai_memory.sdk", "ai_memory.migration")
 SDK_MAY_IMPORT = ("ai_memory.sdk", "ai_memory.core", "ai_memory.wire")
 IN_PROCESS_CLIENT = "ai_memory.sdk.in_process"
 CORE_THIRD_PARTY = ("numpy",)
+
+# Package → (what it may import of the package, the rule it breaks otherwise).
+ONLY: dict[str, tuple[Sequence[str], str]] = {
+    "ai_memory.service": (
+        SERVICE_MAY_IMPORT,
+        "the service layer depends on the core's ports, not on adapters or drivers",
+    ),
+    "ai_memory.adapters": (ADAPTERS_MAY_IMPORT, "adapters implement the core's ports only"),
+    "ai_memory.serialization": (
+        SERIALIZATION_MAY_IMPORT,
+        "the serialization implements the core's serializer port only",
+    ),
+    "ai_memory.projector": (
+        PROJECTOR_MAY_IMPORT,
+        "projectors drive projections; they are wired, they do not wire",
+    ),
+    "ai_memory.migration": (
+        MIGRATION_MAY_IMPORT,
+        "the migration tools are clients: no adapter, projector or serialization",
+    ),
+}
 
 
 def violations(root: Path) -> list[str]:
@@ -61,6 +116,9 @@ def violations(root: Path) -> list[str]:
 def _broken_rule(e: Edge) -> str | None:
     own = within(e.target, ("ai_memory",))
     package_root = e.target == "ai_memory"  # ``from ai_memory import __version__``
+    outside = not within(e.source, (BOOTSTRAP,))
+    if outside and within(e.target, (BOOTSTRAP,)) and e.target != BOOTSTRAP:
+        return "only the composition root's face is imported, never its modules"
     if within(e.source, ("ai_memory.entrypoints",)):
         if "Container" in e.names:
             return "entry points are given the services facade, never the container"
@@ -74,9 +132,12 @@ def _broken_rule(e: Edge) -> str | None:
             return "the core imports nothing outside the core"
         if not own and not is_stdlib(e.target) and not within(e.target, CORE_THIRD_PARTY):
             return "the core does no I/O: standard library and numpy only"
-    in_service = within(e.source, ("ai_memory.service",))
-    if in_service and own and not package_root and not within(e.target, SERVICE_MAY_IMPORT):
-        return "the service layer depends on the core's ports, not on adapters or drivers"
+    for package, (allowed, rule) in ONLY.items():
+        mine = within(e.source, (package,)) and own and not package_root
+        if mine and not within(e.target, allowed):
+            return rule
+    if within(e.source, (BOOTSTRAP,)) and within(e.target, BOOTSTRAP_MAY_NOT_IMPORT):
+        return "the composition root is called by entry points, it never calls them"
     # The in-process client is a package (split by area): all of it may embed a server.
     if within(e.source, ("ai_memory.sdk",)) and not within(e.source, (IN_PROCESS_CLIENT,)):
         if within(e.target, (IN_PROCESS_CLIENT,)):
@@ -146,6 +207,24 @@ PLANTED: Sequence[tuple[str, str, str]] = [
     ("ai_memory/sdk/client.py", "import ai_memory.serialization\n", "no server module"),
     ("ai_memory/sdk/__init__.py", "from . import in_process\n", "explicit import"),
     ("ai_memory/sdk/client.py", "from .in_process.errors import as_sdk_error\n", "explicit"),
+    (
+        "ai_memory/entrypoints/cli/keys_cmd.py",
+        "from ai_memory.bootstrap.security import build_key_service\n",
+        "composition root's face",
+    ),
+    ("ai_memory/sdk/in_process/base.py", "from ai_memory.bootstrap import urls\n", "face"),
+    ("ai_memory/adapters/memory/event_log.py", "from ai_memory.service import acting\n", "ports"),
+    (
+        "ai_memory/adapters/sqlite_event_log.py",
+        "from ai_memory.serialization import AvroEventSerializer\n",
+        "ports only",
+    ),
+    ("ai_memory/serialization/mapper.py", "from ai_memory.adapters import memory\n", "port"),
+    ("ai_memory/projector/tailer.py", "from ai_memory.bootstrap import build\n", "wired"),
+    ("ai_memory/projector/replay.py", "import ai_memory.serialization\n", "they do not wire"),
+    ("ai_memory/migration/verify.py", "from ai_memory.adapters import memory\n", "clients"),
+    ("ai_memory/bootstrap/urls.py", "from ai_memory.entrypoints.http import app\n", "never"),
+    ("ai_memory/bootstrap/policy.py", "import ai_memory.sdk\n", "never calls them"),
 ]
 
 

@@ -14,7 +14,7 @@ from ai_memory.core.errors import PreconditionFailed
 from ai_memory.core.preconditions import Preconditions, etag
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.unit_of_work import UnitsOfWork
-from tests.factories import FixedClock
+from tests.factories import FixedClock, pipeline
 from tests.integration.test_single_writer import pair, topic
 
 __all__ = ["pair", "topic"]
@@ -30,6 +30,8 @@ class NoWait:
     def beyond_head(self, position: int) -> bool:
         return False
 
+    packed_positions = False
+
 
 def service(log: KafkaEventLog) -> MemoryService:
     """A gateway's memory service: units without a lock, as bootstrap builds them on Kafka."""
@@ -41,7 +43,7 @@ def service(log: KafkaEventLog) -> MemoryService:
         embedder=embedder,
         clock=clock,
         waiter=NoWait(),
-        units=UnitsOfWork(log, clock, NoWait(), serialize=False),
+        units=UnitsOfWork(pipeline(log), clock, NoWait(), serialize=False),
     )
 
 

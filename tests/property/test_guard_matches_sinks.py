@@ -1,4 +1,4 @@
-"""The projectability guard and the real projections agree: whatever event the guard lets
+"""The projectability proof and the real projections agree: whatever event it lets
 through, the record store and the vector index apply (here: the embedded SQLite store and
 Qdrant Edge index, with the real embedder); whatever it refuses, it refuses with
 ``InvalidInput(field="event", rule="projectable")`` and nothing else."""
@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from ai_memory.adapters.projectable_log import check_projectable
+from ai_memory.adapters.projectability import check_projectable
 from ai_memory.bootstrap import Container
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.events import DomainEvent, LoggedEvent, MemoryWritten

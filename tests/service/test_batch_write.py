@@ -3,7 +3,7 @@ once, every item answering for itself, nothing stored lost to a refused item."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -11,7 +11,7 @@ import pytest
 from ai_memory.bootstrap import Container
 from ai_memory.core.errors import Forbidden, Gone, InvalidInput, NotFound, Unavailable
 from ai_memory.core.events import DomainEvent, LoggedEvent, MemoryWritten
-from ai_memory.core.ports import EventLog
+from ai_memory.core.ports import EncodedEvent
 from ai_memory.core.positions import pack
 from ai_memory.core.record import MemoryRecord, MemoryState
 from ai_memory.service.batch_write import (
@@ -35,11 +35,11 @@ def body(content: str = "Alice prefers green tea.", **kw: Any) -> dict[str, Any]
 
 
 class SpyLog:
-    """The service's log, counting ``append`` calls; a batch holding an event whose
-    content says POISON is refused as a whole, as the projectability guard refuses."""
+    """The service's appends, counted per call; a batch holding an event whose content
+    says POISON is refused as a whole, as the pipeline refuses an unprojectable one."""
 
-    def __init__(self, inner: EventLog) -> None:
-        self.inner = inner
+    def __init__(self, append: Callable[[Sequence[DomainEvent]], list[int]]) -> None:
+        self.inner = append
         self.appends: list[int] = []  # events per call
 
     def append(self, events: Sequence[DomainEvent]) -> list[int]:
@@ -47,10 +47,7 @@ class SpyLog:
         for e in events:
             if isinstance(e, MemoryWritten) and "POISON" in e.record.content:
                 raise InvalidInput("event", "projectable", "a projection could not apply it")
-        return self.inner.append(events)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+        return self.inner(events)
 
 
 @pytest.fixture
@@ -60,8 +57,8 @@ def svc(container: Container) -> MemoryService:
 
 @pytest.fixture
 def spy(svc: MemoryService, monkeypatch: pytest.MonkeyPatch) -> Iterator[SpyLog]:
-    log = SpyLog(svc.units.log)
-    monkeypatch.setattr(svc.units, "log", log)
+    log = SpyLog(svc.units.pipeline.append)
+    monkeypatch.setattr(svc.units.pipeline, "append", log.append)
     yield log
 
 
@@ -256,24 +253,18 @@ def test_a_batch_the_log_refuses_is_appended_item_by_item(
 def test_an_unavailable_log_fails_the_request_and_a_retry_is_idempotent(
     svc: MemoryService, tenant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = svc.units.log
-
     calls: list[int] = []
 
-    class Down:
-        def append(self, events: Sequence[DomainEvent]) -> list[int]:
-            calls.append(len(events))
-            raise Unavailable("the log is down")
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(real, name)
+    def down(events: Sequence[EncodedEvent]) -> list[int]:
+        calls.append(len(events))
+        raise Unavailable("the log is down")
 
     items = [body(id="x"), body(id="y")]
-    monkeypatch.setattr(svc.units, "log", Down())
-    with pytest.raises(Unavailable):
-        svc.write_many(tenant, items)
+    with monkeypatch.context() as patched:
+        patched.setattr(svc.units.pipeline.log, "append_encoded", down)
+        with pytest.raises(Unavailable):
+            svc.write_many(tenant, items)
     assert calls == [2]  # not retried item by item: every item would wait on the log
-    monkeypatch.setattr(svc.units, "log", real)
     first = svc.write_many(tenant, items, wait=True)
     again = svc.write_many(tenant, items, wait=True)
     assert [r.status for r in first] == [201, 201]

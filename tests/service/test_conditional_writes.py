@@ -14,13 +14,14 @@ from ai_memory.adapters.embedders import StaticEmbedder
 from ai_memory.adapters.memory import MemoryEventLog, MemoryRecordStore, MemoryVectorIndex
 from ai_memory.bootstrap import Container
 from ai_memory.core.errors import Conflict, Gone, InvalidInput, PreconditionFailed
-from ai_memory.core.events import DomainEvent, Head
+from ai_memory.core.events import Head
 from ai_memory.core.heads import Refused, admit, head_update
+from ai_memory.core.ports import EncodedEvent
 from ai_memory.core.preconditions import Preconditions, etag
 from ai_memory.serialization import AvroEventSerializer
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.unit_of_work import UnitsOfWork
-from tests.factories import FixedClock
+from tests.factories import FixedClock, pipeline
 
 
 def body(content: str = "Alice prefers tea.") -> dict[str, Any]:
@@ -129,10 +130,10 @@ class SingleWriterLog(MemoryEventLog):
             self.meet.wait(5)
         return found
 
-    def append(self, events: Sequence[DomainEvent]) -> list[int]:
+    def append_encoded(self, events: Sequence[EncodedEvent]) -> list[int]:
         with self.admitting:
-            for event in events:
-                update = head_update(event)
+            for encoded in events:
+                update = head_update(encoded.event)
                 if update is None:
                     continue
                 key = (update.tenant, update.head.memory_id)
@@ -141,7 +142,7 @@ class SingleWriterLog(MemoryEventLog):
                 if isinstance(verdict, Refused):
                     raise Conflict("another writer moved the head", code="concurrent_write")
                 self.event_ids[key] = update.event_id
-            return super().append(events)
+            return super().append_encoded(events)
 
 
 class NoWait:
@@ -154,12 +155,14 @@ class NoWait:
     def beyond_head(self, position: int) -> bool:
         return False
 
+    packed_positions = False
+
 
 def test_without_a_lock_the_single_writer_refuses_the_second(tmp_path: Any) -> None:
     log = SingleWriterLog()
     clock = FixedClock()
     embedder = StaticEmbedder()
-    units = UnitsOfWork(log, clock, NoWait(), serialize=False)
+    units = UnitsOfWork(pipeline(log), clock, NoWait(), serialize=False)
     service = MemoryService(
         log=log,
         store=MemoryRecordStore(),

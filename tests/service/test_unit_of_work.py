@@ -13,7 +13,7 @@ from ai_memory.core.errors import InvalidInput, Timeout
 from ai_memory.core.events import MemoryWritten
 from ai_memory.serialization import AvroEventSerializer
 from ai_memory.service.unit_of_work import Principal, UnitOfWork, UnitsOfWork
-from tests.factories import T0, FixedClock, record
+from tests.factories import T0, FixedClock, pipeline, record
 
 
 class Waiter:
@@ -33,6 +33,8 @@ class Waiter:
     def beyond_head(self, position: int) -> bool:
         return position > 100
 
+    packed_positions = False
+
 
 def written(uow: UnitOfWork, memory_id: str) -> MemoryWritten:
     event = decide_write(record(memory_id), None, uow.header()).event
@@ -48,7 +50,7 @@ def waiter() -> Waiter:
 @pytest.fixture
 def units(waiter: Waiter) -> UnitsOfWork:
     return UnitsOfWork(
-        MemoryEventLog(AvroEventSerializer()), FixedClock(), waiter, wait_timeout=0.1
+        pipeline(MemoryEventLog(AvroEventSerializer())), FixedClock(), waiter, wait_timeout=0.1
     )
 
 

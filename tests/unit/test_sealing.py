@@ -228,19 +228,30 @@ def test_a_known_memory_is_sealed_with_its_key_while_the_vault_is_down() -> None
     assert AvroEventSerializer(sealer=Sealer(vault)).decode(second) == v2  # the real key
 
 
-def test_the_append_guard_answers_a_vault_outage_with_unavailable_not_422() -> None:
-    """The guard decodes every event back; a vault it cannot reach is an outage (503,
-    retry), never an ``unprojectable_event`` the client would give up on."""
+@pytest.mark.parametrize("prepared", [False, True], ids=["sealing", "proving"])
+def test_the_append_pipeline_answers_a_vault_outage_with_unavailable_not_422(
+    prepared: bool,
+) -> None:
+    """The pipeline seals every event and decodes it back; a vault it cannot reach on
+    either step is an outage (503, retry), never an ``unprojectable_event`` the client
+    would give up on."""
     from ai_memory.adapters.memory.event_log import MemoryEventLog
-    from ai_memory.adapters.projectable_log import ProjectableLog
+    from ai_memory.adapters.projectability import ProjectabilityCheck
     from ai_memory.core.errors import Unavailable
+    from ai_memory.service.append_pipeline import AppendPipeline
 
     vault = _OutageVault(memory_vault(ROOT, VaultBacking()))
-    s = AvroEventSerializer(sealer=Sealer(vault))
-    log = ProjectableLog(MemoryEventLog(s), s)
+    sealer = Sealer(vault)
+    writing = AvroEventSerializer(sealer=sealer)
+    # The proof reads with a serializer whose keys are not cached: it asks the vault.
+    reading = AvroEventSerializer(sealer=Sealer(vault, cache_seconds=0, stale_seconds=0))
+    log = MemoryEventLog(writing)
+    pipeline = AppendPipeline(log, writing, ProjectabilityCheck(reading))
+    if prepared:
+        sealer.prepare([event("m1")])  # sealing is served from the cache; proving is not
     vault.down = True
     with pytest.raises(Unavailable):
-        log.append([event("m1")])
+        pipeline.append([event("m1")])
     assert log.last_position() == 0
 
 

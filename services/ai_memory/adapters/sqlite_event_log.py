@@ -21,8 +21,9 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from ai_memory.core.errors import InvalidInput
+from ai_memory.core.errors import InvalidInput, UndecodableEvent
 from ai_memory.core.events import (
     DomainEvent,
     Head,
@@ -31,9 +32,8 @@ from ai_memory.core.events import (
     MemoryWritten,
     TenantPage,
 )
-from ai_memory.core.ports import CHANGE_EVENT_TYPES, EventSerializer
+from ai_memory.core.ports import CHANGE_EVENT_TYPES, EncodedEvent, EventSerializer, encode_events
 from ai_memory.core.timeparse import to_micros
-from ai_memory.serialization import UndecodableEvent
 
 from .sqlite_util import Connections, head_from_row, rows_for_ids, translate_errors
 from .tenant_reads import decoded_skipping_poison
@@ -77,13 +77,17 @@ class SqliteEventLog:
                 conn.execute(statement)
 
     def append(self, events: Sequence[DomainEvent]) -> list[int]:
+        # Encoded first: an unencodable event fails before the transaction begins.
+        return self.append_encoded(encode_events(self._serializer, events))
+
+    def append_encoded(self, events: Sequence[EncodedEvent]) -> list[int]:
         if not events:
             return []
-        encoded = [(e, self._serializer.encode(e), self._serializer.event_type(e)) for e in events]
         positions: list[int] = []
         now = time.time()
         with self._db.transaction() as conn:
-            for event, payload, event_type in encoded:
+            for encoded in events:
+                event, payload, event_type = encoded.event, encoded.frame, encoded.event_type
                 cur = conn.execute(
                     "INSERT OR IGNORE INTO events"
                     " (event_id, tenant, partition_key, event_type, appended_at, payload)"
@@ -218,6 +222,9 @@ class SqliteEventLog:
             memory_ids,
         )
         return {row[0]: head_from_row(row) for row in rows}
+
+    def writers(self) -> dict[str, Any]:
+        return {}  # every appender of this process writes the file directly
 
     def close(self) -> None:
         self._db.close()

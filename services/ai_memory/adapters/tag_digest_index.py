@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from ai_memory.core.ports import (
     IndexHit,
@@ -77,11 +76,6 @@ class TagDigestIndex:
 
     def close(self) -> None:
         self.inner.close()
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
 
 class _DigestRebuild:

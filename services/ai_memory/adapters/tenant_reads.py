@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
+from ai_memory.core.errors import UndecodableEvent
 from ai_memory.core.events import LoggedEvent
 from ai_memory.core.ports import EventSerializer
-from ai_memory.serialization import UndecodableEvent
 
 log = logging.getLogger(__name__)
 

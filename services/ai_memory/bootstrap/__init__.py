@@ -23,22 +23,19 @@ SQLite paths follow the SQLAlchemy convention: `sqlite:///rel/path` is relative,
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ai_memory.adapters.embedders import make_embedder
-from ai_memory.adapters.projectable_log import ProjectableLog
+from ai_memory.adapters.projectability import ProjectabilityCheck
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
 from ai_memory.adapters.sqlite_event_log import SqliteEventLog
 from ai_memory.adapters.sqlite_record_store import SqliteRecordStore
 from ai_memory.clock import SystemClock
-from ai_memory.core import positions
 from ai_memory.core.access.rate import RateLimiter
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.ports import (
     Clock,
-    DeadLetter,
     DeadLetters,
     Embedder,
     EventLog,
@@ -47,27 +44,27 @@ from ai_memory.core.ports import (
     RecordStore,
     VectorIndex,
 )
+from ai_memory.projector.policy import RawOf
 from ai_memory.projector.progress import Projections, ProjectionStatus
-from ai_memory.projector.redrive import redrive
+from ai_memory.projector.replay import Replay
 from ai_memory.projector.sinks import IndexSink, ProjectionSink, RecordsSink
-from ai_memory.projector.tailer import ProgressCallback, ProjectionTailer, rebuild_all
+from ai_memory.projector.tailer import ProjectionTailer
 from ai_memory.serialization import AvroEventSerializer
-from ai_memory.serialization.encode_once import EncodeOnce
 from ai_memory.serialization.sealer import Sealer
+from ai_memory.service.append_pipeline import AppendPipeline, source_interaction_keys
 from ai_memory.service.audit import AuditService
 from ai_memory.service.changes import ChangeFeed
-from ai_memory.service.dead_letters import DeadLetterService, Redrive, Redriven
+from ai_memory.service.dead_letters import DeadLetterService
 from ai_memory.service.facade import Services
 from ai_memory.service.governance import GovernanceService
 from ai_memory.service.governor import Governor
-from ai_memory.service.health import DriverState, HealthService
+from ai_memory.service.health import HealthService
 from ai_memory.service.keys import KeyService
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.notes import NoteRules, NotesService
 from ai_memory.service.quotas import MemoryQuota
 from ai_memory.service.recalls import RecallRecorder
 from ai_memory.service.secret_policy import SecretGuard
-from ai_memory.service.shredding import ShreddingLog, source_interaction_keys
 from ai_memory.service.transfer import TransferService
 from ai_memory.service.unit_of_work import UnitsOfWork
 from ai_memory.settings import Settings
@@ -76,13 +73,18 @@ from .policy import governance_params, model_plugins, tenant_limit_table
 from .security import (
     build_data_key_vault,
     build_erasures,
+    build_key_service,
     build_key_store,
     build_sealer,
     index_tag_key,
+    receipt_signing_key,
     root_key,
+    run_vault_reconcile,
+    run_vault_rotate,
 )
 from .urls import scheme_of, url_path
 
+# The composition root's face: what entry points (the command line) and tests may use.
 __all__ = [
     "PROJECTIONS",
     "Container",
@@ -91,12 +93,16 @@ __all__ = [
     "build_dead_letter_service",
     "build_event_log",
     "build_index",
+    "build_key_service",
     "build_projector_worker",
     "build_record_store",
     "build_sink",
     "governance_params",
     "open_replay",
+    "receipt_signing_key",
     "run_projector_worker",
+    "run_vault_reconcile",
+    "run_vault_rotate",
     "scheme_of",
     "url_path",
 ]
@@ -117,6 +123,7 @@ class Container:
     governance: GovernanceService
     notes: NotesService
     services: Services  # the facade: all an entry point is given
+    pipeline: AppendPipeline  # how every appender of this process writes to ``log``
     governor: Governor | None = None
     dead_letters: DeadLetters | None = None
     keys: KeyStore | None = None
@@ -136,6 +143,15 @@ class Container:
 
     def status(self) -> list[ProjectionStatus]:
         return self.projections.status()
+
+    def catch_up(self) -> None:
+        """Apply everything on the log to the views driven in this process, now."""
+        self.projections.catch_up()
+
+    def optimize_index(self) -> bool:
+        """Build the index's search structures and purge deleted data (offline, slow):
+        whether anything changed."""
+        return self.index.optimize()
 
     def close(self) -> None:
         if self.governor is not None:
@@ -261,18 +277,17 @@ def build(
     s = (settings or Settings.from_env()).resolved()
     s.data_dir.mkdir(parents=True, exist_ok=True)
     embedder = embedder or make_embedder(s.embedder)
-    # One serializer for the log and the projectability guard in front of it: the guard
-    # encodes every event to prove it readable, and the log then reuses that frame.
     root = root_key(s)  # None unless AIMEM_ENCRYPTION=on
     sealer = None if root is None else Sealer(build_data_key_vault(s, root))
-    appender_serializer = EncodeOnce(AvroEventSerializer(sealer=sealer))
-    log = build_event_log(s, appender_serializer, writer=writer, owns_partitions=owns_partitions)
+    # One serializer for the log and the append pipeline: what the pipeline encodes and
+    # proves is what the log reads back.
+    serializer = AvroEventSerializer(sealer=sealer)
+    log = build_event_log(s, serializer, writer=writer, owns_partitions=owns_partitions)
     store = build_record_store(s.record_store_url, shred=sealer is not None)
     index = build_index(s.index_url, embedder, tag_key=index_tag_key(root))
     embedded_log = scheme_of(s.event_log_url) in ("sqlite", "memory")
     projections = Projections(log, packed_positions=not embedded_log)
     dead_letters = build_dead_letters(s)
-    serializer = AvroEventSerializer(sealer=sealer)  # parked raw bytes stay sealed
     sinks: list[tuple[ProjectionSink, str]] = [
         (RecordsSink(store), s.record_store_url),
         (IndexSink(index, embedder), s.index_url),
@@ -286,36 +301,40 @@ def build(
                     batch_size=s.projector_batch,
                     partition=p,
                     dead_letters=dead_letters,
-                    raw_of=lambda logged: serializer.encode(logged.event),
+                    raw_of=raw_frames(serializer),  # parked raw bytes stay sealed
                 )
                 for p in log.partitions()
             ]
         else:
             projections.external.append(sink)
     clock = clock or SystemClock()
-    # Every appender gets the guarded log: only projectable events can land on it.
-    # Projections and replays read ``log`` itself.
-    appender: EventLog = ProjectableLog(log, appender_serializer)
-    if sealer is not None:  # a forget destroys the memory's data key once its tombstone is on
-        related = source_interaction_keys(store)  # and the turn it was extracted from
-        appender = ShreddingLog(appender, sealer.forget, sealer.prepare, related)
-    # The Kafka log's partition writers check every expected version themselves, so units
-    # run concurrently there (and are group-committed); the embedded log is serialised.
+    # Every appender writes through the pipeline (service.append_pipeline: keys, encode
+    # once, prove projectable, append, destroy the keys of what was forgotten);
+    # projections and replays read ``log`` itself.
+    pipeline = AppendPipeline(
+        log,
+        serializer,
+        ProjectabilityCheck(serializer),
+        keys=sealer,
+        # A forget takes the key of the turn its memory was extracted from too.
+        related=None if sealer is None else source_interaction_keys(store),
+    )
     limit_table = tenant_limit_table(s)
     # Counted only when some tenant has a quota: otherwise no write pays for it.
     quota = MemoryQuota(store.count, limit_table) if limit_table.any_memory_quota else None
+    # The Kafka log's partition writers check every expected version themselves, so units
+    # run concurrently there (and are group-committed); the embedded log is serialised.
     units = UnitsOfWork(
-        appender,
+        pipeline,
         clock,
         projections,
         wait_timeout=s.wait_timeout,
         serialize=embedded_log,
         quota=quota,
     )
-    recalls = RecallRecorder(units)
     params = governance_params(s)
     service = MemoryService(
-        log=appender,
+        log=log,
         store=store,
         index=index,
         embedder=embedder,
@@ -323,7 +342,7 @@ def build(
         waiter=projections,
         limits=s.limits,
         wait_timeout=s.wait_timeout,
-        recalls=recalls,
+        recalls=RecallRecorder(units),
         ranking=params,
         units=units,
         secrets=SecretGuard(s.secret_policy, s.secret_policy_by_tenant),
@@ -337,19 +356,25 @@ def build(
     notes = NotesService(service, NoteRules(quota=s.note_quota))
     health = HealthService(
         statuses=projections.status,
-        drivers=lambda: driver_states(projections),
+        drivers=projections.driver_states,
         dead_letters=dead_letters,
         embedder=embedder.name,
-        writers=getattr(log, "writers", dict),
+        writers=log.writers,
     )
     key_store = build_key_store(s)
-    keys = KeyService(key_store, clock, cache_ttl=s.key_cache_seconds)
-    services = Services(s, service, notes, governance, TransferService(service), health, keys)
-    services = replace(services, rates=RateLimiter(limit_table))  # this gateway's buckets
-    services = replace(services, audit=AuditService(log))  # the trail reads the log itself
-    services = replace(services, changes=ChangeFeed(log))  # so does the change feed
-    erasures = build_erasures(s, service, log, clock, projections, sealer)
-    services = replace(services, erasures=erasures)
+    services = Services(
+        s,
+        service,
+        notes,
+        governance,
+        TransferService(service),
+        health,
+        keys=KeyService(key_store, clock, cache_ttl=s.key_cache_seconds),
+        audit=AuditService(log),  # the trail reads the log itself
+        changes=ChangeFeed(log),  # so does the change feed
+        rates=RateLimiter(limit_table),  # this gateway's buckets
+        erasures=build_erasures(s, service, log, clock, projections, sealer),
+    )
     return Container(
         s,
         log,
@@ -362,111 +387,32 @@ def build(
         governance,
         notes,
         services,
+        pipeline,
         dead_letters=dead_letters,
         keys=key_store,
         sealer=sealer,
     )
 
 
-def driver_states(projections: Projections) -> list[DriverState]:
-    """What health and metrics report of the projections driven in this process."""
-    states = []
-    for tailer in projections.tailers:
-        stuck = tailer.policy.stuck
-        states.append(
-            DriverState(
-                name=tailer.name,
-                projection=tailer.sink.name,
-                partition=tailer.partition,
-                failures=tailer.failures,
-                stuck=None
-                if stuck is None
-                else {
-                    "partition": stuck.partition,
-                    "position": stuck.position,
-                    "since": stuck.since.isoformat().replace("+00:00", "Z"),
-                    "attempts": stuck.attempts,
-                    "retryable": stuck.retryable,
-                    "last_error": stuck.error,
-                },
-                dead_lettered_by_reason=dict(tailer.policy.dead_lettered_by_reason),
-            )
-        )
-    return states
-
-
-def replay_tailers(c: Container, sink: ProjectionSink) -> list[ProjectionTailer]:
-    """Tailers that replay the log into ``sink`` synchronously (``ai-memory replay``),
-    dead-lettering what they cannot apply exactly as the live projections do."""
-    serializer = AvroEventSerializer(sealer=c.sealer)
-    return [
-        ProjectionTailer(
-            c.log,
-            sink,
-            partition=p,
-            dead_letters=c.dead_letters,
-            raw_of=lambda logged: serializer.encode(logged.event),
-        )
-        for p in c.log.partitions()
-    ]
-
-
-class Replay:
-    """``ai-memory replay`` over a built container: the command drives the progress and
-    the output, this runs the projections' rebuilds (stop an embedded server first)."""
-
-    def __init__(self, container: Container) -> None:
-        self._c = container
-
-    def log_size(self) -> int:
-        """Events on the log (upper bound), for the progress bar."""
-        log, packed = self._c.log, self._c.projections.packed_positions
-        total = 0
-        for p in log.partitions():
-            last = log.last_position(p)
-            total += (positions.offset_of(last) + 1 if last else 0) if packed else last
-        return total
-
-    def clear_dead_letters(self, name: str) -> None:
-        """The replay meets every parked event again and parks only what still fails."""
-        store = self._c.dead_letters
-        if store is not None:
-            for entry in store.entries(name, limit=1_000_000):
-                store.resolve(entry.projection, entry.position)
-
-    def run(
-        self, name: str, progress: ProgressCallback, *, switching: Callable[[], None]
-    ) -> tuple[int, int]:
-        """Replay one projection from position 0: ``(applied, dead-lettered)``.
-        ``switching`` is called just before a rebuilt index replaces the live one."""
-        c = self._c
-        if name == "records":
-            tailers = replay_tailers(c, RecordsSink(c.store))
-            applied = rebuild_all(tailers, progress)
-            return applied, sum(t.dead_lettered for t in tailers)
-        # The index's own rebuild (a port operation): a new generation switched in by alias
-        # on a Qdrant server, the live index reset and compacted in place otherwise.
-        rebuild = c.index.rebuild()
-        try:
-            tailers = replay_tailers(c, IndexSink(rebuild.target, c.embedder))
-            for tailer in tailers:
-                tailer.rewind()
-            applied = sum(t.catch_up(progress) for t in tailers)
-            switching()
-            rebuild.switch()
-            # Events that arrived while switching: live workers may have sent them to the
-            # old generation; replaying them into the new one is idempotent.
-            applied += sum(t.catch_up(progress) for t in tailers)
-        finally:
-            rebuild.close()
-        return applied, sum(t.dead_lettered for t in tailers)
-
-    def close(self) -> None:
-        self._c.close()
+def raw_frames(serializer: EventSerializer) -> RawOf:
+    """The bytes a projection parks with a dead letter: the event as the log holds it."""
+    return lambda logged: serializer.encode(logged.event)
 
 
 def open_replay(settings: Settings) -> Replay:
-    return Replay(build(settings, writer=False))
+    """``ai-memory replay``: the projections' rebuilds over a log opened without
+    appending (stop an embedded server first)."""
+    c = build(settings, writer=False)
+    return Replay(
+        c.log,
+        packed_positions=c.projections.packed_positions,
+        store=c.store,
+        index=c.index,
+        embedder=c.embedder,
+        dead_letters=c.dead_letters,
+        raw_of=raw_frames(AvroEventSerializer(sealer=c.sealer)),
+        close=c.close,
+    )
 
 
 def build_dead_letter_service(settings: Settings, *, redrive: bool = False) -> DeadLetterService:
@@ -484,21 +430,11 @@ def build_dead_letter_service(settings: Settings, *, redrive: bool = False) -> D
     store = c.dead_letters
     assert store is not None  # build always opens one
     return DeadLetterService(
-        store, describe=describe, redrive_for=lambda name: _redrive(c, store, name), close=c.close
+        store,
+        describe=describe,
+        redrive_for=lambda name: c.projections.redriver(name, store),
+        close=c.close,
     )
-
-
-def _redrive(c: Container, store: DeadLetters, projection: str) -> Redrive:
-    sinks = [t.sink for t in c.projections.tailers] + c.projections.external
-    sink = next((s for s in sinks if s.name == projection), None)
-    if sink is None:
-        raise InvalidInput("projection", "absent", f"no {projection} projection in this deployment")
-
-    def one(letter: DeadLetter) -> Redriven:
-        done = redrive(letter, c.log, sink, store, packed=c.projections.packed_positions)
-        return Redriven(done.letter, done.resolved, done.error)
-
-    return one
 
 
 def run_projector_worker(app: Any) -> None:

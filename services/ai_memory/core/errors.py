@@ -13,6 +13,10 @@
         ├── Unavailable       (503)     a dependency is down
         └── Timeout           (503)     waited for a projection and gave up
 
+The event serializer port adds two permanent errors: ``UndecodableEvent`` (bytes that
+cannot become a domain event: dead-letter them) and ``UnencodableEvent`` (an event that
+does not fit its schema: a bug upstream).
+
 Adapters translate driver errors into these (``raise Unavailable(...) from e``);
 the HTTP/MCP/CLI edges translate these into problem+json / tool errors / exit codes.
 Each error carries a stable machine-readable ``code``.
@@ -89,3 +93,36 @@ class Unavailable(RetryableError):
 
 class Timeout(RetryableError):
     code = "timeout"
+
+
+#: Every ``UndecodableEvent.reason``.
+UNDECODABLE_REASONS = frozenset(
+    {
+        "truncated",  # shorter than the frame header, or the body ends early
+        "bad_magic",  # does not start with the single-object marker C3 01
+        "unknown_fingerprint",  # written with a schema this catalog does not know
+        "malformed_body",  # the Avro body does not match its writer schema
+        "trailing_bytes",  # bytes left after the body
+        "unmappable",  # valid Avro, but not a valid domain event (e.g. unknown state)
+        "codec",  # the codec stage rejected the payload
+        "unsealable",  # a sealed field does not open: tampered, moved, or a wrong key
+        "key_missing",  # the vault has no key for a sealed event, and it was not destroyed
+    }
+)
+
+
+class UndecodableEvent(PermanentError):
+    """Bytes that can never be decoded into a domain event by this code."""
+
+    code = "undecodable_event"
+
+    def __init__(self, reason: str, message: str, *, fingerprint: bytes | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.fingerprint = fingerprint
+
+
+class UnencodableEvent(PermanentError):
+    """A domain event whose values do not fit the current schema of its type."""
+
+    code = "unencodable_event"

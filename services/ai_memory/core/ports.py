@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +22,21 @@ from .projection import IndexMutation, LineageEntry, RecordMutation
 from .record import MemoryRecord, MemoryState, MemoryType, StoredRecord, Tombstone
 
 Vector = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class EncodedEvent:
+    """An event and its frame on the log (the serializer's bytes), encoded once by the
+    append pipeline and handed to the log as they are."""
+
+    event: DomainEvent
+    frame: bytes
+    event_type: str
+
+
+def encode_events(serializer: EventSerializer, events: Sequence[DomainEvent]) -> list[EncodedEvent]:
+    """Every event encoded, in order (an unencodable event fails before any is kept)."""
+    return [EncodedEvent(e, serializer.encode(e), serializer.event_type(e)) for e in events]
 
 
 class EventLog(Protocol):
@@ -36,7 +51,33 @@ class EventLog(Protocol):
         on a partitioned log each event is durable (acks=all) when this returns.
 
         Appending an event whose ``event_id`` is already on the log is a no-op that
-        returns the original position (a retried append never duplicates)."""
+        returns the original position (a retried append never duplicates). The same as
+        ``append_encoded`` of the events encoded by the log's serializer."""
+        ...
+
+    def append_encoded(self, events: Sequence[EncodedEvent]) -> list[int]:
+        """``append`` of events already encoded (by a serializer that writes what this
+        log's serializer reads): the frames are written as they are, never re-encoded."""
+        ...
+
+    def read_changes(
+        self,
+        tenant: str,
+        scopes: Sequence[str] | None,
+        *,
+        after: int,
+        limit: int,
+        scan: int,
+        partition: int = 0,
+    ) -> TenantPage:
+        """``read_tenant`` restricted to ``CHANGE_EVENT_TYPES`` of events whose partition
+        key is ``tenant/<scope>`` for one of ``scopes`` (every scope when None); a log
+        that can skips events of other scopes by key, undecoded (the change feed)."""
+        ...
+
+    def writers(self) -> dict[str, Any]:
+        """Who writes which partition, for health (a partitioned log with single
+        writers); empty for a log every appender writes directly."""
         ...
 
     def partitions(self) -> list[int]:
@@ -72,27 +113,6 @@ class EventLog(Protocol):
 
 
 CHANGE_EVENT_TYPES = ("MemoryWritten", "MemoryStateChanged", "MemoryDeleted")
-
-
-@runtime_checkable
-class ChangeReads(Protocol):
-    """A log that reads a tenant's changes with the scope filter inside the read (the
-    change feed, ``service.changes``); a log without it is filtered after decoding."""
-
-    def read_changes(
-        self,
-        tenant: str,
-        scopes: Sequence[str] | None,
-        *,
-        after: int,
-        limit: int,
-        scan: int,
-        partition: int = 0,
-    ) -> TenantPage:
-        """``read_tenant`` restricted to ``CHANGE_EVENT_TYPES`` of events whose partition
-        key is ``tenant/<scope>`` for one of ``scopes`` (every scope when None): events of
-        other scopes are skipped by key, undecoded."""
-        ...
 
 
 class RecordStore(Protocol):
@@ -333,3 +353,27 @@ class KeyStore(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class DataKeys(Protocol):
+    """The data keys of envelope encryption (crypto-shredding, ``deploy/FORGETTING.md``),
+    as the append pipeline uses them."""
+
+    def prepare(self, events: Sequence[DomainEvent]) -> None:
+        """Fetch or issue the keys the events will be sealed under, in one vault round
+        trip per tenant, before they are encoded."""
+        ...
+
+    def forget(self, tenant: str, key_id: str) -> None:
+        """Destroy a subject's keys for good."""
+        ...
+
+
+class ProjectabilityProof(Protocol):
+    """Proves that every projection can apply an encoded event, as it will read it."""
+
+    def prove(self, encoded: EncodedEvent) -> None:
+        """Raise ``InvalidInput(field="event", rule="projectable")`` unless every
+        projection can apply the event; a ``RetryableError`` when a store the proof
+        needs is unreachable (an outage, not an unprojectable event)."""
+        ...

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from .errors import InvalidInput
 from .events import (
     InteractionRecorded,
     LoggedEvent,
@@ -27,7 +28,7 @@ from .events import (
     MemoryWritten,
     SubjectErased,
 )
-from .record import MemoryRecord, MemoryState, StoredRecord, Tombstone
+from .record import MemoryRecord, MemoryState, StoredRecord, Tombstone, safe_name
 
 
 # --- record-store mutations ------------------------------------------------------------
@@ -239,3 +240,15 @@ def project_index(logged: LoggedEvent) -> list[IndexMutation]:
             return [IndexSetState(event.header.tenant, event.memory_id, event.to_state, pos)]
         case MemoriesRecalled() | MemoriesImported() | InteractionRecorded() | SubjectErased():
             return []
+
+
+def unprojectable(event_type: str, error: BaseException) -> InvalidInput:
+    """The refusal of an event some projection could not apply (the append pipeline's
+    projectability proof): the whole append is refused, nothing lands."""
+    detail = safe_name(f"{type(error).__name__}: {error}", 300)
+    return InvalidInput(
+        "event",
+        "projectable",
+        f"a {event_type} event was refused: a projection could not apply it ({detail})",
+        code="unprojectable_event",
+    )

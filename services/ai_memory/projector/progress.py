@@ -13,8 +13,12 @@ import time
 from dataclasses import dataclass, field
 
 from ai_memory.core import positions
-from ai_memory.core.ports import EventLog
+from ai_memory.core.errors import InvalidInput
+from ai_memory.core.ports import DeadLetter, DeadLetters, EventLog
+from ai_memory.service.dead_letters import Redrive, Redriven
+from ai_memory.service.health import DriverState
 
+from .redrive import redrive
 from .sinks import ProjectionSink
 from .tailer import ProjectionTailer
 
@@ -124,8 +128,54 @@ class Projections:
         for tailer in self.tailers:
             tailer.stop()
 
+    def catch_up(self) -> None:
+        """Apply, synchronously, everything on the log to the views driven here (a tool
+        that decides on the whole log before its first step, as the governor does)."""
+        for tailer in self.tailers:
+            tailer.catch_up()
+
+    def driver_states(self) -> list[DriverState]:
+        """What health and metrics report of the projections driven in this process."""
+        return [_driver_state(t) for t in self.tailers]
+
+    def redriver(self, projection: str, dead_letters: DeadLetters) -> Redrive:
+        """Re-driving ``projection``'s dead letters through its sink in this process."""
+        sinks = [t.sink for t in self.tailers] + self.external
+        sink = next((s for s in sinks if s.name == projection), None)
+        if sink is None:
+            raise InvalidInput(
+                "projection", "absent", f"no {projection} projection in this deployment"
+            )
+
+        def one(letter: DeadLetter) -> Redriven:
+            done = redrive(letter, self.log, sink, dead_letters, packed=self.packed_positions)
+            return Redriven(done.letter, done.resolved, done.error)
+
+        return one
+
     def by_sink(self) -> dict[str, list[ProjectionTailer]]:
         grouped: dict[str, list[ProjectionTailer]] = {}
         for tailer in self.tailers:
             grouped.setdefault(tailer.sink.name, []).append(tailer)
         return grouped
+
+
+def _driver_state(tailer: ProjectionTailer) -> DriverState:
+    stuck = tailer.policy.stuck
+    return DriverState(
+        name=tailer.name,
+        projection=tailer.sink.name,
+        partition=tailer.partition,
+        failures=tailer.failures,
+        stuck=None
+        if stuck is None
+        else {
+            "partition": stuck.partition,
+            "position": stuck.position,
+            "since": stuck.since.isoformat().replace("+00:00", "Z"),
+            "attempts": stuck.attempts,
+            "retryable": stuck.retryable,
+            "last_error": stuck.error,
+        },
+        dead_lettered_by_reason=dict(tailer.policy.dead_lettered_by_reason),
+    )

@@ -16,8 +16,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from ai_memory.core.errors import UndecodableEvent
 from ai_memory.core.ports import DeadLetters, EventLog
-from ai_memory.serialization import UndecodableEvent
 
 from .policy import ApplyPolicy, Backoff, RawOf, Stopping
 from .sinks import ProjectionSink

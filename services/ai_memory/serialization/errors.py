@@ -1,4 +1,4 @@
-"""Errors of the serialization pipeline.
+"""Errors of the serialization pipeline (the serializer port's own are in ``core.errors``).
 
     AiMemoryError
     └── PermanentError
@@ -12,39 +12,21 @@ it on the dead-letter record next to ``code``.
 
 from __future__ import annotations
 
-from ai_memory.core.errors import PermanentError
-
-#: Every ``UndecodableEvent.reason``.
-UNDECODABLE_REASONS = frozenset(
-    {
-        "truncated",  # shorter than the frame header, or the body ends early
-        "bad_magic",  # does not start with the single-object marker C3 01
-        "unknown_fingerprint",  # written with a schema this catalog does not know
-        "malformed_body",  # the Avro body does not match its writer schema
-        "trailing_bytes",  # bytes left after the body
-        "unmappable",  # valid Avro, but not a valid domain event (e.g. unknown state)
-        "codec",  # the codec stage rejected the payload
-        "unsealable",  # a sealed field does not open: tampered, moved, or a wrong key
-        "key_missing",  # the vault has no key for a sealed event, and it was not destroyed
-    }
+# The event serializer port's errors live with every port's, in the core; they are
+# re-exported here for the serialization package's readers.
+from ai_memory.core.errors import (
+    UNDECODABLE_REASONS,
+    PermanentError,
+    UndecodableEvent,
+    UnencodableEvent,
 )
 
-
-class UndecodableEvent(PermanentError):
-    """Bytes that can never be decoded into a domain event by this code."""
-
-    code = "undecodable_event"
-
-    def __init__(self, reason: str, message: str, *, fingerprint: bytes | None = None) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.fingerprint = fingerprint
-
-
-class UnencodableEvent(PermanentError):
-    """A domain event whose values do not fit the current schema of its type."""
-
-    code = "unencodable_event"
+__all__ = [
+    "UNDECODABLE_REASONS",
+    "SchemaCatalogError",
+    "UndecodableEvent",
+    "UnencodableEvent",
+]
 
 
 class SchemaCatalogError(PermanentError):

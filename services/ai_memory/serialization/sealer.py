@@ -3,10 +3,11 @@
     encode: event ─mapper─> dict ─Sealer.seal─> dict ─transcoder─> frame
     decode: frame ─transcoder─> dict ─Sealer.unseal─> dict ─mapper─> event
 
-It works on the Avro-shaped dicts, so every log (SQLite, Kafka, in-memory), the guard,
-replays, the audit trail and dead letters see the same bytes: whatever writes a frame
-writes ciphertext, whatever reads one gets the plaintext back while the key lives. The
-field rules and the AAD are ``core.sealing``; the cipher is AES-256-GCM.
+It works on the Avro-shaped dicts, so every log (SQLite, Kafka, in-memory), the append
+pipeline's projectability proof, replays, the audit trail and dead letters see the same
+bytes: whatever writes a frame writes ciphertext, whatever reads one gets the plaintext
+back while the key lives. The field rules and the AAD are ``core.sealing``; the cipher is
+AES-256-GCM.
 
 * A ``MemoryWritten`` without an envelope is sealed under a key of its memory (issued by
   the vault on the memory's first write here: ``DataKeyVault.issue_many``; the envelope
@@ -25,8 +26,8 @@ field rules and the AAD are ``core.sealing``; the cipher is AES-256-GCM.
   ``stale_seconds`` still seals new versions of its memory, so writes to memories in use
   stay available while Cassandra is down (a new memory still needs the vault: its key must
   be stored before its event is acknowledged). Sealing with it re-arms it for
-  ``cache_seconds``, so this process opens what it just wrote (the append guard decodes
-  every event back, the co-located projections apply it); otherwise opening never reaches
+  ``cache_seconds``, so this process opens what it just wrote (the append pipeline
+  decodes every event back, the co-located projections apply it); otherwise opening never reaches
   past ``cache_seconds``. So during an outage a key lives in this process's memory at
   most ``cache_seconds + stale_seconds`` after its last read from the vault — the bound a
   destroy elsewhere gets then (a destroy needs the vault, so on one Cassandra cluster it
@@ -133,7 +134,7 @@ class Sealer:
 
     def _rearm_stale(self, tenant: str, subject: str) -> tuple[str, bytes] | None:
         """A key of ``subject`` within its stale window, re-armed for ``cache_seconds``
-        with its age kept, so the guard's decode-back of what is sealed with it opens it
+        with its age kept, so the append pipeline's decode-back of what is sealed with it opens it
         (as the co-located projections will). Looked up and re-armed under one lock hold:
         a ``forget`` racing it either comes first (nothing to re-arm) or evicts after."""
         with self._lock:

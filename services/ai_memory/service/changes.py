@@ -6,11 +6,11 @@ and never its content: a subscriber that wants the content reads the memory (and
 be refused it), so the feed leaks nothing a read would not.
 
 **From the log, not the store.** The feed reads the events themselves
-(``ChangeReads.read_changes``): on the embedded log through its tenant index with the
+(``EventLog.read_changes``): on the embedded log through its tenant index with the
 scopes and change types in the query; on Kafka by key (``tenant/scope``), so events of
 other scopes are skipped undecoded and a request examines at most
-``SCAN_PER_PARTITION`` records per partition, whatever the size of the log. A log
-without that read is filtered after decoding (the in-memory log of tests).
+``SCAN_PER_PARTITION`` records per partition, whatever the size of the log (the
+in-memory log of tests filters after decoding).
 
 **The cursor** holds one position per partition (``core.positions``: positions of
 different partitions are not ordered), base64url, opaque. Every entry carries the cursor
@@ -41,7 +41,7 @@ from ai_memory.core.events import (
     MemoryWritten,
     TenantPage,
 )
-from ai_memory.core.ports import ChangeReads, EventLog
+from ai_memory.core.ports import EventLog
 
 from .log_watch import LogWatch
 
@@ -246,35 +246,16 @@ class ChangeFeed:
         field: str,
     ) -> TenantPage:
         try:
-            if isinstance(self._log, ChangeReads):
-                return self._log.read_changes(
-                    tenant,
-                    scopes,
-                    after=after,
-                    limit=limit,
-                    scan=SCAN_PER_PARTITION,
-                    partition=partition,
-                )
-            page = self._log.read_tenant(
-                tenant, after=after, limit=limit, scan=SCAN_PER_PARTITION, partition=partition
+            return self._log.read_changes(
+                tenant,
+                scopes,
+                after=after,
+                limit=limit,
+                scan=SCAN_PER_PARTITION,
+                partition=partition,
             )
         except InvalidInput as e:  # a position of another partition: a forged cursor
             raise InvalidInput(field, "cursor", f"{field} is not a cursor of this log ({e})") from e
-        wanted = None if scopes is None else set(scopes)
-        kept = [
-            e
-            for e in page.events
-            if isinstance(e.event, MemoryWritten | MemoryStateChanged | MemoryDeleted)
-            and (wanted is None or _scope(e) in wanted)
-        ]
-        return TenantPage(kept, page.scanned_to, page.complete)
-
-
-def _scope(logged: LoggedEvent) -> str:
-    event = logged.event
-    if isinstance(event, MemoryWritten):
-        return event.record.scope
-    return event.scope if isinstance(event, MemoryDeleted | MemoryStateChanged) else ""
 
 
 def _by_time(pages: dict[int, TenantPage]) -> Iterator[tuple[int, LoggedEvent]]:

@@ -1,7 +1,7 @@
 """Subject erasure and its signed receipt (``POST /v1/erasures``, ``GET /v1/erasures/{id}``).
 
 An erasure runs the ordinary forget for every memory of its subject (``core.erasure``
-says which), in one unit of work: each ``MemoryDeleted`` goes through the shredding log,
+says which), in one unit of work: each ``MemoryDeleted`` goes through the append pipeline,
 which destroys the memory's key (and its source turn's) once the tombstone is durable.
 Then the keys of the subject's raw interaction turns are destroyed, and only then is
 ``SubjectErased`` appended — the record of the request, of every id and every destroyed
@@ -50,10 +50,10 @@ from ai_memory.core.ports import Clock, EventLog
 from ai_memory.core.record import StoredRecord
 from ai_memory.core.timeparse import format_timestamp, from_micros
 
+from .append_pipeline import MAX_EXTRACTED
 from .health import ProjectionPosition
 from .memory_service import MemoryService
 from .receipts import public_key_pem, sign_receipt
-from .shredding import MAX_EXTRACTED
 from .unit_of_work import UnitOfWork
 
 _PAGE = 1000

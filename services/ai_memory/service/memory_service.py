@@ -162,7 +162,7 @@ class MemoryService:
         wait_timeout: float = 10.0,
         recalls: RecallRecorder | None = None,
         ranking: GovernanceParams | None = None,
-        units: UnitsOfWork | None = None,
+        units: UnitsOfWork,
         secrets: SecretGuard | None = None,
     ) -> None:
         self.store = store
@@ -174,7 +174,7 @@ class MemoryService:
         self.recalls = recalls
         self.ranking = ranking or GovernanceParams()
         # Every service of this process writes through these units (one lock, one clock).
-        self.units = units or UnitsOfWork(log, clock, waiter, wait_timeout=wait_timeout)
+        self.units = units
         # What a credential in a write becomes (refused by default): ``admit`` applies it.
         self.secrets = secrets or SecretGuard()
 

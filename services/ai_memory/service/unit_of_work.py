@@ -18,6 +18,8 @@ A unit of work owns, for one decision:
 * **event headers** — a fresh event id, the tenant, the injected clock's time, the actor;
   and the caller's ``principal`` (empty until keys exist: an authenticated principal
   will be checked and recorded here, in one place for every service);
+* **the append** — through the append pipeline (``append_pipeline``: data keys, encode
+  once, prove projectable, append, destroy the keys of what was forgotten);
 * **read-your-writes** — ``wait`` / ``wait_async`` for the newest position it appended;
 * the **stored-memories quota** — an append creating memories beyond the tenant's quota
   is refused (``quotas``), whichever service decided it.
@@ -43,6 +45,7 @@ from ai_memory.core.ports import Clock, EventLog
 from ai_memory.core.positions import newest_per_partition
 
 from .acting import authenticated_actor
+from .append_pipeline import AppendPipeline
 from .quotas import MemoryQuota, new_memories
 
 T = TypeVar("T")
@@ -69,6 +72,11 @@ class PositionWaiter(Protocol):
     async def wait_async(self, position: int, timeout: float) -> bool: ...
 
     def beyond_head(self, position: int) -> bool: ...
+
+    @property
+    def packed_positions(self) -> bool:
+        """Whether positions pack (partition, offset): a partitioned log's."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -144,7 +152,7 @@ class UnitOfWork:
         created = new_memories(events) if quota is not None else 0
         if quota is not None and created:
             quota.admit(self.tenant, created)  # every door's writes pass here (quotas.py)
-        positions = self._units.log.append(list(events))
+        positions = self._units.pipeline.append(list(events))
         if quota is not None and created:
             quota.created(self.tenant, created)
         for event, position in zip(events, positions, strict=True):
@@ -186,11 +194,12 @@ class UnitOfWork:
 
 
 class UnitsOfWork:
-    """Begins units of work over one log; one per process, shared by every service."""
+    """Begins units of work over one log; one per process, shared by every service.
+    Decisions read the heads of ``pipeline.log``; appends go through ``pipeline``."""
 
     def __init__(
         self,
-        log: EventLog,
+        pipeline: AppendPipeline,
         clock: Clock,
         waiter: PositionWaiter,
         *,
@@ -198,7 +207,8 @@ class UnitsOfWork:
         serialize: bool = True,
         quota: MemoryQuota | None = None,
     ) -> None:
-        self.log = log
+        self.pipeline = pipeline
+        self.log: EventLog = pipeline.log
         self.quota = quota
         self.clock = clock
         self.waiter = waiter
@@ -240,8 +250,7 @@ class UnitsOfWork:
 
     def newest(self, positions: Sequence[int]) -> list[int]:
         """The newest of ``positions`` per partition (one on the embedded log)."""
-        packed = bool(getattr(self.waiter, "packed_positions", False))
-        return newest_per_partition(positions, packed=packed)
+        return newest_per_partition(positions, packed=self.waiter.packed_positions)
 
     @property
     def last_position(self) -> int:

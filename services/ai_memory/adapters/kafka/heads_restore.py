@@ -9,9 +9,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
+from ai_memory.core.errors import UndecodableEvent
 from ai_memory.core.ports import EventSerializer
 from ai_memory.core.positions import offset_of, pack
-from ai_memory.serialization import UndecodableEvent
 
 from .partition_heads import PartitionHeads
 from .reader import ReaderPool

@@ -22,11 +22,10 @@ from typing import Any
 
 from aiokafka import TopicPartition
 
-from ai_memory.core.errors import InvalidInput
+from ai_memory.core.errors import InvalidInput, UndecodableEvent
 from ai_memory.core.events import DomainEvent, LoggedEvent, TenantPage
 from ai_memory.core.ports import CHANGE_EVENT_TYPES, EventSerializer
 from ai_memory.core.positions import offset_of, pack, partition_of
-from ai_memory.serialization import UndecodableEvent
 
 from ..tenant_reads import decoded_skipping_poison
 from .config import KafkaLogConfig

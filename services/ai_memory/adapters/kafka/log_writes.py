@@ -31,7 +31,7 @@ from aiokafka.partitioner import murmur2
 from ai_memory.core.errors import InvalidInput, PermanentError, Unavailable
 from ai_memory.core.events import DomainEvent, Head
 from ai_memory.core.hosts import is_loopback
-from ai_memory.core.ports import EventSerializer
+from ai_memory.core.ports import EncodedEvent, EventSerializer, encode_events
 from ai_memory.core.positions import offset_of, partition_of
 
 from .config import KafkaLogConfig
@@ -180,6 +180,10 @@ class KafkaLogWrites(KafkaLogReads):
         """Append in order (per partition); every event is committed when this returns.
         Atomic within a partition (one transaction), not across partitions; retrying the
         same events is safe for writes and deletes (recognised by event id)."""
+        # Encode first: an unencodable event fails before anything is sent.
+        return self.append_encoded(encode_events(self._serializer, events))
+
+    def append_encoded(self, events: Sequence[EncodedEvent]) -> list[int]:
         if not events:
             return []
         if not self.writable:
@@ -187,11 +191,10 @@ class KafkaLogWrites(KafkaLogReads):
                 "this event log was opened read-only (no writer configuration)",
                 code="event_log_read_only",
             )
-        # Encode first: an unencodable event fails before anything is sent.
-        items = [Item.of(e, self._serializer.encode(e), self._headers(e)) for e in events]
+        items = [Item.of(e.event, e.frame, self._headers(e.event, e.event_type)) for e in events]
         groups: dict[int, list[int]] = {}
-        for index, event in enumerate(events):
-            groups.setdefault(self.partition_for(event.partition_key), []).append(index)
+        for index, encoded in enumerate(events):
+            groups.setdefault(self.partition_for(encoded.event.partition_key), []).append(index)
         with translate_errors():
             results = self._loop.run(
                 self._append_groups(items, groups), self._timeout * 2 + self.config.request_timeout
@@ -263,9 +266,11 @@ class KafkaLogWrites(KafkaLogReads):
         await writer.ready(self.config.request_timeout)
         return await writer.append(items)
 
-    def _headers(self, event: DomainEvent) -> list[tuple[str, bytes]]:
+    def _headers(
+        self, event: DomainEvent, event_type: str | None = None
+    ) -> list[tuple[str, bytes]]:
         return [
-            (EVENT_TYPE_HEADER, self._serializer.event_type(event).encode()),
+            (EVENT_TYPE_HEADER, (event_type or self._serializer.event_type(event)).encode()),
             (EVENT_ID_HEADER, event.header.event_id.encode()),
         ]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka import errors as ke
 
-from ai_memory.serialization import UndecodableEvent
+from ai_memory.core.errors import UndecodableEvent
 
 _GETMANY_TIMEOUT_MS = 200
 _FETCH_MAX_WAIT_MS = 50  # how long a broker holds a fetch at the end of the partition

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.events import (
@@ -17,10 +18,15 @@ from ai_memory.core.events import (
     Head,
     LoggedEvent,
     MemoryDeleted,
+    MemoryStateChanged,
     MemoryWritten,
     TenantPage,
 )
-from ai_memory.core.ports import EventSerializer
+from ai_memory.core.ports import (
+    EncodedEvent,
+    EventSerializer,
+    encode_events,
+)
 
 
 @dataclass
@@ -37,11 +43,15 @@ class MemoryEventLog:
         self.backing = backing or LogBacking()
 
     def append(self, events: Sequence[DomainEvent]) -> list[int]:
-        encoded = [self._serializer.encode(e) for e in events]  # fails before anything lands
+        # Encoded first: an unencodable event fails before anything lands.
+        return self.append_encoded(encode_events(self._serializer, events))
+
+    def append_encoded(self, events: Sequence[EncodedEvent]) -> list[int]:
         b = self.backing
         positions: list[int] = []
         with b.appended:
-            for event, payload in zip(events, encoded, strict=True):
+            for encoded in events:
+                event, payload = encoded.event, encoded.frame
                 known = b.positions.get(event.header.event_id)
                 if known is not None:  # a retried append: report where it already is
                     positions.append(known)
@@ -87,6 +97,30 @@ class MemoryEventLog:
                 events.append(LoggedEvent(scanned_to, event))
         return TenantPage(events, scanned_to, scanned_to >= head)
 
+    def read_changes(
+        self,
+        tenant: str,
+        scopes: Sequence[str] | None,
+        *,
+        after: int,
+        limit: int,
+        scan: int,
+        partition: int = 0,
+    ) -> TenantPage:
+        """``read_tenant`` filtered after decoding (a list has no index to skip by)."""
+        page = self.read_tenant(tenant, after=after, limit=limit, scan=scan, partition=partition)
+        wanted = None if scopes is None else set(scopes)
+        kept = [
+            e
+            for e in page.events
+            if isinstance(e.event, MemoryWritten | MemoryStateChanged | MemoryDeleted)
+            and (wanted is None or _scope(e.event) in wanted)
+        ]
+        return TenantPage(kept, page.scanned_to, page.complete)
+
+    def writers(self) -> dict[str, Any]:
+        return {}  # every appender writes the list directly
+
     def last_position(self, partition: int = 0) -> int:
         _single_partition(partition)
         return len(self.backing.payloads)
@@ -108,6 +142,10 @@ class MemoryEventLog:
 
     def close(self) -> None:
         pass
+
+
+def _scope(event: MemoryWritten | MemoryStateChanged | MemoryDeleted) -> str:
+    return event.record.scope if isinstance(event, MemoryWritten) else event.scope
 
 
 def _single_partition(partition: int) -> None:

@@ -25,7 +25,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ai_memory.bootstrap.security import build_key_service
+from ai_memory.bootstrap import build_key_service
 from ai_memory.core.access import ROLES, KeyInfo, generate_token
 from ai_memory.core.errors import AiMemoryError, InvalidInput
 from ai_memory.service.keys import KeyService

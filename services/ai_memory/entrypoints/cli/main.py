@@ -316,8 +316,7 @@ def govern(
     # On Kafka the governor appends through the gateways (it owns no partition).
     container = build(settings, owns_partitions=False)
     try:
-        for tailer in container.projections.tailers:
-            tailer.catch_up()  # in-process views: decide on the whole log
+        container.catch_up()  # in-process views: decide on the whole log
         every = settings.govern_interval if interval is None else interval
         governor = Governor(container.governance, settings.govern_tenants, every)
         while True:
@@ -343,7 +342,7 @@ def optimize(
     try:
         start = time.perf_counter()
         with err.status("optimizing the index"):
-            changed = container.index.optimize()
+            changed = container.optimize_index()
         err.print(f"index optimized in {time.perf_counter() - start:.1f}s (changed: {changed})")
     finally:
         container.close()

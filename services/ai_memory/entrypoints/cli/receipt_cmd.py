@@ -56,7 +56,7 @@ def verify_receipt_cmd(receipt: ReceiptFile, public_key: PublicKey) -> None:
 
 def receipt_public_key_cmd(data_dir: DataDir = None) -> None:
     """Print the public key that verifies this deployment's erasure receipts (PEM)."""
-    from ai_memory.bootstrap.security import receipt_signing_key
+    from ai_memory.bootstrap import receipt_signing_key
     from ai_memory.service.receipts import public_key_pem
 
     try:

@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ai_memory.bootstrap.security import run_vault_reconcile, run_vault_rotate
+from ai_memory.bootstrap import run_vault_reconcile, run_vault_rotate
 from ai_memory.core.errors import AiMemoryError
 from ai_memory.settings import Settings, SettingsError
 

@@ -1,4 +1,4 @@
-"""The projectability guard: events built by hand, bypassing validation, that a projection
+"""The projectability proof: events built by hand, bypassing validation, that a projection
 could never apply are refused before they reach the log; good ones pass untouched."""
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
-from ai_memory.adapters.projectable_log import ProjectableLog, check_projectable
+from ai_memory.adapters.projectability import ProjectabilityCheck, check_projectable
 from ai_memory.adapters.sqlite_event_log import SqliteEventLog
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.events import DomainEvent, MemoryStateChanged, MemoryWritten
 from ai_memory.core.record import MemoryState
 from ai_memory.serialization import AvroEventSerializer
+from ai_memory.service.append_pipeline import AppendPipeline
 from tests.factories import header, record
 
 SERIALIZER = AvroEventSerializer()
@@ -68,19 +69,21 @@ def test_unprojectable_events_are_refused(name: str) -> None:
 
 def test_a_refused_batch_appends_nothing(tmp_path: Path) -> None:
     log = SqliteEventLog(tmp_path / "events.db", SERIALIZER)
-    guarded = ProjectableLog(log, SERIALIZER)
+    pipeline = AppendPipeline(log, SERIALIZER, ProjectabilityCheck(SERIALIZER))
     try:
         good = written()
-        with pytest.raises(InvalidInput):
-            guarded.append([good, POISON["huge ttl"]])
+        for poison in ("huge ttl", "lone surrogate in content"):  # unprovable, unencodable
+            with pytest.raises(InvalidInput) as e:
+                pipeline.append([good, POISON[poison]])
+            assert (e.value.field, e.value.rule) == ("event", "projectable")
         assert log.last_position() == 0
-        (position,) = guarded.append([good])
+        (position,) = pipeline.append([good])
         assert position == log.last_position() == 1
-        (logged,) = guarded.read(after=0, limit=10)
+        (logged,) = log.read(after=0, limit=10)
         assert logged.event == good
-        assert guarded.heads("default", ["m1"])["m1"].version == 1
+        assert log.heads("default", ["m1"])["m1"].version == 1
     finally:
-        guarded.close()
+        log.close()
 
 
 def test_valid_extremes_pass() -> None:

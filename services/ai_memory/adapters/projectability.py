@@ -1,13 +1,14 @@
-"""An ``EventLog`` decorator that lets only projectable events onto the log.
+"""The proof that every projection can apply an event: the append pipeline's backstop.
 
 An event on the log is forever: if a projection cannot apply it, that projection stops
 at it on every retry and every replay. Validation (``core.record``) is meant to refuse
-anything unprojectable with a precise field and rule; this guard is the backstop for
+anything unprojectable with a precise field and rule; this proof is the backstop for
 what validation missed or what a code path built without validation (governance,
-imports, recalls). Before delegating ``append`` it runs, for every event, everything a
-projection derives from it deterministically:
+imports, recalls). The append pipeline (``service.append_pipeline``) runs it on every
+encoded event before the append, and it runs everything a projection derives from the
+event deterministically:
 
-* the real serializer: encode, then decode the bytes back (what a projector reads) —
+* the real serializer: decode the frame the log will hold (what a projector reads) —
   which also proves a sealed write opens again (a write that stays sealed is refused);
 * the partition key as UTF-8 (what a partitioned log hashes);
 * the pure projections ``project_records`` and ``project_index`` on the decoded event;
@@ -18,28 +19,22 @@ projection derives from it deterministically:
 
 Left out are the two costly steps, embedding and keyword extraction (tokenising and
 stemming, ~10 ms for a maximum-size record): both are total functions of encodable text,
-which the steps above prove it is (``tests/property`` holds them to that). If any step
-fails the whole batch is refused with ``InvalidInput(field="event", rule="projectable")``
-and nothing is appended.
-
-The composition root hands this decorator to every appender (the memory service and
-through it notes, governance and imports; read reinforcement); projections and replays
-read the undecorated log.
+which the steps above prove it is (``tests/property`` holds them to that). A failure is
+``InvalidInput(field="event", rule="projectable")``; the pipeline then appends nothing.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from typing import Any
 
 from ai_memory.adapters.index_payload import point_id, put_payload, tombstone_payload
 from ai_memory.adapters.record_rows import record_values, tombstone_values
 from ai_memory.core.bundle import tombstone_line
-from ai_memory.core.errors import InvalidInput, RetryableError
-from ai_memory.core.events import DomainEvent, Head, LoggedEvent, MemoryWritten, TenantPage
-from ai_memory.core.ports import EventLog, EventSerializer, index_text
+from ai_memory.core.errors import RetryableError
+from ai_memory.core.events import DomainEvent, LoggedEvent, MemoryWritten
+from ai_memory.core.ports import EncodedEvent, EventSerializer, encode_events, index_text
 from ai_memory.core.projection import (
     AddReads,
     IndexMutation,
@@ -54,8 +49,8 @@ from ai_memory.core.projection import (
     SetState,
     project_index,
     project_records,
+    unprojectable,
 )
-from ai_memory.core.record import safe_name
 from ai_memory.core.timeparse import to_micros
 
 # Any valid position: projections copy it into what they write and never interpret it.
@@ -64,9 +59,21 @@ _PROBE_POSITION = 1
 
 def check_projectable(event: DomainEvent, serializer: EventSerializer) -> None:
     """Raise ``InvalidInput(field="event", rule="projectable")`` unless every projection
-    can apply ``event``."""
+    can apply ``event`` (encoded here; the pipeline proves the frame it encoded)."""
     try:
-        decoded = serializer.decode(serializer.encode(event))
+        encoded = encode_events(serializer, [event])[0]
+    except RetryableError:
+        raise
+    except Exception as e:
+        raise unprojectable(type(event).__name__, e) from e
+    prove_projectable(encoded, serializer)
+
+
+def prove_projectable(encoded: EncodedEvent, serializer: EventSerializer) -> None:
+    """``check_projectable`` of an event already encoded: its frame is decoded as a
+    projector will read it from the log."""
+    try:
+        decoded = serializer.decode(encoded.frame)
         if isinstance(decoded, MemoryWritten) and decoded.sealed:
             # Appended with an envelope nothing can open (sealed elsewhere, or a key that
             # is gone): projections would read it as forgotten content and skip it.
@@ -83,14 +90,17 @@ def check_projectable(event: DomainEvent, serializer: EventSerializer) -> None:
         # retries, where a 422 would tell it to give the write up.
         raise
     except Exception as e:  # every other failure means one thing: a projection stops here
-        name = type(event).__name__
-        detail = safe_name(f"{type(e).__name__}: {e}", 300)
-        raise InvalidInput(
-            "event",
-            "projectable",
-            f"a {name} event was refused: a projection could not apply it ({detail})",
-            code="unprojectable_event",
-        ) from e
+        raise unprojectable(type(encoded.event).__name__, e) from e
+
+
+class ProjectabilityCheck:
+    """``ProjectabilityProof`` with the serializer the log reads with."""
+
+    def __init__(self, serializer: EventSerializer) -> None:
+        self._serializer = serializer
+
+    def prove(self, encoded: EncodedEvent) -> None:
+        prove_projectable(encoded, self._serializer)
 
 
 def _json_bytes(value: Any) -> bytes:
@@ -131,49 +141,3 @@ def _index_point(m: IndexMutation) -> None:
             _json_bytes(tombstone_payload(m))
         case IndexSetState():
             point_id(m.tenant, m.memory_id)
-
-
-class ProjectableLog:
-    """``EventLog`` that checks every event with ``check_projectable`` before appending.
-
-    Reads and everything else go straight to the wrapped log."""
-
-    def __init__(self, inner: EventLog, serializer: EventSerializer) -> None:
-        self.inner = inner
-        self.serializer = serializer
-
-    def append(self, events: Sequence[DomainEvent]) -> list[int]:
-        for event in events:  # all of them first: a refused batch appends nothing
-            check_projectable(event, self.serializer)
-        return self.inner.append(events)
-
-    def partitions(self) -> list[int]:
-        return self.inner.partitions()
-
-    def read(self, *, after: int, limit: int, partition: int = 0) -> list[LoggedEvent]:
-        return self.inner.read(after=after, limit=limit, partition=partition)
-
-    def read_tenant(
-        self, tenant: str, *, after: int, limit: int, scan: int, partition: int = 0
-    ) -> TenantPage:
-        return self.inner.read_tenant(
-            tenant, after=after, limit=limit, scan=scan, partition=partition
-        )
-
-    def last_position(self, partition: int = 0) -> int:
-        return self.inner.last_position(partition)
-
-    def wait_for_events(self, *, after: int, timeout: float, partition: int = 0) -> bool:
-        return self.inner.wait_for_events(after=after, timeout=timeout, partition=partition)
-
-    def heads(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, Head]:
-        return self.inner.heads(tenant, memory_ids)
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def __getattr__(self, name: str) -> Any:
-        # Adapter-specific extras (e.g. a Kafka log's producer settings) stay reachable.
-        if name == "inner":  # not set yet (e.g. during copying): no recursion
-            raise AttributeError(name)
-        return getattr(self.inner, name)
