@@ -77,7 +77,7 @@ def _broken_rule(e: Edge) -> str | None:
     in_service = within(e.source, ("ai_memory.service",))
     if in_service and own and not package_root and not within(e.target, SERVICE_MAY_IMPORT):
         return "the service layer depends on the core's ports, not on adapters or drivers"
-    # The in-process client is a package (split by area): all of it may embed a server.
+    # The in-process client (``sdk.in_process``) runs the HTTP app: it may embed a server.
     if within(e.source, ("ai_memory.sdk",)) and not within(e.source, (IN_PROCESS_CLIENT,)):
         if within(e.target, (IN_PROCESS_CLIENT,)):
             return "only an explicit import reaches the in-process client"

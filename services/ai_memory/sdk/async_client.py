@@ -1,22 +1,22 @@
 """``AsyncMemoryClient``: the asyncio twin of ``MemoryClient`` (same methods, awaited).
 
-Requests are described once in ``_wire`` and shared with the sync client; only the
-transport, the sleeps between retries and the streaming differ.
+Generated from ``client.py`` by ``_generate_async``: do not edit; change ``client.py`` and
+run ``python services/ai_memory/sdk/_generate_async.py``. Every method is documented there.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 
+from . import _erasure as e
 from . import _wire as w
-from ._erasure import AsyncErasureMethods
-from .client import DEFAULT_URL, with_api_key
+from .client import DEFAULT_URL, T, with_api_key
 from .errors import ConnectionFailedError
 from .models import (
     AuditOut,
@@ -24,6 +24,9 @@ from .models import (
     ChangeOut,
     DeleteOut,
     EpisodesOut,
+    ErasureOut,
+    ErasurePublicKeyOut,
+    ErasureReceipt,
     GovernanceRunOut,
     HealthOut,
     ImportOut,
@@ -48,15 +51,14 @@ from .retry import RetryPolicy
 
 __all__ = ["AsyncMemoryClient"]
 
-T = TypeVar("T")
 
+class AsyncMemoryClient:
+    """A client of one ai-memory server.
 
-class AsyncMemoryClient(AsyncErasureMethods):
-    """An asyncio client of one ai-memory server.
-
+    ``timeout`` is per request in seconds (``None``: no limit, e.g. for a large import);
     ``retries`` is a retry count or a ``RetryPolicy``; ``transport`` replaces the network
-    (``httpx.MockTransport`` in tests). Use it as a context manager, or call ``close``.
-    Subject erasure (``erase``, ``erasure_receipt``, …) comes from ``AsyncErasureMethods``.
+    (``httpx.MockTransport`` in tests; ``ai_memory.sdk.in_process`` runs the HTTP app in
+    this process). Use it as a context manager, or call ``close``.
     """
 
     def __init__(
@@ -91,7 +93,6 @@ class AsyncMemoryClient(AsyncErasureMethods):
         """Close the connection pool."""
         await self._http.aclose()
 
-    # --- transport ----------------------------------------------------------------------
     async def _send(
         self,
         method: str,
@@ -142,7 +143,6 @@ class AsyncMemoryClient(AsyncErasureMethods):
         )
         return call.parse(response)
 
-    # --- memories -----------------------------------------------------------------------
     async def write(
         self,
         content: str,
@@ -160,7 +160,8 @@ class AsyncMemoryClient(AsyncErasureMethods):
     ) -> WriteOut:
         """Write a memory with an idempotent ``PUT`` (a UUID is generated when ``id`` is
         None), so it is safe to retry; ``record.id`` of the answer is the id.
-        ``if_match``: only while the memory is at that version (412 otherwise)."""
+        ``if_match`` (a version read before, or ``"*"``) writes only if the memory is
+        still at it: ``PreconditionFailedError`` (412) otherwise."""
         record = w.memory_in(content, scope, source_agent, type, tags, meta, ttl, created_at)
         return await self.upsert(id or str(uuid.uuid4()), record, wait=wait, if_match=if_match)
 
@@ -179,7 +180,9 @@ class AsyncMemoryClient(AsyncErasureMethods):
         if_none_match: w.Version | None = None,
     ) -> WriteOut:
         """``PUT /v1/memories/{id}``: create (201) or update; unchanged → ``changed=False``.
-        Conditions as in ``MemoryClient.upsert``."""
+        ``if_match``: only while the memory is at this version (``"*"``: exists);
+        ``if_none_match="*"``: create only. A failed condition is
+        ``PreconditionFailedError`` (412)."""
         return await self._call(w.upsert(memory_id, record, wait, if_match, if_none_match))
 
     async def write_many(
@@ -219,7 +222,8 @@ class AsyncMemoryClient(AsyncErasureMethods):
         limit: int = 50,
         min_position: int = 0,
     ) -> MemoryListOut:
-        """``GET /v1/memories``: one page in id order (see ``MemoryClient.list_memories``)."""
+        """``GET /v1/memories``: one page in id order (``state`` active by default);
+        pass ``next_cursor`` as ``cursor`` for the next, until it is None."""
         params = w.list_params(scope, type, state, tag, cursor, limit, min_position)
         return await self._call(w.list_memories(params))
 
@@ -233,7 +237,8 @@ class AsyncMemoryClient(AsyncErasureMethods):
         page_size: int = 200,
         min_position: int = 0,
     ) -> AsyncIterator[MemoryOut]:
-        """Every matching memory, page by page (``list_memories`` following the cursor)."""
+        """Every matching memory, page by page (``list_memories`` following the cursor).
+        One written meanwhile after the current page is met; one behind it is not."""
         cursor: str | None = None
         while True:
             page = await self.list_memories(
@@ -249,7 +254,7 @@ class AsyncMemoryClient(AsyncErasureMethods):
                 yield item
             if page.next_cursor is None:
                 return
-            cursor, min_position = page.next_cursor, 0
+            cursor, min_position = (page.next_cursor, 0)
 
     async def search(
         self,
@@ -277,7 +282,6 @@ class AsyncMemoryClient(AsyncErasureMethods):
         """``POST /v1/memories/search`` with a prepared ``SearchIn``."""
         return await self._call(w.search(request, min_position))
 
-    # --- change feed --------------------------------------------------------------------
     async def changes(
         self,
         scope: str | Sequence[str] | None = None,
@@ -287,18 +291,22 @@ class AsyncMemoryClient(AsyncErasureMethods):
         limit: int = 100,
         poll_timeout: float = 20.0,
     ) -> AsyncIterator[ChangeOut]:
-        """``GET /v1/changes`` as an async iterator (see ``MemoryClient.changes``)."""
+        """``GET /v1/changes``: what changed in ``scope`` (every scope the key may read
+        when None), oldest first — never content. Each entry's ``cursor`` resumes right
+        after it (``since=``): keep the last one handled and a restart misses nothing and
+        repeats nothing; ``since="now"`` skips the history. ``follow``: long-poll for new
+        changes (``poll_timeout`` s a request, below the client's timeout) until the
+        caller leaves the loop; otherwise stop once caught up."""
         cursor = since
         while True:
             params = w.changes_params(scope, cursor, limit, poll_timeout if follow else 0.0)
             response = await self._send("GET", "/v1/changes", params=params)
             entries, cursor, more = w.changes_page(response.text)
-            for entry in entries:
-                yield entry
+            for item in entries:
+                yield item
             if not (more or follow):
                 return
 
-    # --- export / import ----------------------------------------------------------------
     async def export_lines(self, scope: str | Sequence[str] | None = None) -> AsyncIterator[str]:
         """``GET /v1/export``: the NDJSON bundle streamed line by line (header, records,
         tombstones, trailer). Only opening the stream is retried."""
@@ -320,28 +328,13 @@ class AsyncMemoryClient(AsyncErasureMethods):
         return count
 
     async def import_bundle(
-        self,
-        source: w.ImportSource | AsyncIterable[str | bytes],
-        *,
-        wait: bool = False,
-        source_name: str | None = None,
+        self, source: w.AsyncImportSource, *, wait: bool = False, source_name: str | None = None
     ) -> ImportOut:
-        """``POST /v1/import``: stream a bundle from a file (``Path``), ``bytes``, an
-        iterable of lines (str, bytes or record dicts) or an async iterable of lines;
-        returns the report. Retried unless ``source`` is a one-shot (async) iterator."""
-        if isinstance(source, AsyncIterable):
-            one_shot = source
-
-            def body() -> AsyncIterator[bytes]:
-                return _encode_async(one_shot)
-
-            replayable = False
-        else:
-            sync_body, replayable = w.import_body(source)
-
-            def body() -> AsyncIterator[bytes]:
-                return _to_async(sync_body())
-
+        """``POST /v1/import``: stream a bundle from a file (``Path``), ``bytes`` or an
+        iterable of lines (str, bytes or record dicts; ``AsyncMemoryClient`` also takes an
+        async iterable of lines); returns the report. Idempotent, so retried unless
+        ``source`` is a one-shot iterator."""
+        body, replayable = w.async_import_body(source)
         response = await self._send(
             "POST",
             "/v1/import",
@@ -352,7 +345,6 @@ class AsyncMemoryClient(AsyncErasureMethods):
         )
         return w.import_report()(response)
 
-    # --- governed memory ----------------------------------------------------------------
     async def record_interaction(
         self,
         text: str,
@@ -364,8 +356,9 @@ class AsyncMemoryClient(AsyncErasureMethods):
         wait: bool = False,
     ) -> InteractionOut:
         """``POST /v1/interactions``: keep a raw turn (L0) and extract memories (L1)."""
-        body = w.interaction_in(text, scope, source_agent, session_id, at)
-        return await self._call(w.interaction(body, wait))
+        return await self._call(
+            w.interaction(w.interaction_in(text, scope, source_agent, session_id, at), wait)
+        )
 
     async def persona(
         self,
@@ -401,7 +394,6 @@ class AsyncMemoryClient(AsyncErasureMethods):
         """``POST /v1/governance/run``: one governor pass now."""
         return await self._call(w.governance_run(wait))
 
-    # --- notes --------------------------------------------------------------------------
     async def save_note(
         self,
         agent: str,
@@ -421,7 +413,6 @@ class AsyncMemoryClient(AsyncErasureMethods):
         """``GET /v1/notes``: the best 3 notes for a topic and all your topics."""
         return await self._call(w.recall_notes(agent, topic, min_position))
 
-    # --- operations ---------------------------------------------------------------------
     async def audit(
         self,
         *,
@@ -440,14 +431,40 @@ class AsyncMemoryClient(AsyncErasureMethods):
         """``GET /healthz``: log position, each projection's position and lag."""
         return await self._call(w.health())
 
+    async def erase(
+        self,
+        *,
+        reason: str,
+        scope: str | None = None,
+        source_agent: str | None = None,
+        ids: Sequence[str] | None = None,
+        interaction_ids: Sequence[str] | None = None,
+        everything: bool = False,
+        erasure_id: str | None = None,
+        wait: bool = False,
+    ) -> ErasureOut:
+        """``POST /v1/erasures``: forget everything of one subject — exactly one of
+        ``scope``, ``source_agent``, memory ``ids``, raw ``interaction_ids`` or
+        ``everything`` of the tenant — its memories, raw turns, notes, episodes and
+        persona, destroying their data keys. ``reason`` is recorded on the log and in the
+        receipt. The same ``erasure_id`` again is the same erasure (``already_done``)."""
+        body = e.erasure_in(
+            reason, scope, source_agent, ids, interaction_ids, everything, erasure_id
+        )
+        return await self._call(e.erase_call(body, wait))
 
-async def _to_async(chunks: Iterable[bytes]) -> AsyncIterator[bytes]:
-    """httpx's async client streams only async iterables."""
-    for chunk in chunks:
-        yield chunk
+    async def erasure_receipt(self, erasure_id: str) -> ErasureReceipt:
+        """``GET /v1/erasures/{id}``: the signed receipt (``.raw`` is the document as
+        served; check it offline with ``verify_receipt``)."""
+        return await self._call(e.receipt_call(erasure_id))
 
+    async def erasure_public_key(self) -> ErasurePublicKeyOut:
+        """``GET /v1/erasures/public-key``: the Ed25519 key (``.pem``) verifying receipts."""
+        return await self._call(e.public_key_call())
 
-async def _encode_async(lines: AsyncIterable[str | bytes]) -> AsyncIterator[bytes]:
-    async for line in lines:
-        raw = line.encode("utf-8") if isinstance(line, str) else line
-        yield raw if raw.endswith(b"\n") else raw + b"\n"
+    async def forget_interaction(
+        self, interaction_id: str, *, reason: str = e.FORGET_INTERACTION_REASON, wait: bool = False
+    ) -> ErasureOut:
+        """``DELETE /v1/interactions/{id}``: forget one raw turn and every memory
+        extracted from it (an erasure; ``erasure_receipt`` of its id is the receipt)."""
+        return await self._call(e.forget_interaction_call(interaction_id, reason, wait))

@@ -1,8 +1,19 @@
-"""``MemoryClient``: the synchronous, typed client of the ai-memory HTTP API.
+"""``MemoryClient``: the typed client of the ai-memory HTTP API — the one place each SDK
+method is written.
 
 One method per endpoint; answers are pydantic models (``ai_memory.sdk.models``), failures
 typed exceptions (``ai_memory.sdk.errors``), and 429/503/transport failures are retried
-as ``ai_memory.sdk.retry`` describes.
+as ``ai_memory.sdk.retry`` describes. What each request is (method, path, query, body,
+whether a retry is safe, how to read the answer) is built in ``_wire``; a method here
+only names the call.
+
+``AsyncMemoryClient`` (``async_client.py``) is generated from this module by
+``_generate_async`` (``python services/ai_memory/sdk/_generate_async.py``), as qdrant-client does:
+the twin differs only in ``async``/``await`` and the async names of httpx, and a shared
+base class cannot type both (a method answers ``T`` in one and ``Awaitable[T]`` in the
+other, which Python's types cannot say once), so it would repeat every signature. A test
+keeps the committed twin equal to the generator's output. Embedded use is not a third
+client: ``ai_memory.sdk.in_process`` runs this class over the HTTP app in this process.
 """
 
 from __future__ import annotations
@@ -11,13 +22,12 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import httpx
 
+from . import _erasure as e
 from . import _wire as w
-from ._erasure import ErasureMethods
-from .api import MemoryApi
 from .errors import ConnectionFailedError
 from .models import (
     AuditOut,
@@ -25,6 +35,9 @@ from .models import (
     ChangeOut,
     DeleteOut,
     EpisodesOut,
+    ErasureOut,
+    ErasurePublicKeyOut,
+    ErasureReceipt,
     GovernanceRunOut,
     HealthOut,
     ImportOut,
@@ -61,13 +74,13 @@ def with_api_key(headers: dict[str, str] | None, api_key: str | None) -> dict[st
     return {**(headers or {}), "Authorization": f"Bearer {api_key}"}
 
 
-class MemoryClient(ErasureMethods):
-    """A synchronous client of one ai-memory server.
+class MemoryClient:
+    """A client of one ai-memory server.
 
     ``timeout`` is per request in seconds (``None``: no limit, e.g. for a large import);
     ``retries`` is a retry count or a ``RetryPolicy``; ``transport`` replaces the network
-    (``httpx.MockTransport`` in tests). Use it as a context manager, or call ``close``.
-    Subject erasure (``erase``, ``erasure_receipt``, …) comes from ``ErasureMethods``.
+    (``httpx.MockTransport`` in tests; ``ai_memory.sdk.in_process`` runs the HTTP app in
+    this process). Use it as a context manager, or call ``close``.
     """
 
     def __init__(
@@ -340,8 +353,9 @@ class MemoryClient(ErasureMethods):
         self, source: w.ImportSource, *, wait: bool = False, source_name: str | None = None
     ) -> ImportOut:
         """``POST /v1/import``: stream a bundle from a file (``Path``), ``bytes`` or an
-        iterable of lines (str, bytes or record dicts); returns the report. Idempotent,
-        so retried unless ``source`` is a one-shot iterator."""
+        iterable of lines (str, bytes or record dicts; ``AsyncMemoryClient`` also takes an
+        async iterable of lines); returns the report. Idempotent, so retried unless
+        ``source`` is a one-shot iterator."""
         body, replayable = w.import_body(source)
         response = self._send(
             "POST",
@@ -442,8 +456,41 @@ class MemoryClient(ErasureMethods):
         """``GET /healthz``: log position, each projection's position and lag."""
         return self._call(w.health())
 
+    # --- subject erasure (an admin key of the tenant; others get ``ForbiddenError``) ----
+    def erase(
+        self,
+        *,
+        reason: str,
+        scope: str | None = None,
+        source_agent: str | None = None,
+        ids: Sequence[str] | None = None,
+        interaction_ids: Sequence[str] | None = None,
+        everything: bool = False,
+        erasure_id: str | None = None,
+        wait: bool = False,
+    ) -> ErasureOut:
+        """``POST /v1/erasures``: forget everything of one subject — exactly one of
+        ``scope``, ``source_agent``, memory ``ids``, raw ``interaction_ids`` or
+        ``everything`` of the tenant — its memories, raw turns, notes, episodes and
+        persona, destroying their data keys. ``reason`` is recorded on the log and in the
+        receipt. The same ``erasure_id`` again is the same erasure (``already_done``)."""
+        body = e.erasure_in(
+            reason, scope, source_agent, ids, interaction_ids, everything, erasure_id
+        )
+        return self._call(e.erase_call(body, wait))
 
-if TYPE_CHECKING:  # checked by mypy, never run: this client is a MemoryApi
+    def erasure_receipt(self, erasure_id: str) -> ErasureReceipt:
+        """``GET /v1/erasures/{id}``: the signed receipt (``.raw`` is the document as
+        served; check it offline with ``verify_receipt``)."""
+        return self._call(e.receipt_call(erasure_id))
 
-    def _is_a_memory_api(client: MemoryClient) -> MemoryApi:
-        return client
+    def erasure_public_key(self) -> ErasurePublicKeyOut:
+        """``GET /v1/erasures/public-key``: the Ed25519 key (``.pem``) verifying receipts."""
+        return self._call(e.public_key_call())
+
+    def forget_interaction(
+        self, interaction_id: str, *, reason: str = e.FORGET_INTERACTION_REASON, wait: bool = False
+    ) -> ErasureOut:
+        """``DELETE /v1/interactions/{id}``: forget one raw turn and every memory
+        extracted from it (an erasure; ``erasure_receipt`` of its id is the receipt)."""
+        return self._call(e.forget_interaction_call(interaction_id, reason, wait))
