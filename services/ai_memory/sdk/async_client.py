@@ -16,37 +16,9 @@ import httpx
 
 from . import _erasure as e
 from . import _wire as w
+from . import models as m
 from .client import DEFAULT_URL, T, with_api_key
 from .errors import ConnectionFailedError
-from .models import (
-    AuditOut,
-    BatchWriteOut,
-    ChangeOut,
-    DeleteOut,
-    EpisodesOut,
-    ErasureOut,
-    ErasurePublicKeyOut,
-    ErasureReceipt,
-    GovernanceRunOut,
-    HealthOut,
-    ImportOut,
-    InteractionOut,
-    LineageOut,
-    MemoryIn,
-    MemoryListOut,
-    MemoryOut,
-    MemoryState,
-    MemoryType,
-    NoteIn,
-    NoteSaveOut,
-    NotesOut,
-    PersonaOut,
-    SearchIn,
-    SearchOut,
-    TurnIn,
-    WriteOut,
-    WriteTriggersOut,
-)
 from .retry import RetryPolicy
 
 __all__ = ["AsyncMemoryClient"]
@@ -149,7 +121,7 @@ class AsyncMemoryClient:
         *,
         scope: str,
         source_agent: str,
-        type: MemoryType | str = MemoryType.FACT,
+        type: m.MemoryType | str = m.MemoryType.FACT,
         id: str | None = None,
         tags: Sequence[str] | None = None,
         meta: dict[str, Any] | None = None,
@@ -157,7 +129,7 @@ class AsyncMemoryClient:
         created_at: str | int | float | None = None,
         wait: bool = False,
         if_match: w.Version | None = None,
-    ) -> WriteOut:
+    ) -> m.WriteOut:
         """Write a memory with an idempotent ``PUT`` (a UUID is generated when ``id`` is
         None), so it is safe to retry; ``record.id`` of the answer is the id.
         ``if_match`` (a version read before, or ``"*"``) writes only if the memory is
@@ -165,7 +137,7 @@ class AsyncMemoryClient:
         record = w.memory_in(content, scope, source_agent, type, tags, meta, ttl, created_at)
         return await self.upsert(id or str(uuid.uuid4()), record, wait=wait, if_match=if_match)
 
-    async def create(self, record: MemoryIn, *, wait: bool = False) -> WriteOut:
+    async def create(self, record: m.MemoryIn, *, wait: bool = False) -> m.WriteOut:
         """``POST /v1/memories``: create (the server picks the id when ``record.id`` is
         unset; such a request is never retried once it may have reached the server)."""
         return await self._call(w.create(record, wait))
@@ -173,12 +145,12 @@ class AsyncMemoryClient:
     async def upsert(
         self,
         memory_id: str,
-        record: MemoryIn,
+        record: m.MemoryIn,
         *,
         wait: bool = False,
         if_match: w.Version | None = None,
         if_none_match: w.Version | None = None,
-    ) -> WriteOut:
+    ) -> m.WriteOut:
         """``PUT /v1/memories/{id}``: create (201) or update; unchanged → ``changed=False``.
         ``if_match``: only while the memory is at this version (``"*"``: exists);
         ``if_none_match="*"``: create only. A failed condition is
@@ -187,7 +159,7 @@ class AsyncMemoryClient:
 
     async def write_many(
         self, items: Iterable[w.BatchItem], *, wait: bool = False
-    ) -> BatchWriteOut:
+    ) -> m.BatchWriteOut:
         """``POST /v1/memories:batch``: upsert up to 1,000 memories (``MemoryIn`` or
         dicts) in one request. Each item answers for itself in ``results`` (in order:
         ``status`` 201/200, or 4xx with its ``problem``); refused items raise nothing.
@@ -195,7 +167,7 @@ class AsyncMemoryClient:
         safely (a retry writes nothing twice); one naming a memory twice is not retried."""
         return await self._call(w.write_many(items, wait))
 
-    async def get(self, memory_id: str, *, min_position: int = 0) -> MemoryOut:
+    async def get(self, memory_id: str, *, min_position: int = 0) -> m.MemoryOut:
         """``GET /v1/memories/{id}``; ``NotFoundError`` (404), ``GoneError`` (410)."""
         return await self._call(w.get(memory_id, min_position))
 
@@ -206,7 +178,7 @@ class AsyncMemoryClient:
         reason: str | None = None,
         wait: bool = False,
         if_match: w.Version | None = None,
-    ) -> DeleteOut:
+    ) -> m.DeleteOut:
         """``DELETE /v1/memories/{id}``: forget for good (the id is never reused);
         with ``if_match``, only while the memory is at that version (412 otherwise)."""
         return await self._call(w.delete(memory_id, reason, wait, if_match))
@@ -215,13 +187,13 @@ class AsyncMemoryClient:
         self,
         *,
         scope: str | Sequence[str] | None = None,
-        type: MemoryType | str | Sequence[MemoryType | str] | None = None,
-        state: MemoryState | str | Sequence[MemoryState | str] | None = None,
+        type: m.MemoryType | str | Sequence[m.MemoryType | str] | None = None,
+        state: m.MemoryState | str | Sequence[m.MemoryState | str] | None = None,
         tag: str | None = None,
         cursor: str | None = None,
         limit: int = 50,
         min_position: int = 0,
-    ) -> MemoryListOut:
+    ) -> m.MemoryListOut:
         """``GET /v1/memories``: one page in id order (``state`` active by default);
         pass ``next_cursor`` as ``cursor`` for the next, until it is None."""
         params = w.list_params(scope, type, state, tag, cursor, limit, min_position)
@@ -231,12 +203,12 @@ class AsyncMemoryClient:
         self,
         *,
         scope: str | Sequence[str] | None = None,
-        type: MemoryType | str | Sequence[MemoryType | str] | None = None,
-        state: MemoryState | str | Sequence[MemoryState | str] | None = None,
+        type: m.MemoryType | str | Sequence[m.MemoryType | str] | None = None,
+        state: m.MemoryState | str | Sequence[m.MemoryState | str] | None = None,
         tag: str | None = None,
         page_size: int = 200,
         min_position: int = 0,
-    ) -> AsyncIterator[MemoryOut]:
+    ) -> AsyncIterator[m.MemoryOut]:
         """Every matching memory, page by page (``list_memories`` following the cursor).
         One written meanwhile after the current page is met; one behind it is not."""
         cursor: str | None = None
@@ -262,15 +234,15 @@ class AsyncMemoryClient:
         *,
         scope: str | None = None,
         tags: Sequence[str] | None = None,
-        types: Sequence[MemoryType | str] | None = None,
+        types: Sequence[m.MemoryType | str] | None = None,
         top_k: int = 10,
         mode: str = "hybrid",
-        states: Sequence[MemoryState | str] | None = None,
+        states: Sequence[m.MemoryState | str] | None = None,
         as_of: str | int | float | None = None,
         known_at: str | int | float | None = None,
         rerank: bool = True,
         min_position: int = 0,
-    ) -> SearchOut:
+    ) -> m.SearchOut:
         """``POST /v1/memories/search``: hybrid (or ``semantic``/``keyword``) search; each
         hit carries its ``score``, ``components`` and rerank ``explanation``."""
         request = w.search_in(
@@ -278,7 +250,7 @@ class AsyncMemoryClient:
         )
         return await self.search_request(request, min_position=min_position)
 
-    async def search_request(self, request: SearchIn, *, min_position: int = 0) -> SearchOut:
+    async def search_request(self, request: m.SearchIn, *, min_position: int = 0) -> m.SearchOut:
         """``POST /v1/memories/search`` with a prepared ``SearchIn``."""
         return await self._call(w.search(request, min_position))
 
@@ -290,7 +262,7 @@ class AsyncMemoryClient:
         follow: bool = True,
         limit: int = 100,
         poll_timeout: float = 20.0,
-    ) -> AsyncIterator[ChangeOut]:
+    ) -> AsyncIterator[m.ChangeOut]:
         """``GET /v1/changes``: what changed in ``scope`` (every scope the key may read
         when None), oldest first — never content. Each entry's ``cursor`` resumes right
         after it (``since=``): keep the last one handled and a restart misses nothing and
@@ -329,7 +301,7 @@ class AsyncMemoryClient:
 
     async def import_bundle(
         self, source: w.AsyncImportSource, *, wait: bool = False, source_name: str | None = None
-    ) -> ImportOut:
+    ) -> m.ImportOut:
         """``POST /v1/import``: stream a bundle from a file (``Path``), ``bytes`` or an
         iterable of lines (str, bytes or record dicts; ``AsyncMemoryClient`` also takes an
         async iterable of lines); returns the report. Idempotent, so retried unless
@@ -354,7 +326,7 @@ class AsyncMemoryClient:
         session_id: str | None = None,
         at: str | int | float | None = None,
         wait: bool = False,
-    ) -> InteractionOut:
+    ) -> m.InteractionOut:
         """``POST /v1/interactions``: keep a raw turn (L0) and extract memories (L1)."""
         return await self._call(
             w.interaction(w.interaction_in(text, scope, source_agent, session_id, at), wait)
@@ -366,12 +338,12 @@ class AsyncMemoryClient:
         *,
         as_of: str | int | float | None = None,
         known_at: str | int | float | None = None,
-    ) -> PersonaOut:
+    ) -> m.PersonaOut:
         """``GET /v1/persona``: L3, the active preferences, goals, facts, skills, tasks —
         as true at ``as_of`` and known at ``known_at`` when given."""
         return await self._call(w.persona(scope, as_of, known_at))
 
-    async def episodes(self, scope: str) -> EpisodesOut:
+    async def episodes(self, scope: str) -> m.EpisodesOut:
         """``GET /v1/episodes``: L2, extracted memories grouped by conversation."""
         return await self._call(w.episodes(scope))
 
@@ -381,16 +353,16 @@ class AsyncMemoryClient:
         *,
         as_of: str | int | float | None = None,
         known_at: str | int | float | None = None,
-    ) -> LineageOut:
+    ) -> m.LineageOut:
         """``GET /v1/memories/{id}/lineage``: supersession and every state change."""
         return await self._call(w.lineage(memory_id, as_of, known_at))
 
-    async def write_triggers(self, turn: TurnIn | str) -> WriteTriggersOut:
+    async def write_triggers(self, turn: m.TurnIn | str) -> m.WriteTriggersOut:
         """``POST /v1/write-triggers``: whether and what to write for a turn (advisory)."""
-        body = TurnIn(text=turn) if isinstance(turn, str) else turn
+        body = m.TurnIn(text=turn) if isinstance(turn, str) else turn
         return await self._call(w.write_triggers(body))
 
-    async def run_governance(self, *, wait: bool = False) -> GovernanceRunOut:
+    async def run_governance(self, *, wait: bool = False) -> m.GovernanceRunOut:
         """``POST /v1/governance/run``: one governor pass now."""
         return await self._call(w.governance_run(wait))
 
@@ -400,16 +372,18 @@ class AsyncMemoryClient:
         topic: str | Iterable[str],
         note: str,
         *,
-        type: MemoryType | str | None = None,
-    ) -> NoteSaveOut:
+        type: m.MemoryType | str | None = None,
+    ) -> m.NoteSaveOut:
         """``PUT /v1/notes``: save or replace the note on a topic (``note="off"`` deletes)."""
         topics = topic if isinstance(topic, str) else list(topic)
-        body = NoteIn.model_validate({"agent": agent, "topic": topics, "note": note, "type": type})
+        body = m.NoteIn.model_validate(
+            {"agent": agent, "topic": topics, "note": note, "type": type}
+        )
         return await self._call(w.save_note(body))
 
     async def recall_notes(
         self, agent: str, topic: str | None = None, *, min_position: int = 0
-    ) -> NotesOut:
+    ) -> m.NotesOut:
         """``GET /v1/notes``: the best 3 notes for a topic and all your topics."""
         return await self._call(w.recall_notes(agent, topic, min_position))
 
@@ -421,13 +395,13 @@ class AsyncMemoryClient:
         action: str | None = None,
         limit: int = 100,
         tenant: str | None = None,
-    ) -> AuditOut:
+    ) -> m.AuditOut:
         """``GET /v1/audit`` (an admin key, or an operator naming ``tenant``): who did
         what in the tenant, oldest first — never content. Continue with
         ``since=page.next`` while ``page.more``."""
         return await self._call(w.audit(since, actor, action, limit, tenant))
 
-    async def health(self) -> HealthOut:
+    async def health(self) -> m.HealthOut:
         """``GET /healthz``: log position, each projection's position and lag."""
         return await self._call(w.health())
 
@@ -442,7 +416,7 @@ class AsyncMemoryClient:
         everything: bool = False,
         erasure_id: str | None = None,
         wait: bool = False,
-    ) -> ErasureOut:
+    ) -> m.ErasureOut:
         """``POST /v1/erasures``: forget everything of one subject — exactly one of
         ``scope``, ``source_agent``, memory ``ids``, raw ``interaction_ids`` or
         ``everything`` of the tenant — its memories, raw turns, notes, episodes and
@@ -453,18 +427,18 @@ class AsyncMemoryClient:
         )
         return await self._call(e.erase_call(body, wait))
 
-    async def erasure_receipt(self, erasure_id: str) -> ErasureReceipt:
+    async def erasure_receipt(self, erasure_id: str) -> m.ErasureReceipt:
         """``GET /v1/erasures/{id}``: the signed receipt (``.raw`` is the document as
         served; check it offline with ``verify_receipt``)."""
         return await self._call(e.receipt_call(erasure_id))
 
-    async def erasure_public_key(self) -> ErasurePublicKeyOut:
+    async def erasure_public_key(self) -> m.ErasurePublicKeyOut:
         """``GET /v1/erasures/public-key``: the Ed25519 key (``.pem``) verifying receipts."""
         return await self._call(e.public_key_call())
 
     async def forget_interaction(
         self, interaction_id: str, *, reason: str = e.FORGET_INTERACTION_REASON, wait: bool = False
-    ) -> ErasureOut:
+    ) -> m.ErasureOut:
         """``DELETE /v1/interactions/{id}``: forget one raw turn and every memory
         extracted from it (an erasure; ``erasure_receipt`` of its id is the receipt)."""
         return await self._call(e.forget_interaction_call(interaction_id, reason, wait))

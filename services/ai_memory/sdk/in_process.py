@@ -43,7 +43,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Coroutine
 from dataclasses import replace
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 import httpx
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -60,7 +60,13 @@ from .retry import RetryPolicy
 if TYPE_CHECKING:
     from ai_memory.bootstrap import Container
 
-__all__ = ["AsyncInProcessClient", "InProcessClient", "ThreadedAsgiTransport", "asgi_app"]
+__all__ = [
+    "AsyncInProcessClient",
+    "Caller",
+    "InProcessClient",
+    "ThreadedAsgiTransport",
+    "asgi_app",
+]
 
 T = TypeVar("T")
 #: The base URL of in-process requests (a host the app's trusted-host check admits).
@@ -196,37 +202,36 @@ class ThreadedAsgiTransport(httpx.BaseTransport):
         return response.status_code, response.headers, content
 
 
-class InProcessClient(MemoryClient):
-    """``MemoryClient`` over ``target``'s HTTP app in this process (see the module
-    docstring for the caller it is). The container belongs to the caller: ``close``
-    does not close it."""
+class Caller(TypedDict, total=False):
+    """Who an in-process client is (see the module docstring), and its retries."""
 
-    def __init__(
-        self,
-        target: Container | Services,
-        *,
-        api_key: str | None = None,
-        tenant: str | None = None,
-        actor: str | None = None,
-        retries: int | RetryPolicy = 3,
-    ) -> None:
-        app = asgi_app(target, api_key=api_key, tenant=tenant, actor=actor)
-        transport = ThreadedAsgiTransport(app)
-        super().__init__(BASE_URL, retries=retries, transport=transport, api_key=api_key)
+    api_key: str | None
+    tenant: str | None
+    actor: str | None
+    retries: int | RetryPolicy
+
+
+def _client_options(target: Container | Services, caller: Caller) -> dict[str, Any]:
+    """The ``MemoryClient``/``AsyncMemoryClient`` arguments (but the transport)."""
+    api_key = caller.get("api_key")
+    app = asgi_app(target, api_key=api_key, tenant=caller.get("tenant"), actor=caller.get("actor"))
+    return {"app": app, "api_key": api_key, "retries": caller.get("retries", 3)}
+
+
+class InProcessClient(MemoryClient):
+    """``MemoryClient`` over ``target``'s HTTP app in this process, as ``caller``. The
+    container belongs to the caller: ``close`` does not close it."""
+
+    def __init__(self, target: Container | Services, **caller: Unpack[Caller]) -> None:
+        options = _client_options(target, caller)
+        transport = ThreadedAsgiTransport(options.pop("app"))
+        super().__init__(BASE_URL, transport=transport, **options)
 
 
 class AsyncInProcessClient(AsyncMemoryClient):
     """``AsyncMemoryClient`` over ``target``'s HTTP app, on the caller's event loop."""
 
-    def __init__(
-        self,
-        target: Container | Services,
-        *,
-        api_key: str | None = None,
-        tenant: str | None = None,
-        actor: str | None = None,
-        retries: int | RetryPolicy = 3,
-    ) -> None:
-        app = asgi_app(target, api_key=api_key, tenant=tenant, actor=actor)
-        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-        super().__init__(BASE_URL, retries=retries, transport=transport, api_key=api_key)
+    def __init__(self, target: Container | Services, **caller: Unpack[Caller]) -> None:
+        options = _client_options(target, caller)
+        transport = httpx.ASGITransport(app=options.pop("app"), raise_app_exceptions=False)
+        super().__init__(BASE_URL, transport=transport, **options)
