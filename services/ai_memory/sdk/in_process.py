@@ -144,10 +144,15 @@ class _LoopThread:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(
-            target=self.loop.run_forever, name="ai-memory-in-process", daemon=True
-        )
+        self.thread = threading.Thread(target=self._serve, name="ai-memory-in-process", daemon=True)
         self.thread.start()
+
+    def _serve(self) -> None:
+        # Run a root task that never ends rather than ``run_forever``: the worker threads
+        # that run the app's sync routes (anyio's) are kept while the loop's root task
+        # lives, and without one each request's task is the root, so every request would
+        # start a new thread (~3 ms a call).
+        self.loop.run_until_complete(_forever())
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run ``coroutine`` on the loop and wait for its result in this thread."""
@@ -156,6 +161,10 @@ class _LoopThread:
             # Waiting here for the loop we are running on would never return.
             raise RuntimeError("a sync in-process call from inside the app: use the async client")
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+
+async def _forever() -> None:
+    await asyncio.Event().wait()
 
 
 @cache
