@@ -54,7 +54,7 @@ ASYNC_ITERATORS = frozenset({"aiter_lines"})
 HEADER = '''"""``AsyncMemoryClient``: the asyncio twin of ``MemoryClient`` (same methods, awaited).
 
 Generated from ``client.py`` by ``_generate_async``: do not edit; change ``client.py`` and
-run ``python services/ai_memory/sdk/_generate_async.py``. Every method is documented there.
+run ``python services/ai_memory/sdk/_generate_async.py``. Docstrings come from there.
 """
 '''
 

@@ -1,7 +1,7 @@
 """``AsyncMemoryClient``: the asyncio twin of ``MemoryClient`` (same methods, awaited).
 
 Generated from ``client.py`` by ``_generate_async``: do not edit; change ``client.py`` and
-run ``python services/ai_memory/sdk/_generate_async.py``. Every method is documented there.
+run ``python services/ai_memory/sdk/_generate_async.py``. Docstrings come from there.
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ key door), exactly as the HTTP app treats a request without a key while no key e
 tenant ``default``, every scope. ``tenant`` names another tenant for that caller (open
 mode has no way to say it over HTTP, so the request carries an admin principal of that
 tenant, as an admin key of it would); ``actor`` is what the events it causes record
-(``migrate``, say) instead of the routes' ``api``/``import``/``http``.
+(``migrate``, say) instead of what open mode records (the writing agent, or the route's
+``api``/``import``/``http``).
 
 **The transports.** The async client runs the app on the caller's loop
 (``httpx.ASGITransport``). The sync client's ``ThreadedAsgiTransport`` runs it on one
@@ -62,8 +63,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AsyncInProcessClient",
-    "Caller",
     "InProcessClient",
+    "Options",
     "ThreadedAsgiTransport",
     "asgi_app",
 ]
@@ -71,7 +72,8 @@ __all__ = [
 T = TypeVar("T")
 #: The base URL of in-process requests (a host the app's trusted-host check admits).
 BASE_URL = "http://localhost"
-# Where the HTTP door leaves the caller's principal for the routes (``auth.principal_of``).
+# Where the HTTP door leaves the caller's principal for the routes (``auth.principal_of``
+# reads it; in open mode the door leaves it as it finds it).
 _PRINCIPAL = "principal"
 # The key id of the principal ``tenant=`` presents (events it causes record it as actor).
 EMBEDDED_KEY_ID = "in-process"
@@ -211,7 +213,7 @@ class ThreadedAsgiTransport(httpx.BaseTransport):
         return response.status_code, response.headers, content
 
 
-class Caller(TypedDict, total=False):
+class Options(TypedDict, total=False):
     """Who an in-process client is (see the module docstring), and its retries."""
 
     api_key: str | None
@@ -220,7 +222,7 @@ class Caller(TypedDict, total=False):
     retries: int | RetryPolicy
 
 
-def _client_options(target: Container | Services, caller: Caller) -> dict[str, Any]:
+def _client_options(target: Container | Services, caller: Options) -> dict[str, Any]:
     """The ``MemoryClient``/``AsyncMemoryClient`` arguments (but the transport)."""
     api_key = caller.get("api_key")
     app = asgi_app(target, api_key=api_key, tenant=caller.get("tenant"), actor=caller.get("actor"))
@@ -231,7 +233,7 @@ class InProcessClient(MemoryClient):
     """``MemoryClient`` over ``target``'s HTTP app in this process, as ``caller``. The
     container belongs to the caller: ``close`` does not close it."""
 
-    def __init__(self, target: Container | Services, **caller: Unpack[Caller]) -> None:
+    def __init__(self, target: Container | Services, **caller: Unpack[Options]) -> None:
         options = _client_options(target, caller)
         transport = ThreadedAsgiTransport(options.pop("app"))
         super().__init__(BASE_URL, transport=transport, **options)
@@ -240,7 +242,7 @@ class InProcessClient(MemoryClient):
 class AsyncInProcessClient(AsyncMemoryClient):
     """``AsyncMemoryClient`` over ``target``'s HTTP app, on the caller's event loop."""
 
-    def __init__(self, target: Container | Services, **caller: Unpack[Caller]) -> None:
+    def __init__(self, target: Container | Services, **caller: Unpack[Options]) -> None:
         options = _client_options(target, caller)
         transport = httpx.ASGITransport(app=options.pop("app"), raise_app_exceptions=False)
         super().__init__(BASE_URL, transport=transport, **options)
