@@ -138,7 +138,7 @@ def _broken_rule(e: Edge) -> str | None:
             return rule
     if within(e.source, (BOOTSTRAP,)) and within(e.target, BOOTSTRAP_MAY_NOT_IMPORT):
         return "the composition root is called by entry points, it never calls them"
-    # The in-process client is a package (split by area): all of it may embed a server.
+    # The in-process client (``sdk.in_process``) runs the HTTP app: it may embed a server.
     if within(e.source, ("ai_memory.sdk",)) and not within(e.source, (IN_PROCESS_CLIENT,)):
         if within(e.target, (IN_PROCESS_CLIENT,)):
             return "only an explicit import reaches the in-process client"

@@ -11,7 +11,6 @@ import pytest
 
 from ai_memory.bootstrap import Container, build
 from ai_memory.sdk import MemoryClient
-from ai_memory.sdk.api import MemoryApi
 from ai_memory.sdk.in_process import InProcessClient
 from ai_memory.settings import Settings
 from tests.e2e.test_server_and_cli import Server
@@ -43,7 +42,7 @@ def sdk_container(
 @pytest.fixture(params=["http", "in_process"])
 def sdk_memory(
     request: pytest.FixtureRequest, sdk_server: Server, sdk_container: Container
-) -> Iterator[MemoryApi]:
+) -> Iterator[MemoryClient]:
     if request.param == "http":
         with MemoryClient(sdk_server.url, timeout=30, retries=2) as http:
             yield http

@@ -21,7 +21,6 @@ from ai_memory.sdk import (
     MemoryIn,
     RetryPolicy,
 )
-from ai_memory.sdk.api import MemoryApi
 from ai_memory.sdk.in_process import InProcessClient
 from ai_memory.settings import Settings
 from tests.e2e.test_server_and_cli import Server
@@ -31,7 +30,7 @@ def item(content: str, scope: str, **kw: Any) -> dict[str, Any]:
     return {"type": "fact", "content": content, "scope": scope, "source_agent": "fleet", **kw}
 
 
-def test_write_many_answers_every_item_and_raises_for_none(sdk_memory: MemoryApi) -> None:
+def test_write_many_answers_every_item_and_raises_for_none(sdk_memory: MemoryClient) -> None:
     scope = f"team:batch-{type(sdk_memory).__name__.lower()}"
     typed = MemoryIn.model_validate(item("Typed record, no id.", scope))
     out = sdk_memory.write_many(
@@ -63,7 +62,7 @@ def test_write_many_answers_every_item_and_raises_for_none(sdk_memory: MemoryApi
     assert again.written == 1 and (repeat.written, repeat.unchanged) == (0, 1)
 
 
-def test_write_many_refuses_a_batch_over_the_limit_as_a_whole(sdk_memory: MemoryApi) -> None:
+def test_write_many_refuses_a_batch_over_the_limit_as_a_whole(sdk_memory: MemoryClient) -> None:
     items = [item(f"Memory {i}.", "team:too-many") for i in range(1001)]
     with pytest.raises(InvalidInputError) as e:
         sdk_memory.write_many(items)

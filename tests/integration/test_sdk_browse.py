@@ -17,11 +17,10 @@ from ai_memory.sdk import (
     MemoryClient,
     PreconditionFailedError,
 )
-from ai_memory.sdk.api import MemoryApi
 from tests.e2e.test_server_and_cli import Server
 
 
-def test_list_and_iterate(sdk_memory: MemoryApi) -> None:
+def test_list_and_iterate(sdk_memory: MemoryClient) -> None:
     scope = f"user:{uuid.uuid4().hex[:8]}"
     for i in range(7):
         sdk_memory.write(
@@ -44,7 +43,7 @@ def test_list_and_iterate(sdk_memory: MemoryApi) -> None:
     assert bad.value.field == "cursor"
 
 
-def test_if_match_on_write_upsert_and_delete(sdk_memory: MemoryApi) -> None:
+def test_if_match_on_write_upsert_and_delete(sdk_memory: MemoryClient) -> None:
     memory_id = f"cond-{uuid.uuid4().hex[:8]}"
     first = sdk_memory.write("v1", scope="user:c", source_agent="a", id=memory_id, if_match=None)
     assert first.record.version == 1

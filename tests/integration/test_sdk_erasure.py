@@ -35,7 +35,6 @@ from ai_memory.sdk import (
     UnavailableError,
     verify_receipt,
 )
-from ai_memory.sdk.api import MemoryApi
 from ai_memory.sdk.in_process import InProcessClient
 from ai_memory.sdk.receipts import key_id
 from ai_memory.service.receipts import public_key_pem
@@ -71,7 +70,7 @@ def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Keyed]:
 
 
 @pytest.fixture(params=["http", "in_process"])
-def memory(request: pytest.FixtureRequest, keyed: Keyed) -> Iterator[MemoryApi]:
+def memory(request: pytest.FixtureRequest, keyed: Keyed) -> Iterator[MemoryClient]:
     if request.param == "http":
         with MemoryClient(keyed.server.url, timeout=30, retries=2, api_key=keyed.admin) as http:
             yield http
@@ -84,7 +83,7 @@ def subject() -> str:
     return f"user:erase-{uuid.uuid4().hex[:8]}"
 
 
-def test_erase_a_scope_then_its_receipt_verifies_offline(memory: MemoryApi) -> None:
+def test_erase_a_scope_then_its_receipt_verifies_offline(memory: MemoryClient) -> None:
     scope = subject()
     for i in range(2):
         memory.write(
@@ -124,7 +123,7 @@ def test_erase_a_scope_then_its_receipt_verifies_offline(memory: MemoryApi) -> N
     assert again.erasure_id == named and again.position == first.position
 
 
-def test_a_tampered_receipt_fails(memory: MemoryApi) -> None:
+def test_a_tampered_receipt_fails(memory: MemoryClient) -> None:
     scope = subject()
     # wait: an erasure finds its subject in the projected records.
     memory.write(f"Fact of {scope}.", scope=scope, source_agent="a", id=f"{scope}-0", wait=True)
@@ -155,7 +154,7 @@ def test_a_tampered_receipt_fails(memory: MemoryApi) -> None:
         verify_receipt(receipt, "not a key")
 
 
-def test_forget_interaction(memory: MemoryApi) -> None:
+def test_forget_interaction(memory: MemoryClient) -> None:
     scope = subject()
     turn = memory.record_interaction("I live in Porto.", scope=scope, source_agent="p", wait=True)
     kept = memory.record_interaction("I live in Braga.", scope=scope, source_agent="p", wait=True)
@@ -173,7 +172,7 @@ def test_forget_interaction(memory: MemoryApi) -> None:
     assert missing.value.code == "interaction_not_found"
 
 
-def test_refused_requests_raise_the_same_errors(memory: MemoryApi) -> None:
+def test_refused_requests_raise_the_same_errors(memory: MemoryClient) -> None:
     with pytest.raises(InvalidInputError) as none:
         memory.erase(reason="no subject")
     assert none.value.rule == "one_criterion"

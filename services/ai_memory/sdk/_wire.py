@@ -9,7 +9,15 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -53,6 +61,8 @@ Params = dict[str, str | int | bool | list[str]]
 BatchItem = MemoryIn | Mapping[str, Any]
 #: What ``import_bundle`` accepts: a file, a whole bundle, or its lines.
 ImportSource = os.PathLike[str] | bytes | Iterable[str | bytes | Mapping[str, Any]]
+#: What ``AsyncMemoryClient.import_bundle`` accepts: the same, or an async iterable of lines.
+AsyncImportSource = ImportSource | AsyncIterable[str | bytes]
 #: A memory's version for ``if_match``: its number, ``"*"``, or an ETag as sent.
 Version = int | str
 NDJSON = "application/x-ndjson"
@@ -275,6 +285,29 @@ def import_body(source: ImportSource) -> tuple[Callable[[], Iterable[bytes]], bo
     lines = source
     replayable = isinstance(lines, Sequence)
     return (lambda: _encode_lines(lines)), replayable
+
+
+def async_import_body(
+    source: AsyncImportSource,
+) -> tuple[Callable[[], AsyncIterator[bytes]], bool]:
+    """``import_body`` for the async client (httpx's ``AsyncClient`` streams only async
+    iterables); an async iterable of lines is one-shot, so never retried."""
+    if isinstance(source, AsyncIterable):
+        lines = source
+        return (lambda: _encode_async(lines)), False
+    body, replayable = import_body(source)
+    return (lambda: _to_async(body())), replayable
+
+
+async def _to_async(chunks: Iterable[bytes]) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        yield chunk
+
+
+async def _encode_async(lines: AsyncIterable[str | bytes]) -> AsyncIterator[bytes]:
+    async for line in lines:
+        raw = line.encode("utf-8") if isinstance(line, str) else line
+        yield raw if raw.endswith(b"\n") else raw + b"\n"
 
 
 def _file_chunks(path: Path) -> Iterator[bytes]:

@@ -1,62 +1,36 @@
 """``AsyncMemoryClient``: the asyncio twin of ``MemoryClient`` (same methods, awaited).
 
-Requests are described once in ``_wire`` and shared with the sync client; only the
-transport, the sleeps between retries and the streaming differ.
+Generated from ``client.py`` by ``_generate_async``: do not edit; change ``client.py`` and
+run ``python services/ai_memory/sdk/_generate_async.py``. Docstrings come from there.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 
+from . import _erasure as e
 from . import _wire as w
-from ._erasure import AsyncErasureMethods
-from .client import DEFAULT_URL, with_api_key
+from . import models as m
+from .client import DEFAULT_URL, T, with_api_key
 from .errors import ConnectionFailedError
-from .models import (
-    AuditOut,
-    BatchWriteOut,
-    ChangeOut,
-    DeleteOut,
-    EpisodesOut,
-    GovernanceRunOut,
-    HealthOut,
-    ImportOut,
-    InteractionOut,
-    LineageOut,
-    MemoryIn,
-    MemoryListOut,
-    MemoryOut,
-    MemoryState,
-    MemoryType,
-    NoteIn,
-    NoteSaveOut,
-    NotesOut,
-    PersonaOut,
-    SearchIn,
-    SearchOut,
-    TurnIn,
-    WriteOut,
-    WriteTriggersOut,
-)
 from .retry import RetryPolicy
 
 __all__ = ["AsyncMemoryClient"]
 
-T = TypeVar("T")
 
+class AsyncMemoryClient:
+    """A client of one ai-memory server.
 
-class AsyncMemoryClient(AsyncErasureMethods):
-    """An asyncio client of one ai-memory server.
-
+    ``timeout`` is per request in seconds (``None``: no limit, e.g. for a large import);
     ``retries`` is a retry count or a ``RetryPolicy``; ``transport`` replaces the network
-    (``httpx.MockTransport`` in tests). Use it as a context manager, or call ``close``.
-    Subject erasure (``erase``, ``erasure_receipt``, …) comes from ``AsyncErasureMethods``.
+    (``httpx.MockTransport`` in tests; ``ai_memory.sdk.in_process`` runs the HTTP app in
+    this process). Use it as a context manager, or call ``close``.
     """
 
     def __init__(
@@ -91,7 +65,6 @@ class AsyncMemoryClient(AsyncErasureMethods):
         """Close the connection pool."""
         await self._http.aclose()
 
-    # --- transport ----------------------------------------------------------------------
     async def _send(
         self,
         method: str,
@@ -142,14 +115,13 @@ class AsyncMemoryClient(AsyncErasureMethods):
         )
         return call.parse(response)
 
-    # --- memories -----------------------------------------------------------------------
     async def write(
         self,
         content: str,
         *,
         scope: str,
         source_agent: str,
-        type: MemoryType | str = MemoryType.FACT,
+        type: m.MemoryType | str = m.MemoryType.FACT,
         id: str | None = None,
         tags: Sequence[str] | None = None,
         meta: dict[str, Any] | None = None,
@@ -157,14 +129,15 @@ class AsyncMemoryClient(AsyncErasureMethods):
         created_at: str | int | float | None = None,
         wait: bool = False,
         if_match: w.Version | None = None,
-    ) -> WriteOut:
+    ) -> m.WriteOut:
         """Write a memory with an idempotent ``PUT`` (a UUID is generated when ``id`` is
         None), so it is safe to retry; ``record.id`` of the answer is the id.
-        ``if_match``: only while the memory is at that version (412 otherwise)."""
+        ``if_match`` (a version read before, or ``"*"``) writes only if the memory is
+        still at it: ``PreconditionFailedError`` (412) otherwise."""
         record = w.memory_in(content, scope, source_agent, type, tags, meta, ttl, created_at)
         return await self.upsert(id or str(uuid.uuid4()), record, wait=wait, if_match=if_match)
 
-    async def create(self, record: MemoryIn, *, wait: bool = False) -> WriteOut:
+    async def create(self, record: m.MemoryIn, *, wait: bool = False) -> m.WriteOut:
         """``POST /v1/memories``: create (the server picks the id when ``record.id`` is
         unset; such a request is never retried once it may have reached the server)."""
         return await self._call(w.create(record, wait))
@@ -172,19 +145,21 @@ class AsyncMemoryClient(AsyncErasureMethods):
     async def upsert(
         self,
         memory_id: str,
-        record: MemoryIn,
+        record: m.MemoryIn,
         *,
         wait: bool = False,
         if_match: w.Version | None = None,
         if_none_match: w.Version | None = None,
-    ) -> WriteOut:
+    ) -> m.WriteOut:
         """``PUT /v1/memories/{id}``: create (201) or update; unchanged → ``changed=False``.
-        Conditions as in ``MemoryClient.upsert``."""
+        ``if_match``: only while the memory is at this version (``"*"``: exists);
+        ``if_none_match="*"``: create only. A failed condition is
+        ``PreconditionFailedError`` (412)."""
         return await self._call(w.upsert(memory_id, record, wait, if_match, if_none_match))
 
     async def write_many(
         self, items: Iterable[w.BatchItem], *, wait: bool = False
-    ) -> BatchWriteOut:
+    ) -> m.BatchWriteOut:
         """``POST /v1/memories:batch``: upsert up to 1,000 memories (``MemoryIn`` or
         dicts) in one request. Each item answers for itself in ``results`` (in order:
         ``status`` 201/200, or 4xx with its ``problem``); refused items raise nothing.
@@ -192,7 +167,7 @@ class AsyncMemoryClient(AsyncErasureMethods):
         safely (a retry writes nothing twice); one naming a memory twice is not retried."""
         return await self._call(w.write_many(items, wait))
 
-    async def get(self, memory_id: str, *, min_position: int = 0) -> MemoryOut:
+    async def get(self, memory_id: str, *, min_position: int = 0) -> m.MemoryOut:
         """``GET /v1/memories/{id}``; ``NotFoundError`` (404), ``GoneError`` (410)."""
         return await self._call(w.get(memory_id, min_position))
 
@@ -203,7 +178,7 @@ class AsyncMemoryClient(AsyncErasureMethods):
         reason: str | None = None,
         wait: bool = False,
         if_match: w.Version | None = None,
-    ) -> DeleteOut:
+    ) -> m.DeleteOut:
         """``DELETE /v1/memories/{id}``: forget for good (the id is never reused);
         with ``if_match``, only while the memory is at that version (412 otherwise)."""
         return await self._call(w.delete(memory_id, reason, wait, if_match))
@@ -212,14 +187,15 @@ class AsyncMemoryClient(AsyncErasureMethods):
         self,
         *,
         scope: str | Sequence[str] | None = None,
-        type: MemoryType | str | Sequence[MemoryType | str] | None = None,
-        state: MemoryState | str | Sequence[MemoryState | str] | None = None,
+        type: m.MemoryType | str | Sequence[m.MemoryType | str] | None = None,
+        state: m.MemoryState | str | Sequence[m.MemoryState | str] | None = None,
         tag: str | None = None,
         cursor: str | None = None,
         limit: int = 50,
         min_position: int = 0,
-    ) -> MemoryListOut:
-        """``GET /v1/memories``: one page in id order (see ``MemoryClient.list_memories``)."""
+    ) -> m.MemoryListOut:
+        """``GET /v1/memories``: one page in id order (``state`` active by default);
+        pass ``next_cursor`` as ``cursor`` for the next, until it is None."""
         params = w.list_params(scope, type, state, tag, cursor, limit, min_position)
         return await self._call(w.list_memories(params))
 
@@ -227,13 +203,14 @@ class AsyncMemoryClient(AsyncErasureMethods):
         self,
         *,
         scope: str | Sequence[str] | None = None,
-        type: MemoryType | str | Sequence[MemoryType | str] | None = None,
-        state: MemoryState | str | Sequence[MemoryState | str] | None = None,
+        type: m.MemoryType | str | Sequence[m.MemoryType | str] | None = None,
+        state: m.MemoryState | str | Sequence[m.MemoryState | str] | None = None,
         tag: str | None = None,
         page_size: int = 200,
         min_position: int = 0,
-    ) -> AsyncIterator[MemoryOut]:
-        """Every matching memory, page by page (``list_memories`` following the cursor)."""
+    ) -> AsyncIterator[m.MemoryOut]:
+        """Every matching memory, page by page (``list_memories`` following the cursor).
+        One written meanwhile after the current page is met; one behind it is not."""
         cursor: str | None = None
         while True:
             page = await self.list_memories(
@@ -249,7 +226,7 @@ class AsyncMemoryClient(AsyncErasureMethods):
                 yield item
             if page.next_cursor is None:
                 return
-            cursor, min_position = page.next_cursor, 0
+            cursor, min_position = (page.next_cursor, 0)
 
     async def search(
         self,
@@ -257,15 +234,15 @@ class AsyncMemoryClient(AsyncErasureMethods):
         *,
         scope: str | None = None,
         tags: Sequence[str] | None = None,
-        types: Sequence[MemoryType | str] | None = None,
+        types: Sequence[m.MemoryType | str] | None = None,
         top_k: int = 10,
         mode: str = "hybrid",
-        states: Sequence[MemoryState | str] | None = None,
+        states: Sequence[m.MemoryState | str] | None = None,
         as_of: str | int | float | None = None,
         known_at: str | int | float | None = None,
         rerank: bool = True,
         min_position: int = 0,
-    ) -> SearchOut:
+    ) -> m.SearchOut:
         """``POST /v1/memories/search``: hybrid (or ``semantic``/``keyword``) search; each
         hit carries its ``score``, ``components`` and rerank ``explanation``."""
         request = w.search_in(
@@ -273,11 +250,10 @@ class AsyncMemoryClient(AsyncErasureMethods):
         )
         return await self.search_request(request, min_position=min_position)
 
-    async def search_request(self, request: SearchIn, *, min_position: int = 0) -> SearchOut:
+    async def search_request(self, request: m.SearchIn, *, min_position: int = 0) -> m.SearchOut:
         """``POST /v1/memories/search`` with a prepared ``SearchIn``."""
         return await self._call(w.search(request, min_position))
 
-    # --- change feed --------------------------------------------------------------------
     async def changes(
         self,
         scope: str | Sequence[str] | None = None,
@@ -286,19 +262,23 @@ class AsyncMemoryClient(AsyncErasureMethods):
         follow: bool = True,
         limit: int = 100,
         poll_timeout: float = 20.0,
-    ) -> AsyncIterator[ChangeOut]:
-        """``GET /v1/changes`` as an async iterator (see ``MemoryClient.changes``)."""
+    ) -> AsyncIterator[m.ChangeOut]:
+        """``GET /v1/changes``: what changed in ``scope`` (every scope the key may read
+        when None), oldest first — never content. Each entry's ``cursor`` resumes right
+        after it (``since=``): keep the last one handled and a restart misses nothing and
+        repeats nothing; ``since="now"`` skips the history. ``follow``: long-poll for new
+        changes (``poll_timeout`` s a request, below the client's timeout) until the
+        caller leaves the loop; otherwise stop once caught up."""
         cursor = since
         while True:
             params = w.changes_params(scope, cursor, limit, poll_timeout if follow else 0.0)
             response = await self._send("GET", "/v1/changes", params=params)
             entries, cursor, more = w.changes_page(response.text)
-            for entry in entries:
-                yield entry
+            for item in entries:
+                yield item
             if not (more or follow):
                 return
 
-    # --- export / import ----------------------------------------------------------------
     async def export_lines(self, scope: str | Sequence[str] | None = None) -> AsyncIterator[str]:
         """``GET /v1/export``: the NDJSON bundle streamed line by line (header, records,
         tombstones, trailer). Only opening the stream is retried."""
@@ -320,28 +300,13 @@ class AsyncMemoryClient(AsyncErasureMethods):
         return count
 
     async def import_bundle(
-        self,
-        source: w.ImportSource | AsyncIterable[str | bytes],
-        *,
-        wait: bool = False,
-        source_name: str | None = None,
-    ) -> ImportOut:
-        """``POST /v1/import``: stream a bundle from a file (``Path``), ``bytes``, an
-        iterable of lines (str, bytes or record dicts) or an async iterable of lines;
-        returns the report. Retried unless ``source`` is a one-shot (async) iterator."""
-        if isinstance(source, AsyncIterable):
-            one_shot = source
-
-            def body() -> AsyncIterator[bytes]:
-                return _encode_async(one_shot)
-
-            replayable = False
-        else:
-            sync_body, replayable = w.import_body(source)
-
-            def body() -> AsyncIterator[bytes]:
-                return _to_async(sync_body())
-
+        self, source: w.AsyncImportSource, *, wait: bool = False, source_name: str | None = None
+    ) -> m.ImportOut:
+        """``POST /v1/import``: stream a bundle from a file (``Path``), ``bytes`` or an
+        iterable of lines (str, bytes or record dicts; ``AsyncMemoryClient`` also takes an
+        async iterable of lines); returns the report. Idempotent, so retried unless
+        ``source`` is a one-shot iterator."""
+        body, replayable = w.async_import_body(source)
         response = await self._send(
             "POST",
             "/v1/import",
@@ -352,7 +317,6 @@ class AsyncMemoryClient(AsyncErasureMethods):
         )
         return w.import_report()(response)
 
-    # --- governed memory ----------------------------------------------------------------
     async def record_interaction(
         self,
         text: str,
@@ -362,10 +326,11 @@ class AsyncMemoryClient(AsyncErasureMethods):
         session_id: str | None = None,
         at: str | int | float | None = None,
         wait: bool = False,
-    ) -> InteractionOut:
+    ) -> m.InteractionOut:
         """``POST /v1/interactions``: keep a raw turn (L0) and extract memories (L1)."""
-        body = w.interaction_in(text, scope, source_agent, session_id, at)
-        return await self._call(w.interaction(body, wait))
+        return await self._call(
+            w.interaction(w.interaction_in(text, scope, source_agent, session_id, at), wait)
+        )
 
     async def persona(
         self,
@@ -373,12 +338,12 @@ class AsyncMemoryClient(AsyncErasureMethods):
         *,
         as_of: str | int | float | None = None,
         known_at: str | int | float | None = None,
-    ) -> PersonaOut:
+    ) -> m.PersonaOut:
         """``GET /v1/persona``: L3, the active preferences, goals, facts, skills, tasks —
         as true at ``as_of`` and known at ``known_at`` when given."""
         return await self._call(w.persona(scope, as_of, known_at))
 
-    async def episodes(self, scope: str) -> EpisodesOut:
+    async def episodes(self, scope: str) -> m.EpisodesOut:
         """``GET /v1/episodes``: L2, extracted memories grouped by conversation."""
         return await self._call(w.episodes(scope))
 
@@ -388,40 +353,40 @@ class AsyncMemoryClient(AsyncErasureMethods):
         *,
         as_of: str | int | float | None = None,
         known_at: str | int | float | None = None,
-    ) -> LineageOut:
+    ) -> m.LineageOut:
         """``GET /v1/memories/{id}/lineage``: supersession and every state change."""
         return await self._call(w.lineage(memory_id, as_of, known_at))
 
-    async def write_triggers(self, turn: TurnIn | str) -> WriteTriggersOut:
+    async def write_triggers(self, turn: m.TurnIn | str) -> m.WriteTriggersOut:
         """``POST /v1/write-triggers``: whether and what to write for a turn (advisory)."""
-        body = TurnIn(text=turn) if isinstance(turn, str) else turn
+        body = m.TurnIn(text=turn) if isinstance(turn, str) else turn
         return await self._call(w.write_triggers(body))
 
-    async def run_governance(self, *, wait: bool = False) -> GovernanceRunOut:
+    async def run_governance(self, *, wait: bool = False) -> m.GovernanceRunOut:
         """``POST /v1/governance/run``: one governor pass now."""
         return await self._call(w.governance_run(wait))
 
-    # --- notes --------------------------------------------------------------------------
     async def save_note(
         self,
         agent: str,
         topic: str | Iterable[str],
         note: str,
         *,
-        type: MemoryType | str | None = None,
-    ) -> NoteSaveOut:
+        type: m.MemoryType | str | None = None,
+    ) -> m.NoteSaveOut:
         """``PUT /v1/notes``: save or replace the note on a topic (``note="off"`` deletes)."""
         topics = topic if isinstance(topic, str) else list(topic)
-        body = NoteIn.model_validate({"agent": agent, "topic": topics, "note": note, "type": type})
+        body = m.NoteIn.model_validate(
+            {"agent": agent, "topic": topics, "note": note, "type": type}
+        )
         return await self._call(w.save_note(body))
 
     async def recall_notes(
         self, agent: str, topic: str | None = None, *, min_position: int = 0
-    ) -> NotesOut:
+    ) -> m.NotesOut:
         """``GET /v1/notes``: the best 3 notes for a topic and all your topics."""
         return await self._call(w.recall_notes(agent, topic, min_position))
 
-    # --- operations ---------------------------------------------------------------------
     async def audit(
         self,
         *,
@@ -430,24 +395,50 @@ class AsyncMemoryClient(AsyncErasureMethods):
         action: str | None = None,
         limit: int = 100,
         tenant: str | None = None,
-    ) -> AuditOut:
+    ) -> m.AuditOut:
         """``GET /v1/audit`` (an admin key, or an operator naming ``tenant``): who did
         what in the tenant, oldest first — never content. Continue with
         ``since=page.next`` while ``page.more``."""
         return await self._call(w.audit(since, actor, action, limit, tenant))
 
-    async def health(self) -> HealthOut:
+    async def health(self) -> m.HealthOut:
         """``GET /healthz``: log position, each projection's position and lag."""
         return await self._call(w.health())
 
+    async def erase(
+        self,
+        *,
+        reason: str,
+        scope: str | None = None,
+        source_agent: str | None = None,
+        ids: Sequence[str] | None = None,
+        interaction_ids: Sequence[str] | None = None,
+        everything: bool = False,
+        erasure_id: str | None = None,
+        wait: bool = False,
+    ) -> m.ErasureOut:
+        """``POST /v1/erasures``: forget everything of one subject — exactly one of
+        ``scope``, ``source_agent``, memory ``ids``, raw ``interaction_ids`` or
+        ``everything`` of the tenant — its memories, raw turns, notes, episodes and
+        persona, destroying their data keys. ``reason`` is recorded on the log and in the
+        receipt. The same ``erasure_id`` again is the same erasure (``already_done``)."""
+        body = e.erasure_in(
+            reason, scope, source_agent, ids, interaction_ids, everything, erasure_id
+        )
+        return await self._call(e.erase_call(body, wait))
 
-async def _to_async(chunks: Iterable[bytes]) -> AsyncIterator[bytes]:
-    """httpx's async client streams only async iterables."""
-    for chunk in chunks:
-        yield chunk
+    async def erasure_receipt(self, erasure_id: str) -> m.ErasureReceipt:
+        """``GET /v1/erasures/{id}``: the signed receipt (``.raw`` is the document as
+        served; check it offline with ``verify_receipt``)."""
+        return await self._call(e.receipt_call(erasure_id))
 
+    async def erasure_public_key(self) -> m.ErasurePublicKeyOut:
+        """``GET /v1/erasures/public-key``: the Ed25519 key (``.pem``) verifying receipts."""
+        return await self._call(e.public_key_call())
 
-async def _encode_async(lines: AsyncIterable[str | bytes]) -> AsyncIterator[bytes]:
-    async for line in lines:
-        raw = line.encode("utf-8") if isinstance(line, str) else line
-        yield raw if raw.endswith(b"\n") else raw + b"\n"
+    async def forget_interaction(
+        self, interaction_id: str, *, reason: str = e.FORGET_INTERACTION_REASON, wait: bool = False
+    ) -> m.ErasureOut:
+        """``DELETE /v1/interactions/{id}``: forget one raw turn and every memory
+        extracted from it (an erasure; ``erasure_receipt`` of its id is the receipt)."""
+        return await self._call(e.forget_interaction_call(interaction_id, reason, wait))

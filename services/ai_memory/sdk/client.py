@@ -1,8 +1,19 @@
-"""``MemoryClient``: the synchronous, typed client of the ai-memory HTTP API.
+"""``MemoryClient``: the typed client of the ai-memory HTTP API — the one place each SDK
+method is written.
 
 One method per endpoint; answers are pydantic models (``ai_memory.sdk.models``), failures
 typed exceptions (``ai_memory.sdk.errors``), and 429/503/transport failures are retried
-as ``ai_memory.sdk.retry`` describes.
+as ``ai_memory.sdk.retry`` describes. What each request is (method, path, query, body,
+whether a retry is safe, how to read the answer) is built in ``_wire``; a method here
+only names the call.
+
+``AsyncMemoryClient`` (``async_client.py``) is generated from this module by
+``_generate_async`` (``python services/ai_memory/sdk/_generate_async.py``), as qdrant-client does:
+the twin differs only in ``async``/``await`` and the async names of httpx, and a shared
+base class cannot type both (a method answers ``T`` in one and ``Awaitable[T]`` in the
+other, which Python's types cannot say once), so it would repeat every signature. A test
+keeps the committed twin equal to the generator's output. Embedded use is not a third
+client: ``ai_memory.sdk.in_process`` runs this class over the HTTP app in this process.
 """
 
 from __future__ import annotations
@@ -11,40 +22,14 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import httpx
 
+from . import _erasure as e
 from . import _wire as w
-from ._erasure import ErasureMethods
-from .api import MemoryApi
+from . import models as m
 from .errors import ConnectionFailedError
-from .models import (
-    AuditOut,
-    BatchWriteOut,
-    ChangeOut,
-    DeleteOut,
-    EpisodesOut,
-    GovernanceRunOut,
-    HealthOut,
-    ImportOut,
-    InteractionOut,
-    LineageOut,
-    MemoryIn,
-    MemoryListOut,
-    MemoryOut,
-    MemoryState,
-    MemoryType,
-    NoteIn,
-    NoteSaveOut,
-    NotesOut,
-    PersonaOut,
-    SearchIn,
-    SearchOut,
-    TurnIn,
-    WriteOut,
-    WriteTriggersOut,
-)
 from .retry import RetryPolicy
 
 __all__ = ["DEFAULT_URL", "MemoryClient"]
@@ -61,13 +46,13 @@ def with_api_key(headers: dict[str, str] | None, api_key: str | None) -> dict[st
     return {**(headers or {}), "Authorization": f"Bearer {api_key}"}
 
 
-class MemoryClient(ErasureMethods):
-    """A synchronous client of one ai-memory server.
+class MemoryClient:
+    """A client of one ai-memory server.
 
     ``timeout`` is per request in seconds (``None``: no limit, e.g. for a large import);
     ``retries`` is a retry count or a ``RetryPolicy``; ``transport`` replaces the network
-    (``httpx.MockTransport`` in tests). Use it as a context manager, or call ``close``.
-    Subject erasure (``erase``, ``erasure_receipt``, …) comes from ``ErasureMethods``.
+    (``httpx.MockTransport`` in tests; ``ai_memory.sdk.in_process`` runs the HTTP app in
+    this process). Use it as a context manager, or call ``close``.
     """
 
     def __init__(
@@ -160,7 +145,7 @@ class MemoryClient(ErasureMethods):
         *,
         scope: str,
         source_agent: str,
-        type: MemoryType | str = MemoryType.FACT,
+        type: m.MemoryType | str = m.MemoryType.FACT,
         id: str | None = None,
         tags: Sequence[str] | None = None,
         meta: dict[str, Any] | None = None,
@@ -168,7 +153,7 @@ class MemoryClient(ErasureMethods):
         created_at: str | int | float | None = None,
         wait: bool = False,
         if_match: w.Version | None = None,
-    ) -> WriteOut:
+    ) -> m.WriteOut:
         """Write a memory with an idempotent ``PUT`` (a UUID is generated when ``id`` is
         None), so it is safe to retry; ``record.id`` of the answer is the id.
         ``if_match`` (a version read before, or ``"*"``) writes only if the memory is
@@ -176,7 +161,7 @@ class MemoryClient(ErasureMethods):
         record = w.memory_in(content, scope, source_agent, type, tags, meta, ttl, created_at)
         return self.upsert(id or str(uuid.uuid4()), record, wait=wait, if_match=if_match)
 
-    def create(self, record: MemoryIn, *, wait: bool = False) -> WriteOut:
+    def create(self, record: m.MemoryIn, *, wait: bool = False) -> m.WriteOut:
         """``POST /v1/memories``: create (the server picks the id when ``record.id`` is
         unset; such a request is never retried once it may have reached the server)."""
         return self._call(w.create(record, wait))
@@ -184,19 +169,19 @@ class MemoryClient(ErasureMethods):
     def upsert(
         self,
         memory_id: str,
-        record: MemoryIn,
+        record: m.MemoryIn,
         *,
         wait: bool = False,
         if_match: w.Version | None = None,
         if_none_match: w.Version | None = None,
-    ) -> WriteOut:
+    ) -> m.WriteOut:
         """``PUT /v1/memories/{id}``: create (201) or update; unchanged → ``changed=False``.
         ``if_match``: only while the memory is at this version (``"*"``: exists);
         ``if_none_match="*"``: create only. A failed condition is
         ``PreconditionFailedError`` (412)."""
         return self._call(w.upsert(memory_id, record, wait, if_match, if_none_match))
 
-    def write_many(self, items: Iterable[w.BatchItem], *, wait: bool = False) -> BatchWriteOut:
+    def write_many(self, items: Iterable[w.BatchItem], *, wait: bool = False) -> m.BatchWriteOut:
         """``POST /v1/memories:batch``: upsert up to 1,000 memories (``MemoryIn`` or
         dicts) in one request. Each item answers for itself in ``results`` (in order:
         ``status`` 201/200, or 4xx with its ``problem``); refused items raise nothing.
@@ -204,7 +189,7 @@ class MemoryClient(ErasureMethods):
         safely (a retry writes nothing twice); one naming a memory twice is not retried."""
         return self._call(w.write_many(items, wait))
 
-    def get(self, memory_id: str, *, min_position: int = 0) -> MemoryOut:
+    def get(self, memory_id: str, *, min_position: int = 0) -> m.MemoryOut:
         """``GET /v1/memories/{id}``; ``NotFoundError`` (404), ``GoneError`` (410)."""
         return self._call(w.get(memory_id, min_position))
 
@@ -215,7 +200,7 @@ class MemoryClient(ErasureMethods):
         reason: str | None = None,
         wait: bool = False,
         if_match: w.Version | None = None,
-    ) -> DeleteOut:
+    ) -> m.DeleteOut:
         """``DELETE /v1/memories/{id}``: forget for good (the id is never reused);
         with ``if_match``, only while the memory is at that version (412 otherwise)."""
         return self._call(w.delete(memory_id, reason, wait, if_match))
@@ -224,13 +209,13 @@ class MemoryClient(ErasureMethods):
         self,
         *,
         scope: str | Sequence[str] | None = None,
-        type: MemoryType | str | Sequence[MemoryType | str] | None = None,
-        state: MemoryState | str | Sequence[MemoryState | str] | None = None,
+        type: m.MemoryType | str | Sequence[m.MemoryType | str] | None = None,
+        state: m.MemoryState | str | Sequence[m.MemoryState | str] | None = None,
         tag: str | None = None,
         cursor: str | None = None,
         limit: int = 50,
         min_position: int = 0,
-    ) -> MemoryListOut:
+    ) -> m.MemoryListOut:
         """``GET /v1/memories``: one page in id order (``state`` active by default);
         pass ``next_cursor`` as ``cursor`` for the next, until it is None."""
         params = w.list_params(scope, type, state, tag, cursor, limit, min_position)
@@ -240,12 +225,12 @@ class MemoryClient(ErasureMethods):
         self,
         *,
         scope: str | Sequence[str] | None = None,
-        type: MemoryType | str | Sequence[MemoryType | str] | None = None,
-        state: MemoryState | str | Sequence[MemoryState | str] | None = None,
+        type: m.MemoryType | str | Sequence[m.MemoryType | str] | None = None,
+        state: m.MemoryState | str | Sequence[m.MemoryState | str] | None = None,
         tag: str | None = None,
         page_size: int = 200,
         min_position: int = 0,
-    ) -> Iterator[MemoryOut]:
+    ) -> Iterator[m.MemoryOut]:
         """Every matching memory, page by page (``list_memories`` following the cursor).
         One written meanwhile after the current page is met; one behind it is not."""
         cursor: str | None = None
@@ -270,15 +255,15 @@ class MemoryClient(ErasureMethods):
         *,
         scope: str | None = None,
         tags: Sequence[str] | None = None,
-        types: Sequence[MemoryType | str] | None = None,
+        types: Sequence[m.MemoryType | str] | None = None,
         top_k: int = 10,
         mode: str = "hybrid",
-        states: Sequence[MemoryState | str] | None = None,
+        states: Sequence[m.MemoryState | str] | None = None,
         as_of: str | int | float | None = None,
         known_at: str | int | float | None = None,
         rerank: bool = True,
         min_position: int = 0,
-    ) -> SearchOut:
+    ) -> m.SearchOut:
         """``POST /v1/memories/search``: hybrid (or ``semantic``/``keyword``) search; each
         hit carries its ``score``, ``components`` and rerank ``explanation``."""
         request = w.search_in(
@@ -286,7 +271,7 @@ class MemoryClient(ErasureMethods):
         )
         return self.search_request(request, min_position=min_position)
 
-    def search_request(self, request: SearchIn, *, min_position: int = 0) -> SearchOut:
+    def search_request(self, request: m.SearchIn, *, min_position: int = 0) -> m.SearchOut:
         """``POST /v1/memories/search`` with a prepared ``SearchIn``."""
         return self._call(w.search(request, min_position))
 
@@ -299,7 +284,7 @@ class MemoryClient(ErasureMethods):
         follow: bool = True,
         limit: int = 100,
         poll_timeout: float = 20.0,
-    ) -> Iterator[ChangeOut]:
+    ) -> Iterator[m.ChangeOut]:
         """``GET /v1/changes``: what changed in ``scope`` (every scope the key may read
         when None), oldest first — never content. Each entry's ``cursor`` resumes right
         after it (``since=``): keep the last one handled and a restart misses nothing and
@@ -338,10 +323,11 @@ class MemoryClient(ErasureMethods):
 
     def import_bundle(
         self, source: w.ImportSource, *, wait: bool = False, source_name: str | None = None
-    ) -> ImportOut:
+    ) -> m.ImportOut:
         """``POST /v1/import``: stream a bundle from a file (``Path``), ``bytes`` or an
-        iterable of lines (str, bytes or record dicts); returns the report. Idempotent,
-        so retried unless ``source`` is a one-shot iterator."""
+        iterable of lines (str, bytes or record dicts; ``AsyncMemoryClient`` also takes an
+        async iterable of lines); returns the report. Idempotent, so retried unless
+        ``source`` is a one-shot iterator."""
         body, replayable = w.import_body(source)
         response = self._send(
             "POST",
@@ -363,7 +349,7 @@ class MemoryClient(ErasureMethods):
         session_id: str | None = None,
         at: str | int | float | None = None,
         wait: bool = False,
-    ) -> InteractionOut:
+    ) -> m.InteractionOut:
         """``POST /v1/interactions``: keep a raw turn (L0) and extract memories (L1)."""
         return self._call(
             w.interaction(w.interaction_in(text, scope, source_agent, session_id, at), wait)
@@ -375,12 +361,12 @@ class MemoryClient(ErasureMethods):
         *,
         as_of: str | int | float | None = None,
         known_at: str | int | float | None = None,
-    ) -> PersonaOut:
+    ) -> m.PersonaOut:
         """``GET /v1/persona``: L3, the active preferences, goals, facts, skills, tasks —
         as true at ``as_of`` and known at ``known_at`` when given."""
         return self._call(w.persona(scope, as_of, known_at))
 
-    def episodes(self, scope: str) -> EpisodesOut:
+    def episodes(self, scope: str) -> m.EpisodesOut:
         """``GET /v1/episodes``: L2, extracted memories grouped by conversation."""
         return self._call(w.episodes(scope))
 
@@ -390,16 +376,16 @@ class MemoryClient(ErasureMethods):
         *,
         as_of: str | int | float | None = None,
         known_at: str | int | float | None = None,
-    ) -> LineageOut:
+    ) -> m.LineageOut:
         """``GET /v1/memories/{id}/lineage``: supersession and every state change."""
         return self._call(w.lineage(memory_id, as_of, known_at))
 
-    def write_triggers(self, turn: TurnIn | str) -> WriteTriggersOut:
+    def write_triggers(self, turn: m.TurnIn | str) -> m.WriteTriggersOut:
         """``POST /v1/write-triggers``: whether and what to write for a turn (advisory)."""
-        body = TurnIn(text=turn) if isinstance(turn, str) else turn
+        body = m.TurnIn(text=turn) if isinstance(turn, str) else turn
         return self._call(w.write_triggers(body))
 
-    def run_governance(self, *, wait: bool = False) -> GovernanceRunOut:
+    def run_governance(self, *, wait: bool = False) -> m.GovernanceRunOut:
         """``POST /v1/governance/run``: one governor pass now."""
         return self._call(w.governance_run(wait))
 
@@ -410,16 +396,18 @@ class MemoryClient(ErasureMethods):
         topic: str | Iterable[str],
         note: str,
         *,
-        type: MemoryType | str | None = None,
-    ) -> NoteSaveOut:
+        type: m.MemoryType | str | None = None,
+    ) -> m.NoteSaveOut:
         """``PUT /v1/notes``: save or replace the note on a topic (``note="off"`` deletes)."""
         topics = topic if isinstance(topic, str) else list(topic)
-        body = NoteIn.model_validate({"agent": agent, "topic": topics, "note": note, "type": type})
+        body = m.NoteIn.model_validate(
+            {"agent": agent, "topic": topics, "note": note, "type": type}
+        )
         return self._call(w.save_note(body))
 
     def recall_notes(
         self, agent: str, topic: str | None = None, *, min_position: int = 0
-    ) -> NotesOut:
+    ) -> m.NotesOut:
         """``GET /v1/notes``: the best 3 notes for a topic and all your topics."""
         return self._call(w.recall_notes(agent, topic, min_position))
 
@@ -432,18 +420,51 @@ class MemoryClient(ErasureMethods):
         action: str | None = None,
         limit: int = 100,
         tenant: str | None = None,
-    ) -> AuditOut:
+    ) -> m.AuditOut:
         """``GET /v1/audit`` (an admin key, or an operator naming ``tenant``): who did
         what in the tenant, oldest first — never content. Continue with
         ``since=page.next`` while ``page.more``."""
         return self._call(w.audit(since, actor, action, limit, tenant))
 
-    def health(self) -> HealthOut:
+    def health(self) -> m.HealthOut:
         """``GET /healthz``: log position, each projection's position and lag."""
         return self._call(w.health())
 
+    # --- subject erasure (an admin key of the tenant; others get ``ForbiddenError``) ----
+    def erase(
+        self,
+        *,
+        reason: str,
+        scope: str | None = None,
+        source_agent: str | None = None,
+        ids: Sequence[str] | None = None,
+        interaction_ids: Sequence[str] | None = None,
+        everything: bool = False,
+        erasure_id: str | None = None,
+        wait: bool = False,
+    ) -> m.ErasureOut:
+        """``POST /v1/erasures``: forget everything of one subject — exactly one of
+        ``scope``, ``source_agent``, memory ``ids``, raw ``interaction_ids`` or
+        ``everything`` of the tenant — its memories, raw turns, notes, episodes and
+        persona, destroying their data keys. ``reason`` is recorded on the log and in the
+        receipt. The same ``erasure_id`` again is the same erasure (``already_done``)."""
+        body = e.erasure_in(
+            reason, scope, source_agent, ids, interaction_ids, everything, erasure_id
+        )
+        return self._call(e.erase_call(body, wait))
 
-if TYPE_CHECKING:  # checked by mypy, never run: this client is a MemoryApi
+    def erasure_receipt(self, erasure_id: str) -> m.ErasureReceipt:
+        """``GET /v1/erasures/{id}``: the signed receipt (``.raw`` is the document as
+        served; check it offline with ``verify_receipt``)."""
+        return self._call(e.receipt_call(erasure_id))
 
-    def _is_a_memory_api(client: MemoryClient) -> MemoryApi:
-        return client
+    def erasure_public_key(self) -> m.ErasurePublicKeyOut:
+        """``GET /v1/erasures/public-key``: the Ed25519 key (``.pem``) verifying receipts."""
+        return self._call(e.public_key_call())
+
+    def forget_interaction(
+        self, interaction_id: str, *, reason: str = e.FORGET_INTERACTION_REASON, wait: bool = False
+    ) -> m.ErasureOut:
+        """``DELETE /v1/interactions/{id}``: forget one raw turn and every memory
+        extracted from it (an erasure; ``erasure_receipt`` of its id is the receipt)."""
+        return self._call(e.forget_interaction_call(interaction_id, reason, wait))

@@ -56,7 +56,7 @@ from langgraph.store.base import (
 
 from ai_memory.core.record import MemoryType
 
-from .api import MemoryApi
+from .client import MemoryClient
 from .errors import GoneError, NotFoundError
 from .models import MemoryIn, MemoryOut
 
@@ -173,7 +173,7 @@ class AiMemoryStore(BaseStore):
 
     def __init__(
         self,
-        client: MemoryApi,
+        client: MemoryClient,
         *,
         default_scope_prefix: str = "lg",
         source_agent: str = "langgraph",

@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .api import MemoryApi
+from .client import MemoryClient
 from .models import InteractionOut, SearchHitOut, TurnIn, WriteOut, WriteSuggestion
 
 __all__ = ["Observation", "end_session", "estimate_tokens", "observe", "wake_up"]
@@ -49,7 +49,7 @@ def _fit(line: str, budget: int) -> str:
 
 
 def wake_up(
-    client: MemoryApi,
+    client: MemoryClient,
     task_topic: str,
     scope: str,
     *,
@@ -98,7 +98,7 @@ def _derived_id(kind: str, *parts: str) -> str:
 
 
 def observe(
-    client: MemoryApi,
+    client: MemoryClient,
     turn: TurnIn | str,
     scope: str,
     agent: str,
@@ -160,7 +160,7 @@ def _summarise(transcript: Sequence[str]) -> str:
 
 
 def end_session(
-    client: MemoryApi,
+    client: MemoryClient,
     transcript: str | Sequence[str],
     scope: str,
     agent: str,

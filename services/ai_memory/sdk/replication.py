@@ -15,7 +15,7 @@ order their passes run in: a version that loses on the target is replaced on the
 by the winner at once, instead of waiting for a change on the target's feed that may
 never come.
 
-Both instances are ``MemoryApi`` clients (HTTP or in process). The cursor of the last
+Both instances are ``MemoryClient``s (over HTTP or in process). The cursor of the last
 entry settled is handed to ``save`` after every batch, so a pass that stops anywhere
 resumes there (re-settling a memory is idempotent: equal stamps write nothing).
 """
@@ -29,7 +29,7 @@ from typing import Any
 
 from ai_memory.core.convergence import replicated_line, stamp_of
 
-from .api import MemoryApi
+from .client import MemoryClient
 from .errors import GoneError, NotFoundError
 from .models import ChangeOut
 
@@ -58,8 +58,8 @@ class SyncReport:
 class Replicator:
     def __init__(
         self,
-        source: MemoryApi,
-        target: MemoryApi,
+        source: MemoryClient,
+        target: MemoryClient,
         scope: str,
         *,
         source_name: str,
@@ -151,7 +151,7 @@ class Replicator:
                 client.import_bundle(_ordered(lines), wait=True, source_name="sync")
 
 
-def _read(client: MemoryApi, memory_id: str, position: int = 0) -> dict[str, Any] | str | None:
+def _read(client: MemoryClient, memory_id: str, position: int = 0) -> dict[str, Any] | str | None:
     """The record as JSON (as of ``position`` at least), ``_GONE`` when forgotten, None
     when never there."""
     try:
