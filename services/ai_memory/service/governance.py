@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ai_memory.core.bitemporal import known_entries
-from ai_memory.core.errors import InvalidInput, NotFound
+from ai_memory.core.errors import Forbidden, InvalidInput, NotFound
 from ai_memory.core.events import DomainEvent
 from ai_memory.core.governance import (
     ConflictDetector,
@@ -33,6 +33,7 @@ from ai_memory.core.governance.interactions import decide_interaction, state_eve
 from ai_memory.core.record import (
     MemoryState,
     StoredRecord,
+    Tombstone,
     check_identifier,
     check_utf8,
     safe_name,
@@ -40,6 +41,8 @@ from ai_memory.core.record import (
 )
 from ai_memory.core.timeparse import format_timestamp, parse_timestamp
 
+from . import access
+from .access import Who
 from .memory_service import MemoryService
 from .time_travel import TimePoint, TimeTravel
 
@@ -89,10 +92,15 @@ class GovernanceService:
 
     # --- L0 → L1 -----------------------------------------------------------------------
     def record_interaction(
-        self, tenant: str, body: Mapping[str, Any], *, wait: bool = False
+        self, who: Who, body: Mapping[str, Any], *, wait: bool = False
     ) -> InteractionResult:
+        """Keep a raw turn (L0) in its scope, where ``who`` must may write, and extract
+        memories from it (L1)."""
+        caller = access.caller_of(who)
+        tenant = caller.tenant
         m = self.memory
         scope = validate_scope(body.get("scope"), m.limits)
+        access.require(caller, "write", scope)
         agent = check_identifier(
             _text(body.get("source_agent"), "source_agent", m.limits.max_agent_chars),
             "source_agent",
@@ -152,10 +160,13 @@ class GovernanceService:
         )
 
     # --- L2 / L3 -------------------------------------------------------------------------
-    def persona(self, tenant: str, scope: str, at: TimePoint | None = None) -> dict[str, Any]:
+    def persona(self, who: Who, scope: str, at: TimePoint | None = None) -> dict[str, Any]:
         """L3: what is currently believed about a scope — active memories by slot; ``at``:
         what was true at a valid time / believed at a recorded time (deploy/TIME.md)."""
+        caller = access.caller_of(who)
+        tenant = caller.tenant
         validate_scope(scope, self.memory.limits)
+        access.require(caller, "read", scope)
         travel = None if at is None or at.is_now else TimeTravel(self.memory.store, tenant, at)
         sections: dict[str, list[dict[str, Any]]] = {
             "preferences": [],
@@ -178,9 +189,12 @@ class GovernanceService:
                 sections[section].append(_entry(stored, gov))
         return {"scope": scope, **sections}
 
-    def episodes(self, tenant: str, scope: str) -> dict[str, Any]:
+    def episodes(self, who: Who, scope: str) -> dict[str, Any]:
         """L2: extracted memories grouped by the conversation they came from."""
+        caller = access.caller_of(who)
+        tenant = caller.tenant
         validate_scope(scope, self.memory.limits)
+        access.require(caller, "read", scope)
         grouped: dict[str, list[dict[str, Any]]] = {}
         for stored in self.memory.store.scan_records(tenant, scopes=[scope]):
             source = stored.record.meta.get("source")
@@ -204,9 +218,12 @@ class GovernanceService:
         return self._last_position
 
     # --- the governor --------------------------------------------------------------------
-    def govern(self, tenant: str, *, wait: bool = False) -> list[dict[str, Any]]:
+    def govern(self, who: Who, *, wait: bool = False) -> list[dict[str, Any]]:
         """One governor pass over a tenant: TTL expiry, soft forgetting, slow-update
         takeovers. Emits the transitions as events and returns them."""
+        caller = access.caller_of(who)
+        tenant = caller.tenant
+        access.require_role(caller, "govern")
         m = self.memory
         now = m.clock.now()
         uow = m.units.begin(tenant, "governor")
@@ -232,13 +249,25 @@ class GovernanceService:
         return done
 
     # --- lineage -------------------------------------------------------------------------
-    def lineage(self, tenant: str, memory_id: str, at: TimePoint | None = None) -> dict[str, Any]:
+    def lineage(self, who: Who, memory_id: str, at: TimePoint | None = None) -> dict[str, Any]:
         """What a memory superseded, what superseded it, and every event and rule behind
         its state changes, oldest first; with its validity window (deploy/TIME.md). ``at``:
-        only the events recorded by ``known_at``, the state at valid time ``as_of``."""
+        only the events recorded by ``known_at``, the state at valid time ``as_of``.
+        A key limited to some scopes reads the lineage of a live memory of its scopes
+        only: a forgotten one's scope is no longer known to it."""
+        caller = access.caller_of(who)
+        tenant = caller.tenant
+        access.require_role(caller, "read")
         at = at or TimePoint()
-        entries = self.memory.store.lineage(tenant, memory_id)
         current = self.memory.store.get(tenant, memory_id)
+        if access.limited(caller):
+            if isinstance(current, Tombstone):
+                raise Forbidden(
+                    "the lineage of a forgotten memory is for keys of every scope",
+                    code="scope_forbidden",
+                )
+            access.reveal(caller, "read", memory_id, current)
+        entries = self.memory.store.lineage(tenant, memory_id)
         if not entries and current is None:
             raise NotFound(f"memory {memory_id!r} does not exist", code="memory_not_found")
         entries = known_entries(entries, at.known_at)
