@@ -261,6 +261,9 @@ class GovernanceService:
         at = at or TimePoint()
         current = self.memory.store.get(tenant, memory_id)
         if access.limited(caller):
+            # Judged in the stored scope first: a forgotten memory of another scope
+            # answers as a live one there, never "forgotten".
+            access.judge(caller, "read", current)
             if isinstance(current, Tombstone):
                 raise Forbidden(
                     "the lineage of a forgotten memory is for keys of every scope",

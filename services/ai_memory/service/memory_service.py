@@ -211,7 +211,8 @@ class MemoryService:
         result = self.units.run(
             tenant,
             record.source_agent,
-            lambda uow: self.write_in(
+            caller=caller,
+            step=lambda uow: self.write_in(
                 uow,
                 record,
                 explicit_created=explicit,
@@ -357,7 +358,8 @@ class MemoryService:
         result = self.units.run(
             tenant,
             actor,
-            lambda uow: self.delete_in(
+            caller=caller,
+            step=lambda uow: self.delete_in(
                 uow,
                 memory_id,
                 reason=reason,
