@@ -30,7 +30,9 @@ from ai_memory.core.governance import (
 )
 from ai_memory.core.governance.extraction import Extractor, Interaction, RuleBasedExtractor
 from ai_memory.core.governance.interactions import decide_interaction, state_event
+from ai_memory.core.ports import Clock, RecordStore
 from ai_memory.core.record import (
+    Limits,
     MemoryState,
     StoredRecord,
     Tombstone,
@@ -43,8 +45,9 @@ from ai_memory.core.timeparse import format_timestamp, parse_timestamp
 
 from . import access
 from .access import Who
-from .memory_service import MemoryService
+from .secret_policy import SecretGuard
 from .time_travel import TimePoint, TimeTravel
+from .unit_of_work import UnitsOfWork
 
 MAX_INTERACTION_CHARS = 8_000
 # (tenant, judged memory id, stored decision) → the decision with its personal parts
@@ -72,16 +75,28 @@ class InteractionResult:
 
 
 class GovernanceService:
+    """Interactions, persona, episodes, lineage and the governor, over what they need:
+    the units of work they append through, the records they read, the tenant's secret
+    policy, the limits and the clock."""
+
     def __init__(
         self,
-        memory: MemoryService,
+        *,
+        units: UnitsOfWork,
+        store: RecordStore,
+        secrets: SecretGuard,
+        limits: Limits,
+        clock: Clock,
         params: GovernanceParams | None = None,
         extractor: Extractor | None = None,
         detector: ConflictDetector | None = None,
-        *,
         open_evidence: OpenEvidence | None = None,
     ) -> None:
-        self.memory = memory
+        self.units = units
+        self.store = store
+        self.secrets = secrets
+        self.limits = limits
+        self.clock = clock
         # Opens a decision's sealed personal parts for a reader while every key they were
         # sealed under lives (None: encryption off, nothing is sealed).
         self._open_evidence = open_evidence
@@ -98,11 +113,10 @@ class GovernanceService:
         memories from it (L1)."""
         caller = access.caller_of(who)
         tenant = caller.tenant
-        m = self.memory
-        scope = validate_scope(body.get("scope"), m.limits)
+        scope = validate_scope(body.get("scope"), self.limits)
         access.require(caller, "write", scope)
         agent = check_identifier(
-            _text(body.get("source_agent"), "source_agent", m.limits.max_agent_chars),
+            _text(body.get("source_agent"), "source_agent", self.limits.max_agent_chars),
             "source_agent",
         )
         text = check_utf8(_text(body.get("text"), "text", MAX_INTERACTION_CHARS), "text")
@@ -116,9 +130,9 @@ class GovernanceService:
         # The tenant's secret policy, before the text reaches the extractor or the log.
         for name, value in (("scope", scope), ("source_agent", agent), ("session_id", session)):
             if value is not None:
-                m.secrets.identifier(tenant, name, value)
-        text, redacted = m.secrets.text(tenant, "text", text)
-        now = m.clock.now()
+                self.secrets.identifier(tenant, name, value)
+        text, redacted = self.secrets.text(tenant, "text", text)
+        now = self.clock.now()
         at = parse_timestamp(body["at"], field="at") if body.get("at") is not None else now
         interaction_id = str(uuid.uuid4())
         interaction = Interaction(text, at, scope, agent, session)
@@ -131,11 +145,11 @@ class GovernanceService:
         else:
             extracted = self.extractor.extract(interaction)
 
-        uow = m.units.begin(tenant, agent)
+        uow = self.units.begin(tenant, agent, caller=caller)
         with uow:
             # Decide against projections that include everything this service appended.
             if self._last_position:
-                m.wait_for(self._last_position)
+                self.units.wait_for(self._last_position)
             decision = decide_interaction(
                 interaction,
                 interaction_id,
@@ -165,9 +179,9 @@ class GovernanceService:
         what was true at a valid time / believed at a recorded time (deploy/TIME.md)."""
         caller = access.caller_of(who)
         tenant = caller.tenant
-        validate_scope(scope, self.memory.limits)
+        validate_scope(scope, self.limits)
         access.require(caller, "read", scope)
-        travel = None if at is None or at.is_now else TimeTravel(self.memory.store, tenant, at)
+        travel = None if at is None or at.is_now else TimeTravel(self.store, tenant, at)
         sections: dict[str, list[dict[str, Any]]] = {
             "preferences": [],
             "goals": [],
@@ -175,7 +189,7 @@ class GovernanceService:
             "skills": [],
             "tasks": [],
         }
-        for stored in self.memory.store.scan_records(tenant, scopes=[scope]):
+        for stored in self.store.scan_records(tenant, scopes=[scope]):
             if travel is not None:
                 then = travel.state(stored)
                 if then is None:
@@ -193,10 +207,10 @@ class GovernanceService:
         """L2: extracted memories grouped by the conversation they came from."""
         caller = access.caller_of(who)
         tenant = caller.tenant
-        validate_scope(scope, self.memory.limits)
+        validate_scope(scope, self.limits)
         access.require(caller, "read", scope)
         grouped: dict[str, list[dict[str, Any]]] = {}
-        for stored in self.memory.store.scan_records(tenant, scopes=[scope]):
+        for stored in self.store.scan_records(tenant, scopes=[scope]):
             source = stored.record.meta.get("source")
             if not isinstance(source, Mapping):
                 continue
@@ -224,12 +238,11 @@ class GovernanceService:
         caller = access.caller_of(who)
         tenant = caller.tenant
         access.require_role(caller, "govern")
-        m = self.memory
-        now = m.clock.now()
-        uow = m.units.begin(tenant, "governor")
+        now = self.clock.now()
+        uow = self.units.begin(tenant, "governor", caller=caller)
         with uow:
             by_scope: dict[str, list[GovernedMemory]] = {}
-            for stored in m.store.scan_records(tenant):
+            for stored in self.store.scan_records(tenant):
                 by_scope.setdefault(stored.record.scope, []).append(
                     from_stored(stored, self.params)
                 )
@@ -259,7 +272,7 @@ class GovernanceService:
         tenant = caller.tenant
         access.require_role(caller, "read")
         at = at or TimePoint()
-        current = self.memory.store.get(tenant, memory_id)
+        current = self.store.get(tenant, memory_id)
         if access.limited(caller):
             # Judged in the stored scope first: a forgotten memory of another scope
             # answers as a live one there, never "forgotten".
@@ -270,13 +283,13 @@ class GovernanceService:
                     code="scope_forbidden",
                 )
             access.reveal(caller, "read", memory_id, current)
-        entries = self.memory.store.lineage(tenant, memory_id)
+        entries = self.store.lineage(tenant, memory_id)
         if not entries and current is None:
             raise NotFound(f"memory {memory_id!r} does not exist", code="memory_not_found")
         entries = known_entries(entries, at.known_at)
         validity: dict[str, Any] = {}
         if isinstance(current, StoredRecord):
-            travel = TimeTravel(self.memory.store, tenant, at)
+            travel = TimeTravel(self.store, tenant, at)
             then = travel.state(current)
             start, end = travel.validity(current)
             validity = {
@@ -324,8 +337,7 @@ class GovernanceService:
 
     def _governed(self, tenant: str, scope: str) -> list[GovernedMemory]:
         return [
-            from_stored(s, self.params)
-            for s in self.memory.store.scan_records(tenant, scopes=[scope])
+            from_stored(s, self.params) for s in self.store.scan_records(tenant, scopes=[scope])
         ]
 
 

@@ -48,7 +48,7 @@ def router(governance: GovernanceService, caller_of: Callable[[Request], Caller]
             body.model_dump(exclude_unset=True),
         )
         if wait:  # on the event loop: a slow projection holds no worker thread
-            await governance.memory.wait_for_async(result.position)
+            await governance.units.wait_for_async(result.position)
         return result.to_json()
 
     @api.post("/v1/write-triggers")
@@ -93,7 +93,7 @@ def router(governance: GovernanceService, caller_of: Callable[[Request], Caller]
         """Run one governor pass now (TTL expiry, soft forgetting, slow-update takeovers)."""
         transitions = await run_in_threadpool(governance.govern, caller_of(request))
         if wait and transitions:
-            await governance.memory.wait_for_async(governance.last_position)
+            await governance.units.wait_for_async(governance.last_position)
         return {"transitions": transitions}
 
     @api.get("/v1/memories/{memory_id}/lineage")
