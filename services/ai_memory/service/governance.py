@@ -109,8 +109,8 @@ class GovernanceService:
     def record_interaction(
         self, who: Who, body: Mapping[str, Any], *, wait: bool = False
     ) -> InteractionResult:
-        """Keep a raw turn (L0) in its scope, where ``who`` must may write, and extract
-        memories from it (L1)."""
+        """Keep a raw turn (L0) in its scope, where ``who`` must be allowed to write, and
+        extract memories from it (L1)."""
         caller = access.caller_of(who)
         tenant = caller.tenant
         scope = validate_scope(body.get("scope"), self.limits)

@@ -197,8 +197,9 @@ class MemoryService:
         wait: bool = False,
         preconditions: Preconditions | None = None,
     ) -> WriteResult:
-        """Create or upsert one memory as ``who``, who must may write in its scope — and in
-        the stored memory's scope, asked before anything is said of it (``write_in``)."""
+        """Create or upsert one memory as ``who``, who must be allowed to write in its
+        scope — and in the stored memory's scope, asked before anything is said of it
+        (``write_in``)."""
         caller = access.caller_of(who)
         tenant = caller.tenant
         access.require_role(caller, "write")  # before the body is judged: a reader learns nothing

@@ -227,7 +227,7 @@ class NotesService:
         self, who: Who, agent: str, topic: object, note: str, type_: MemoryType | None = None
     ) -> SaveResult:
         """Create, replace (same tag set) or, with ``note: "off"``, forget a note: ``who``
-        must may write in ``agent:<agent>``, where an agent's notes live."""
+        must be allowed to write in ``agent:<agent>``, where an agent's notes live."""
         caller = access.caller_of(who)
         tenant = caller.tenant
         agent = validate_agent(agent, self.service.limits)
@@ -312,7 +312,7 @@ class NotesService:
         self, who: Who, agent: str, topic: str | None, *, min_position: int = 0
     ) -> NotesPage:
         """Rank the agent's notes for ``topic``, record the returned ones as read (``who``
-        must may read ``agent:<agent>``)."""
+        must be allowed to read ``agent:<agent>``)."""
         caller = access.caller_of(who)
         tenant = caller.tenant
         limits = self.service.limits

@@ -80,7 +80,7 @@ def changes_request(
     if not isinstance(raw_scope, str):
         raise InvalidInput("scope", "required", "name the scope to follow, e.g. 'user:alice'")
     scope = validate_scope(raw_scope, limits)
-    # The HTTP feed's check, asked of the feed: the caller must may read the scope.
+    # The HTTP feed's check, asked of the feed: the caller must be allowed to read the scope.
     scopes = feed.scopes(caller, [scope])
     limit = args.get("limit", DEFAULT_LIMIT)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
