@@ -71,7 +71,7 @@ def test_a_key_reads_the_changes_of_its_scopes_only(container: Container) -> Non
     keys = container.services.keys
     assert keys is not None
     token = keys.create(tenant="acme", role="reader", scopes=["user:alice"], name="t").token
-    server = build_server(container.services, session_principal=lambda: keys.authenticate(token))
+    server = build_server(container.services, session_caller=lambda: keys.authenticate(token))
     for memory_id, scope in (("a1", "user:alice"), ("b1", "user:bob")):
         body = {"id": memory_id, "type": "fact", "scope": scope, "source_agent": "a"}
         container.service.write("acme", {**body, "content": f"{memory_id} secret"}, wait=True)

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from ai_memory.bootstrap import Container
-from ai_memory.core.errors import Forbidden, Gone, InvalidInput, NotFound, Unavailable
+from ai_memory.core.access import AccessPrincipal
+from ai_memory.core.errors import Gone, InvalidInput, NotFound, Unavailable
 from ai_memory.core.events import DomainEvent, LoggedEvent, MemoryWritten
 from ai_memory.core.ports import EncodedEvent
 from ai_memory.core.positions import pack
-from ai_memory.core.record import MemoryRecord, MemoryState
+from ai_memory.core.record import MemoryState
 from ai_memory.service.batch_write import (
     MAX_BATCH_ITEMS,
     ItemResult,
@@ -317,15 +318,11 @@ def test_item_results_render_as_the_wire_model() -> None:
 def test_an_item_the_caller_may_not_write_is_refused_with_403_alone(
     svc: MemoryService, tenant: str
 ) -> None:
-    def only_user_scopes(record: MemoryRecord) -> None:
-        if not record.scope.startswith("user:"):
-            raise Forbidden(f"may not write in {record.scope}", code="scope_forbidden")
-
+    only_user_scopes = AccessPrincipal(tenant, "k1", "writer", ("user:*",))
     results = svc.write_many(
-        tenant,
+        only_user_scopes,
         [body(id="mine"), body(id="theirs", scope="team:ops"), body(id="bad", scope="Bad")],
         wait=True,
-        authorize=only_user_scopes,
     )
     assert [r.status for r in results] == [201, 403, 422]
     assert results[1].error is not None and results[1].error.code == "scope_forbidden"

@@ -9,6 +9,7 @@ import pytest
 from ai_memory.adapters.memory import KeyBacking, MemoryKeyStore
 from ai_memory.core.access import ApiKey, generate_token
 from ai_memory.core.errors import Forbidden, InvalidInput, NotFound, Unauthenticated, Unavailable
+from ai_memory.service import access
 from ai_memory.service.keys import KeyService
 from tests.factories import T0, FixedClock
 
@@ -118,19 +119,19 @@ def test_keys_are_required_once_one_exists_even_revoked(
     assert keys.required()
 
 
-def test_require_and_search_scopes_speak_the_policy_codes(keys: KeyService) -> None:
+def test_an_authenticated_key_is_judged_with_the_policy_codes(keys: KeyService) -> None:
     token = keys.create(tenant="acme", role="writer", scopes=["user:*"], name="x").token
     principal = keys.authenticate(token)
-    keys.require(principal, "write", "user:alice")
+    access.require(principal, "write", "user:alice")
     with pytest.raises(Forbidden) as e:
-        keys.require(principal, "write", "team:x")
+        access.require(principal, "write", "team:x")
     assert e.value.code == "scope_forbidden"
     with pytest.raises(Forbidden) as e:
-        keys.require(principal, "manage_keys")
+        access.require(principal, "manage_keys")
     assert e.value.code == "role_forbidden"
-    assert keys.search_scopes(principal, ["user:bob", "public"]) == ("user:bob", "public")
+    assert access.readable(principal, ["user:bob", "public"]) == ["user:bob", "public"]
     with pytest.raises(Forbidden) as e:
-        keys.search_scopes(principal, None)
+        access.readable(principal, None)
     assert e.value.code == "scope_required"
 
 

@@ -25,7 +25,9 @@ BODY = {"type": "fact", "scope": "user:alice", "source_agent": "a"}
 def use(
     monkeypatch: pytest.MonkeyPatch, container: Container, policy: SecretPolicy
 ) -> MemoryService:
-    monkeypatch.setattr(container.service, "secrets", SecretGuard(policy))
+    guard = SecretGuard(policy)  # one guard for every service that screens a write
+    monkeypatch.setattr(container.service, "secrets", guard)
+    monkeypatch.setattr(container.governance, "secrets", guard)
     return container.service
 
 

@@ -8,11 +8,13 @@ import threading
 import pytest
 
 from ai_memory.adapters.memory import MemoryEventLog
+from ai_memory.core.access import AccessPrincipal
 from ai_memory.core.decide import decide_delete, decide_write
 from ai_memory.core.errors import InvalidInput, Timeout
 from ai_memory.core.events import MemoryWritten
 from ai_memory.serialization import AvroEventSerializer
-from ai_memory.service.unit_of_work import Principal, UnitOfWork, UnitsOfWork
+from ai_memory.service.access import Embedded
+from ai_memory.service.unit_of_work import UnitOfWork, UnitsOfWork
 from tests.factories import T0, FixedClock, pipeline, record
 
 
@@ -113,7 +115,9 @@ def test_a_position_beyond_the_head_is_refused(units: UnitsOfWork) -> None:
     assert refused.value.code == "position_beyond_head"
 
 
-def test_a_principal_writes_only_to_its_tenant(units: UnitsOfWork) -> None:
-    with pytest.raises(InvalidInput):
-        units.begin("other", "agent", principal=Principal("acme", "key-1"))
-    assert units.begin("acme", "agent", principal=Principal("acme", "key-1")).principal
+def test_a_caller_writes_only_to_its_tenant(units: UnitsOfWork) -> None:
+    key = AccessPrincipal("acme", "key-1", "admin", ())
+    for caller in (key, Embedded("acme")):
+        with pytest.raises(InvalidInput):
+            units.begin("other", "agent", caller=caller)
+        assert units.begin("acme", "agent", caller=caller).caller == caller

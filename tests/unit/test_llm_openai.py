@@ -95,8 +95,15 @@ def test_decisions_are_recorded_and_replays_do_not_call_the_model(tmp_path: Path
     # Encryption off: the test reads the recorded decisions straight off the log (with it
     # on they are sealed evidence: tests/unit/test_evidence_sealing.py).
     c = build(Settings(data_dir=tmp_path / "data", encryption="off"), clock=clock)
+    m = c.service
     governance = GovernanceService(
-        c.service, extractor=ModelExtractor(llm), detector=LLMJudgeDetector(llm)
+        units=m.units,
+        store=m.store,
+        secrets=m.secrets,
+        limits=m.limits,
+        clock=m.clock,
+        extractor=ModelExtractor(llm),
+        detector=LLMJudgeDetector(llm),
     )
     c.start()
     try:

@@ -333,6 +333,7 @@ def build(
         quota=quota,
     )
     params = governance_params(s)
+    secrets = SecretGuard(s.secret_policy, s.secret_policy_by_tenant)  # every write's screen
     service = MemoryService(
         log=log,
         store=store,
@@ -345,12 +346,18 @@ def build(
         recalls=RecallRecorder(units),
         ranking=params,
         units=units,
-        secrets=SecretGuard(s.secret_policy, s.secret_policy_by_tenant),
+        secrets=secrets,
     )
+    extractor, detector = model_plugins(s)
     governance = GovernanceService(
-        service,
-        params,
-        *model_plugins(s),
+        units=units,
+        store=store,
+        secrets=secrets,
+        limits=s.limits,
+        clock=clock,
+        params=params,
+        extractor=extractor,
+        detector=detector,
         open_evidence=None if sealer is None else sealer.open_evidence,
     )
     notes = NotesService(service, NoteRules(quota=s.note_quota))

@@ -8,23 +8,22 @@ shapes results. Credentials are the service's business: the tenant's secret poli
 (``service.secret_policy``) refuses or redacts them here exactly as over HTTP. Each
 transport turns a ``ToolOutput`` (or ``error_output``) into its own message.
 
-With API keys a transport passes the caller's principal: every tool then checks the key's
-role and scopes exactly as the HTTP routes do (``forbidden`` errors carry the policy's
-code); without one (stdio, open development mode) nothing is checked.
+A transport passes its caller (an API key's principal, or the deployment itself in open
+development mode): the services judge it exactly as for the HTTP routes (``forbidden``
+errors carry the policy's code); this module checks nothing of its own.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from ai_memory.core.access import AccessPrincipal, Action
-from ai_memory.core.errors import AiMemoryError, Gone, InvalidInput, RetryableError
-from ai_memory.core.record import Tombstone, validate_content, validate_id, validate_scope
+from ai_memory.core.errors import AiMemoryError, InvalidInput, RetryableError
+from ai_memory.core.record import validate_content, validate_id, validate_scope
+from ai_memory.service.access import Caller, Who, caller_of
 from ai_memory.service.facade import Services
-from ai_memory.service.keys import KeyService
 from ai_memory.service.memory_service import SearchRequest
 from ai_memory.service.notes import NoteRules, NotesService, page_json
 
@@ -41,15 +40,6 @@ INSTRUCTIONS = (
     "preferences, task outcomes and skills (never credentials); forget only when asked, "
     "with confirm: true. notes_save/notes_recall are your own small notebook."
 )
-
-
-# The caller's key when keys are in force; None: nothing to check (stdio, open mode).
-Caller = AccessPrincipal | None
-
-
-def _require(who: Caller, action: Action, scope: str | None) -> None:
-    if who is not None:
-        KeyService.require(who, action, scope)
 
 
 @dataclass
@@ -85,7 +75,7 @@ class AgentTools:
         self.transfer = services.transfer
         self.notes = services.notes if rules is None else NotesService(self.service, rules)
         self.specs = {s.name: s for s in tool_specs(self.service.limits, self.notes.rules)}
-        self._impl: dict[str, Callable[[str, Mapping[str, Any], Caller], ToolOutput]] = {
+        self._impl: dict[str, Callable[[Caller, Mapping[str, Any]], ToolOutput]] = {
             "memory_write": self.memory_write,
             "memory_search": self.memory_search,
             "memory_read": self.memory_read,
@@ -95,45 +85,30 @@ class AgentTools:
             "notes_recall": self.notes_recall,
         }
 
-    def call(
-        self,
-        tenant: str,
-        name: str,
-        arguments: Mapping[str, Any] | None,
-        principal: Caller = None,
-    ) -> ToolOutput:
-        """Check ``arguments`` against the tool's schema, then run it (as ``principal``,
-        the caller's key, when keys are in force)."""
+    def call(self, who: Who, name: str, arguments: Mapping[str, Any] | None) -> ToolOutput:
+        """Check ``arguments`` against the tool's schema, then run it as ``who`` (the
+        caller's key, or the deployment; a bare tenant name is the deployment's caller
+        of that tenant)."""
         args = dict(arguments or {})
         if name == "memory_forget":
             args.setdefault("confirm", False)  # a missing confirm is refused with the how-to
         check_arguments(self.specs[name].input_schema, args)
-        return self._impl[name](tenant, args, principal)
+        return self._impl[name](caller_of(who), args)
 
-    def memory_write(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
+    def memory_write(self, who: Caller, args: Mapping[str, Any]) -> ToolOutput:
         """Validate size first, then write (the tenant's secret policy applies in the
         service, as on every path) and wait until searchable."""
-        _require(who, "write", args.get("scope"))
         validate_content(args["content"], self.service.limits)
         keys = ("type", "content", "scope", "source_agent", "tags", "ttl")
         body = {k: args[k] for k in keys if k in args}
-        result = self.service.write(
-            tenant,
-            body,
-            memory_id=args.get("id"),
-            wait=True,
-            authorize=lambda scope: _require(who, "write", scope),
-        )
+        result = self.service.write(who, body, memory_id=args.get("id"), wait=True)
         status = "created" if result.created else "updated" if result.changed else "unchanged"
         return ToolOutput({"id": result.record.id, "status": status, **result.to_json()})
 
-    def memory_search(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
+    def memory_search(self, who: Caller, args: Mapping[str, Any]) -> ToolOutput:
         """Hybrid search with reranking, as ``POST /v1/memories/search``."""
         request = SearchRequest.parse(args, self.service.limits)
-        if who is not None:  # only where the key may read
-            scopes = KeyService.search_scopes(who, request.scopes)
-            request = replace(request, scopes=None if scopes is None else list(scopes))
-        hits = self.service.search(tenant, request)
+        hits = self.service.search(who, request)
         results = [
             {
                 "id": h.stored.record.id,
@@ -148,42 +123,16 @@ class AgentTools:
         ]
         return ToolOutput({"query": request.query, "count": len(results), "results": results})
 
-    def memory_read(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
+    def memory_read(self, who: Caller, args: Mapping[str, Any]) -> ToolOutput:
         """One memory by id (``memory_not_found`` / ``memory_forgotten`` otherwise)."""
         memory_id = validate_id(args["id"], self.service.limits)
-        if who is not None:
-            KeyService.require_role(who, "read")
-        try:
-            stored = self.service.get(tenant, memory_id)
-        except Gone:
-            self._require_forgotten(tenant, who, "read", memory_id)
-            raise
-        _require(who, "read", stored.record.scope)
-        return ToolOutput(stored.to_json())
+        return ToolOutput(self.service.get(who, memory_id).to_json())
 
-    def _require_forgotten(self, tenant: str, who: Caller, action: Action, memory_id: str) -> None:
-        """As the HTTP routes: a key limited to some scopes hears that a memory was
-        forgotten only if it may ``action`` in the tombstone's scope (``scope_forbidden``
-        otherwise, as for a live memory there), so it never learns which ids exist in
-        scopes it may not reach."""
-        if who is not None and not who.every_scope:
-            found = self.service.store.get(tenant, memory_id)
-            if isinstance(found, Tombstone):
-                KeyService.require(who, action, found.scope)
-
-    def memory_forget(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
+    def memory_forget(self, who: Caller, args: Mapping[str, Any]) -> ToolOutput:
         """Delete only with ``confirm: true``; otherwise show what would be deleted."""
         memory_id = validate_id(args["id"], self.service.limits)
-        if who is not None:
-            KeyService.require_role(who, "forget")
-            if not who.every_scope:  # a key limited to some scopes: whose memory is it?
-                try:
-                    scope = self.service.get(tenant, memory_id).record.scope
-                    KeyService.require(who, "forget", scope)
-                except Gone:  # already forgotten: forgetting again changes nothing
-                    self._require_forgotten(tenant, who, "forget", memory_id)
         if args["confirm"] is not True:
-            record = self.service.get(tenant, memory_id).record  # not found / gone: say so
+            record = self.service.get(who, memory_id, to="forget").record  # or why not
             preview = record.content if len(record.content) <= 200 else record.content[:200] + "…"
             raise InvalidInput(
                 "confirm",
@@ -195,8 +144,7 @@ class AgentTools:
                 code="confirmation_required",
             )
         reason = args.get("reason", "user_request")
-        actor = "mcp" if who is None else who.actor
-        result = self.service.delete(tenant, memory_id, actor=actor, reason=reason, wait=True)
+        result = self.service.delete(who, memory_id, actor="mcp", reason=reason, wait=True)
         return ToolOutput(
             {
                 "id": result.memory_id,
@@ -206,11 +154,10 @@ class AgentTools:
             }
         )
 
-    def memory_export(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
+    def memory_export(self, who: Caller, args: Mapping[str, Any]) -> ToolOutput:
         """The scope's NDJSON bundle, cut at ``MAX_EXPORT_BYTES`` with a note."""
         scope = validate_scope(args["scope"], self.service.limits)
-        _require(who, "read", scope)
-        text, lines, truncated = cap_lines(self.transfer.export(tenant, [scope]))
+        text, lines, truncated = cap_lines(self.transfer.export(who, [scope]))
         data: dict[str, Any] = {"scope": scope, "lines": lines, "truncated": truncated}
         texts = [text]
         if truncated:
@@ -223,10 +170,9 @@ class AgentTools:
             texts.append(data["note"])
         return ToolOutput(data, texts)
 
-    def notes_save(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
+    def notes_save(self, who: Caller, args: Mapping[str, Any]) -> ToolOutput:
         """Save / replace / turn off a note, as ``PUT /v1/notes``."""
-        _require(who, "write", f"agent:{args['agent']}")  # a note lives in agent:<agent>
-        r = self.notes.save(tenant, args["agent"], args["topic"], args["note"])
+        r = self.notes.save(who, args["agent"], args["topic"], args["note"])
         return ToolOutput(
             {
                 "id": r.id,
@@ -240,8 +186,7 @@ class AgentTools:
             | ({"redacted": list(r.redacted)} if r.redacted else {})
         )
 
-    def notes_recall(self, tenant: str, args: Mapping[str, Any], who: Caller) -> ToolOutput:
+    def notes_recall(self, who: Caller, args: Mapping[str, Any]) -> ToolOutput:
         """Ranked notes for a topic plus all topics, as ``GET /v1/notes``."""
-        _require(who, "read", f"agent:{args['agent']}")
-        page = self.notes.recall(tenant, args["agent"], args.get("topic"))
+        page = self.notes.recall(who, args["agent"], args.get("topic"))
         return ToolOutput(page_json(page, self.notes.rules.quota))

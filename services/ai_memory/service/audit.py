@@ -48,6 +48,8 @@ from ai_memory.core.events import (
     SubjectErased,
 )
 from ai_memory.core.ports import EventLog
+from ai_memory.service import access
+from ai_memory.service.access import Who
 
 MAX_LIMIT = 1000
 DEFAULT_LIMIT = 100
@@ -163,14 +165,17 @@ class AuditService:
 
     def page(
         self,
-        tenant: str,
+        who: Who,
         *,
+        tenant: str | None = None,
         since: str | None = None,
         actor: str | None = None,
         action: str | None = None,
         limit: int = DEFAULT_LIMIT,
     ) -> AuditPage:
-        """One page of the tenant's trail after ``since`` (from the start without it)."""
+        """One page of a tenant's trail after ``since`` (from the start without it): an
+        admin reads its own tenant's, an operator names the ``tenant`` it reads."""
+        tenant = access.audited_tenant(access.caller_of(who), tenant)
         if not 1 <= limit <= MAX_LIMIT:
             raise InvalidInput("limit", "range", f"limit must be 1-{MAX_LIMIT}")
         if action is not None and action not in ACTION_NAMES:

@@ -43,6 +43,8 @@ from ai_memory.core.events import (
 )
 from ai_memory.core.ports import EventLog
 
+from . import access
+from .access import Who
 from .log_watch import LogWatch
 
 MAX_LIMIT = 1000
@@ -176,9 +178,16 @@ class ChangeFeed:
             cursor.update(decode_cursor(since, partitions, field))
         return cursor
 
+    def scopes(self, who: Who, requested: Sequence[str] | None) -> list[str] | None:
+        """The scopes ``who`` may follow of ``requested`` (None: every scope it may read),
+        or ``Forbidden`` — asked before a stream starts, so a refusal is a plain error."""
+        caller = access.caller_of(who)
+        access.require_role(caller, "read")
+        return access.readable(caller, requested)
+
     def page(
         self,
-        tenant: str,
+        who: Who,
         scopes: Sequence[str] | None,
         *,
         since: str | None = None,
@@ -186,7 +195,10 @@ class ChangeFeed:
         field: str = "since",
     ) -> ChangePage:
         """The changes after ``since`` (from the start of the log without it) in
-        ``scopes`` (every scope of the tenant when None), at most ``limit``."""
+        ``scopes`` (every scope ``who`` may read when None), at most ``limit``. Judged
+        on every page: a follower whose key lost its rights stops at the next one."""
+        tenant = access.caller_of(who).tenant
+        scopes = self.scopes(who, scopes)
         if not 1 <= limit <= MAX_LIMIT:
             raise InvalidInput("limit", "range", f"limit must be 1-{MAX_LIMIT}")
         cursor = self.positions(since, field)

@@ -50,6 +50,8 @@ from ai_memory.core.ports import Clock, EventLog
 from ai_memory.core.record import StoredRecord
 from ai_memory.core.timeparse import format_timestamp, from_micros
 
+from . import access
+from .access import Caller, Who
 from .append_pipeline import MAX_EXTRACTED
 from .health import ProjectionPosition
 from .memory_service import MemoryService
@@ -124,8 +126,12 @@ class ErasureService:
         return ErasureRequest.parse(body, self.memory.limits, lambda: f"era-{uuid.uuid4()}")
 
     def erase(
-        self, tenant: str, request: ErasureRequest, *, actor: str, wait: bool = False
+        self, who: Who, request: ErasureRequest, *, actor: str, wait: bool = False
     ) -> ErasureResult:
+        """Erase a subject of the tenant of ``who``, who must own the tenant (an admin key
+        or the deployment); ``actor`` is recorded when the caller is not a key."""
+        caller = self.owner(who)
+        tenant, actor = caller.tenant, access.actor_of(caller, actor)
         done = self._find(tenant, request.erasure_id)
         if done is not None:
             e = done.event
@@ -254,7 +260,33 @@ class ErasureService:
     def public_key_pem(self) -> str:
         return public_key_pem(self.public_key())
 
-    def receipt(self, tenant: str, erasure_id: str) -> dict[str, Any]:
+    def owner(self, who: Who) -> Caller:
+        """``who`` as the caller of an erasure use: an owner of its tenant (an admin key
+        or the deployment), else ``Forbidden`` (``role_forbidden``)."""
+        caller = access.caller_of(who)
+        access.require_admin(caller, "an erasure")
+        return caller
+
+    def receipt_key(self, who: Who) -> Ed25519PublicKey:
+        """The key that verifies receipts, as served to an owner of a tenant."""
+        self.owner(who)
+        return self.public_key()
+
+    def forget_interaction(
+        self, who: Who, interaction_id: str, *, reason: str, actor: str, wait: bool = False
+    ) -> ErasureResult:
+        """Forget one raw turn: an erasure of ``interaction_ids: [id]`` (its receipt is
+        the erasure's); ``interaction_not_found`` for a turn the tenant never had."""
+        caller = self.owner(who)
+        if not self.has_interaction(caller.tenant, interaction_id):
+            raise NotFound("this interaction does not exist", code="interaction_not_found")
+        parsed = self.parse({"interaction_ids": [interaction_id], "reason": reason})
+        return self.erase(caller, parsed, actor=actor, wait=wait)
+
+    def receipt(self, who: Who, erasure_id: str) -> dict[str, Any]:
+        """The signed receipt of an erasure of the tenant of ``who`` (an owner)."""
+        caller = self.owner(who)
+        tenant = caller.tenant
         check_erasure_id(erasure_id, "erasure_id")
         found: LoggedEvent | None = None
         tombstones: dict[str, int] = {}

@@ -2,6 +2,11 @@
 may call. The composition root builds it; entry points receive it and never see the
 adapters, the log or the projections behind it.
 
+Every use case takes its **caller** first (``service.access``: an API key's principal,
+or the deployment itself where no key is in force) and decides what that caller may do
+— role, scopes, tenant, what it may learn of what it may not reach — before it reads or
+writes; an entry point only turns a credential into a caller and passes it.
+
 * ``memory``: write (one memory or a batch), read, forget, search, read-your-writes
   waits;
 * ``notes``: an agent's notebook; ``governance``: interactions, persona, episodes,

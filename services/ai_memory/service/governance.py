@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ai_memory.core.bitemporal import known_entries
-from ai_memory.core.errors import InvalidInput, NotFound
+from ai_memory.core.errors import Forbidden, InvalidInput, NotFound
 from ai_memory.core.events import DomainEvent
 from ai_memory.core.governance import (
     ConflictDetector,
@@ -30,9 +30,12 @@ from ai_memory.core.governance import (
 )
 from ai_memory.core.governance.extraction import Extractor, Interaction, RuleBasedExtractor
 from ai_memory.core.governance.interactions import decide_interaction, state_event
+from ai_memory.core.ports import Clock, RecordStore
 from ai_memory.core.record import (
+    Limits,
     MemoryState,
     StoredRecord,
+    Tombstone,
     check_identifier,
     check_utf8,
     safe_name,
@@ -40,8 +43,11 @@ from ai_memory.core.record import (
 )
 from ai_memory.core.timeparse import format_timestamp, parse_timestamp
 
-from .memory_service import MemoryService
+from . import access
+from .access import Who
+from .secret_policy import SecretGuard
 from .time_travel import TimePoint, TimeTravel
+from .unit_of_work import UnitsOfWork
 
 MAX_INTERACTION_CHARS = 8_000
 # (tenant, judged memory id, stored decision) → the decision with its personal parts
@@ -69,16 +75,28 @@ class InteractionResult:
 
 
 class GovernanceService:
+    """Interactions, persona, episodes, lineage and the governor, over what they need:
+    the units of work they append through, the records they read, the tenant's secret
+    policy, the limits and the clock."""
+
     def __init__(
         self,
-        memory: MemoryService,
+        *,
+        units: UnitsOfWork,
+        store: RecordStore,
+        secrets: SecretGuard,
+        limits: Limits,
+        clock: Clock,
         params: GovernanceParams | None = None,
         extractor: Extractor | None = None,
         detector: ConflictDetector | None = None,
-        *,
         open_evidence: OpenEvidence | None = None,
     ) -> None:
-        self.memory = memory
+        self.units = units
+        self.store = store
+        self.secrets = secrets
+        self.limits = limits
+        self.clock = clock
         # Opens a decision's sealed personal parts for a reader while every key they were
         # sealed under lives (None: encryption off, nothing is sealed).
         self._open_evidence = open_evidence
@@ -89,12 +107,16 @@ class GovernanceService:
 
     # --- L0 → L1 -----------------------------------------------------------------------
     def record_interaction(
-        self, tenant: str, body: Mapping[str, Any], *, wait: bool = False
+        self, who: Who, body: Mapping[str, Any], *, wait: bool = False
     ) -> InteractionResult:
-        m = self.memory
-        scope = validate_scope(body.get("scope"), m.limits)
+        """Keep a raw turn (L0) in its scope, where ``who`` must be allowed to write, and
+        extract memories from it (L1)."""
+        caller = access.caller_of(who)
+        tenant = caller.tenant
+        scope = validate_scope(body.get("scope"), self.limits)
+        access.require(caller, "write", scope)
         agent = check_identifier(
-            _text(body.get("source_agent"), "source_agent", m.limits.max_agent_chars),
+            _text(body.get("source_agent"), "source_agent", self.limits.max_agent_chars),
             "source_agent",
         )
         text = check_utf8(_text(body.get("text"), "text", MAX_INTERACTION_CHARS), "text")
@@ -108,9 +130,9 @@ class GovernanceService:
         # The tenant's secret policy, before the text reaches the extractor or the log.
         for name, value in (("scope", scope), ("source_agent", agent), ("session_id", session)):
             if value is not None:
-                m.secrets.identifier(tenant, name, value)
-        text, redacted = m.secrets.text(tenant, "text", text)
-        now = m.clock.now()
+                self.secrets.identifier(tenant, name, value)
+        text, redacted = self.secrets.text(tenant, "text", text)
+        now = self.clock.now()
         at = parse_timestamp(body["at"], field="at") if body.get("at") is not None else now
         interaction_id = str(uuid.uuid4())
         interaction = Interaction(text, at, scope, agent, session)
@@ -123,11 +145,11 @@ class GovernanceService:
         else:
             extracted = self.extractor.extract(interaction)
 
-        uow = m.units.begin(tenant, agent)
+        uow = self.units.begin(tenant, agent, caller=caller)
         with uow:
             # Decide against projections that include everything this service appended.
             if self._last_position:
-                m.wait_for(self._last_position)
+                self.units.wait_for(self._last_position)
             decision = decide_interaction(
                 interaction,
                 interaction_id,
@@ -152,11 +174,14 @@ class GovernanceService:
         )
 
     # --- L2 / L3 -------------------------------------------------------------------------
-    def persona(self, tenant: str, scope: str, at: TimePoint | None = None) -> dict[str, Any]:
+    def persona(self, who: Who, scope: str, at: TimePoint | None = None) -> dict[str, Any]:
         """L3: what is currently believed about a scope — active memories by slot; ``at``:
         what was true at a valid time / believed at a recorded time (deploy/TIME.md)."""
-        validate_scope(scope, self.memory.limits)
-        travel = None if at is None or at.is_now else TimeTravel(self.memory.store, tenant, at)
+        caller = access.caller_of(who)
+        tenant = caller.tenant
+        validate_scope(scope, self.limits)
+        access.require(caller, "read", scope)
+        travel = None if at is None or at.is_now else TimeTravel(self.store, tenant, at)
         sections: dict[str, list[dict[str, Any]]] = {
             "preferences": [],
             "goals": [],
@@ -164,7 +189,7 @@ class GovernanceService:
             "skills": [],
             "tasks": [],
         }
-        for stored in self.memory.store.scan_records(tenant, scopes=[scope]):
+        for stored in self.store.scan_records(tenant, scopes=[scope]):
             if travel is not None:
                 then = travel.state(stored)
                 if then is None:
@@ -178,11 +203,14 @@ class GovernanceService:
                 sections[section].append(_entry(stored, gov))
         return {"scope": scope, **sections}
 
-    def episodes(self, tenant: str, scope: str) -> dict[str, Any]:
+    def episodes(self, who: Who, scope: str) -> dict[str, Any]:
         """L2: extracted memories grouped by the conversation they came from."""
-        validate_scope(scope, self.memory.limits)
+        caller = access.caller_of(who)
+        tenant = caller.tenant
+        validate_scope(scope, self.limits)
+        access.require(caller, "read", scope)
         grouped: dict[str, list[dict[str, Any]]] = {}
-        for stored in self.memory.store.scan_records(tenant, scopes=[scope]):
+        for stored in self.store.scan_records(tenant, scopes=[scope]):
             source = stored.record.meta.get("source")
             if not isinstance(source, Mapping):
                 continue
@@ -204,15 +232,17 @@ class GovernanceService:
         return self._last_position
 
     # --- the governor --------------------------------------------------------------------
-    def govern(self, tenant: str, *, wait: bool = False) -> list[dict[str, Any]]:
+    def govern(self, who: Who, *, wait: bool = False) -> list[dict[str, Any]]:
         """One governor pass over a tenant: TTL expiry, soft forgetting, slow-update
         takeovers. Emits the transitions as events and returns them."""
-        m = self.memory
-        now = m.clock.now()
-        uow = m.units.begin(tenant, "governor")
+        caller = access.caller_of(who)
+        tenant = caller.tenant
+        access.require_role(caller, "govern")
+        now = self.clock.now()
+        uow = self.units.begin(tenant, "governor", caller=caller)
         with uow:
             by_scope: dict[str, list[GovernedMemory]] = {}
-            for stored in m.store.scan_records(tenant):
+            for stored in self.store.scan_records(tenant):
                 by_scope.setdefault(stored.record.scope, []).append(
                     from_stored(stored, self.params)
                 )
@@ -232,19 +262,34 @@ class GovernanceService:
         return done
 
     # --- lineage -------------------------------------------------------------------------
-    def lineage(self, tenant: str, memory_id: str, at: TimePoint | None = None) -> dict[str, Any]:
+    def lineage(self, who: Who, memory_id: str, at: TimePoint | None = None) -> dict[str, Any]:
         """What a memory superseded, what superseded it, and every event and rule behind
         its state changes, oldest first; with its validity window (deploy/TIME.md). ``at``:
-        only the events recorded by ``known_at``, the state at valid time ``as_of``."""
+        only the events recorded by ``known_at``, the state at valid time ``as_of``.
+        A key limited to some scopes reads the lineage of a live memory of its scopes
+        only: a forgotten one's scope is no longer known to it."""
+        caller = access.caller_of(who)
+        tenant = caller.tenant
+        access.require_role(caller, "read")
         at = at or TimePoint()
-        entries = self.memory.store.lineage(tenant, memory_id)
-        current = self.memory.store.get(tenant, memory_id)
+        current = self.store.get(tenant, memory_id)
+        if access.limited(caller):
+            # Judged in the stored scope first: a forgotten memory of another scope
+            # answers as a live one there, never "forgotten".
+            access.judge(caller, "read", current)
+            if isinstance(current, Tombstone):
+                raise Forbidden(
+                    "the lineage of a forgotten memory is for keys of every scope",
+                    code="scope_forbidden",
+                )
+            access.reveal(caller, "read", memory_id, current)
+        entries = self.store.lineage(tenant, memory_id)
         if not entries and current is None:
             raise NotFound(f"memory {memory_id!r} does not exist", code="memory_not_found")
         entries = known_entries(entries, at.known_at)
         validity: dict[str, Any] = {}
         if isinstance(current, StoredRecord):
-            travel = TimeTravel(self.memory.store, tenant, at)
+            travel = TimeTravel(self.store, tenant, at)
             then = travel.state(current)
             start, end = travel.validity(current)
             validity = {
@@ -292,8 +337,7 @@ class GovernanceService:
 
     def _governed(self, tenant: str, scope: str) -> list[GovernedMemory]:
         return [
-            from_stored(s, self.params)
-            for s in self.memory.store.scan_records(tenant, scopes=[scope])
+            from_stored(s, self.params) for s in self.store.scan_records(tenant, scopes=[scope])
         ]
 
 

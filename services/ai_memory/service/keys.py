@@ -39,22 +39,17 @@ from datetime import datetime, timedelta
 
 from ai_memory.core.access import (
     AccessPrincipal,
-    Action,
     ApiKey,
     IssuedKey,
     KeyInfo,
     adopt_key,
-    authorize,
     check_key,
     issue_key,
     parse_key,
-    role_allows,
-    searchable_scopes,
     validate_tenant,
 )
 from ai_memory.core.access.keys import Random
 from ai_memory.core.errors import (
-    Forbidden,
     InvalidInput,
     NotFound,
     RetryableError,
@@ -217,30 +212,6 @@ class KeyService:
         if principal is None:
             raise Unauthenticated("the API key is not valid (unknown, revoked or expired)")
         return principal
-
-    @staticmethod
-    def require(principal: AccessPrincipal, action: Action, scope: str | None = None) -> None:
-        """``Forbidden`` with the policy's stable code unless ``authorize`` allows it."""
-        decision = authorize(principal, action, scope)
-        if not decision:
-            raise Forbidden(decision.reason, code=decision.code)
-
-    @staticmethod
-    def require_role(principal: AccessPrincipal, action: Action) -> None:
-        """``Forbidden`` (``role_forbidden``) unless the role allows ``action`` somewhere."""
-        decision = role_allows(principal, action)
-        if not decision:
-            raise Forbidden(decision.reason, code=decision.code)
-
-    @staticmethod
-    def search_scopes(
-        principal: AccessPrincipal, requested: Iterable[str] | None
-    ) -> tuple[str, ...] | None:
-        """The scopes a search may look in (None: all), or ``Forbidden``."""
-        decision, scopes = searchable_scopes(principal, None if requested is None else [*requested])
-        if not decision:
-            raise Forbidden(decision.reason, code=decision.code)
-        return scopes
 
     def close(self) -> None:
         """Close the store (a service opened on its own, as by ``ai-memory keys``)."""

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from ai_memory.core.decide import decide_delete, decide_write, with_created_at_from
-from ai_memory.core.errors import Gone, InvalidInput, NotFound
+from ai_memory.core.errors import InvalidInput
 from ai_memory.core.events import EventHeader
 from ai_memory.core.governance import Candidate, GovernanceParams, rerank
 from ai_memory.core.keywords import query_terms
@@ -28,7 +28,6 @@ from ai_memory.core.record import (
     MemoryState,
     MemoryType,
     StoredRecord,
-    Tombstone,
     check_utf8,
     parse_record,
     validate_scope,
@@ -36,7 +35,8 @@ from ai_memory.core.record import (
     validate_type,
 )
 from ai_memory.core.timeparse import parse_timestamp, short_repr
-from ai_memory.service import batch_write
+from ai_memory.service import access, batch_write
+from ai_memory.service.access import Who
 from ai_memory.service.batch_write import ItemResult
 from ai_memory.service.listing import ListRequest, MemoryPage
 from ai_memory.service.recalls import RecallRecorder
@@ -190,30 +190,35 @@ class MemoryService:
     # --- write / upsert --------------------------------------------------------------------
     def write(
         self,
-        tenant: str,
+        who: Who,
         body: Mapping[str, Any],
         *,
         memory_id: str | None = None,
         wait: bool = False,
         preconditions: Preconditions | None = None,
-        authorize: Callable[[str], None] | None = None,
     ) -> WriteResult:
-        """``authorize(scope)`` raises ``Forbidden`` where the caller may not write; it
-        is asked about the stored memory's scope too (``write_in``)."""
+        """Create or upsert one memory as ``who``, who must be allowed to write in its
+        scope — and in the stored memory's scope, asked before anything is said of it
+        (``write_in``)."""
+        caller = access.caller_of(who)
+        tenant = caller.tenant
+        access.require_role(caller, "write")  # before the body is judged: a reader learns nothing
         now = self.clock.now()
         record = parse_record(body, now=now, limits=self.limits, memory_id=memory_id)
+        access.require(caller, "write", record.scope)
         screened = self.admit(tenant, record)
         record = screened.record
         explicit = body.get("created_at") is not None
         result = self.units.run(
             tenant,
             record.source_agent,
-            lambda uow: self.write_in(
+            caller=caller,
+            step=lambda uow: self.write_in(
                 uow,
                 record,
                 explicit_created=explicit,
                 preconditions=preconditions,
-                authorize=authorize,
+                authorize=lambda scope: access.require(caller, "write", scope),
             ),
         )
         if screened.redacted:
@@ -257,23 +262,21 @@ class MemoryService:
         )
 
     def write_many(
-        self,
-        tenant: str,
-        bodies: Sequence[Any],
-        *,
-        wait: bool = False,
-        authorize: Callable[[MemoryRecord], None] | None = None,
+        self, who: Who, bodies: Sequence[Any], *, wait: bool = False
     ) -> list[ItemResult]:
         """Upsert up to ``MAX_BATCH_ITEMS`` memories in one unit of work and one append;
-        each item answers for itself (``batch_write``; ``authorize`` refuses an item the
-        caller may not write with ``Forbidden``)."""
+        each item answers for itself (``batch_write``): a caller that may never write is
+        refused whole, an item in a scope it may not write is refused on its own."""
+        caller = access.caller_of(who)
+        tenant = caller.tenant
+        access.require_role(caller, "write")
         results = batch_write.write_many(
             self.units,
             tenant,
             bodies,
             now=self.clock.now(),
             limits=self.limits,
-            authorize=authorize,
+            authorize=lambda record: access.require(caller, "write", record.scope),
             admit=lambda record, where: self.admit(tenant, record, where),
         )
         if wait:
@@ -281,23 +284,37 @@ class MemoryService:
         return results
 
     # --- read ------------------------------------------------------------------------------
-    def get(self, tenant: str, memory_id: str, *, min_position: int = 0) -> StoredRecord:
+    def get(
+        self,
+        who: Who,
+        memory_id: str,
+        *,
+        min_position: int = 0,
+        to: Literal["read", "forget"] = "read",
+    ) -> StoredRecord:
+        """One memory by id, as ``who`` may learn of it (``access.reveal``); ``to``:
+        ``forget`` shows it to a caller about to forget it, judged as for the forget."""
+        caller = access.caller_of(who)
+        access.require_role(caller, to)
         check_utf8(memory_id, "id")  # a store cannot even look up what UTF-8 cannot encode
         if min_position:
             self.check_position(min_position)
             self.wait_for(min_position)
-        found = self.store.get(tenant, memory_id)
-        if isinstance(found, Tombstone):
-            raise Gone(f"memory {memory_id!r} was forgotten", code="memory_forgotten")
-        if found is None:
-            raise NotFound(f"memory {memory_id!r} does not exist", code="memory_not_found")
-        return found
+        return access.reveal(caller, to, memory_id, self.store.get(caller.tenant, memory_id))
 
     def list_memories(
-        self, tenant: str, request: ListRequest, *, min_position: int = 0
+        self, who: Who, request: ListRequest | Mapping[str, Any], *, min_position: int = 0
     ) -> MemoryPage:
-        """One page of the tenant's memories in id order (``service.listing``); the
-        caller has already narrowed ``request.scopes`` to what it may read."""
+        """One page of the tenant's memories in id order (``service.listing``), only of
+        the scopes ``who`` may read. ``request`` may be the raw parameters of
+        ``ListRequest.parse``: they are judged after the caller is, so a caller that may
+        not read learns nothing from how its parameters are refused."""
+        caller = access.caller_of(who)
+        tenant = caller.tenant
+        access.require_role(caller, "read")
+        if not isinstance(request, ListRequest):
+            request = ListRequest.parse(self.limits, **request)
+        request = replace(request, scopes=access.readable(caller, request.scopes))
         if min_position:
             self.check_position(min_position)
             self.wait_for(min_position)
@@ -317,7 +334,7 @@ class MemoryService:
     # --- delete ----------------------------------------------------------------------------
     def delete(
         self,
-        tenant: str,
+        who: Who,
         memory_id: str,
         *,
         actor: str,
@@ -325,15 +342,31 @@ class MemoryService:
         wait: bool = False,
         preconditions: Preconditions | None = None,
     ) -> DeleteResult:
+        """Forget one memory as ``who`` (``actor`` is recorded when the caller is not a
+        key). A key limited to some scopes is judged in the stored scope before anything
+        is said of the memory (forgotten already, its version)."""
+        caller = access.caller_of(who)
+        tenant = caller.tenant
+        access.require_role(caller, "forget")
+        actor = access.actor_of(caller, actor)
         # Callers other than HTTP (MCP, A2A, the SDK) can send any JSON string.
         for value, name in ((memory_id, "id"), (actor, "actor"), (reason, "reason")):
             check_utf8(value, name)
+        if access.limited(caller):  # whose memory is it? (a missing one: 404, as for all)
+            access.judge(caller, "forget", self.store.get(tenant, memory_id))
         # The reason is free text on the log: the tenant's secret policy applies to it too.
         reason, _ = self.secrets.text(tenant, "reason", reason)
         result = self.units.run(
             tenant,
             actor,
-            lambda uow: self.delete_in(uow, memory_id, reason=reason, preconditions=preconditions),
+            caller=caller,
+            step=lambda uow: self.delete_in(
+                uow,
+                memory_id,
+                reason=reason,
+                preconditions=preconditions,
+                authorize=lambda scope: access.require(caller, "forget", scope),
+            ),
         )
         if wait and not result.already_forgotten:
             self.wait_for(result.position)
@@ -346,9 +379,13 @@ class MemoryService:
         *,
         reason: str,
         preconditions: Preconditions | None = None,
+        authorize: Callable[[str], None] | None = None,
     ) -> DeleteResult:
-        """Decide and append one forget inside ``uow`` (which holds the lock)."""
+        """Decide and append one forget inside ``uow`` (which holds the lock);
+        ``authorize(scope)`` judges the caller in the memory's scope, under the lock."""
         head = uow.heads([memory_id]).get(memory_id)
+        if authorize is not None and head is not None:
+            authorize(head.scope)
         if preconditions is not None:
             preconditions.check(head, memory_id)
         event = decide_delete(memory_id, None, head, uow.header(), reason=reason)
@@ -359,9 +396,11 @@ class MemoryService:
         return DeleteResult(memory_id, position, already_forgotten=False)
 
     # --- search ----------------------------------------------------------------------------
-    def search(
-        self, tenant: str, request: SearchRequest, *, min_position: int = 0
-    ) -> list[SearchHit]:
+    def search(self, who: Who, request: SearchRequest, *, min_position: int = 0) -> list[SearchHit]:
+        """Hybrid search as ``who``: only in the scopes it may read."""
+        caller = access.caller_of(who)
+        tenant = caller.tenant
+        request = replace(request, scopes=access.readable(caller, request.scopes))
         if min_position:
             self.check_position(min_position)
             self.wait_for(min_position)

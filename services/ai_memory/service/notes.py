@@ -39,6 +39,8 @@ from ai_memory.core.record import (
 )
 from ai_memory.core.timeparse import format_timestamp
 
+from . import access
+from .access import Who
 from .memory_service import MemoryService
 from .unit_of_work import UnitOfWork
 
@@ -221,10 +223,14 @@ class NotesService:
         self._lock = threading.Lock()
 
     def save(
-        self, tenant: str, agent: str, topic: object, note: str, type_: MemoryType | None = None
+        self, who: Who, agent: str, topic: object, note: str, type_: MemoryType | None = None
     ) -> SaveResult:
-        """Create, replace (same tag set) or, with ``note: "off"``, forget a note."""
+        """Create, replace (same tag set) or, with ``note: "off"``, forget a note: ``who``
+        must be allowed to write in ``agent:<agent>``, where an agent's notes live."""
+        caller = access.caller_of(who)
+        tenant = caller.tenant
         agent = validate_agent(agent, self.service.limits)
+        access.require(caller, "write", f"agent:{agent}")
         tags = parse_topic(topic, self.rules, self.service.limits)
         off = isinstance(note, str) and note.strip().casefold() == OFF
         body = None if off else validate_note(note, self.rules)
@@ -302,11 +308,15 @@ class NotesService:
         return SaveResult(memory_id, agent, tags, status, written.version, written.position, count)
 
     def recall(
-        self, tenant: str, agent: str, topic: str | None, *, min_position: int = 0
+        self, who: Who, agent: str, topic: str | None, *, min_position: int = 0
     ) -> NotesPage:
-        """Rank the agent's notes for ``topic``, record the returned ones as read."""
+        """Rank the agent's notes for ``topic``, record the returned ones as read (``who``
+        must be allowed to read ``agent:<agent>``)."""
+        caller = access.caller_of(who)
+        tenant = caller.tenant
         limits = self.service.limits
         agent = validate_agent(agent, limits)
+        access.require(caller, "read", f"agent:{agent}")
         query = parse_topic(topic, self.rules, limits) if topic and topic.strip() else ()
         if min_position:
             self.service.wait_for(min_position)

@@ -48,6 +48,8 @@ from ai_memory.core.record import (
 )
 from ai_memory.core.timeparse import parse_timestamp
 
+from . import access
+from .access import Who
 from .memory_service import MemoryService
 from .unit_of_work import UnitOfWork
 
@@ -538,18 +540,23 @@ class TransferService:
     def __init__(self, memory: MemoryService) -> None:
         self.memory = memory
 
-    def export(self, tenant: str, scopes: Sequence[str] | None) -> Iterator[str]:
-        """The bundle's lines (no trailing newlines), streamed from the records view."""
-        return export_lines(self.memory, tenant, scopes)
+    def export(self, who: Who, scopes: Sequence[str] | None) -> Iterator[str]:
+        """The bundle's lines (no trailing newlines), streamed from the records view: of
+        ``scopes`` (every scope when None), narrowed to what ``who`` may read."""
+        caller = access.caller_of(who)
+        return export_lines(self.memory, caller.tenant, access.readable(caller, scopes))
 
     def begin_import(
-        self,
-        tenant: str,
-        *,
-        actor: str = "import",
-        source: str = "ndjson",
-        permit: Permit | None = None,
+        self, who: Who, *, actor: str = "import", source: str = "ndjson"
     ) -> ImportSession:
-        """A session to ``feed`` numbered lines in batches, then ``finish``. ``permit``
-        (action, scope) raises ``Forbidden`` for a line the caller may not apply."""
-        return ImportSession(self.memory, tenant, actor=actor, source=source, permit=permit)
+        """A session to ``feed`` numbered lines in batches, then ``finish``. A caller that
+        may never write is refused at once; each line is judged against its scopes (a
+        record as a write, a tombstone as a forget in the memory's own scope), and a
+        refused line is rejected in the report while the others land."""
+        caller = access.caller_of(who)
+        access.require_role(caller, "write")
+
+        def permit(action: Action, scope: str) -> None:
+            access.require(caller, action, scope)
+
+        return ImportSession(self.memory, caller.tenant, actor=actor, source=source, permit=permit)

@@ -16,8 +16,8 @@ A unit of work owns, for one decision:
 * a **head overlay** — the heads of what this unit appended, so a second decision in the
   same unit sees them even where the log's head store has not recorded them yet;
 * **event headers** — a fresh event id, the tenant, the injected clock's time, the actor;
-  and the caller's ``principal`` (empty until keys exist: an authenticated principal
-  will be checked and recorded here, in one place for every service);
+  and the ``caller`` whose use case it is (``service.access``: a key's principal or the
+  deployment), which writes only to its own tenant;
 * **the append** — through the append pipeline (``append_pipeline``: data keys, encode
   once, prove projectable, append, destroy the keys of what was forgotten);
 * **read-your-writes** — ``wait`` / ``wait_async`` for the newest position it appended;
@@ -34,7 +34,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol, TypeVar
 
@@ -44,6 +43,7 @@ from ai_memory.core.heads import head_update
 from ai_memory.core.ports import Clock, EventLog
 from ai_memory.core.positions import newest_per_partition
 
+from .access import Caller
 from .acting import authenticated_actor
 from .append_pipeline import AppendPipeline
 from .quotas import MemoryQuota, new_memories
@@ -79,27 +79,16 @@ class PositionWaiter(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Principal:
-    """Who is calling, as authenticated at the door (API keys: not yet). ``actor`` is
-    what events will record as the authenticated actor."""
-
-    tenant: str
-    actor: str
-
-
 class UnitOfWork:
     """One decide-then-append step of one tenant; a context manager holding the lock."""
 
-    def __init__(
-        self, units: UnitsOfWork, tenant: str, actor: str, principal: Principal | None
-    ) -> None:
-        if principal is not None and principal.tenant != tenant:
-            raise InvalidInput("tenant", "principal", "a principal writes only to its tenant")
+    def __init__(self, units: UnitsOfWork, tenant: str, actor: str, caller: Caller | None) -> None:
+        if caller is not None and caller.tenant != tenant:
+            raise InvalidInput("tenant", "caller", "a caller writes only to its tenant")
         self._units = units
         self.tenant = tenant
         self.actor = actor
-        self.principal = principal
+        self.caller = caller
         self._overlay: dict[str, Head] = {}
         self._held = False
         self.positions: list[int] = []
@@ -218,8 +207,8 @@ class UnitsOfWork:
         self.lock: threading.RLock | _NoLock = threading.RLock() if serialize else _NoLock()
         self._last_position = 0
 
-    def begin(self, tenant: str, actor: str, *, principal: Principal | None = None) -> UnitOfWork:
-        return UnitOfWork(self, tenant, actor, principal)
+    def begin(self, tenant: str, actor: str, *, caller: Caller | None = None) -> UnitOfWork:
+        return UnitOfWork(self, tenant, actor, caller)
 
     def run(
         self,
@@ -227,14 +216,14 @@ class UnitsOfWork:
         actor: str,
         step: Callable[[UnitOfWork], T],
         *,
-        principal: Principal | None = None,
+        caller: Caller | None = None,
     ) -> T:
         """``step`` in a unit of its own; decided again (fresh heads) when another writer
         changed the same memory between this decision and its append. A conflict that
         persists is the caller's (409)."""
         for attempt in range(DECISION_ATTEMPTS):
             try:
-                with self.begin(tenant, actor, principal=principal) as uow:
+                with self.begin(tenant, actor, caller=caller) as uow:
                     return step(uow)
             except Conflict as e:
                 if e.code != "concurrent_write" or attempt == DECISION_ATTEMPTS - 1:

@@ -15,7 +15,7 @@ never content, exactly the lines of ``GET /v1/changes``.
   "count"}``, after waiting up to ``timeout`` (0 by default) for a first change.
 
 Rights are those of ``GET /v1/changes``: the tenant is the key's, and the scope must be
-one the key may read (``KeyService.search_scopes``; a wildcard key must name its scopes).
+one the key may read (``ChangeFeed.scopes``; a wildcard key must name its scopes).
 Everything is checked before the task starts, so a refusal is one error message; a
 stream lasts at most ``MAX_TIMEOUT`` seconds, so a revoked key hears of at most that much.
 """
@@ -33,9 +33,9 @@ from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import Task, TaskState, TaskStatus
 
-from ai_memory.core.access import AccessPrincipal
 from ai_memory.core.errors import InvalidInput, NotFound
 from ai_memory.core.record import Limits, validate_scope
+from ai_memory.service.access import Caller
 from ai_memory.service.changes import (
     DEFAULT_LIMIT,
     DEFAULT_TIMEOUT,
@@ -45,7 +45,6 @@ from ai_memory.service.changes import (
     ChangeFeed,
     ChangePage,
 )
-from ai_memory.service.keys import KeyService
 
 _ARGUMENTS = {"scope", "since", "limit", "timeout"}
 _CURSOR_CHARS = 8192
@@ -55,8 +54,8 @@ _CURSOR_CHARS = 8192
 class ChangesRequest:
     """A checked ``memory.changes`` request: where to read and how far."""
 
-    tenant: str
-    scopes: list[str] | None  # None: every scope of the tenant (a key-less caller's)
+    caller: Caller
+    scopes: list[str] | None  # None: every scope of the tenant (the deployment's)
     since: str | None  # a cursor; None: from the start of the log
     limit: int
     timeout: float
@@ -65,8 +64,7 @@ class ChangesRequest:
 def changes_request(
     feed: ChangeFeed | None,
     limits: Limits,
-    tenant: str,
-    principal: AccessPrincipal | None,
+    caller: Caller,
     args: Mapping[str, Any],
     *,
     streaming: bool,
@@ -82,8 +80,8 @@ def changes_request(
     if not isinstance(raw_scope, str):
         raise InvalidInput("scope", "required", "name the scope to follow, e.g. 'user:alice'")
     scope = validate_scope(raw_scope, limits)
-    # The HTTP feed's check: the key must be allowed to search the scope.
-    scopes = [scope] if principal is None else _allowed(principal, scope)
+    # The HTTP feed's check, asked of the feed: the caller must be allowed to read the scope.
+    scopes = feed.scopes(caller, [scope])
     limit = args.get("limit", DEFAULT_LIMIT)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput("limit", "range", f"limit must be a whole number 1-{MAX_LIMIT}")
@@ -99,17 +97,11 @@ def changes_request(
         since = feed.start()
     else:
         feed.positions(since)  # a bad cursor is refused now, not inside a started task
-    return ChangesRequest(tenant, scopes, since, int(limit), float(timeout))
-
-
-def _allowed(principal: AccessPrincipal, scope: str) -> list[str] | None:
-    KeyService.require_role(principal, "read")
-    allowed = KeyService.search_scopes(principal, [scope])
-    return None if allowed is None else list(allowed)
+    return ChangesRequest(caller, scopes, since, int(limit), float(timeout))
 
 
 def _read(feed: ChangeFeed, request: ChangesRequest, after: str | None, limit: int) -> ChangePage:
-    return feed.page(request.tenant, request.scopes, since=after, limit=limit)
+    return feed.page(request.caller, request.scopes, since=after, limit=limit)
 
 
 async def one_page(feed: ChangeFeed, request: ChangesRequest) -> dict[str, Any]:

@@ -59,6 +59,7 @@ from starlette.routing import Route
 from ai_memory import __version__
 from ai_memory.core.access import AccessPrincipal
 from ai_memory.core.errors import AiMemoryError
+from ai_memory.service.access import Caller
 from ai_memory.service.changes import ChangeFeed
 from ai_memory.service.facade import Services
 
@@ -67,12 +68,10 @@ from . import changes
 from .skills import A2A_ONLY, SKILLS, SkillCall, parse_request, summary
 
 logger = logging.getLogger(__name__)
-TenantOf = Callable[[Request], str]
-PrincipalOf = Callable[[Request], AccessPrincipal | None]
+CallerOf = Callable[[Request], Caller]
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 JSON = "application/json"
-_TENANT = "ai_memory.tenant"
-_PRINCIPAL = "ai_memory.principal"
+_CALLER = "ai_memory.caller"
 _STREAMING = "ai_memory.streaming"
 
 
@@ -149,18 +148,17 @@ class MemoryAgentExecutor(AgentExecutor):
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Parse, run the tool in a worker thread (the services block), reply."""
-        tenant = str(context.call_context.state[_TENANT])
-        principal = context.call_context.state.get(_PRINCIPAL)
+        caller: Caller = context.call_context.state[_CALLER]
         call: SkillCall | None = None
         try:
             call = self.parse(context)
             if call.skill == "memory.changes":
-                reply = await self.changes(context, event_queue, call, tenant, principal)
+                reply = await self.changes(context, event_queue, call, caller)
                 if reply is None:
                     return  # streamed: the task's final status was the answer
             else:
                 output = await anyio.to_thread.run_sync(
-                    self.tools.call, tenant, call.tool, call.arguments, principal
+                    self.tools.call, caller, call.tool, call.arguments
                 )
                 reply = answer(call, output.data, summary(call.skill, output.data))
         except AiMemoryError as e:
@@ -178,8 +176,7 @@ class MemoryAgentExecutor(AgentExecutor):
         context: RequestContext,
         queue: EventQueue,
         call: SkillCall,
-        tenant: str,
-        principal: AccessPrincipal | None,
+        caller: Caller,
     ) -> Message | None:
         """``memory.changes``: one page as a message, or (streaming) a task of entries
         completed with the trailer (None: the answer was streamed)."""
@@ -187,7 +184,7 @@ class MemoryAgentExecutor(AgentExecutor):
         limits = self.tools.service.limits
         request = await anyio.to_thread.run_sync(
             lambda: changes.changes_request(
-                self.feed, limits, tenant, principal, call.arguments, streaming=streaming
+                self.feed, limits, caller, call.arguments, streaming=streaming
             )
         )
         assert self.feed is not None  # changes_request refuses a server without a feed
@@ -218,27 +215,23 @@ class MemoryAgentExecutor(AgentExecutor):
 
 
 class _ContextBuilder(DefaultServerCallContextBuilder):
-    """The SDK's call context plus the caller's tenant and API key (the gateway's
-    ``tenant_of`` and ``principal_of``)."""
+    """The SDK's call context plus the caller (the gateway's ``caller_of``)."""
 
-    def __init__(self, tenant_of: TenantOf, principal_of: PrincipalOf | None = None) -> None:
-        self.tenant_of = tenant_of
-        self.principal_of = principal_of
+    def __init__(self, caller_of: CallerOf) -> None:
+        self.caller_of = caller_of
 
     def build(self, request: Request) -> ServerCallContext:
         context = super().build(request)
-        context.state[_TENANT] = self.tenant_of(request)
-        if self.principal_of is not None:
-            context.state[_PRINCIPAL] = self.principal_of(request)
+        context.state[_CALLER] = self.caller_of(request)
         return context
 
 
 def _owner(context: ServerCallContext) -> str:
     """Whose tasks these are: the tenant and key, so a streamed task is seen by no one
     else (the SDK's default owner, the HTTP user, is the same for every key)."""
-    principal = context.state.get(_PRINCIPAL)
-    key = principal.key_id if isinstance(principal, AccessPrincipal) else "-"
-    return f"{context.state.get(_TENANT)}/{key}"
+    caller = context.state.get(_CALLER)
+    key = caller.key_id if isinstance(caller, AccessPrincipal) else "-"
+    return f"{getattr(caller, 'tenant', '-')}/{key}"
 
 
 class _Handler(DefaultRequestHandler):
@@ -268,12 +261,9 @@ class A2aHttp:
     PATH = "/a2a"
     CARD_PATH = AGENT_CARD_WELL_KNOWN_PATH
 
-    def __init__(
-        self, services: Services, tenant_of: TenantOf, principal_of: PrincipalOf | None = None
-    ) -> None:
+    def __init__(self, services: Services, caller_of: CallerOf) -> None:
         self.tools = AgentTools(services)
-        self.tenant_of = tenant_of
-        self.principal_of = principal_of
+        self.caller_of = caller_of
         # The handler needs a task store; replies are messages, so it stays empty.
         self.handler = _Handler(
             agent_executor=MemoryAgentExecutor(self.tools, services.changes),
@@ -309,6 +299,6 @@ class A2aHttp:
         routes = create_jsonrpc_routes(
             self.handler,
             rpc_url=self.PATH,
-            context_builder=_ContextBuilder(self.tenant_of, self.principal_of),
+            context_builder=_ContextBuilder(self.caller_of),
         )
         app.router.routes.extend(routes)

@@ -28,17 +28,16 @@ if TYPE_CHECKING:
     from ai_memory.service.keys import KeyService
 
 
-def session_key(
-    keys: KeyService | None, token: str | None
-) -> Callable[[], AccessPrincipal | None] | None:
-    """The principal of a stdio session: None in open development mode; else the key in
+def session_key(keys: KeyService | None, token: str | None) -> Callable[[], AccessPrincipal] | None:
+    """The caller of a stdio session: None in open development mode (the deployment
+    itself); else the key in
     ``AIMEM_API_KEY``, refused now if it is not valid and checked again on every call
     (through the key cache), so revoking it ends the session's rights within seconds."""
     if keys is None or not keys.required():
         return None
     keys.authenticate(token)  # Unauthenticated: the process does not start
 
-    def current() -> AccessPrincipal | None:
+    def current() -> AccessPrincipal:
         return keys.authenticate(token)
 
     return current
@@ -65,7 +64,7 @@ def mcp_cmd(
         raise typer.Exit(2) from None
     container.start(governor=True)
     try:
-        anyio.run(serve_stdio, build_server(container.services, session_principal=session))
+        anyio.run(serve_stdio, build_server(container.services, session_caller=session))
     except KeyboardInterrupt:
         pass
     finally:

@@ -13,7 +13,6 @@ body limits, and the browser protections.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, Path, Query, Request, Response
@@ -21,10 +20,9 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
 from ai_memory import __version__
-from ai_memory.core.access import Action
-from ai_memory.core.errors import Gone, InvalidInput
+from ai_memory.core.errors import InvalidInput
 from ai_memory.core.preconditions import Preconditions, etag
-from ai_memory.core.record import Tombstone, validate_scope
+from ai_memory.core.record import validate_scope
 from ai_memory.service.facade import Services
 from ai_memory.service.memory_service import SearchRequest
 from ai_memory.service.transfer import Line, OversizedLine
@@ -101,17 +99,15 @@ _PRECONDITION: dict[int | str, dict[str, Any]] = {
 }
 
 
-def tenant_of(request: Request) -> str:
-    """The API key's tenant; ``default`` in open development mode (no key exists)."""
-    return auth.tenant_of(request)
+caller_of = auth.caller_of  # the request's caller: its key, or the open deployment
 
 
 def create_app(services: Services) -> FastAPI:
     settings = services.settings
     hosts = edge.trusted_hosts(settings.allowed_hosts)
     security = edge.mcp_transport_security(hosts, settings.cors_origins)
-    mcp = McpHttp(services, tenant_of, security, auth.principal_of)  # MCP at /mcp
-    a2a = A2aHttp(services, tenant_of, auth.principal_of)  # card at /.well-known/…, /a2a
+    mcp = McpHttp(services, caller_of, security)  # MCP at /mcp
+    a2a = A2aHttp(services, caller_of)  # card at /.well-known/…, /a2a
     app = FastAPI(
         title="ai-memory",
         version=__version__,
@@ -136,16 +132,6 @@ def create_app(services: Services) -> FastAPI:
             await run_in_threadpool(service.check_position, position)
             await service.wait_for_async(position)
 
-    def require_forgotten(request: Request, action: Action, memory_id: str) -> None:
-        """A key limited to some scopes may hear that a memory was forgotten (410, or
-        ``already_forgotten``) only if it may ``action`` in the tombstone's scope:
-        otherwise it is refused as for a live memory there (403), so it never learns
-        which ids exist in scopes it may not reach."""
-        if auth.scope_limited(request):
-            found = service.store.get(tenant_of(request), memory_id)
-            if isinstance(found, Tombstone):
-                auth.require(request, action, found.scope)
-
     @app.post(
         "/v1/memories",
         response_model=WriteOut,
@@ -155,13 +141,9 @@ def create_app(services: Services) -> FastAPI:
     async def create_memory(
         body: MemoryIn, request: Request, response: Response, wait: Wait = False
     ) -> dict[str, Any]:
-        auth.require(request, "write", body.scope)
+        caller = caller_of(request)
         result = await run_in_threadpool(
-            lambda: service.write(
-                tenant_of(request),
-                body.model_dump(exclude_unset=True),
-                authorize=lambda scope: auth.require(request, "write", scope),
-            )
+            lambda: service.write(caller, body.model_dump(exclude_unset=True))
         )
         if wait:
             await service.wait_for_async(result.position)
@@ -187,17 +169,11 @@ def create_app(services: Services) -> FastAPI:
         if_match: IfMatch = None,
         if_none_match: IfNoneMatch = None,
     ) -> dict[str, Any]:
-        auth.require(request, "write", body.scope)
+        caller = caller_of(request)
         conditions = Preconditions.parse(if_match, if_none_match)
         body_json = body.model_dump(exclude_unset=True)
         result = await run_in_threadpool(
-            lambda: service.write(
-                tenant_of(request),
-                body_json,
-                memory_id=memory_id,
-                preconditions=conditions,
-                authorize=lambda scope: auth.require(request, "write", scope),
-            )
+            lambda: service.write(caller, body_json, memory_id=memory_id, preconditions=conditions)
         )
         if wait:
             await service.wait_for_async(result.position)
@@ -217,14 +193,8 @@ def create_app(services: Services) -> FastAPI:
     async def read_memory(
         memory_id: MemoryId, request: Request, response: Response, min_position: MinPosition = 0
     ) -> dict[str, Any]:
-        auth.require_role(request, "read")
         await reach(min_position)
-        try:
-            stored = await run_in_threadpool(service.get, tenant_of(request), memory_id)
-        except Gone:
-            await run_in_threadpool(require_forgotten, request, "read", memory_id)
-            raise
-        auth.require(request, "read", stored.record.scope)
+        stored = await run_in_threadpool(service.get, caller_of(request), memory_id)
         response.headers["ETag"] = etag(stored.version)  # If-Match of a later PUT/DELETE
         return stored.to_json()
 
@@ -236,18 +206,11 @@ def create_app(services: Services) -> FastAPI:
         reason: Reason = "user_request",
         if_match: IfMatch = None,
     ) -> dict[str, Any]:
-        auth.require_role(request, "forget")
         conditions = Preconditions.parse(if_match, None)
-        if auth.scope_limited(request):  # a key limited to some scopes: whose memory is it?
-            try:
-                stored = await run_in_threadpool(service.get, tenant_of(request), memory_id)
-                auth.require(request, "forget", stored.record.scope)
-            except Gone:  # already forgotten: the delete below changes nothing
-                await run_in_threadpool(require_forgotten, request, "forget", memory_id)
-        actor = auth.actor_of(request, "api")
+        caller = caller_of(request)
         result = await run_in_threadpool(
             lambda: service.delete(
-                tenant_of(request), memory_id, actor=actor, reason=reason, preconditions=conditions
+                caller, memory_id, actor="api", reason=reason, preconditions=conditions
             )
         )
         if wait and not result.already_forgotten:
@@ -271,9 +234,8 @@ def create_app(services: Services) -> FastAPI:
                 code="query_too_long",
             )
         parsed = SearchRequest.parse(body.model_dump(exclude_unset=True), service.limits)
-        parsed = replace(parsed, scopes=auth.search_scopes(request, parsed.scopes))
         await reach(min_position)
-        hits = await run_in_threadpool(service.search, tenant_of(request), parsed)
+        hits = await run_in_threadpool(service.search, caller_of(request), parsed)
         return {
             "results": [
                 {
@@ -295,8 +257,7 @@ def create_app(services: Services) -> FastAPI:
         request: Request, scope: Annotated[list[str] | None, ScopesQuery] = None
     ) -> StreamingResponse:
         scopes = [validate_scope(s, service.limits) for s in scope] if scope else None
-        scopes = auth.search_scopes(request, scopes)
-        lines = transfer.export(tenant_of(request), scopes)
+        lines = transfer.export(caller_of(request), scopes)
         body: Iterator[bytes] = (line.encode("utf-8") + b"\n" for line in lines)
         return StreamingResponse(iterate_in_threadpool(body), media_type=NDJSON)
 
@@ -324,13 +285,8 @@ def create_app(services: Services) -> FastAPI:
         request: Request, wait: Wait = False, source: Source = "ndjson"
     ) -> dict[str, Any] | Response:
         edge.require_ndjson(request.headers.get("content-type"))
-        auth.require_role(request, "write")
-        session = transfer.begin_import(
-            tenant_of(request),
-            source=source,
-            # Each line is judged against the key's scopes (its tombstones as forgets).
-            permit=lambda action, scope: auth.require(request, action, scope),
-        )
+        # Each line is judged against the caller's scopes (its tombstones as forgets).
+        session = transfer.begin_import(caller_of(request), source=source)
         batch: list[tuple[int, Line]] = []
         try:
             async for number, text in numbered_lines(request.stream(), settings.max_line_bytes):
@@ -376,13 +332,13 @@ def create_app(services: Services) -> FastAPI:
                 await service.wait_for_async(position)
         return report.to_json()
 
-    app.include_router(browse_routes.router(service, tenant_of))
-    app.include_router(batch_routes.router(service, tenant_of))
-    app.include_router(notes_routes.router(services.notes, tenant_of))
-    app.include_router(governance_routes.router(services.governance, tenant_of))
-    app.include_router(audit_routes.router(services.audit))
-    app.include_router(change_routes.router(services.changes, service, tenant_of))
-    app.include_router(erasure_routes.router(services.erasures, tenant_of))
+    app.include_router(browse_routes.router(service, caller_of))
+    app.include_router(batch_routes.router(service, caller_of))
+    app.include_router(notes_routes.router(services.notes, caller_of))
+    app.include_router(governance_routes.router(services.governance, caller_of))
+    app.include_router(audit_routes.router(services.audit, caller_of))
+    app.include_router(change_routes.router(services.changes, service, caller_of))
+    app.include_router(erasure_routes.router(services.erasures, caller_of))
     mcp.mount(app)
     a2a.mount(app)
 

@@ -1,130 +1,54 @@
-"""The HTTP door: ``Authorization: Bearer <key>`` → the caller's principal.
+"""The HTTP door: ``Authorization: Bearer <key>`` → the request's caller.
 
 **Open development mode.** While no API key was ever created (``ai-memory keys create``)
-every request is tenant ``default`` with no principal, exactly as before keys existed.
-Once one exists every request needs a valid key, except ``GET /healthz`` (probes).
+every request's caller is the deployment itself (``service.access.Embedded``, tenant
+``default``), exactly as before keys existed. Once one exists every request needs a
+valid key, except ``GET /healthz`` (probes), and its caller is the key's principal.
 
-What the door answers (problem+json):
+The door authenticates; it does not authorize. What a caller may do — role, scopes,
+tenant, what it may learn of a memory it may not reach — is decided by the service every
+route calls with ``caller_of(request)`` (``service.access``), so a route cannot forget a
+rule it never held. The door answers (problem+json):
 
 * **401** ``api_key_required`` (no key) or ``invalid_api_key`` (malformed, unknown,
   wrong, revoked, expired: deliberately one answer), with ``WWW-Authenticate: Bearer``;
-* **403** with the policy's stable ``code`` (``role_forbidden``, ``scope_forbidden``,
-  ``scope_required``) when the key may not do what is asked.
-
-Where each request is checked:
-
-* here, for every request: authentication, and the paths whose rights do not depend on a
-  memory's scope — ``/metrics`` needs an operator key; ``/v1/audit`` an admin or an
-  operator key (its route keeps an admin to its own tenant); the documentation and the
-  write triggers any valid key;
-* in the routes (``app.py``, ``batch_routes.py``, ``notes_routes.py``,
-  ``governance_routes.py``), through ``require`` and ``search_scopes``: write (each item
-  of a batch on its own), read, forget, search, export, notes (scope ``agent:<agent>``),
-  interactions, persona, episodes and lineage are checked against the key's role and
-  scopes, and a search, listing (``GET /v1/memories``), export or change feed
-  (``GET /v1/changes``) looks only in scopes the key may read; a governor run needs an
-  admin key; MCP and A2A pass the principal to the agent tools, which check each call the
-  same way;
-* an import judges each line against the key's scopes (a record line as a write, a
-  tombstone as a forget in the memory's own scope); a refused line is rejected in the
-  report (``scope_forbidden``) and the others land;
-* every other route needs an admin key: a new route is refused to narrower keys until it
-  checks scopes (``test_every_route_is_known_to_the_door``).
-
-The key's tenant replaces ``default`` for every route (``tenant_of``), so a key of one
-tenant never reads, searches or forgets another tenant's memory.
+* **403** ``role_forbidden`` for the operational paths (``/metrics``) to any key but an
+  operator's: they hold no tenant and reach no service that could judge the caller.
 """
 
 from __future__ import annotations
-
-import re
-from collections.abc import Iterable
 
 from fastapi import FastAPI, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ai_memory.core.access import AccessPrincipal, Action
+from ai_memory.core.access import AccessPrincipal
 from ai_memory.core.errors import AiMemoryError, Forbidden, Unauthenticated
-from ai_memory.core.record import DEFAULT_TENANT
+from ai_memory.service.access import Caller, Embedded
 from ai_memory.service.acting import acting_as
 from ai_memory.service.keys import KeyService
 
 from . import problems
 
 OPEN_PATHS = frozenset({"/healthz"})
-# Their tools check each call themselves (agent_tools.py), or they hold no memory.
-ANY_KEY_PATHS = frozenset(
-    {
-        "/openapi.json",
-        "/docs",
-        "/docs/oauth2-redirect",
-        "/redoc",
-        "/v1/write-triggers",
-        "/mcp",
-        "/mcp/",
-        "/a2a",
-        "/.well-known/agent-card.json",
-    }
-)
+# Operational paths: no tenant, no service behind them to judge the caller.
 OPERATOR_PATHS = frozenset({"/metrics"})
-# The audit trail: a tenant's admin, or an operator naming the tenant (the route decides).
-AUDIT_PATHS = frozenset({"/v1/audit"})
-# The routes that check the key's scopes themselves (app.py); any other needs an admin.
-_SCOPE_CHECKED = re.compile(
-    r"^/v1/(memories(/search|:batch)?|memories/[^/]+(/lineage)?|export|import|changes|notes"
-    r"|interactions|persona|episodes|governance/run)$"
-)
 _STATE_KEY = "principal"
+_OPEN = Embedded()  # the caller of every request while no key is in force
 
 
 def principal_of(request: Request) -> AccessPrincipal | None:
-    """The authenticated caller; None in open development mode."""
+    """The authenticated key; None in open development mode."""
     state = request.scope.get("state") or {}
     principal = state.get(_STATE_KEY)
     return principal if isinstance(principal, AccessPrincipal) else None
 
 
-def tenant_of(request: Request) -> str:
-    """The key's tenant; ``default`` in open development mode."""
+def caller_of(request: Request) -> Caller:
+    """The request's caller: its key, or the deployment in open development mode."""
     principal = principal_of(request)
-    return DEFAULT_TENANT if principal is None else principal.tenant
-
-
-def actor_of(request: Request, fallback: str) -> str:
-    """What the log records as the actor: the key (``key:<id>``) when there is one."""
-    principal = principal_of(request)
-    return fallback if principal is None else principal.actor
-
-
-def scope_limited(request: Request) -> bool:
-    """Whether the caller's key may reach only some scopes (not open mode, not admin)."""
-    principal = principal_of(request)
-    return principal is not None and not principal.every_scope
-
-
-def require_role(request: Request, action: Action) -> None:
-    """``Forbidden`` unless the caller's role allows ``action`` in some scope."""
-    principal = principal_of(request)
-    if principal is not None:
-        KeyService.require_role(principal, action)
-
-
-def require(request: Request, action: Action, scope: str | None) -> None:
-    """``Forbidden`` unless the caller's key may ``action`` in ``scope`` (open mode: yes)."""
-    principal = principal_of(request)
-    if principal is not None:
-        KeyService.require(principal, action, scope)
-
-
-def search_scopes(request: Request, requested: Iterable[str] | None) -> list[str] | None:
-    """The scopes a search or export of the caller may look in (None: every scope)."""
-    principal = principal_of(request)
-    if principal is None:
-        return None if requested is None else list(requested)
-    allowed = KeyService.search_scopes(principal, requested)
-    return None if allowed is None else list(allowed)
+    return _OPEN if principal is None else principal
 
 
 def bearer_token(header: str | None) -> str | None:
@@ -135,34 +59,17 @@ def bearer_token(header: str | None) -> str | None:
 
 
 def door_of(path: str) -> str:
-    """Which door a path is: ``open``, ``any`` key, ``operator``, ``audit`` (admin or
-    operator), ``checked`` by its route (or its tools), or ``admin`` only."""
+    """Which door a path is: ``open`` (no key), ``operator`` (an operator key), or
+    ``key`` (any valid key: the service behind the route judges it)."""
     if path in OPEN_PATHS:
         return "open"
-    if path in ANY_KEY_PATHS:
-        return "any"
-    if path in OPERATOR_PATHS:
-        return "operator"
-    if path in AUDIT_PATHS:
-        return "audit"
-    return "checked" if _SCOPE_CHECKED.match(path) else "admin"
+    return "operator" if path in OPERATOR_PATHS else "key"
 
 
 def gate(principal: AccessPrincipal, path: str) -> None:
-    """The rights a path needs before its route runs (see the module docstring)."""
-    door = door_of(path)
-    if door == "operator":
-        KeyService.require(principal, "operate")
-    elif door == "audit" and principal.role not in ("admin", "operator"):
-        raise Forbidden(
-            "the audit trail is for an admin of the tenant or an operator",
-            code="role_forbidden",
-        )
-    elif door == "admin" and principal.role != "admin":
-        raise Forbidden(
-            "this endpoint does not check scopes yet: until it does, only an admin key may use it",
-            code="role_forbidden",
-        )
+    """An operational path needs an operator key (see the module docstring)."""
+    if door_of(path) == "operator" and principal.role != "operator":
+        raise Forbidden(f"a {principal.role} key may not operate", code="role_forbidden")
 
 
 class KeyDoor:

@@ -14,17 +14,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from ai_memory.core.record import MemoryRecord
+from ai_memory.service.access import Caller
 from ai_memory.service.batch_write import batch_report, positions_to_wait
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.wire.models import BatchWriteIn, BatchWriteOut
 
-from . import auth
-
 Wait = Annotated[bool, Query(description="Return only after every projection applied every item.")]
 
 
-def router(memory: MemoryService, tenant_of: Callable[[Request], str]) -> APIRouter:
+def router(memory: MemoryService, caller_of: Callable[[Request], Caller]) -> APIRouter:
     api = APIRouter(tags=["memories"])
 
     @api.post(
@@ -43,14 +41,9 @@ def router(memory: MemoryService, tenant_of: Callable[[Request], str]) -> APIRou
         """Upsert up to 1,000 memories: each item as ``PUT /v1/memories/{id}`` would
         (idempotent, versioned, never moving scope, never reusing a forgotten id), all
         decided together and appended to the log at once. One result per item, in order."""
-        auth.require_role(request, "write")  # a key that can never write: refused whole
-
-        def may_write(record: MemoryRecord) -> None:
-            auth.require(request, "write", record.scope)  # per item: 403 on that item
-
-        results = await run_in_threadpool(
-            lambda: memory.write_many(tenant_of(request), body.items, authorize=may_write)
-        )
+        # A caller that may never write is refused whole; an item it may not write, alone.
+        caller = caller_of(request)
+        results = await run_in_threadpool(lambda: memory.write_many(caller, body.items))
         if wait:  # on the event loop: a slow projection holds no worker thread
             await memory.wait_for_all_async(positions_to_wait(results))
         return batch_report(results)

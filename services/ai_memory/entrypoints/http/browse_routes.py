@@ -10,7 +10,6 @@ scope in its query, so the allowed scopes must be a finite list.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -18,12 +17,11 @@ from starlette.concurrency import run_in_threadpool
 
 from ai_memory.core.listing import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT
 from ai_memory.core.record import MemoryState, MemoryType
-from ai_memory.service.listing import MAX_LIST_SCOPES, ListRequest
+from ai_memory.service.access import Caller
+from ai_memory.service.listing import MAX_LIST_SCOPES
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.wire import constraints as wc
 from ai_memory.wire.models import MemoryListOut
-
-from . import auth
 
 # Validated by ListRequest (a bad value names its parameter); enumerated for the document.
 _TYPES: dict[str, Any] = {"items": {"type": "string", "enum": [t.value for t in MemoryType]}}
@@ -31,7 +29,7 @@ _STATES: dict[str, Any] = {"items": {"type": "string", "enum": [s.value for s in
 _LIMIT_DOC = f"Items per page, 1..{MAX_LIST_LIMIT} (default {DEFAULT_LIST_LIMIT})."
 
 
-def router(service: MemoryService, tenant_of: Callable[[Request], str]) -> APIRouter:
+def router(service: MemoryService, caller_of: Callable[[Request], Caller]) -> APIRouter:
     api = APIRouter()
 
     @api.get(
@@ -78,21 +76,18 @@ def router(service: MemoryService, tenant_of: Callable[[Request], str]) -> APIRo
             Query(ge=0, le=2**62, description="Wait until projections reach this position."),
         ] = 0,
     ) -> dict[str, Any]:
-        auth.require_role(request, "read")
-        parsed = ListRequest.parse(
-            service.limits,
-            scopes=scope,
-            types=type,
-            states=state,
-            tag=tag,
-            cursor=cursor,
-            limit=limit,
-        )
-        parsed = replace(parsed, scopes=auth.search_scopes(request, parsed.scopes))
+        parameters = {
+            "scopes": scope,
+            "types": type,
+            "states": state,
+            "tag": tag,
+            "cursor": cursor,
+            "limit": limit,
+        }
         if min_position:
             await run_in_threadpool(service.check_position, min_position)
             await service.wait_for_async(min_position)
-        page = await run_in_threadpool(service.list_memories, tenant_of(request), parsed)
+        page = await run_in_threadpool(service.list_memories, caller_of(request), parameters)
         return page.to_json()
 
     return api

@@ -12,7 +12,7 @@
 
 ``since=now`` starts at the log's head (only what comes next); without ``since`` the
 feed starts at the beginning of the log. A key limited to some scopes sees only the
-scopes it may read, decided exactly as for a search or a listing (``search_scopes``):
+scopes it may read, decided exactly as for a search or a listing (``service.access.readable``):
 a wildcard key must name its scopes.
 """
 
@@ -29,6 +29,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ai_memory.core.errors import InvalidInput, NotFound
 from ai_memory.core.record import validate_scope
+from ai_memory.service.access import Caller
 from ai_memory.service.changes import (
     DEFAULT_LIMIT,
     MAX_LIMIT,
@@ -39,8 +40,6 @@ from ai_memory.service.changes import (
 from ai_memory.service.listing import MAX_LIST_SCOPES
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.wire import constraints as wc
-
-from . import auth
 
 NDJSON = "application/x-ndjson"
 EVENT_STREAM = "text/event-stream"
@@ -59,7 +58,7 @@ _DOC: dict[int | str, dict[str, Any]] = {
 
 
 def router(
-    feed: ChangeFeed | None, service: MemoryService, tenant_of: Callable[[Request], str]
+    feed: ChangeFeed | None, service: MemoryService, caller_of: Callable[[Request], Caller]
 ) -> APIRouter:
     api = APIRouter(tags=["changes"])
 
@@ -103,14 +102,13 @@ def router(
             ),
         ] = None,
     ) -> Response:
-        auth.require_role(request, "read")
         if feed is None:
             raise NotFound("this server serves no change feed", code="changes_unavailable")
         if scope is not None and len(scope) > MAX_LIST_SCOPES:
             raise InvalidInput("scope", "max_items", f"at most {MAX_LIST_SCOPES} scopes")
         scopes = [validate_scope(s, service.limits) for s in scope] if scope else None
-        allowed = auth.search_scopes(request, scopes)
-        tenant = tenant_of(request)
+        caller = caller_of(request)
+        allowed = await run_in_threadpool(feed.scopes, caller, scopes)
         sse = EVENT_STREAM in (request.headers.get("accept") or "")
         field, cursor = ("since", since)
         if sse and last_event_id:
@@ -121,7 +119,7 @@ def router(
             await run_in_threadpool(feed.positions, cursor, field)
 
         def read(after: str | None) -> ChangePage:
-            return feed.page(tenant, allowed, since=after, limit=limit, field=field)
+            return feed.page(caller, allowed, since=after, limit=limit, field=field)
 
         if sse:
             heartbeat = SSE_HEARTBEAT if timeout is None else max(timeout, 0.05)

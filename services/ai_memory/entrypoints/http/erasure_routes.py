@@ -2,8 +2,8 @@
 ``GET /v1/erasures/{id}``, the key that verifies receipts, and
 ``DELETE /v1/interactions/{id}`` (one raw turn, and the memories extracted from it).
 
-Every route here needs an admin key of the tenant (``auth.door_of``: none of these paths
-checks scopes): an erasure reaches every scope of its subject. An operator key may not
+Every route here needs an admin key of the tenant (``ErasureService`` decides): an
+erasure reaches every scope of its subject. An operator key may not
 erase — it runs the deployment, it does not own any tenant's content — and a key of
 another tenant never finds an erasure or a turn of this one (404).
 """
@@ -13,15 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from ai_memory.core.errors import NotFound
+from ai_memory.service.access import Caller
 from ai_memory.service.erasure import ErasureService
-from ai_memory.service.receipts import key_id
+from ai_memory.service.receipts import key_id, public_key_pem
 from ai_memory.wire.erasure import ErasureIn
-
-from . import auth
 
 Wait = Annotated[bool, Query(description="Return once every projection applied it.")]
 ErasureId = Annotated[str, Path(min_length=1, max_length=128)]
@@ -29,23 +28,28 @@ InteractionId = Annotated[str, Path(min_length=1, max_length=200)]
 Reason = Annotated[str, Query(min_length=1, max_length=1000, description="Why it is erased.")]
 
 
-def router(erasures: ErasureService | None, tenant_of: Callable[[Request], str]) -> APIRouter:
-    api = APIRouter(tags=["erasure"])
-
+def router(erasures: ErasureService | None, caller_of: Callable[[Request], Caller]) -> APIRouter:
     def service() -> ErasureService:
         if erasures is None:
             raise NotFound("erasures are not served by this process", code="not_served")
         return erasures
 
+    def owner(request: Request) -> None:
+        """Before the body or the path is judged, the service judges the caller: one that
+        may not erase learns nothing from how its request would be refused."""
+        service().owner(caller_of(request))
+
+    api = APIRouter(tags=["erasure"], dependencies=[Depends(owner)])
+
     @api.get("/v1/erasures/public-key")
-    def public_key() -> Any:
+    def public_key(request: Request) -> Any:
         """The Ed25519 public key that verifies erasure receipts (``ai-memory
         verify-receipt``)."""
-        svc = service()
+        verifying = service().receipt_key(caller_of(request))
         return {
             "algorithm": "Ed25519",
-            "key_id": key_id(svc.public_key()),
-            "pem": svc.public_key_pem(),
+            "key_id": key_id(verifying),
+            "pem": public_key_pem(verifying),
         }
 
     @api.post("/v1/erasures", status_code=201)
@@ -59,9 +63,9 @@ def router(erasures: ErasureService | None, tenant_of: Callable[[Request], str])
         parsed = svc.parse(body.model_dump(exclude_none=True))
         result = await run_in_threadpool(
             svc.erase,
-            tenant_of(request),
+            caller_of(request),
             parsed,
-            actor=auth.actor_of(request, "http"),
+            actor="http",
             wait=wait,
         )
         if result.already_done:
@@ -73,7 +77,7 @@ def router(erasures: ErasureService | None, tenant_of: Callable[[Request], str])
         """The erasure's receipt, signed with the server's key: what was erased, the
         events, each projection's position, when the keys were destroyed, and a
         verification scan made now."""
-        return await run_in_threadpool(service().receipt, tenant_of(request), erasure_id)
+        return await run_in_threadpool(service().receipt, caller_of(request), erasure_id)
 
     @api.delete("/v1/interactions/{interaction_id}")
     async def forget_interaction(
@@ -84,13 +88,10 @@ def router(erasures: ErasureService | None, tenant_of: Callable[[Request], str])
     ) -> Any:
         """Forget one raw turn: its data key is destroyed and every memory extracted from
         it is forgotten (an erasure of ``interaction_ids: [id]``; the receipt is its)."""
-        svc = service()
-        tenant = tenant_of(request)
-        if not await run_in_threadpool(svc.has_interaction, tenant, interaction_id):
-            raise NotFound("this interaction does not exist", code="interaction_not_found")
-        parsed = svc.parse({"interaction_ids": [interaction_id], "reason": reason})
         result = await run_in_threadpool(
-            svc.erase, tenant, parsed, actor=auth.actor_of(request, "http"), wait=wait
+            lambda: service().forget_interaction(
+                caller_of(request), interaction_id, reason=reason, actor="http", wait=wait
+            )
         )
         return result.to_json()
 

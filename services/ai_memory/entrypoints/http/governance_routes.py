@@ -9,15 +9,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from ai_memory.core.errors import Forbidden, Gone
 from ai_memory.core.governance import Turn, should_write
 from ai_memory.core.record import check_utf8
+from ai_memory.service.access import Caller
 from ai_memory.service.governance import GovernanceService
 from ai_memory.service.time_travel import TimePoint
 from ai_memory.wire import constraints as wc
 from ai_memory.wire.governance import InteractionIn, TurnIn
-
-from . import auth
 
 ScopeQuery = Annotated[str, Query(json_schema_extra=wc.scope())]
 Wait = Annotated[bool, Query(description="Return once every projection applied it.")]
@@ -37,21 +35,20 @@ KnownAt = Annotated[
 ]
 
 
-def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -> APIRouter:
+def router(governance: GovernanceService, caller_of: Callable[[Request], Caller]) -> APIRouter:
     api = APIRouter(tags=["governance"])
 
     @api.post("/v1/interactions", status_code=201)
     async def record_interaction(body: InteractionIn, request: Request, wait: Wait = False) -> Any:
         """Keep a raw interaction (L0) and extract atomic memories (L1) from it; conflicts
         with current memories are resolved by the θ rule and every decision is an event."""
-        auth.require(request, "write", body.scope)
         result = await run_in_threadpool(
             governance.record_interaction,
-            tenant_of(request),
+            caller_of(request),
             body.model_dump(exclude_unset=True),
         )
         if wait:  # on the event loop: a slow projection holds no worker thread
-            await governance.memory.wait_for_async(result.position)
+            await governance.units.wait_for_async(result.position)
         return result.to_json()
 
     @api.post("/v1/write-triggers")
@@ -83,23 +80,20 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
     ) -> Any:
         """L3: the active preferences, goals, facts, skills and tasks of a scope — now, or
         as true at ``as_of`` and as known at ``known_at``."""
-        auth.require(request, "read", scope)
         at = TimePoint.parse(as_of, known_at)
-        return governance.persona(tenant_of(request), scope, at)
+        return governance.persona(caller_of(request), scope, at)
 
     @api.get("/v1/episodes")
     def episodes(request: Request, scope: ScopeQuery) -> Any:
         """L2: extracted memories grouped by the conversation they came from."""
-        auth.require(request, "read", scope)
-        return governance.episodes(tenant_of(request), scope)
+        return governance.episodes(caller_of(request), scope)
 
     @api.post("/v1/governance/run")
     async def run_governor(request: Request, wait: Wait = False) -> Any:
         """Run one governor pass now (TTL expiry, soft forgetting, slow-update takeovers)."""
-        auth.require_role(request, "govern")
-        transitions = await run_in_threadpool(governance.govern, tenant_of(request))
+        transitions = await run_in_threadpool(governance.govern, caller_of(request))
         if wait and transitions:
-            await governance.memory.wait_for_async(governance.last_position)
+            await governance.units.wait_for_async(governance.last_position)
         return {"transitions": transitions}
 
     @api.get("/v1/memories/{memory_id}/lineage")
@@ -111,17 +105,7 @@ def router(governance: GovernanceService, tenant_of: Callable[[Request], str]) -
     ) -> Any:
         """What this memory superseded, what superseded it, and the events and rules behind
         each state change (kept after forgetting; never content)."""
-        auth.require_role(request, "read")
-        if auth.scope_limited(request):  # whose memory is it? (a forgotten one: no longer known)
-            try:
-                stored = governance.memory.get(tenant_of(request), memory_id)
-            except Gone:
-                raise Forbidden(
-                    "the lineage of a forgotten memory is for keys of every scope",
-                    code="scope_forbidden",
-                ) from None
-            auth.require(request, "read", stored.record.scope)
         at = TimePoint.parse(as_of, known_at)
-        return governance.lineage(tenant_of(request), memory_id, at)
+        return governance.lineage(caller_of(request), memory_id, at)
 
     return api

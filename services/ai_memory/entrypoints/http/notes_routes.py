@@ -17,17 +17,16 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from ai_memory.service.access import Caller
 from ai_memory.service.notes import NoteRules, NotesService, page_json
 from ai_memory.wire import constraints as wc
 from ai_memory.wire.notes import NoteIn, NoteSaveOut, NotesOut
 
-from . import auth
-
 
 def router(
-    notes: NotesService, tenant_of: Callable[[Request], str], rules: NoteRules | None = None
+    notes: NotesService, caller_of: Callable[[Request], Caller], rules: NoteRules | None = None
 ) -> APIRouter:
-    """The notes routes; ``tenant_of`` is the app's helper."""
+    """The notes routes; ``caller_of`` is the app's door."""
     # One NotesService per process (shared with MCP and A2A): its lock keeps the
     # per-agent quota check and the save together for every transport of this process.
     if rules is not None:
@@ -45,8 +44,7 @@ def router(
         },
     )
     def save_note(body: NoteIn, request: Request, response: Response) -> dict[str, Any]:
-        auth.require(request, "write", f"agent:{body.agent}")  # a note lives in agent:<agent>
-        r = notes.save(tenant_of(request), body.agent, body.topic, body.note, body.type)
+        r = notes.save(caller_of(request), body.agent, body.topic, body.note, body.type)
         response.status_code = 201 if r.status == "created" else 200
         return {
             "id": r.id,
@@ -81,11 +79,10 @@ def router(
             ),
         ] = 0,
     ) -> dict[str, Any]:
-        auth.require(request, "read", f"agent:{agent}")
         if min_position:  # refused at once beyond the head; waited for on the event loop
             await run_in_threadpool(notes.service.check_position, min_position)
             await notes.service.wait_for_async(min_position)
-        page = await run_in_threadpool(notes.recall, tenant_of(request), agent, topic)
+        page = await run_in_threadpool(notes.recall, caller_of(request), agent, topic)
         return page_json(page, notes.rules.quota)
 
     return api

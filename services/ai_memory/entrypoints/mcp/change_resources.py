@@ -11,7 +11,7 @@
   uses ``GET /v1/changes``).
 
 Every read and every notification is checked against the caller's key exactly as the
-HTTP feed is (``search_scopes``: the scope must be readable by the key), re-checked
+HTTP feed is (``ChangeFeed.scopes``: the scope must be readable by the key), re-checked
 before each notification, so a revoked key stops hearing about changes.
 """
 
@@ -41,10 +41,9 @@ from mcp_types import (
     UnsubscribeRequestParams,
 )
 
-from ai_memory.core.access import AccessPrincipal
-from ai_memory.core.access.policy import searchable_scopes
 from ai_memory.core.errors import AiMemoryError
 from ai_memory.core.record import validate_scope
+from ai_memory.service.access import Caller
 from ai_memory.service.changes import ChangeFeed
 from ai_memory.service.facade import Services
 
@@ -52,7 +51,7 @@ logger = logging.getLogger(__name__)
 PREFIX = "ai-memory://changes/"
 NDJSON = "application/x-ndjson"
 _WAIT = 30.0  # a follower re-checks the key's rights at least this often
-Identity = Callable[[ServerRequestContext[Any]], Awaitable[tuple[str, AccessPrincipal | None]]]
+Identity = Callable[[ServerRequestContext[Any]], Awaitable[Caller]]
 
 
 class ChangeResources:
@@ -79,10 +78,10 @@ class ChangeResources:
         self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
     ) -> ReadResourceResult:
         feed, scope, since = self._parse(str(params.uri))
-        tenant, principal = await self.identity(ctx)
-        _require_readable(principal, scope)
+        caller = await self.identity(ctx)
+        await asyncio.to_thread(_readable, feed, caller, scope)
         try:
-            page = await asyncio.to_thread(feed.page, tenant, [scope], since=since)
+            page = await asyncio.to_thread(feed.page, caller, [scope], since=since)
         except AiMemoryError as e:
             raise MCPError(INVALID_PARAMS, str(e)) from None
         lines = [json.dumps(c.to_json()) for c in page.changes] + [json.dumps(page.trailer())]
@@ -100,11 +99,11 @@ class ChangeResources:
                 "subscriptions need a session: use ai-memory mcp (stdio), or GET /v1/changes",
             )
         feed, scope, _ = self._parse(str(params.uri))
-        tenant, principal = await self.identity(ctx)
-        _require_readable(principal, scope)
+        caller = await self.identity(ctx)
+        await asyncio.to_thread(_readable, feed, caller, scope)
         key = (id(ctx.session), str(params.uri))
         if key not in self._followers:
-            task = asyncio.create_task(self._follow(ctx, feed, tenant, scope, str(params.uri)))
+            task = asyncio.create_task(self._follow(ctx, feed, scope, str(params.uri)))
             self._followers[key] = task
             task.add_done_callback(lambda _t: self._followers.pop(key, None))
         return EmptyResult()
@@ -118,16 +117,15 @@ class ChangeResources:
         return EmptyResult()
 
     async def _follow(
-        self, ctx: ServerRequestContext[Any], feed: ChangeFeed, tenant: str, scope: str, uri: str
+        self, ctx: ServerRequestContext[Any], feed: ChangeFeed, scope: str, uri: str
     ) -> None:
         session: ServerSession = ctx.session
         try:
             cursor = await asyncio.to_thread(feed.start)
             while True:
                 await feed.wait(cursor, _WAIT)
-                _, principal = await self.identity(ctx)  # revoked: the follower ends
-                _require_readable(principal, scope)
-                page = await asyncio.to_thread(feed.page, tenant, [scope], since=cursor)
+                caller = await self.identity(ctx)  # revoked: the follower ends
+                page = await asyncio.to_thread(feed.page, caller, [scope], since=cursor)
                 cursor = page.next
                 if page.changes:
                     await session.send_resource_updated(uri)
@@ -152,9 +150,9 @@ class ChangeResources:
         return self.feed, scope, since
 
 
-def _require_readable(principal: AccessPrincipal | None, scope: str) -> None:
-    if principal is None:
-        return
-    decision, _ = searchable_scopes(principal, [scope])
-    if not decision:
-        raise MCPError(INVALID_PARAMS, f"{decision.code}: {decision.reason}")
+def _readable(feed: ChangeFeed, caller: Caller, scope: str) -> None:
+    """Refuse a subscription the caller may not read, as an MCP error (the feed judges)."""
+    try:
+        feed.scopes(caller, [scope])
+    except AiMemoryError as e:
+        raise MCPError(INVALID_PARAMS, f"{e.code}: {e.message}") from None

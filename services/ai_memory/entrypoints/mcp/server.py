@@ -47,7 +47,7 @@ from starlette.routing import Route
 from ai_memory import __version__
 from ai_memory.core.access import AccessPrincipal
 from ai_memory.core.errors import AiMemoryError
-from ai_memory.core.record import DEFAULT_TENANT
+from ai_memory.service.access import Caller, Embedded
 from ai_memory.service.acting import acting_as
 from ai_memory.service.facade import Services
 
@@ -56,9 +56,9 @@ from ..agent_tools import INSTRUCTIONS, AgentTools, ToolOutput, error_output
 from .change_resources import ChangeResources
 
 logger = logging.getLogger(__name__)
-TenantOf = Callable[[Request], str]
-PrincipalOf = Callable[[Request], AccessPrincipal | None]
-SessionPrincipal = Callable[[], AccessPrincipal | None]
+CallerOf = Callable[[Request], Caller]
+SessionCaller = Callable[[], Caller]
+_OPEN = Embedded()  # no key in force: the deployment itself, tenant ``default``
 
 
 def error_result(error: AiMemoryError) -> CallToolResult:
@@ -91,15 +91,14 @@ def _tool(spec: ToolSpec) -> Tool:
 
 def build_server(
     services: Services,
-    tenant_of: TenantOf | None = None,
-    principal_of: PrincipalOf | None = None,
-    session_principal: SessionPrincipal | None = None,
+    caller_of: CallerOf | None = None,
+    session_caller: SessionCaller | None = None,
 ) -> Server[Any]:
-    """The MCP server over the services facade; ``tenant_of`` maps an HTTP request to a
-    tenant and ``principal_of`` to the caller's API key, whose rights every tool then
-    checks. Over stdio there is no request: ``session_principal`` answers the key the
-    process was started with (checked again on every call, so a revocation ends the
-    session's rights too); without it, open development mode (tenant ``default``)."""
+    """The MCP server over the services facade; ``caller_of`` maps an HTTP request to its
+    caller (the key door's), which every service call is judged as. Over stdio there is
+    no request: ``session_caller`` answers the key the process was started with (asked
+    again on every call, so a revocation ends the session's rights too); without either,
+    the deployment itself (open development mode, tenant ``default``)."""
     tools = AgentTools(services)
     listed = ListToolsResult(tools=[_tool(s) for s in tools.specs.values()])
 
@@ -108,24 +107,26 @@ def build_server(
     ) -> ListToolsResult:
         return listed
 
+    async def identity(ctx: ServerRequestContext[Any]) -> Caller:
+        """Who calls: the HTTP request's caller, or the stdio session's."""
+        request = ctx.request
+        if isinstance(request, Request):
+            return _OPEN if caller_of is None else caller_of(request)
+        if session_caller is None:
+            return _OPEN
+        return await anyio.to_thread.run_sync(session_caller)
+
     async def call_tool(
         ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult:
         if params.name not in tools.specs:
             names = ", ".join(tools.specs)
             raise MCPError(INVALID_PARAMS, f"unknown tool {params.name!r}; tools: {names}")
-        request = ctx.request
-        tenant, principal = DEFAULT_TENANT, None
         try:
-            if isinstance(request, Request):
-                tenant = tenant if tenant_of is None else tenant_of(request)
-                principal = None if principal_of is None else principal_of(request)
-            elif session_principal is not None:
-                principal = await anyio.to_thread.run_sync(session_principal)
-                tenant = DEFAULT_TENANT if principal is None else principal.tenant
+            caller = await identity(ctx)
             # The services block (SQLite, embedding, waiting for projections): use a thread.
             output = await anyio.to_thread.run_sync(
-                _call_as, tools, tenant, params.name, params.arguments, principal
+                _call_as, tools, caller, params.name, params.arguments
             )
         except AiMemoryError as e:
             return error_result(e)
@@ -133,17 +134,6 @@ def build_server(
             logger.exception("MCP tool %s failed", params.name)
             return error_result(AiMemoryError("internal error; the server log has details"))
         return tool_result(output)
-
-    async def identity(ctx: ServerRequestContext[Any]) -> tuple[str, AccessPrincipal | None]:
-        """Who calls: the HTTP request's key, or the stdio session's (as ``call_tool``)."""
-        request = ctx.request
-        if isinstance(request, Request):
-            tenant = DEFAULT_TENANT if tenant_of is None else tenant_of(request)
-            return tenant, None if principal_of is None else principal_of(request)
-        if session_principal is None:
-            return DEFAULT_TENANT, None
-        principal = await anyio.to_thread.run_sync(session_principal)
-        return DEFAULT_TENANT if principal is None else principal.tenant, principal
 
     changes = ChangeResources(services, identity)
 
@@ -167,18 +157,14 @@ def build_server(
 
 
 def _call_as(
-    tools: AgentTools,
-    tenant: str,
-    name: str,
-    arguments: Mapping[str, Any] | None,
-    principal: AccessPrincipal | None,
+    tools: AgentTools, caller: Caller, name: str, arguments: Mapping[str, Any] | None
 ) -> ToolOutput:
     """Run a tool with the key recorded as the actor of every event it causes (over HTTP
     the key door sets it for the request; stdio has no door)."""
-    if principal is None:
-        return tools.call(tenant, name, arguments, principal)
-    with acting_as(principal.actor):
-        return tools.call(tenant, name, arguments, principal)
+    if not isinstance(caller, AccessPrincipal):
+        return tools.call(caller, name, arguments)
+    with acting_as(caller.actor):
+        return tools.call(caller, name, arguments)
 
 
 async def serve_stdio(server: Server[Any]) -> None:
@@ -195,11 +181,10 @@ class McpHttp:
     def __init__(
         self,
         services: Services,
-        tenant_of: TenantOf,
+        caller_of: CallerOf,
         security: TransportSecuritySettings | None = None,
-        principal_of: PrincipalOf | None = None,
     ) -> None:
-        self.server = build_server(services, tenant_of, principal_of)
+        self.server = build_server(services, caller_of)
         # Stateless with JSON answers: no per-session state pinned to one replica.
         # ``security``: the transport's own Host/Origin checks (DNS-rebinding protection).
         self.manager = StreamableHTTPSessionManager(
