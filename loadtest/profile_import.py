@@ -5,7 +5,7 @@
 Feeds the same NDJSON lines ``bench_embedded`` sends over HTTP, in batches of 500 as the
 HTTP route does, into a fresh embedded data dir (projections not started, so only the
 write path is measured). Prints lines/s of three unprofiled runs, then a cProfile of a
-fourth sorted by cumulative time. ``--guard-off`` replaces the projectability guard with
+fourth sorted by cumulative time. ``--guard-off`` replaces the projectability proof with
 a no-op in this process only, to tell its share from the rest.
 
 Only ``bootstrap``, ``settings`` and ``service.transfer`` are imported, so an older tree
