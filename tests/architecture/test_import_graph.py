@@ -11,9 +11,10 @@
   library and numpy besides).
 * The service layer imports only the core and settings (it is given adapters through
   the ports).
-* Adapters implement the core's ports: they import the core only — no service,
-  projector, serialization or composition root.
-* The serialization (the event serializer adapter) imports the core only.
+* Adapters implement the core's ports: they import the core (and the settings, the one
+  reader of the environment) only — no service, projector, serialization or composition
+  root.
+* The serialization (the event serializer adapter) imports the core and settings only.
 * Projectors drive the pure projections: core, the service layer's types, adapters (the
   Kafka worker consumes the topic itself) and the metrics catalog — never the
   composition root, an entry point, the serialization, the SDK or the migration tools.
@@ -58,8 +59,11 @@ CLI_MAY_IMPORT = (
     "ai_memory.migration",
 )
 SERVICE_MAY_IMPORT = ("ai_memory.service", "ai_memory.core", "ai_memory.settings")
-ADAPTERS_MAY_IMPORT = ("ai_memory.adapters", "ai_memory.core")
-SERIALIZATION_MAY_IMPORT = ("ai_memory.serialization", "ai_memory.core")
+# Settings are the one reader of the environment (and import only the core): an adapter
+# that needs a variable no caller hands it (the model folder of ``python -m
+# ai_memory.adapters.embedders.build``, the schema folder, Qdrant's key) asks them.
+ADAPTERS_MAY_IMPORT = ("ai_memory.adapters", "ai_memory.core", "ai_memory.settings")
+SERIALIZATION_MAY_IMPORT = ("ai_memory.serialization", "ai_memory.core", "ai_memory.settings")
 PROJECTOR_MAY_IMPORT = (
     "ai_memory.projector",
     "ai_memory.core",
@@ -206,13 +210,13 @@ PLANTED: Sequence[tuple[str, str, str]] = [
     ("ai_memory/service/notes.py", "from ..adapters import memory\n", "service layer"),
     ("ai_memory/sdk/client.py", "import ai_memory.serialization\n", "no server module"),
     ("ai_memory/sdk/__init__.py", "from . import in_process\n", "explicit import"),
-    ("ai_memory/sdk/client.py", "from .in_process.errors import as_sdk_error\n", "explicit"),
+    ("ai_memory/sdk/client.py", "from .in_process import asgi_app\n", "explicit"),
     (
         "ai_memory/entrypoints/cli/keys_cmd.py",
         "from ai_memory.bootstrap.security import build_key_service\n",
         "composition root's face",
     ),
-    ("ai_memory/sdk/in_process/base.py", "from ai_memory.bootstrap import urls\n", "face"),
+    ("ai_memory/sdk/in_process.py", "from ai_memory.bootstrap import urls\n", "face"),
     ("ai_memory/adapters/memory/event_log.py", "from ai_memory.service import acting\n", "ports"),
     (
         "ai_memory/adapters/sqlite_event_log.py",
