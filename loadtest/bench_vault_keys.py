@@ -3,7 +3,7 @@
     deploy/local/servers.sh start cassandra && deploy/local/servers.sh wait cassandra
     python -m loadtest.bench_vault_keys --cassandra 127.0.0.1:9042 --keys 6000
 
-Every new memory gets a data key (crypto-shredding, ``deploy/FORGETTING.md``). The write
+Every new memory gets a data key (crypto-shredding, ``docs/design/FORGETTING.md``). The write
 path asks the vault to *issue* one (``issue_many``): on Cassandra a key id of its own per
 creation, stored with plain writes grouped per partition (migration 0008). Before that, a
 key per memory was created with a lightweight transaction (``INSERT … IF NOT EXISTS``) so

@@ -152,7 +152,7 @@ def test_flush_interval_zero_persists_every_batch(tmp_path: Path) -> None:
 def test_optimize_rewrites_a_removed_points_vector_out_of_an_indexed_segment(
     tmp_path: Path,
 ) -> None:
-    """Forgetting (deploy/FORGETTING.md): a removed point's vector stays in its segment's
+    """Forgetting (docs/design/FORGETTING.md): a removed point's vector stays in its segment's
     files until ``optimize()`` vacuums the segment, also once the segment is indexed."""
     idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, indexing_threshold_kb=1)
     rng = np.random.default_rng(7)

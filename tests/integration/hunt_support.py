@@ -1,4 +1,4 @@
-"""What the plaintext hunts share (deploy/FORGETTING.md): canaries, the byte scan of a
+"""What the plaintext hunts share (docs/design/FORGETTING.md): canaries, the byte scan of a
 directory, a memory body and a waited write. The embedded, Kafka and Cassandra hunts
 import them from here so the scan every one of them trusts is one piece of code."""
 

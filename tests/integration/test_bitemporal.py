@@ -1,4 +1,4 @@
-"""Two kinds of time over HTTP (deploy/TIME.md): a user tells, in dated interactions, that
+"""Two kinds of time over HTTP (docs/design/TIME.md): a user tells, in dated interactions, that
 they live in Auckland (2025-01-10), moved to Sydney (2025-06-01), then to Tokyo
 (2026-02-01); the three arrive in one burst today, in every order. ``as_of`` (valid time)
 answers where they lived at a date between the moves; ``known_at`` (recorded time) answers

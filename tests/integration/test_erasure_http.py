@@ -1,4 +1,4 @@
-"""Subject erasure end to end, embedded, with encryption on (deploy/FORGETTING.md).
+"""Subject erasure end to end, embedded, with encryption on (docs/design/FORGETTING.md).
 
 Canaries go into memories, raw turns (and the memories extracted from them) and notes of
 two subjects — a scope and a source agent — and of people who stay. After both erasures

@@ -1,6 +1,6 @@
 """An erasure whose key destroy failed after its tombstone, asked again, destroys it.
 
-The tombstone is durable before the key is destroyed (deploy/FORGETTING.md), so a vault
+The tombstone is durable before the key is destroyed (docs/design/FORGETTING.md), so a vault
 that fails in between leaves a forgotten memory whose key outlives it. The same request
 (same ``erasure_id``) must destroy that key too — the memory is already forgotten, so
 the ordinary forget appends nothing and would not — and its receipt then reports every

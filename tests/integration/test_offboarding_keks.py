@@ -1,4 +1,4 @@
-"""Tenant offboarding destroys the tenant's KEKs (deploy/FORGETTING.md, "Rotation and
+"""Tenant offboarding destroys the tenant's KEKs (docs/design/FORGETTING.md, "Rotation and
 offboarding"): after an ``everything`` erasure the vault holds no KEK of the tenant — no
 file of the data directory holds a byte of its wrapped KEK — its receipt names the KEK
 versions and each key's own destruction time, a new write of the tenant gets a fresh KEK

@@ -1,4 +1,4 @@
-"""The plaintext hunt (deploy/FORGETTING.md), embedded, with encryption on.
+"""The plaintext hunt (docs/design/FORGETTING.md), embedded, with encryption on.
 
 Unique canaries go into memories (content, tags, meta, and an update of one) and into
 interaction turns (the raw text, the extractor's decision, the memory extracted). Before any

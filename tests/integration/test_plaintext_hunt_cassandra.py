@@ -1,4 +1,4 @@
-"""The plaintext hunt on the distributed stores (deploy/FORGETTING.md): a Kafka log, the
+"""The plaintext hunt on the distributed stores (docs/design/FORGETTING.md): a Kafka log, the
 Cassandra record store and the Cassandra data-key vault, encryption on.
 
 Canaries go into memories (content, tags, meta; two conflicting versions of one), raw

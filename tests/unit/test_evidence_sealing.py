@@ -1,5 +1,5 @@
 """Decision evidence: its personal parts are sealed under the keys of every memory it
-quotes; the rule, ids, scores and thresholds stay clear (deploy/FORGETTING.md)."""
+quotes; the rule, ids, scores and thresholds stay clear (docs/design/FORGETTING.md)."""
 
 from __future__ import annotations
 

@@ -228,7 +228,7 @@ class QdrantEdgeIndex:
     def _optimizers(self) -> qe.EdgeOptimizersConfig:
         # Vacuum every segment that holds a deleted point whenever ``optimize()`` runs (the
         # engine's defaults wait for 20 % deleted and 1000 vectors): a forgotten memory's
-        # vectors are rewritten out of the segment files then (deploy/FORGETTING.md).
+        # vectors are rewritten out of the segment files then (docs/design/FORGETTING.md).
         return qe.EdgeOptimizersConfig(
             deleted_threshold=0.0,
             vacuum_min_vector_number=1,

@@ -1,5 +1,5 @@
 """The composition root's security builders: the key hierarchy, the data-key vault and
-the sealing stage, API keys, erasures and their signing key (``deploy/FORGETTING.md``).
+the sealing stage, API keys, erasures and their signing key (``docs/design/FORGETTING.md``).
 
 Each chooses its adapter by the same URLs as the rest of ``ai_memory.bootstrap``: the
 vault and the key store live with the records (Cassandra when distributed, else files in

@@ -1,4 +1,4 @@
-"""Two kinds of time (``deploy/TIME.md``): when a memory was *true* (valid time) and
+"""Two kinds of time (``docs/design/TIME.md``): when a memory was *true* (valid time) and
 when the system *knew* it (recorded time).
 
 * **valid time** — from the memory's ``created_at`` (an interaction's ``at``), or an

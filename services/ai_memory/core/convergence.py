@@ -1,5 +1,5 @@
 """The convergence rule of replication between instances (``ai-memory sync``,
-``deploy/SYNC.md``): which of two versions of a memory both instances keep.
+``docs/design/SYNC.md``): which of two versions of a memory both instances keep.
 
 Versions are counters of one instance (an import writes the next local version), and
 ``updated_at`` is when *this* instance applied a change, so neither orders the versions

@@ -1,7 +1,7 @@
 """The data-key vault port: the keys that seal personal fields, kept outside the log.
 
 One data key per memory (all its versions) and, later, one per interaction
-(``deploy/FORGETTING.md``). The log holds only ciphertext sealed under these keys;
+(``docs/design/FORGETTING.md``). The log holds only ciphertext sealed under these keys;
 forgetting destroys the key, so a replay of the immutable log can never open the content
 again. A vault stores each data key wrapped by its tenant's key-encryption key (KEK),
 which is wrapped by the deployment's root key; callers only ever see unwrapped keys.
@@ -145,7 +145,7 @@ class DataKeyVault(Protocol):
         round trip where the store allows (a receipt lists thousands)."""
         ...
 
-    # --- KEK rotation and offboarding (deploy/FORGETTING.md) ---------------------------
+    # --- KEK rotation and offboarding (docs/design/FORGETTING.md) ---------------------------
     def kek_versions(self, tenant: str, include_destroyed: bool = False) -> list[int]:
         """The tenant's live KEK versions, oldest first; the newest wraps new data keys.
         ``include_destroyed``: every version it ever had."""

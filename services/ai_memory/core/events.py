@@ -155,7 +155,7 @@ class InteractionRecorded:
 
 @dataclass(frozen=True)
 class SubjectErased:
-    """A subject erasure (``deploy/FORGETTING.md``): the request, every memory and raw
+    """A subject erasure (``docs/design/FORGETTING.md``): the request, every memory and raw
     interaction it forgot and every data key it destroyed. The memories' tombstones
     precede it on their own partitions, and it is appended once every key is gone, so
     ``keys_destroyed_at`` is a fact (None: encryption was off, no key to destroy)."""

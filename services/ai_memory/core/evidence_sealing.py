@@ -1,4 +1,4 @@
-"""Which parts of a decision's evidence are personal (pure rules, ``deploy/FORGETTING.md``).
+"""Which parts of a decision's evidence are personal (pure rules, ``docs/design/FORGETTING.md``).
 
 A ``MemoryStateChanged.decision_json`` explains a state change: the rule, the scores, the
 threshold, the ids involved — and, for a conflict, the detector's reason and a judge's

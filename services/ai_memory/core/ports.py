@@ -356,7 +356,7 @@ class KeyStore(Protocol):
 
 
 class DataKeys(Protocol):
-    """The data keys of envelope encryption (crypto-shredding, ``deploy/FORGETTING.md``),
+    """The data keys of envelope encryption (crypto-shredding, ``docs/design/FORGETTING.md``),
     as the append pipeline uses them."""
 
     def prepare(self, events: Sequence[DomainEvent]) -> None:

@@ -1,6 +1,6 @@
 """What a sealed event hides and what binds its ciphertext to it (pure rules).
 
-Sealing (crypto-shredding, ``deploy/FORGETTING.md``) moves the personal fields of an
+Sealing (crypto-shredding, ``docs/design/FORGETTING.md``) moves the personal fields of an
 event into an AES-256-GCM ciphertext under the data key of its memory; the cipher itself
 runs in ``serialization.sealer``. This module says:
 

@@ -153,7 +153,7 @@ class LineageOut(_Open):
     supersedes: list[str]
     superseded_by: list[str]
     events: list[dict[str, Any]]
-    valid_from: str | None = None  # valid time (deploy/TIME.md); None for a forgotten one
+    valid_from: str | None = None  # valid time (docs/design/TIME.md); None for a forgotten one
     valid_to: str | None = None  # None while nothing has ended it
 
 

@@ -1,5 +1,5 @@
 """Replication of one scope between two instances, built on the change feed and import
-(``ai-memory sync``; the rule is ``core.convergence``, the design ``deploy/SYNC.md``).
+(``ai-memory sync``; the rule is ``core.convergence``, the design ``docs/design/SYNC.md``).
 
 A pass reads the source's change feed after a cursor and settles every memory it names
 on **both** instances:

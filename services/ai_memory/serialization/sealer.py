@@ -1,4 +1,4 @@
-"""The sealing stage of the pipeline (crypto-shredding, ``deploy/FORGETTING.md``).
+"""The sealing stage of the pipeline (crypto-shredding, ``docs/design/FORGETTING.md``).
 
     encode: event ─mapper─> dict ─Sealer.seal─> dict ─transcoder─> frame
     decode: frame ─transcoder─> dict ─Sealer.unseal─> dict ─mapper─> event

@@ -20,7 +20,7 @@ input and the decision; the last five are ``AppendPipeline.append``, read top to
 6. **append** — one call; it returns when every event is durable (one transaction on
    the embedded log, acks=all on Kafka).
 7. **destroy keys of what was forgotten** — only now that the tombstones are durable
-   (``deploy/FORGETTING.md``): the data key of every ``MemoryDeleted`` memory (and of
+   (``docs/design/FORGETTING.md``): the data key of every ``MemoryDeleted`` memory (and of
    the turn it was extracted from), and of every turn a ``SubjectErased`` names.
 
 If the vault fails in step 7, the error reaches the caller and the key outlives the
@@ -133,7 +133,7 @@ class AppendPipeline:
 
 def source_interaction_keys(store: RecordStore) -> RelatedKeys:
     """The key of the interaction a memory was extracted from: forgetting the memory
-    forgets the raw turn too, which said the same thing (deploy/FORGETTING.md). Read from
+    forgets the raw turn too, which said the same thing (docs/design/FORGETTING.md). Read from
     the record store before the tombstone is appended. Only a memory whose id is one the
     extractor derives from that interaction counts, so a ``meta.source`` written by a
     client cannot make a forget destroy another interaction's key."""

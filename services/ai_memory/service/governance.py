@@ -176,7 +176,7 @@ class GovernanceService:
     # --- L2 / L3 -------------------------------------------------------------------------
     def persona(self, who: Who, scope: str, at: TimePoint | None = None) -> dict[str, Any]:
         """L3: what is currently believed about a scope — active memories by slot; ``at``:
-        what was true at a valid time / believed at a recorded time (deploy/TIME.md)."""
+        what was true at a valid time / believed at a recorded time (docs/design/TIME.md)."""
         caller = access.caller_of(who)
         tenant = caller.tenant
         validate_scope(scope, self.limits)
@@ -264,7 +264,7 @@ class GovernanceService:
     # --- lineage -------------------------------------------------------------------------
     def lineage(self, who: Who, memory_id: str, at: TimePoint | None = None) -> dict[str, Any]:
         """What a memory superseded, what superseded it, and every event and rule behind
-        its state changes, oldest first; with its validity window (deploy/TIME.md). ``at``:
+        its state changes, oldest first; with its validity window (docs/design/TIME.md). ``at``:
         only the events recorded by ``known_at``, the state at valid time ``as_of``.
         A key limited to some scopes reads the lineage of a live memory of its scopes
         only: a forgotten one's scope is no longer known to it."""

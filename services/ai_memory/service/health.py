@@ -139,7 +139,7 @@ class HealthService:
     drivers: Callable[[], Sequence[DriverState]]
     dead_letters: DeadLetters | None
     embedder: str
-    # The partition writers of this process (distributed log only; see deploy/WRITE_PATH.md)
+    # The partition writers of this process (distributed log only; see docs/design/WRITE_PATH.md)
     writers: Callable[[], Mapping[str, Any]] = dict
 
     def dead_letter_counts(self) -> tuple[dict[str, int], str | None]:

@@ -97,7 +97,7 @@ class SearchRequest:
     mode: SearchMode = "hybrid"
     states: tuple[MemoryState, ...] = (MemoryState.ACTIVE,)
     rerank: bool = True
-    as_of: datetime | None = None  # valid time: "what was true then" (deploy/TIME.md)
+    as_of: datetime | None = None  # valid time: "what was true then" (docs/design/TIME.md)
     known_at: datetime | None = None  # recorded time: "what did the system believe then"
 
     @staticmethod

@@ -1,4 +1,4 @@
-"""Reading memories at a point of the two times (``core.bitemporal``, ``deploy/TIME.md``):
+"""Reading memories at a point of the two times (``core.bitemporal``, ``docs/design/TIME.md``):
 the adapter that fetches what the pure rule needs — each memory's lineage, the stated
 memories of its exclusive slot, the valid-from of whoever superseded it.
 

@@ -4,7 +4,7 @@ The log is the record of every forget, so the vault can always be brought back i
 with it. Two cases need that:
 
 * **a vault backup restored** — keys destroyed after the backup was taken are live again
-  in the restored copy (deploy/FORGETTING.md: backups must honour deletions);
+  in the restored copy (docs/design/FORGETTING.md: backups must honour deletions);
 * **a destroy that failed** after its tombstone was appended (the vault was down): the
   forget stands, but the key outlived it.
 

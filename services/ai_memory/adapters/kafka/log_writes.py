@@ -5,7 +5,7 @@ partition's heads by reading the log, and every append tells the readers how far
 process has committed. ``KafkaEventLog`` joins the writers group when it is opened with a
 ``WriterConfig`` and stops every writer when it is closed.
 
-* **One writer per partition** (``docs``: deploy/WRITE_PATH.md). A log opened with a
+* **One writer per partition** (``docs``: docs/design/WRITE_PATH.md). A log opened with a
   ``WriterConfig`` (a gateway) joins the writers group (``ownership``); the partitions it
   is assigned it writes itself through a ``PartitionWriter`` — heads in memory, versions
   checked without a database round trip, appends group-committed in Kafka transactions

@@ -1,6 +1,6 @@
 """``ai-memory sync --from URL --to URL --scope S [--follow]``: replicate one scope from
 one instance to another (``sdk.replication``; the convergence rule in
-``deploy/SYNC.md``).
+``docs/design/SYNC.md``).
 
 Resumable: the cursor of the last change settled is kept in a state file (``--state``;
 by default ``ai-memory-sync-<digest of from, to, scope>.json`` in the working directory)
