@@ -24,7 +24,6 @@ from pathlib import Path
 
 import ai_memory
 from ai_memory.bootstrap import build
-from ai_memory.service.transfer import ImportSession
 from ai_memory.settings import Settings
 from loadtest.corpus import memories
 
@@ -37,7 +36,7 @@ def feed_all(lines: list[tuple[int, str]], profile: cProfile.Profile | None) -> 
     shutil.rmtree(WORK, ignore_errors=True)
     container = build(Settings(data_dir=WORK))
     try:
-        session = ImportSession(container.service, "default")
+        session = container.services.transfer.begin_import("default")
         start = time.perf_counter()
         if profile is not None:
             profile.enable()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -10,8 +11,12 @@ from ai_memory.adapters.projectability import ProjectabilityCheck
 from ai_memory.core.events import EventHeader, MemoryDeleted, MemoryWritten
 from ai_memory.core.ports import EventLog
 from ai_memory.core.record import MemoryRecord, MemoryType
+from ai_memory.core.secrets import SecretPolicy
 from ai_memory.serialization import AvroEventSerializer
 from ai_memory.service.append_pipeline import AppendPipeline
+from ai_memory.service.memory_service import MemoryService
+from ai_memory.service.secret_policy import SecretGuard
+from ai_memory.service.writing import Writing
 
 T0 = datetime(2026, 3, 12, 9, 30, tzinfo=UTC)
 _ids = itertools.count(1)
@@ -78,3 +83,24 @@ def pipeline(log: EventLog) -> AppendPipeline:
     """The append pipeline over ``log`` without encryption (frames in plain Avro)."""
     serializer = AvroEventSerializer()
     return AppendPipeline(log, serializer, ProjectabilityCheck(serializer))
+
+
+def writing_of(service: MemoryService) -> Writing:
+    """What the import, notes and erasure use cases are given, as the memory service of a
+    test container has it (one set of units, store, policy, limits and clock)."""
+    return Writing(service.units, service.store, service.secrets, service.limits, service.clock)
+
+
+def use_secret_policy(monkeypatch: Any, container: Any, policy: SecretPolicy) -> SecretGuard:
+    """Every service of ``container`` that screens a write under one guard of ``policy``
+    (as bootstrap builds them: one guard, given to each)."""
+    guard = SecretGuard(policy)
+    monkeypatch.setattr(container.service, "secrets", guard)
+    monkeypatch.setattr(container.governance, "secrets", guard)
+    monkeypatch.setattr(container.notes, "secrets", guard)
+    transfer = container.services.transfer
+    monkeypatch.setattr(transfer, "deps", dataclasses.replace(transfer.deps, secrets=guard))
+    erasures = container.services.erasures
+    if erasures is not None:
+        monkeypatch.setattr(erasures, "deps", dataclasses.replace(erasures.deps, secrets=guard))
+    return guard

@@ -37,7 +37,6 @@ def service(log: KafkaEventLog) -> MemoryService:
     """A gateway's memory service: units without a lock, as bootstrap builds them on Kafka."""
     clock, embedder = FixedClock(), StaticEmbedder()
     return MemoryService(
-        log=log,
         store=MemoryRecordStore(),
         index=MemoryVectorIndex(embedder.dim),
         embedder=embedder,

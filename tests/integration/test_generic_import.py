@@ -21,7 +21,7 @@ from ai_memory.migration import Converted, SourceReport, import_items
 from ai_memory.migration.doctor import diagnose
 from ai_memory.migration.generic import GenericImporter, GenericOptions, convert_file
 from ai_memory.service.transfer import ImportSession
-from tests.factories import T0
+from tests.factories import T0, writing_of
 
 ROWS = 10_000
 SPLIT = {"json": (0, 4000), "sqlite": (4000, 7000), "csv": (7000, 10_000)}
@@ -164,7 +164,7 @@ def test_messy_export_doctor_and_import(tmp_path: Path, container: Container) ->
     assert sum(r.vector_columns["embedding"] + r.vector_columns["embed"] for r in doctored) > 0
 
     report = SourceReport(source="agent_a")
-    session = ImportSession(container.service, "default", source="generic")
+    session = ImportSession(writing_of(container.service), "default", source="generic")
     result = import_items(session, converted(files, options, report), report)
 
     assert report.total == ROWS
@@ -189,7 +189,7 @@ def test_messy_export_doctor_and_import(tmp_path: Path, container: Container) ->
 
     second = SourceReport()
     again = import_items(
-        ImportSession(container.service, "default", source="generic"),
+        ImportSession(writing_of(container.service), "default", source="generic"),
         converted(files, options, second),
         second,
     )

@@ -19,7 +19,7 @@ from ai_memory.core.secrets import SecretPolicy
 from ai_memory.entrypoints.mcp.server import build_server
 from ai_memory.sdk import InvalidInputError, MemoryIn
 from ai_memory.sdk.in_process import InProcessClient
-from ai_memory.service.secret_policy import SecretGuard
+from tests.factories import use_secret_policy
 
 BASE = {"type": "fact", "scope": "user:alice", "source_agent": "parity"}
 INPUTS: dict[str, dict[str, Any]] = {
@@ -128,7 +128,7 @@ DOORS: dict[str, Callable[[Container, TestClient, str, dict[str, Any]], Decision
 def test_every_door_decides_alike(
     container: Container, client: TestClient, policy: SecretPolicy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(container.service, "secrets", SecretGuard(policy))
+    use_secret_policy(monkeypatch, container, policy)
     for i, (name, fields) in enumerate(INPUTS.items()):
         body = BASE | fields
         decisions = {

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ai_memory.bootstrap import Container, build
 from ai_memory.service.transfer import ImportSession, export_lines
 from ai_memory.settings import Settings
-from tests.factories import FixedClock
+from tests.factories import FixedClock, writing_of
 from tests.strategies import record_bodies
 
 TENANT = "default"
@@ -39,9 +39,9 @@ def test_accepted_memories_survive_export_and_import(
 ) -> None:
     written = [container.service.write(TENANT, body, wait=True).record for body in bodies]
     scopes = sorted({r.scope for r in written})
-    lines = list(export_lines(container.service, TENANT, scopes))
+    lines = list(export_lines(container.service.store, container.service.clock, TENANT, scopes))
 
-    session = ImportSession(target.service, TENANT)
+    session = ImportSession(writing_of(target.service), TENANT)
     session.feed(list(enumerate(lines, start=1)))
     report = session.finish(wait=True)
     assert (report.rejected, report.errors) == (0, [])

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from ai_memory.bootstrap import Container
 from ai_memory.core.errors import Conflict, Gone, InvalidInput, NotFound
 from ai_memory.service.transfer import ImportSession
+from tests.factories import writing_of
 from tests.property.log_probe import appended_since
 from tests.strategies import hostile_bodies, hostile_texts, record_bodies
 
@@ -90,7 +91,7 @@ _lines = st.one_of(
 def test_imports_account_for_every_line_and_are_projected(
     container: Container, lines: list[str]
 ) -> None:
-    session = ImportSession(container.service, TENANT)
+    session = ImportSession(writing_of(container.service), TENANT)
     session.feed(list(enumerate(lines, start=1)))
     report = session.finish(wait=True)  # waits for the projections to apply everything
     assert report.received == sum(1 for line in lines if line.strip())

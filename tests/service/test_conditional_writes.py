@@ -164,7 +164,6 @@ def test_without_a_lock_the_single_writer_refuses_the_second(tmp_path: Any) -> N
     embedder = StaticEmbedder()
     units = UnitsOfWork(pipeline(log), clock, NoWait(), serialize=False)
     service = MemoryService(
-        log=log,
         store=MemoryRecordStore(),
         index=MemoryVectorIndex(embedder.dim),
         embedder=embedder,

@@ -12,7 +12,7 @@ import pytest
 from ai_memory.bootstrap import Container
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.transfer import ImportReport, ImportSession, export_lines
-from tests.factories import FixedClock
+from tests.factories import FixedClock, writing_of
 
 
 def write(svc: MemoryService, tenant: str, content: str) -> None:
@@ -21,11 +21,11 @@ def write(svc: MemoryService, tenant: str, content: str) -> None:
 
 
 def backup(svc: MemoryService, tenant: str) -> list[str]:
-    return list(export_lines(svc, tenant, None))
+    return list(export_lines(svc.store, svc.clock, tenant, None))
 
 
 def restore(svc: MemoryService, tenant: str, lines: list[str]) -> ImportReport:
-    session = ImportSession(svc, tenant)
+    session = ImportSession(writing_of(svc), tenant)
     session.feed(list(enumerate(lines, start=1)))
     return session.finish(wait=True)
 

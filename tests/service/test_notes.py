@@ -46,7 +46,7 @@ def test_off_forgets_and_the_topic_can_be_saved_again(notes: NotesService, tenan
 
 
 def test_quota_refuses_one_note_too_many(container: Container, tenant: str) -> None:
-    small = NotesService(container.service, dataclasses.replace(NoteRules(), quota=2))
+    small = container.notes.with_rules(dataclasses.replace(NoteRules(), quota=2))
     small.save(tenant, "coder", "a", "note a")
     small.save(tenant, "coder", "b", "note b")
     with pytest.raises(Conflict) as e:

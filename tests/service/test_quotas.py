@@ -17,7 +17,7 @@ from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.quotas import MemoryQuota
 from ai_memory.service.transfer import ImportSession, export_lines
 from ai_memory.settings import Settings
-from tests.factories import FixedClock
+from tests.factories import FixedClock, writing_of
 
 from .conftest import MEMORY
 
@@ -102,9 +102,9 @@ def test_a_batch_lands_what_fits_and_refuses_the_rest_item_by_item(
 def test_an_import_rejects_the_lines_past_the_quota(svc: MemoryService, tenant: str) -> None:
     source = f"{tenant}-src"[:60]
     fill(svc, source)
-    bundle = list(export_lines(svc, source, None))
+    bundle = list(export_lines(svc.store, svc.clock, source, None))
     svc.write(tenant, body("already", "Memory already here."), wait=True)
-    session = ImportSession(svc, tenant)
+    session = ImportSession(writing_of(svc), tenant)
     session.feed(list(enumerate(bundle, start=1)))
     report = session.finish(wait=True)
     assert (report.written, report.rejected) == (2, 1)

@@ -16,6 +16,7 @@ from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.secret_policy import SecretGuard
 from ai_memory.service.transfer import ImportSession
 from ai_memory.settings import Settings
+from tests.factories import use_secret_policy, writing_of
 
 KEY = "AKIAIOSFODNN7EXAMPLE"
 DSN = "postgres://app:Sup3rS3cret@db.internal/prod"
@@ -25,9 +26,7 @@ BODY = {"type": "fact", "scope": "user:alice", "source_agent": "a"}
 def use(
     monkeypatch: pytest.MonkeyPatch, container: Container, policy: SecretPolicy
 ) -> MemoryService:
-    guard = SecretGuard(policy)  # one guard for every service that screens a write
-    monkeypatch.setattr(container.service, "secrets", guard)
-    monkeypatch.setattr(container.governance, "secrets", guard)
+    use_secret_policy(monkeypatch, container, policy)  # every service that screens a write
     return container.service
 
 
@@ -192,7 +191,7 @@ def test_import_rejects_or_redacts_the_line(
 
     def run(policy: SecretPolicy, target: str) -> dict[str, Any]:
         svc = use(monkeypatch, container, policy)
-        session = ImportSession(svc, target)
+        session = ImportSession(writing_of(svc), target)
         session.feed(list(enumerate(lines, start=1)))
         return session.finish(wait=True).to_json()
 

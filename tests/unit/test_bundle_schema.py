@@ -13,6 +13,7 @@ from jsonschema import Draft202012Validator
 
 from ai_memory.bootstrap import Container
 from ai_memory.service.transfer import ImportSession, export_lines
+from tests.factories import writing_of
 
 ROOT = Path(__file__).resolve().parents[2] / "schemas" / "bundle"
 FIXTURE = ROOT / "fixtures" / "v1-sample.ndjson"
@@ -80,7 +81,7 @@ def test_schema_rejects(validator: Draft202012Validator, bad: dict[str, Any]) ->
 
 
 def test_v1_fixture_imports_with_the_newest_code(container: Container) -> None:
-    session = ImportSession(container.service, "default")
+    session = ImportSession(writing_of(container.service), "default")
     text = FIXTURE.read_text(encoding="utf-8").splitlines()
     session.feed(list(enumerate(text, start=1)))
     report = session.finish(wait=True)
@@ -89,7 +90,7 @@ def test_v1_fixture_imports_with_the_newest_code(container: Container) -> None:
     states = {s.record.id: s.state.value for s in container.store.scan_records("default")}
     assert states["0b1f6a52-8f0e-4c1d-9a55-000000000003"] == "historical"
     assert states["0b1f6a52-8f0e-4c1d-9a55-000000000004"] == "archived"
-    again = ImportSession(container.service, "default")
+    again = ImportSession(writing_of(container.service), "default")
     again.feed(list(enumerate(text, start=1)))
     assert again.finish(wait=True).written == 0
 
@@ -97,10 +98,13 @@ def test_v1_fixture_imports_with_the_newest_code(container: Container) -> None:
 def test_the_exporter_writes_schema_valid_lines(
     container: Container, validator: Draft202012Validator
 ) -> None:
-    session = ImportSession(container.service, "default")
+    session = ImportSession(writing_of(container.service), "default")
     session.feed(list(enumerate(FIXTURE.read_text(encoding="utf-8").splitlines(), start=1)))
     session.finish(wait=True)
-    exported = [json.loads(t) for t in export_lines(container.service, "default", None)]
+    exported = [
+        json.loads(t)
+        for t in export_lines(container.service.store, container.service.clock, "default", None)
+    ]
     assert len(exported) == 9
     for line in exported:
         assert not list(validator.iter_errors(line)), line

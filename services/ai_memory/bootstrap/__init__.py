@@ -67,6 +67,7 @@ from ai_memory.service.recalls import RecallRecorder
 from ai_memory.service.secret_policy import SecretGuard
 from ai_memory.service.transfer import TransferService
 from ai_memory.service.unit_of_work import UnitsOfWork
+from ai_memory.service.writing import Writing
 from ai_memory.settings import Settings
 
 from .policy import governance_params, model_plugins, tenant_limit_table
@@ -335,7 +336,6 @@ def build(
     params = governance_params(s)
     secrets = SecretGuard(s.secret_policy, s.secret_policy_by_tenant)  # every write's screen
     service = MemoryService(
-        log=log,
         store=store,
         index=index,
         embedder=embedder,
@@ -360,7 +360,9 @@ def build(
         detector=detector,
         open_evidence=None if sealer is None else sealer.open_evidence,
     )
-    notes = NotesService(service, NoteRules(quota=s.note_quota))
+    # What the use cases that decide writes beside the memory service are given.
+    writing = Writing(units=units, store=store, secrets=secrets, limits=s.limits, clock=clock)
+    notes = NotesService(writing, NoteRules(quota=s.note_quota))
     health = HealthService(
         statuses=projections.status,
         drivers=projections.driver_states,
@@ -374,13 +376,13 @@ def build(
         service,
         notes,
         governance,
-        TransferService(service),
+        TransferService(writing),
         health,
         keys=KeyService(key_store, clock, cache_ttl=s.key_cache_seconds),
         audit=AuditService(log),  # the trail reads the log itself
         changes=ChangeFeed(log),  # so does the change feed
         rates=RateLimiter(limit_table),  # this gateway's buckets
-        erasures=build_erasures(s, service, log, clock, projections, sealer),
+        erasures=build_erasures(s, writing, log, projections, sealer),
     )
     return Container(
         s,

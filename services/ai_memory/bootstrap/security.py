@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ai_memory.clock import SystemClock
 from ai_memory.core.data_keys import DataKeyVault
 from ai_memory.core.errors import InvalidInput
-from ai_memory.core.ports import Clock, EventLog, KeyStore
+from ai_memory.core.ports import EventLog, KeyStore
 from ai_memory.core.sealing import derived_key
 from ai_memory.projector.progress import Projections
 from ai_memory.serialization import AvroEventSerializer
@@ -25,8 +25,8 @@ from ai_memory.serialization.sealer import Sealer
 from ai_memory.service.erasure import ErasureService, KeyVault
 from ai_memory.service.key_rotation import KekRotated, rotate_kek
 from ai_memory.service.keys import KeyService
-from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.vault_reconcile import VaultReconciled, reconcile_vault
+from ai_memory.service.writing import Writing
 from ai_memory.settings import Settings
 
 from .urls import scheme_of
@@ -145,9 +145,8 @@ def build_key_service(settings: Settings) -> KeyService:
 
 def build_erasures(
     s: Settings,
-    service: MemoryService,
+    writing: Writing,
     log: EventLog,
-    clock: Clock,
     projections: Projections,
     sealer: Sealer | None,
 ) -> ErasureService:
@@ -171,9 +170,8 @@ def build_erasures(
         )
     )
     return ErasureService(
-        service,
+        writing,
         log,
-        clock,
         signing_key,
         projections.status,
         vault,

@@ -25,7 +25,7 @@ from ai_memory.core.record import validate_content, validate_id, validate_scope
 from ai_memory.service.access import Caller, Who, caller_of
 from ai_memory.service.facade import Services
 from ai_memory.service.memory_service import SearchRequest
-from ai_memory.service.notes import NoteRules, NotesService, page_json
+from ai_memory.service.notes import NoteRules, page_json
 
 from .agent_tool_specs import (
     MAX_EXPORT_BYTES,
@@ -73,7 +73,7 @@ class AgentTools:
     def __init__(self, services: Services, rules: NoteRules | None = None) -> None:
         self.service = services.memory
         self.transfer = services.transfer
-        self.notes = services.notes if rules is None else NotesService(self.service, rules)
+        self.notes = services.notes if rules is None else services.notes.with_rules(rules)
         self.specs = {s.name: s for s in tool_specs(self.service.limits, self.notes.rules)}
         self._impl: dict[str, Callable[[Caller, Mapping[str, Any]], ToolOutput]] = {
             "memory_write": self.memory_write,

@@ -46,7 +46,7 @@ from ai_memory.core.events import (
     SubjectErased,
 )
 from ai_memory.core.governance.interactions import extracted_memory_id
-from ai_memory.core.ports import Clock, EventLog
+from ai_memory.core.ports import EventLog
 from ai_memory.core.record import StoredRecord
 from ai_memory.core.timeparse import format_timestamp, from_micros
 
@@ -54,9 +54,9 @@ from . import access
 from .access import Caller, Who
 from .append_pipeline import MAX_EXTRACTED
 from .health import ProjectionPosition
-from .memory_service import MemoryService
 from .receipts import public_key_pem, sign_receipt
 from .unit_of_work import UnitOfWork
+from .writing import Writing, delete_in
 
 _PAGE = 1000
 _SCAN = 5000
@@ -104,18 +104,17 @@ class ErasureResult:
 class ErasureService:
     def __init__(
         self,
-        memory: MemoryService,
+        deps: Writing,
         log: EventLog,
-        clock: Clock,
         signing_key: Callable[[], Ed25519PrivateKey],
         statuses: Callable[[], Sequence[ProjectionPosition]],
         vault: KeyVault | None,
         *,
         packed_positions: bool = False,  # a partitioned log packs (partition, offset)
     ) -> None:
-        self.memory = memory
+        self.deps = deps
         self.log = log
-        self.clock = clock
+        self.clock = deps.clock
         self._signing_key = signing_key
         self._statuses = statuses
         self.vault = vault
@@ -123,7 +122,7 @@ class ErasureService:
 
     # --- erase ---------------------------------------------------------------------------
     def parse(self, body: object) -> ErasureRequest:
-        return ErasureRequest.parse(body, self.memory.limits, lambda: f"era-{uuid.uuid4()}")
+        return ErasureRequest.parse(body, self.deps.limits, lambda: f"era-{uuid.uuid4()}")
 
     def erase(
         self, who: Who, request: ErasureRequest, *, actor: str, wait: bool = False
@@ -139,14 +138,14 @@ class ErasureService:
             return ErasureResult(
                 e.erasure_id, done.position, e.memory_ids, e.interaction_ids, already_done=True
             )
-        reason, _ = self.memory.secrets.text(tenant, "reason", request.reason)
+        reason, _ = self.deps.secrets.text(tenant, "reason", request.reason)
         memory_ids, interaction_ids = self._subject(tenant, request)
         tombstone = tombstone_reason(request.erasure_id)
 
         def step(uow: UnitOfWork) -> tuple[int, list[int]]:
             appended = []
             for memory_id in memory_ids:
-                result = self.memory.delete_in(uow, memory_id, reason=tombstone)
+                result = delete_in(uow, memory_id, reason=tombstone)
                 if not result.already_forgotten:
                     appended.append(result.position)
                 elif self.vault is not None:
@@ -177,9 +176,9 @@ class ErasureService:
             (position,) = uow.append([record])
             return position, appended
 
-        position, appended = self.memory.units.run(tenant, actor, step)
+        position, appended = self.deps.units.run(tenant, actor, step)
         if wait:
-            self.memory.wait_for_all([*appended, position])
+            self.deps.units.wait_for_all([*appended, position])
         return ErasureResult(
             request.erasure_id, position, memory_ids, interaction_ids, already_done=False
         )
@@ -229,7 +228,7 @@ class ErasureService:
         # unless this erasure forgot it in an attempt killed before its record.
         memories = {m: None for m in memories if m not in forgotten or m in earlier}
         memories.update(earlier)
-        store = self.memory.store
+        store = self.deps.store
         for stored in store.get_many(tenant, list(memories)).values():
             turn = _source_turn(stored)
             if turn is not None:
@@ -359,7 +358,7 @@ class ErasureService:
             keys_live = tuple(k for k in erased.key_ids if not vault.destroyed(tenant, k))
             live_versions = set(vault.kek_versions(tenant, False))
             keks_live = tuple(v for v in erased.kek_versions_destroyed if v in live_versions)
-        live = self.memory.store.get_many(tenant, list(erased.memory_ids))
+        live = self.deps.store.get_many(tenant, list(erased.memory_ids))
         # A decoded event still sealed is one whose key is gone; a clear one is readable.
         readable = sum(1 for e in written if not e.sealed) + sum(1 for t in turns if not t.sealed)
         return Verification(

@@ -9,18 +9,17 @@ Reads: served from projections, optionally after waiting for a log position
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 
-from ai_memory.core.decide import decide_delete, decide_write, with_created_at_from
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.events import EventHeader
 from ai_memory.core.governance import Candidate, GovernanceParams, rerank
 from ai_memory.core.keywords import query_terms
 from ai_memory.core.listing import ListQuery
-from ai_memory.core.ports import Clock, Embedder, EventLog, IndexQuery, RecordStore, VectorIndex
+from ai_memory.core.ports import Clock, Embedder, IndexQuery, RecordStore, VectorIndex
 from ai_memory.core.preconditions import Preconditions
 from ai_memory.core.record import (
     Limits,
@@ -42,41 +41,11 @@ from ai_memory.service.listing import ListRequest, MemoryPage
 from ai_memory.service.recalls import RecallRecorder
 from ai_memory.service.secret_policy import Screened, SecretGuard
 from ai_memory.service.time_travel import TimePoint, TimeTravel
-from ai_memory.service.unit_of_work import PositionWaiter, UnitOfWork, UnitsOfWork
+from ai_memory.service.unit_of_work import PositionWaiter, UnitsOfWork
+from ai_memory.service.writing import DeleteResult, WriteResult, delete_in, write_in
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
 MAX_TOP_K = 100
-
-
-@dataclass(frozen=True)
-class WriteResult:
-    record: MemoryRecord  # as decided (identical to what the projections will hold)
-    version: int
-    state: MemoryState
-    position: int
-    created: bool
-    changed: bool
-    redacted: tuple[str, ...] = ()  # fields whose credentials were redacted (secret policy)
-
-    def to_json(self) -> dict[str, Any]:
-        body = self.record.to_json()
-        body.update({"version": self.version, "state": self.state.value})
-        out = {
-            "record": body,
-            "position": self.position,
-            "created": self.created,
-            "changed": self.changed,
-        }
-        if self.redacted:  # only then: an answer without redactions is as it always was
-            out["redacted"] = list(self.redacted)
-        return out
-
-
-@dataclass(frozen=True)
-class DeleteResult:
-    memory_id: str
-    position: int
-    already_forgotten: bool
 
 
 @dataclass(frozen=True)
@@ -152,7 +121,6 @@ class MemoryService:
     def __init__(
         self,
         *,
-        log: EventLog,
         store: RecordStore,
         index: VectorIndex,
         embedder: Embedder,
@@ -213,7 +181,7 @@ class MemoryService:
             tenant,
             record.source_agent,
             caller=caller,
-            step=lambda uow: self.write_in(
+            step=lambda uow: write_in(
                 uow,
                 record,
                 explicit_created=explicit,
@@ -226,40 +194,6 @@ class MemoryService:
         if wait:
             self.wait_for(result.position)
         return result
-
-    def write_in(
-        self,
-        uow: UnitOfWork,
-        record: MemoryRecord,
-        *,
-        explicit_created: bool,
-        preconditions: Preconditions | None = None,
-        authorize: Callable[[str], None] | None = None,
-    ) -> WriteResult:
-        """Decide and append one write inside ``uow`` (which holds the lock); the
-        conditions are judged against the head this very decision sees."""
-        head = uow.heads([record.id]).get(record.id)
-        if authorize is not None and head is not None and head.scope != record.scope:
-            # Before anything is said about the stored memory (its version, its scope,
-            # that it was forgotten): a caller who may not write where it lives learns
-            # nothing of it.
-            authorize(head.scope)
-        if preconditions is not None:
-            preconditions.check(head, record.id)
-        record = with_created_at_from(record, head, explicit=explicit_created)
-        outcome = decide_write(record, head, uow.header(record.source_agent))
-        if outcome.event is None:
-            position = outcome.position or 0
-        else:
-            (position,) = uow.append([outcome.event])
-        return WriteResult(
-            record=record,
-            version=outcome.version,
-            state=MemoryState.ACTIVE,
-            position=position,
-            created=head is None,
-            changed=outcome.event is not None,
-        )
 
     def write_many(
         self, who: Who, bodies: Sequence[Any], *, wait: bool = False
@@ -360,7 +294,7 @@ class MemoryService:
             tenant,
             actor,
             caller=caller,
-            step=lambda uow: self.delete_in(
+            step=lambda uow: delete_in(
                 uow,
                 memory_id,
                 reason=reason,
@@ -371,29 +305,6 @@ class MemoryService:
         if wait and not result.already_forgotten:
             self.wait_for(result.position)
         return result
-
-    def delete_in(
-        self,
-        uow: UnitOfWork,
-        memory_id: str,
-        *,
-        reason: str,
-        preconditions: Preconditions | None = None,
-        authorize: Callable[[str], None] | None = None,
-    ) -> DeleteResult:
-        """Decide and append one forget inside ``uow`` (which holds the lock);
-        ``authorize(scope)`` judges the caller in the memory's scope, under the lock."""
-        head = uow.heads([memory_id]).get(memory_id)
-        if authorize is not None and head is not None:
-            authorize(head.scope)
-        if preconditions is not None:
-            preconditions.check(head, memory_id)
-        event = decide_delete(memory_id, None, head, uow.header(), reason=reason)
-        if event is None:
-            assert head is not None
-            return DeleteResult(memory_id, head.position, already_forgotten=True)
-        (position,) = uow.append([event])
-        return DeleteResult(memory_id, position, already_forgotten=False)
 
     # --- search ----------------------------------------------------------------------------
     def search(self, who: Who, request: SearchRequest, *, min_position: int = 0) -> list[SearchHit]:
@@ -491,9 +402,7 @@ class MemoryService:
 
     def wait_for_all(self, positions: Sequence[int]) -> None:
         """``wait_for`` each position (of different partitions), within one timeout."""
-        deadline = time.monotonic() + self.wait_timeout
-        for position in positions:
-            self.wait_for(position, max(0.0, deadline - time.monotonic()))
+        self.units.wait_for_all(positions)
 
     async def wait_for_all_async(self, positions: Sequence[int]) -> None:
         """``wait_for_all`` on the event loop."""

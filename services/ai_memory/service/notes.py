@@ -41,8 +41,8 @@ from ai_memory.core.timeparse import format_timestamp
 
 from . import access
 from .access import Who
-from .memory_service import MemoryService
 from .unit_of_work import UnitOfWork
+from .writing import Writing, delete_in, write_in
 
 NOTE_KIND = "note"
 OFF = "off"
@@ -209,7 +209,7 @@ class NotesPage:
 
 
 class NotesService:
-    """Save / replace / turn off / recall an agent's notes on top of ``MemoryService``.
+    """Save / replace / turn off / recall an agent's notes (memories in ``agent:<agent>``).
 
     Note saves are serialised per process (``_lock``) and wait for the projections, so the
     quota check sees every earlier save of this process; each save decides its slot and
@@ -217,10 +217,16 @@ class NotesService:
     new topics for the same agent at the same instant may both pass the quota check.
     """
 
-    def __init__(self, service: MemoryService, rules: NoteRules | None = None) -> None:
-        self.service = service
+    def __init__(self, deps: Writing, rules: NoteRules | None = None) -> None:
+        self.deps = deps
+        self.units, self.store, self.secrets = deps.units, deps.store, deps.secrets
+        self.limits, self.clock = deps.limits, deps.clock
         self.rules = rules or NoteRules()
         self._lock = threading.Lock()
+
+    def with_rules(self, rules: NoteRules) -> NotesService:
+        """The same notebook under other rules (an entry point's own quota or ranking)."""
+        return NotesService(self.deps, rules)
 
     def save(
         self, who: Who, agent: str, topic: object, note: str, type_: MemoryType | None = None
@@ -229,14 +235,14 @@ class NotesService:
         must be allowed to write in ``agent:<agent>``, where an agent's notes live."""
         caller = access.caller_of(who)
         tenant = caller.tenant
-        agent = validate_agent(agent, self.service.limits)
+        agent = validate_agent(agent, self.limits)
         access.require(caller, "write", f"agent:{agent}")
-        tags = parse_topic(topic, self.rules, self.service.limits)
+        tags = parse_topic(topic, self.rules, self.limits)
         off = isinstance(note, str) and note.strip().casefold() == OFF
         body = None if off else validate_note(note, self.rules)
         tags, body, redacted = self._screen(tenant, agent, tags, body)
         with self._lock:
-            uow = self.service.units.begin(tenant, agent)
+            uow = self.units.begin(tenant, agent)
             with uow:
                 result = self._save_in(uow, agent, tags, body, type_)
             # Waited for after the write lock, inside the notes lock: the next save's quota
@@ -249,7 +255,7 @@ class NotesService:
     ) -> tuple[tuple[str, ...], str | None, tuple[str, ...]]:
         """The tenant's secret policy on the note, named as the caller sent it (``note``,
         ``topic``, ``agent``); the record built from it passes ``admit`` unchanged."""
-        guard = self.service.secrets
+        guard = self.secrets
         guard.identifier(tenant, "agent", agent)
         redacted: list[str] = []
         clean_tags: dict[str, None] = {}
@@ -286,7 +292,7 @@ class NotesService:
                         code="note_not_found",
                     )
                 return SaveResult(forgotten, agent, tags, "already_off", None, 0, used)
-            deleted = self.service.delete_in(uow, memory_id, reason="note_off")
+            deleted = delete_in(uow, memory_id, reason="note_off")
             return SaveResult(memory_id, agent, tags, "deleted", None, deleted.position, used - 1)
         if not live and used >= self.rules.quota:
             raise Conflict(
@@ -297,10 +303,10 @@ class NotesService:
         kind = (type_ or self.rules.default_type).value
         fields: dict[str, object] = {"type": kind, "content": body, "tags": list(tags)}
         fields |= {"scope": f"agent:{agent}", "source_agent": agent, "meta": {"kind": NOTE_KIND}}
-        limits, now = self.service.limits, self.service.clock.now()
+        limits, now = self.limits, self.clock.now()
         record = parse_record(fields, now=now, limits=limits, memory_id=memory_id)
-        record = self.service.admit(uow.tenant, record).record  # already screened: a no-op
-        written = self.service.write_in(uow, record, explicit_created=False)
+        record = self.secrets.screen(uow.tenant, record, limits).record  # screened: a no-op
+        written = write_in(uow, record, explicit_created=False)
         status: SaveStatus = (
             "created" if written.created else "replaced" if written.changed else "unchanged"
         )
@@ -314,12 +320,12 @@ class NotesService:
         must be allowed to read ``agent:<agent>``)."""
         caller = access.caller_of(who)
         tenant = caller.tenant
-        limits = self.service.limits
+        limits = self.limits
         agent = validate_agent(agent, limits)
         access.require(caller, "read", f"agent:{agent}")
         query = parse_topic(topic, self.rules, limits) if topic and topic.strip() else ()
         if min_position:
-            self.service.wait_for(min_position)
+            self.units.wait_for(min_position)
         notes = self.notes_of(tenant, agent)
         ranked = rank_notes(query, notes, self.rules.top_n) if query else []
         position = self._record_reads(tenant, agent, [r.note.id for r in ranked])
@@ -328,8 +334,8 @@ class NotesService:
 
     def notes_of(self, tenant: str, agent: str) -> list[NoteView]:
         """The agent's live notes as the records projection holds them."""
-        now = self.service.clock.now()
-        scan = self.service.store.scan_records(tenant, scopes=[f"agent:{agent}"])
+        now = self.clock.now()
+        scan = self.store.scan_records(tenant, scopes=[f"agent:{agent}"])
         live = (s for s in scan if s.state == MemoryState.ACTIVE and not s.record.is_expired(now))
         return [_view(s) for s in live if s.record.meta.get("kind") == NOTE_KIND]
 
@@ -349,7 +355,7 @@ class NotesService:
         """Append one recall event; wait (bounded) so the next GET shows the new counts."""
         if not ids:
             return None
-        with self.service.units.begin(tenant, agent) as uow:
+        with self.units.begin(tenant, agent) as uow:
             (position,) = uow.append([MemoriesRecalled(uow.header(), f"agent:{agent}", tuple(ids))])
         # On timeout the read is still on the log; its count shows once projections catch up.
         with contextlib.suppress(Timeout):

@@ -39,6 +39,7 @@ from ai_memory.core.events import (
     MemoriesImported,
     MemoryStateChanged,
 )
+from ai_memory.core.ports import Clock, RecordStore
 from ai_memory.core.record import (
     MemoryState,
     StoredRecord,
@@ -50,8 +51,8 @@ from ai_memory.core.timeparse import parse_timestamp
 
 from . import access
 from .access import Who
-from .memory_service import MemoryService
 from .unit_of_work import UnitOfWork
+from .writing import Writing
 
 BATCH_LINES = 500
 MAX_REPORTED_ERRORS = 1000
@@ -70,7 +71,7 @@ Line = str | bytes | OversizedLine
 
 
 def export_lines(
-    service: MemoryService, tenant: str, scopes: Sequence[str] | None
+    store: RecordStore, clock: Clock, tenant: str, scopes: Sequence[str] | None
 ) -> Iterator[str]:
     """Yield the bundle line by line (no trailing newlines)."""
     digest = hashlib.sha256()
@@ -81,15 +82,13 @@ def export_lines(
 
     filters: dict[str, Any] = {"scopes": list(scopes) if scopes else None, "tenant": tenant}
     yield emit(
-        header_line(
-            producer=f"ai-memory/{__version__}", exported_at=service.clock.now(), filters=filters
-        )
+        header_line(producer=f"ai-memory/{__version__}", exported_at=clock.now(), filters=filters)
     )
     records = tombstones = 0
-    for stored in service.store.scan_records(tenant, scopes=scopes):
+    for stored in store.scan_records(tenant, scopes=scopes):
         records += 1
         yield emit(record_line(stored))
-    for tombstone in service.store.scan_tombstones(tenant, scopes=scopes):
+    for tombstone in store.scan_tombstones(tenant, scopes=scopes):
         tombstones += 1
         yield emit(tombstone_line(tombstone))
     yield trailer_line(records=records, tombstones=tombstones, sha256=digest.hexdigest())
@@ -143,14 +142,15 @@ class ImportSession:
 
     def __init__(
         self,
-        service: MemoryService,
+        deps: Writing,
         tenant: str,
         *,
         actor: str = "import",
         source: str = "ndjson",
         permit: Permit | None = None,
     ) -> None:
-        self.service = service
+        self.units, self.store, self.secrets = deps.units, deps.store, deps.secrets
+        self.limits, self.clock = deps.limits, deps.clock
         # The caller's right to write (or forget, for a tombstone) in a line's scope; a
         # line it refuses is rejected on its own (403 code in the report), like a bad one.
         self._permit = permit
@@ -234,17 +234,17 @@ class ImportSession:
     def newest_positions(self) -> list[int]:
         """What a read-your-writes wait for this import must reach: the newest position
         of every partition it appended to."""
-        return self.service.units.newest([*self._newest, self.report.position])
+        return self.units.newest([*self._newest, self.report.position])
 
     def finish(self, *, wait: bool = False) -> ImportReport:
         r = self.report
-        with self.service.units.begin(self.tenant, self.actor) as uow:
+        with self.units.begin(self.tenant, self.actor) as uow:
             (position,) = uow.append([self._imported(uow.header())])
         r.position = max(r.position, position)
-        self._newest = self.service.units.newest([*self._newest, position])
+        self._newest = self.units.newest([*self._newest, position])
         if wait:
             for newest in self._newest:
-                self.service.wait_for(newest)
+                self.units.wait_for(newest)
         return r
 
     def _imported(self, header: EventHeader) -> MemoriesImported:
@@ -263,7 +263,7 @@ class ImportSession:
 
     # --- internals ---------------------------------------------------------------------
     def _apply(self, batch: Sequence[tuple[int, BundleLine]]) -> None:
-        service, limits, now = self.service, self.service.limits, self.service.clock.now()
+        limits, now = self.limits, self.clock.now()
         candidates: list[tuple[int, BundleLine, str]] = []
         for number, line in batch:
             try:
@@ -274,7 +274,7 @@ class ImportSession:
                 self._reject(number, _unexpected(number, e))
         events: list[DomainEvent] = []
         decided: list[tuple[int, str]] = []  # (line, counter) of each event, for _append
-        with service.units.begin(self.tenant, self.actor) as uow:
+        with self.units.begin(self.tenant, self.actor) as uow:
             # Decisions later in the batch see the heads decided earlier in it.
             heads: dict[str, Head] = uow.heads([c[2] for c in candidates])
             stored = self._local(candidates, heads)
@@ -293,7 +293,7 @@ class ImportSession:
                             # One header per line, made where its actor is known: a fresh
                             # event id and a clock read are a measurable share of a line.
                             _tombstone_header(uow.header(), line, head),
-                            reason=service.secrets.text(
+                            reason=self.secrets.text(
                                 self.tenant, "reason", _tombstone_reason(line)
                             )[0],
                         )
@@ -317,7 +317,7 @@ class ImportSession:
                             self._permit("write", head.scope)
                     # The tenant's secret policy: a refused line is rejected with
                     # ``secret_detected`` below, like any invalid one.
-                    screened = service.admit(self.tenant, record)
+                    screened = self.secrets.screen(self.tenant, record, limits)
                     record = screened.record
                     record = with_created_at_from(
                         record, head, explicit=raw.get("created_at") is not None
@@ -399,7 +399,7 @@ class ImportSession:
         ]
         if not ids:
             return {}
-        return dict(self.service.store.get_many(self.tenant, ids))
+        return dict(self.store.get_many(self.tenant, ids))
 
     def _append(
         self, uow: UnitOfWork, events: Sequence[DomainEvent], decided: Sequence[tuple[int, str]]
@@ -422,7 +422,7 @@ class ImportSession:
                     self._reject(number, _unexpected(number, e))
         if positions:
             self.report.position = max(self.report.position, max(positions))
-            self._newest = self.service.units.newest([*self._newest, *positions])
+            self._newest = self.units.newest([*self._newest, *positions])
 
     def _reject(self, number: int, error: InvalidInput | Conflict | Forbidden) -> None:
         self.report.rejected += 1
@@ -537,14 +537,16 @@ def _line_state(line: BundleLine) -> MemoryState:
 class TransferService:
     """Export and import as the entry points see them."""
 
-    def __init__(self, memory: MemoryService) -> None:
-        self.memory = memory
+    def __init__(self, deps: Writing) -> None:
+        self.deps = deps
 
     def export(self, who: Who, scopes: Sequence[str] | None) -> Iterator[str]:
         """The bundle's lines (no trailing newlines), streamed from the records view: of
         ``scopes`` (every scope when None), narrowed to what ``who`` may read."""
         caller = access.caller_of(who)
-        return export_lines(self.memory, caller.tenant, access.readable(caller, scopes))
+        return export_lines(
+            self.deps.store, self.deps.clock, caller.tenant, access.readable(caller, scopes)
+        )
 
     def begin_import(
         self, who: Who, *, actor: str = "import", source: str = "ndjson"
@@ -559,4 +561,4 @@ class TransferService:
         def permit(action: Action, scope: str) -> None:
             access.require(caller, action, scope)
 
-        return ImportSession(self.memory, caller.tenant, actor=actor, source=source, permit=permit)
+        return ImportSession(self.deps, caller.tenant, actor=actor, source=source, permit=permit)

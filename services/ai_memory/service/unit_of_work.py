@@ -273,6 +273,12 @@ class UnitsOfWork:
         if not await self.waiter.wait_async(position, limit):
             raise lagging(position, limit)
 
+    def wait_for_all(self, positions: Sequence[int]) -> None:
+        """``wait_for`` each position (of different partitions), within one timeout."""
+        deadline = time.monotonic() + self.wait_timeout
+        for position in positions:
+            self.wait_for(position, max(0.0, deadline - time.monotonic()))
+
 
 def lagging(position: int, limit: float) -> Timeout:
     return Timeout(

@@ -30,7 +30,7 @@ def router(
     # One NotesService per process (shared with MCP and A2A): its lock keeps the
     # per-agent quota check and the save together for every transport of this process.
     if rules is not None:
-        notes = NotesService(notes.service, rules)
+        notes = notes.with_rules(rules)
     api = APIRouter(tags=["notes"])
 
     @api.put(
@@ -80,8 +80,8 @@ def router(
         ] = 0,
     ) -> dict[str, Any]:
         if min_position:  # refused at once beyond the head; waited for on the event loop
-            await run_in_threadpool(notes.service.check_position, min_position)
-            await notes.service.wait_for_async(min_position)
+            await run_in_threadpool(notes.units.check_position, min_position)
+            await notes.units.wait_for_async(min_position)
         page = await run_in_threadpool(notes.recall, caller_of(request), agent, topic)
         return page_json(page, notes.rules.quota)
 
