@@ -401,7 +401,7 @@ DOORS = {
     ("DELETE", "/mcp"): "key",
     ("POST", "/a2a"): "key",
     ("GET", "/.well-known/agent-card.json"): "key",
-    ("GET", "/metrics"): "operator",
+    ("GET", "/metrics"): "key",
     ("GET", "/v1/audit"): "key",
     ("POST", "/v1/memories"): "key",
     ("GET", "/v1/memories"): "key",

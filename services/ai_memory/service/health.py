@@ -28,6 +28,9 @@ from typing import Any, Protocol
 
 from ai_memory.core.ports import DeadLetters
 
+from . import access
+from .access import Who
+
 log = logging.getLogger(__name__)
 
 COUNTS_TTL_SECONDS = 5.0
@@ -144,6 +147,11 @@ class HealthService:
 
     def dead_letter_counts(self) -> tuple[dict[str, int], str | None]:
         return dead_letter_counts(self.dead_letters)
+
+    def may_read_metrics(self, who: Who) -> None:
+        """``Forbidden`` (``role_forbidden``) unless ``who`` may read this process's
+        metrics: an operator key, or the deployment itself (no key in force)."""
+        access.require_role(access.caller_of(who), "operate")
 
     def report(self, version: str) -> dict[str, Any]:
         return report(self, version)

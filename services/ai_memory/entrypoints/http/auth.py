@@ -11,9 +11,10 @@ route calls with ``caller_of(request)`` (``service.access``), so a route cannot 
 rule it never held. The door answers (problem+json):
 
 * **401** ``api_key_required`` (no key) or ``invalid_api_key`` (malformed, unknown,
-  wrong, revoked, expired: deliberately one answer), with ``WWW-Authenticate: Bearer``;
-* **403** ``role_forbidden`` for the operational paths (``/metrics``) to any key but an
-  operator's: they hold no tenant and reach no service that could judge the caller.
+  wrong, revoked, expired: deliberately one answer), with ``WWW-Authenticate: Bearer``.
+
+Even ``/metrics`` is judged behind the door (``HealthService.may_read_metrics``: an
+operator key).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ai_memory.core.access import AccessPrincipal
-from ai_memory.core.errors import AiMemoryError, Forbidden, Unauthenticated
+from ai_memory.core.errors import AiMemoryError, Unauthenticated
 from ai_memory.service.access import Caller, Embedded
 from ai_memory.service.acting import acting_as
 from ai_memory.service.keys import KeyService
@@ -32,8 +33,6 @@ from ai_memory.service.keys import KeyService
 from . import problems
 
 OPEN_PATHS = frozenset({"/healthz"})
-# Operational paths: no tenant, no service behind them to judge the caller.
-OPERATOR_PATHS = frozenset({"/metrics"})
 _STATE_KEY = "principal"
 _OPEN = Embedded()  # the caller of every request while no key is in force
 
@@ -59,21 +58,13 @@ def bearer_token(header: str | None) -> str | None:
 
 
 def door_of(path: str) -> str:
-    """Which door a path is: ``open`` (no key), ``operator`` (an operator key), or
-    ``key`` (any valid key: the service behind the route judges it)."""
-    if path in OPEN_PATHS:
-        return "open"
-    return "operator" if path in OPERATOR_PATHS else "key"
-
-
-def gate(principal: AccessPrincipal, path: str) -> None:
-    """An operational path needs an operator key (see the module docstring)."""
-    if door_of(path) == "operator" and principal.role != "operator":
-        raise Forbidden(f"a {principal.role} key may not operate", code="role_forbidden")
+    """Which door a path is: ``open`` (no key) or ``key`` (any valid key: the service
+    behind the route judges it)."""
+    return "open" if path in OPEN_PATHS else "key"
 
 
 class KeyDoor:
-    """Pure ASGI middleware: authenticate, gate, and leave the principal in the scope."""
+    """Pure ASGI middleware: authenticate and leave the principal in the scope."""
 
     def __init__(self, app: ASGIApp, keys: KeyService | None) -> None:
         self.app = app
@@ -103,7 +94,6 @@ class KeyDoor:
             principal = keys.authenticate_if_cached(token)
             if principal is None:
                 principal = await run_in_threadpool(keys.authenticate, token)
-            gate(principal, path)
         except AiMemoryError as error:
             await refuse(error, scope, receive, send)
             return

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from fastapi import FastAPI, Response
+from fastapi import FastAPI, Request, Response
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -21,6 +21,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ai_memory import metrics_catalog as mc
 from ai_memory.service.health import HealthService
+
+from . import auth
 
 
 class _ProjectionCollector(Collector):
@@ -108,11 +110,13 @@ def install(app: FastAPI, health: HealthService) -> None:
     app.add_middleware(RequestMetrics, requests=requests, latency=latency)
 
     # Also served on a port of its own (``serve --metrics-port``) for Prometheus, which
-    # then needs no API key; on the API port ``/metrics`` needs an operator key.
+    # then needs no API key; on the API port ``/metrics`` needs an operator key, as the
+    # health service decides.
     app.state.metrics_registry = registry
 
     @app.get("/metrics", include_in_schema=False)
-    def metrics() -> Response:
+    def metrics(request: Request) -> Response:
+        health.may_read_metrics(auth.caller_of(request))
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
 
