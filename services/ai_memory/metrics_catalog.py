@@ -1,7 +1,7 @@
 """Every Prometheus metric the services expose: name, kind, help and label names.
 
 The gateway (``entrypoints/http/metrics.py``) and the projector workers
-(``projector/kafka_worker.py``) build their instruments from these entries only, and the
+(``projector/worker.py``) build their instruments from these entries only, and the
 deployment checks (``tests/deployment``) read the alert rules and the dashboard against
 this catalog, so the names in code, alerts and dashboards cannot drift apart. A metric
 exposed by both processes is one entry: same name, same labels, same meaning.

@@ -1,5 +1,6 @@
-"""A Kafka projector worker resumes from the checkpoint stored with its view, never from
-Kafka's committed offsets (which may run ahead of what the view holds), on a real broker.
+"""A Kafka projector worker (a Faust agent) resumes from the checkpoint stored with its
+view, never from Kafka's committed offsets (which may run ahead of what the view holds),
+on a real broker.
 
 The view is an in-memory sink that can "lose" its last applied batch, as a single
 Cassandra node killed before its commit log was synced does (data and checkpoint roll
@@ -23,7 +24,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from ai_memory.adapters.kafka.config import parse_kafka_url
 from ai_memory.adapters.kafka.event_log import KafkaEventLog, WriterConfig
 from ai_memory.adapters.sqlite_dead_letters import SqliteDeadLetters
-from ai_memory.projector.kafka_worker import create_app
+from ai_memory.projector.faust_worker import create_app
 from ai_memory.serialization import AvroEventSerializer
 from tests.factories import record, written
 from tests.unit.test_projector_worker import LossySink
@@ -32,25 +33,41 @@ PARTITIONS = 2
 
 
 class RunningWorker:
-    """One worker (consumer loop) on its own thread and event loop."""
+    """One Faust projector app on its own thread and event loop, as ``ai-memory project``
+    runs it (without the process-wide signal handling of ``faust.Worker``)."""
 
     def __init__(self, url: str, sink: LossySink, tmp: Path) -> None:
-        self.app, self.worker = create_app(
-            "records",
-            parse_kafka_url(url),
-            sink,
-            AvroEventSerializer(),
-            SqliteDeadLetters(tmp / f"dlq-{uuid.uuid4().hex}.db"),
-        )
+        self.url, self.sink, self.tmp = url, sink, tmp
         self.loop = asyncio.new_event_loop()
+        self.ready = threading.Event()
         self.thread = threading.Thread(target=self._main, daemon=True)
         self.thread.start()
+        assert self.ready.wait(60)
 
     def _main(self) -> None:
-        self.loop.run_until_complete(self.app.run())
+        asyncio.set_event_loop(self.loop)
+        self.app, self.worker = create_app(
+            "records",
+            parse_kafka_url(self.url),
+            self.sink,
+            AvroEventSerializer(),
+            SqliteDeadLetters(self.tmp / f"dlq-{uuid.uuid4().hex}.db"),
+        )
+        self.ready.set()
+        self.loop.run_until_complete(self._run())
+
+    async def _run(self) -> None:
+        self.stopped = asyncio.Event()
+        await self.app.start()
+        await self.stopped.wait()  # the app's own "stopped" is set as stopping begins
+
+    async def _stop(self) -> None:
+        await self.app.stop()
+        self.stopped.set()
 
     def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.app.shutdown)
+        self.worker.stopping()
+        asyncio.run_coroutine_threadsafe(self._stop(), self.loop).result(60)
         self.thread.join(60)
         assert not self.thread.is_alive()
         self.loop.close()

@@ -14,8 +14,8 @@ from ai_memory.adapters.sqlite_dead_letters import SqliteDeadLetters
 from ai_memory.core.errors import PermanentError, Unavailable
 from ai_memory.core.events import LoggedEvent, MemoryWritten
 from ai_memory.core.positions import pack
-from ai_memory.projector.kafka_worker import ProjectorWorker
 from ai_memory.projector.policy import Backoff, Rewind
+from ai_memory.projector.worker import ProjectorWorker
 from ai_memory.serialization import AvroEventSerializer
 from tests.factories import record, written
 
@@ -240,50 +240,94 @@ def test_partitions_not_resumed_by_this_worker_are_not_guarded(dlq: SqliteDeadLe
     assert sink.checkpoint(0) == pack(0, 10)
 
 
-class RevokingConsumer:
-    """aiokafka's consumer after a rebalance revoked partition 1 mid-batch: asking about a
-    partition it no longer holds fails an assertion."""
+class FakeConsumer:
+    """Faust's consumer as the runner sees it: an assignment and high watermarks."""
 
-    def __init__(self) -> None:
-        from aiokafka import TopicPartition
-
-        self.held = {TopicPartition("t", 0)}
-        self.committed: dict[object, int] = {}
+    def __init__(self, assigned: set[object]) -> None:
+        self.assigned = assigned
 
     def assignment(self) -> set[object]:
-        return set(self.held)
+        return set(self.assigned)
 
     def highwater(self, tp: object) -> int:
-        assert tp in self.held, "Partition is not assigned"
+        assert tp in self.assigned, "Partition is not assigned"
         return 10
 
-    async def commit(self, offsets: dict[object, int]) -> None:
-        assert set(offsets) <= self.held, "Partition is not assigned"
-        self.committed.update(offsets)
 
-
-def test_a_partition_revoked_during_a_batch_does_not_kill_the_worker(
-    dlq: SqliteDeadLetters,
-) -> None:
+def faust_event(partition: int, offset: int, memory_id: str, generation: int) -> object:
     from types import SimpleNamespace
 
-    from aiokafka import TopicPartition
+    _, _, value = message(partition, offset, memory_id)
+    return SimpleNamespace(
+        message=SimpleNamespace(
+            partition=partition, offset=offset, value=value, generation_id=generation
+        )
+    )
 
-    from ai_memory.adapters.kafka.config import KafkaLogConfig
-    from ai_memory.projector.kafka_worker import ProjectorApp
 
-    worker = ProjectorWorker(RecordingSink(), SERIALIZER, dlq, backoff=FAST)
-    app = ProjectorApp("records", KafkaLogConfig("127.0.0.1:9", "t"), worker)
-    consumer = RevokingConsumer()
-    app._consumer = consumer  # type: ignore[assignment]
-    batch = {
-        TopicPartition("t", 0): [SimpleNamespace(offset=4)],
-        TopicPartition("t", 1): [SimpleNamespace(offset=7)],
-    }
-    app._report_lag(batch)  # before the fix: AssertionError, the worker died
-    asyncio.run(app._commit(batch))
-    assert consumer.committed == {TopicPartition("t", 0): 5}
+def runner_for(worker: ProjectorWorker, assigned: set[object]) -> tuple[object, list[str]]:
+    from types import SimpleNamespace
+
+    from ai_memory.projector.faust_worker import ProjectorRunner
+
+    app = SimpleNamespace(consumer_generation_id=2, consumer=FakeConsumer(assigned))
+    runner = ProjectorRunner(app, "t", worker)  # type: ignore[arg-type]
+    rejoins: list[str] = []
+
+    async def rejoin(why: str, *, now: bool = False) -> None:
+        rejoins.append(why)
+
+    runner.rejoin = rejoin  # type: ignore[method-assign]
+    return runner, rejoins
+
+
+def test_faust_events_of_an_older_generation_or_an_unresumed_partition_are_never_applied(
+    dlq: SqliteDeadLetters,
+) -> None:
+    from faust.types import TP
+
+    sink = RecordingSink()
+    worker = ProjectorWorker(sink, SERIALIZER, dlq, backoff=FAST)
+    runner, rejoins = runner_for(worker, {TP("t", 0)})
+
+    async def scenario() -> None:
+        assert await runner.resume_offsets({TP("t", 0), TP("other", 3)}) == {TP("t", 0): 0}
+        await runner.apply(
+            [
+                faust_event(0, 7, "stale", generation=1),  # fetched before the rebalance
+                faust_event(0, 0, "a", generation=2),
+                faust_event(1, 4, "b", generation=2),  # never resumed here
+            ]
+        )
+
+    asyncio.run(scenario())
     worker.executor.shutdown(wait=True)
+    assert sink.applied == [(0, [pack(0, 0)])]
+    assert len(rejoins) == 1  # the group is asked to seek partition 1 through its view
+
+
+def test_a_rewind_in_the_faust_runner_unresumes_every_partition_and_asks_a_rebalance(
+    dlq: SqliteDeadLetters,
+) -> None:
+    from faust.types import TP
+
+    sink = LossySink()
+    worker = ProjectorWorker(sink, SERIALIZER, dlq, backoff=FAST)
+    runner, rejoins = runner_for(worker, {TP("t", 0)})
+
+    async def scenario() -> None:
+        await runner.resume_offsets({TP("t", 0)})
+        await runner.apply([faust_event(0, n, f"m{n}", 2) for n in range(3)])
+        sink.lose_last_batch()
+        await runner.apply([faust_event(0, 3, "m3", 2)])  # would skip the gap
+        assert rejoins and not worker.resumed(0)
+        await runner.apply([faust_event(0, 4, "m4", 2)])  # still past the gap: dropped
+        assert await runner.resume_offsets({TP("t", 0)}) == {TP("t", 0): 0}
+        await runner.apply([faust_event(0, n, f"m{n}", 2) for n in range(5)])
+
+    asyncio.run(scenario())
+    worker.executor.shutdown(wait=True)
+    assert sorted(sink.rows) == [pack(0, n) for n in range(5)]
 
 
 class VaultDownAtFirst:

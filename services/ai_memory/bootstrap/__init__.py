@@ -446,21 +446,22 @@ def build_dead_letter_service(settings: Settings, *, redrive: bool = False) -> D
     )
 
 
-def run_projector_worker(app: Any) -> None:
+def run_projector_worker(app: Any, *, loglevel: str = "info") -> None:
     """Run a worker from ``build_projector_worker`` until it stops (SIGTERM)."""
-    from ai_memory.projector.kafka_worker import run_worker
+    from ai_memory.projector.faust_worker import run_worker
 
-    run_worker(app)
+    run_worker(app, loglevel=loglevel)
 
 
 def build_projector_worker(
     settings: Settings, projection: str, *, metrics_port: int | None = None
 ) -> tuple[Any, Any]:
-    """A projector worker for one projection of a Kafka log (``ai-memory project``):
-    ``(ProjectorApp, ProjectorWorker)``; close the worker after the app stops."""
+    """A projector worker for one projection of a Kafka log (``ai-memory project``): a
+    Faust app and its worker ``(ProjectorApp, ProjectorWorker)``; close the worker after
+    the app stops."""
     from ai_memory.adapters.kafka.config import parse_kafka_url
     from ai_memory.adapters.kafka.event_log import KafkaEventLog
-    from ai_memory.projector.kafka_worker import create_app
+    from ai_memory.projector.faust_worker import create_app
 
     s = settings.resolved()
     if scheme_of(s.event_log_url) != "kafka":

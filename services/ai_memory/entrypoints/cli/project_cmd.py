@@ -28,6 +28,6 @@ def project_cmd(
     except InvalidInput as e:
         raise typer.BadParameter(e.message) from e
     try:
-        run_projector_worker(app)
+        run_projector_worker(app, loglevel=settings.log_level.lower())
     finally:
         worker.close()

@@ -42,7 +42,7 @@ class _ProjectionCollector(Collector):
             position.add_metric([st.projection, str(st.partition)], st.position)
             lag.add_metric([st.projection, str(st.partition)], st.lag)
         failures = mc.gauge_family(mc.PROJECTION_FAILURES)
-        # The projector workers (projector/kafka_worker.py) expose the same catalog entries.
+        # The projector workers (projector/worker.py) expose the same catalog entries.
         stuck = mc.gauge_family(mc.PROJECTION_STUCK)
         parked = mc.counter_family(mc.DEAD_LETTERED)
         by_reason: dict[tuple[str, str], int] = {}

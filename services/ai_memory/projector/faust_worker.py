@@ -1,0 +1,284 @@
+"""Projector workers as Faust agents: ``ai-memory project --projection records|index``.
+
+Each projection of a topic is its own Faust app and so its own consumer group
+(``aimem-projector-<projection>.<topic>``): records and index lag, fail and are rebuilt
+independently, replicas of one projection share the partitions, and deployments sharing
+a Kafka cluster never rebalance each other. One agent (``project``) takes the topic's
+events in batches (``stream.take_events``) and hands them to the ``ProjectorWorker`` —
+the same pure projector, sinks and apply/retry/dead-letter policy as the embedded tailer.
+
+What Faust owns: group membership, assignment, fetching, flow control, the stream's
+buffers, acks and offset commits, signals, the worker's lifecycle. What we own, and why
+(``docs/design/PROJECTORS.md``):
+
+* **Where a partition resumes.** After every rebalance Faust pauses the assigned
+  partitions and then seeks each to its *committed* offset (``perform_seek`` →
+  ``seek_to_committed``). A committed offset can run ahead of the view (a store that lost
+  acknowledged writes), so the consumer here (``ViewConsumer``) answers
+  ``seek_to_committed`` with the view's own checkpoints: every seek Faust makes lands on
+  the event after what the view durably holds. Committed offsets still move (Faust
+  commits what was acked) so the usual consumer-lag tools work; they are never read back.
+* **Stale events.** A batch is applied only for partitions resumed from their view in
+  this generation; events Faust fetched before a rebalance (an older generation) are
+  dropped, and Faust delivers them again from the new seek.
+* **A view found behind its checkpoint while running** (``Rewind``): the batch is given
+  up, every partition is marked unresumed, and the group is asked to rebalance; Faust's
+  own revoke/assign cycle clears its buffers and seeks — through the view — so the lost
+  events are applied again instead of skipped.
+* **read_committed.** Appends are Kafka transactions; Faust reads read_committed only in
+  its own exactly-once mode, so the consumer is told to here: an aborted transaction's
+  events are never projected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from typing import Any, cast
+
+import faust
+from faust.transport.drivers import aiokafka as faust_kafka
+from faust.types import TP
+from prometheus_client import start_http_server
+
+from ai_memory.adapters.kafka.config import KafkaLogConfig
+from ai_memory.core.ports import DeadLetters, EventSerializer
+
+from .policy import Rewind, Stopping
+from .sinks import ProjectionSink
+from .worker import ProjectorWorker, WorkerMetrics
+
+log = logging.getLogger(__name__)
+
+BATCH_SIZE = 500
+BATCH_WITHIN_S = 0.2
+#: The sink's buffered work is made durable after this long without a batch.
+IDLE_AFTER_S = 0.5
+#: How often a worker holding events it may not apply asks the group to rebalance.
+REJOIN_EVERY_S = 5.0
+
+
+class _ViewConsumerThread(faust_kafka.AIOKafkaConsumerThread):
+    def _create_worker_consumer(self, transport: Any) -> Any:
+        consumer = super()._create_worker_consumer(transport)
+        # Faust reads read_committed only in its exactly-once mode; appends are
+        # transactions, so an aborted one must never be projected.
+        consumer._isolation_level = "read_committed"
+        return consumer
+
+
+class ViewConsumer(faust_kafka.Consumer):
+    """Faust's aiokafka consumer, except that every seek to "committed" offsets lands on
+    the view's checkpoints for the projected topic (see the module docstring)."""
+
+    def _new_consumer_thread(self) -> faust_kafka.AIOKafkaConsumerThread:
+        return _ViewConsumerThread(self, loop=self.loop, beacon=self.beacon)
+
+    async def seek_to_committed(self) -> Mapping[TP, int]:
+        committed = dict(await super().seek_to_committed())
+        runner: ProjectorRunner | None = getattr(self.app, "projector", None)
+        if runner is None:
+            return committed
+        resume = await runner.resume_offsets(self.assignment())
+        if resume:
+            await self.seek_wait(resume)
+            committed.update(resume)
+        return committed
+
+
+class _ViewTransport(faust_kafka.Transport):
+    Consumer = ViewConsumer
+
+
+class ProjectorApp(faust.App):
+    """A Faust app whose consumer resumes partitions from the view (``ViewConsumer``)."""
+
+    projector: ProjectorRunner | None = None
+
+    def _new_transport(self) -> Any:
+        return _ViewTransport(self.conf.broker_consumer, self)
+
+
+class ProjectorRunner:
+    """What the agent does with each batch; also the view's say in every seek."""
+
+    def __init__(self, app: ProjectorApp, topic: str, worker: ProjectorWorker) -> None:
+        self.app = app
+        self.topic = topic
+        self.worker = worker
+        self.last_batch = time.monotonic()
+        self._next_rejoin = 0.0
+
+    async def resume_offsets(self, assigned: Iterable[TP]) -> dict[TP, int]:
+        """The offset after each assigned partition's view checkpoint (waits out a store
+        that is down); the worker guards those partitions from now on."""
+        offsets: dict[TP, int] = {}
+        for tp in sorted(assigned):
+            if tp.topic != self.topic:
+                continue
+            offsets[tp] = await self.worker.resume_offset(tp.partition)
+            log.info(
+                "projection %s: partition %d resumes at offset %d (view checkpoint)",
+                self.worker.sink.name,
+                tp.partition,
+                offsets[tp],
+            )
+        return offsets
+
+    async def revoked(self, partitions: Iterable[TP]) -> None:
+        self.worker.forget(tp.partition for tp in partitions if tp.topic == self.topic)
+
+    async def apply(self, events: Sequence[Any]) -> None:
+        """Apply one batch of Faust events; return once each is applied or parked."""
+        self.last_batch = time.monotonic()
+        generation = self.app.consumer_generation_id
+        messages: list[tuple[int, int, bytes]] = []
+        unresumed = False
+        for event in events:
+            message = event.message
+            if message.generation_id != generation:
+                continue  # fetched before a rebalance: delivered again after its seek
+            if not self.worker.resumed(message.partition):
+                unresumed = True  # past a rewind, or its seek did not finish
+                continue
+            messages.append((message.partition, message.offset, message.value))
+        if unresumed:
+            await self.rejoin("events arrived for a partition not resumed from its view")
+        if not messages:
+            return
+        try:
+            await self.worker.handle(messages)
+        except Rewind as e:
+            log.error(
+                "projection %s: %s — the store lost acknowledged writes; every partition "
+                "is re-read from its view's checkpoint after a rebalance",
+                self.worker.sink.name,
+                e,
+            )
+            self.worker.forget_all()
+            await self.rejoin("the view went behind its checkpoint", now=True)
+            return
+        self._report_lag(messages)
+
+    async def rejoin(self, why: str, *, now: bool = False) -> None:
+        """Ask the group to rebalance: Faust then revokes, clears its buffers and seeks
+        every partition again (through ``ViewConsumer``)."""
+        moment = time.monotonic()
+        if not now and moment < self._next_rejoin:
+            return
+        self._next_rejoin = moment + REJOIN_EVERY_S
+        log.warning("projection %s: asking the group to rebalance (%s)", self.worker.sink.name, why)
+        thread = self.app.consumer._thread  # type: ignore[attr-defined]
+
+        async def request() -> None:
+            thread._ensure_consumer()._coordinator.request_rejoin()
+
+        await thread.call_thread(request)
+
+    def _report_lag(self, messages: Sequence[tuple[int, int, bytes]]) -> None:
+        last: dict[int, int] = {}
+        for partition, offset, _ in messages:
+            last[partition] = offset
+        consumer = self.app.consumer
+        assigned = consumer.assignment()
+        for partition, offset in last.items():
+            tp = TP(self.topic, partition)
+            if tp not in assigned:  # revoked while the batch was applied
+                continue
+            highwater = consumer.highwater(tp)
+            if highwater is not None:
+                lag = max(0, highwater - offset - 1)
+                self.worker.metrics.lag.labels(self.worker.sink.name, str(partition)).set(lag)
+
+    async def tick(self) -> None:
+        """Nothing new for a while: let the sink make buffered work durable."""
+        if time.monotonic() - self.last_batch >= IDLE_AFTER_S:
+            await self.worker.idle()
+
+
+def faust_app(projection: str, kafka: KafkaLogConfig, worker: ProjectorWorker) -> ProjectorApp:
+    """The Faust app of one projection worker, its agent and its signals."""
+    app = ProjectorApp(
+        f"aimem-projector-{projection}.{kafka.topic}",
+        broker=[f"kafka://{host}" for host in kafka.bootstrap.split(",")],
+        broker_client_id=f"aimem-projector-{projection}",
+        web_enabled=False,  # metrics are served by prometheus_client (--metrics-port)
+        store="memory://",
+        topic_disable_leader=True,  # no leader election: nothing here needs one
+        consumer_auto_offset_reset="earliest",
+        broker_max_poll_records=BATCH_SIZE,
+        # A dead worker's partitions move to the survivors after this long.
+        broker_session_timeout=10.0,
+        broker_heartbeat_interval=2.0,
+        broker_request_timeout=max(kafka.request_timeout, 30.0),
+        # A batch retried while a store is down may take long; the group must not evict
+        # the worker for it (the partition could not advance elsewhere either).
+        broker_max_poll_interval=3600.0,
+        # A revocation never waits for buffered events: they are applied again, or
+        # dropped as stale, whatever their fate here (sinks are idempotent by position).
+        stream_wait_empty=False,
+        # Faust would log every event stuck behind a down store as a slow processing
+        # error; ``aimem_projection_stuck`` says it once.
+        stream_processing_timeout=3600.0,
+    )
+    topic = app.topic(
+        kafka.topic, key_type=bytes, value_type=bytes, key_serializer="raw", value_serializer="raw"
+    )
+    runner = ProjectorRunner(app, kafka.topic, worker)
+    app.projector = runner
+
+    async def project(stream: faust.types.StreamT[Any]) -> None:
+        # take_events (not take): each batch keeps its messages' partitions, offsets
+        # and generations. It is on Stream, not on the StreamT protocol.
+        batches = cast(faust.Stream[bytes], stream).take_events(BATCH_SIZE, within=BATCH_WITHIN_S)
+        async for events in batches:
+            await runner.apply(events)
+
+    app.agent(topic, name=f"project-{projection}", concurrency=1)(project)
+
+    def revoked(sender: Any, /, *args: Any, signal: Any, **kwargs: Any) -> Awaitable[None]:
+        return runner.revoked(args[0] if args else kwargs["revoked"])
+
+    app.on_partitions_revoked.connect(revoked)
+    app.timer(IDLE_AFTER_S)(runner.tick)
+    return app
+
+
+def create_app(
+    projection: str,
+    kafka: KafkaLogConfig,
+    sink: ProjectionSink,
+    serializer: EventSerializer,
+    dead_letters: DeadLetters,
+    *,
+    metrics_port: int | None = None,
+) -> tuple[ProjectorApp, ProjectorWorker]:
+    worker = ProjectorWorker(sink, serializer, dead_letters, WorkerMetrics())
+    if metrics_port:
+        start_http_server(metrics_port, registry=worker.metrics.registry)
+    return faust_app(projection, kafka, worker), worker
+
+
+def run_worker(app: ProjectorApp, *, loglevel: str = "info") -> None:
+    """Run until SIGTERM/SIGINT (blocks): Faust's worker owns the loop and the signals."""
+    import uvloop
+
+    # uvloop: the consumer's fetches and heartbeats cost less CPU in a C event loop.
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    worker = faust.Worker(app, loglevel=loglevel, quiet=True)
+    runner = app.projector
+
+    def stopping(*_: Any, **__: Any) -> None:
+        if runner is not None:
+            runner.worker.stopping()  # a batch waiting for a down store gives up
+
+    app.on_before_shutdown.connect(stopping)
+    try:
+        worker.execute_from_commandline()
+    except SystemExit as e:
+        if e.code not in (0, None):
+            raise
+    except Stopping:
+        pass
