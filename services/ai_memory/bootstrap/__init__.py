@@ -88,6 +88,7 @@ from .urls import scheme_of, url_path
 # The composition root's face: what entry points (the command line) and tests may use.
 __all__ = [
     "PROJECTIONS",
+    "WORKERS",
     "Container",
     "Replay",
     "build",
@@ -446,11 +447,15 @@ def build_dead_letter_service(settings: Settings, *, redrive: bool = False) -> D
     )
 
 
-def run_projector_worker(app: Any, *, loglevel: str = "info") -> None:
+#: What ``ai-memory project`` runs: the projections, and the usage table.
+WORKERS = (*PROJECTIONS, "usage")
+
+
+def run_projector_worker(app: Any, worker: Any, *, loglevel: str = "info") -> None:
     """Run a worker from ``build_projector_worker`` until it stops (SIGTERM)."""
     from ai_memory.projector.faust_worker import run_worker
 
-    run_worker(app, loglevel=loglevel)
+    run_worker(app, loglevel=loglevel, stopping=worker.stopping)
 
 
 def build_projector_worker(
@@ -473,6 +478,11 @@ def build_projector_worker(
         )
     # Open the log once so the topics exist (and match) before the worker subscribes.
     KafkaEventLog.from_url(s.event_log_url, AvroEventSerializer()).close()
+    if projection == "usage":
+        from ai_memory.projector.usage_worker import UsageWorker, usage_app
+
+        usage = UsageWorker(AvroEventSerializer(sealer=build_sealer(s)))
+        return usage_app(parse_kafka_url(s.event_log_url), usage), usage
     sink, _ = build_sink(s, projection)
     return create_app(
         projection,

@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
 import faust
@@ -261,20 +261,23 @@ def create_app(
     return faust_app(projection, kafka, worker), worker
 
 
-def run_worker(app: ProjectorApp, *, loglevel: str = "info") -> None:
-    """Run until SIGTERM/SIGINT (blocks): Faust's worker owns the loop and the signals."""
+def run_worker(
+    app: faust.App, *, loglevel: str = "info", stopping: Callable[[], None] | None = None
+) -> None:
+    """Run until SIGTERM/SIGINT (blocks): Faust's worker owns the loop and the signals.
+    ``stopping`` is called as shutdown begins (a batch waiting for a down store gives up)."""
     import uvloop
 
     # uvloop: the consumer's fetches and heartbeats cost less CPU in a C event loop.
     asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     worker = faust.Worker(app, loglevel=loglevel, quiet=True)
-    runner = app.projector
+    if stopping is not None:
+        stop = stopping
 
-    def stopping(*_: Any, **__: Any) -> None:
-        if runner is not None:
-            runner.worker.stopping()  # a batch waiting for a down store gives up
+        def on_shutdown(sender: Any, /, *args: Any, signal: Any, **kwargs: Any) -> None:
+            stop()
 
-    app.on_before_shutdown.connect(stopping)
+        app.on_before_shutdown.connect(on_shutdown)
     try:
         worker.execute_from_commandline()
     except SystemExit as e:

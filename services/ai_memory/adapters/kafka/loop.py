@@ -63,6 +63,11 @@ class BackgroundLoop:
             future.cancel()
             raise
 
+    def spawn(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Start ``coro`` on the loop without waiting for it (a reader that runs until
+        ``close`` cancels it)."""
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
     def close(self, shutdown: Callable[[], Coroutine[Any, Any, None]] | None = None) -> None:
         """Run ``shutdown`` (closing the clients), cancel what is left, stop the thread.
 

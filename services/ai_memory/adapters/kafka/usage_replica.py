@@ -1,0 +1,140 @@
+"""Every gateway's replica of the usage table, read from the table's changelog topic.
+
+The usage projection (``projector/usage_worker.py``, a Faust agent) keeps per-tenant
+usage in a changelog-backed Faust table. A gateway does not run Faust to read it: like a
+Faust ``GlobalTable``, it reads every partition of the changelog topic (compacted, so a
+restart reads one value per key) from the beginning and then follows it, keeping the
+latest value of each key. A tenant's usage is the sum of its keys (``core.usage``), so
+every gateway enforces the same number, behind the log by the fold's batch interval
+plus this read's poll (≈ 0.5 s under load; measured in ``loadtest/RESULTS.md``).
+
+No consumer group: nothing is committed and no rebalance ever involves a gateway. Until
+the changelog topic exists (no usage worker has ever run), ``ready`` is False and the
+caller falls back to counting the record store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from ai_memory.core.usage import TENANT_PREFIX, TenantUsage, usage_of
+
+from .config import KafkaLogConfig
+from .loop import BackgroundLoop
+
+log = logging.getLogger(__name__)
+
+POLL_MS = 250
+#: How often a gateway looks for a changelog topic that does not exist yet, seconds.
+DISCOVER_EVERY_S = 5.0
+
+
+class KafkaUsageReplica:
+    """``UsageSource`` over the usage table's changelog (see the module docstring)."""
+
+    def __init__(self, config: KafkaLogConfig, changelog: str) -> None:
+        self.config = config
+        self.changelog = changelog
+        # Tenant keys only (``t|<tenant>|<partition>``), by tenant: the memory keys are
+        # the fold's own state, one per memory, and no gateway needs them.
+        self._rows: dict[str, dict[str, list[int]]] = {}
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self._stopping = False
+        self._loop = BackgroundLoop("aimem-usage-replica")
+        self._task = self._loop.spawn(self._follow())
+
+    @property
+    def ready(self) -> bool:
+        """Whether the changelog exists and was read to its end once."""
+        return self._ready.is_set()
+
+    def wait_ready(self, timeout: float) -> bool:
+        return self._ready.wait(timeout)
+
+    def usage(self, tenant: str) -> TenantUsage:
+        with self._lock:
+            rows = list(self._rows.get(tenant, {}).items())
+        return usage_of(rows, tenant)
+
+    def tenants(self) -> list[str]:
+        with self._lock:
+            return sorted(t for t, rows in self._rows.items() if rows)
+
+    async def _follow(self) -> None:
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.config.bootstrap,
+            group_id=None,
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            isolation_level="read_committed",
+            request_timeout_ms=int(self.config.request_timeout * 1000),
+        )
+        await consumer.start()
+        try:
+            partitions = await self._discover(consumer)
+            if partitions is None:
+                return
+            tps = [TopicPartition(self.changelog, p) for p in sorted(partitions)]
+            consumer.assign(tps)
+            await consumer.seek_to_beginning(*tps)
+            ends = await consumer.end_offsets(tps)
+            while not self._stopping:
+                batch = await consumer.getmany(timeout_ms=POLL_MS)
+                self._apply(batch)
+                if not self._ready.is_set() and all(
+                    await asyncio.gather(*(self._reached(consumer, tp, ends[tp]) for tp in tps))
+                ):
+                    self._ready.set()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the gateway goes on with the record store's count
+            log.exception("usage replica of %s stopped", self.changelog)
+        finally:
+            await consumer.stop()
+
+    async def _discover(self, consumer: AIOKafkaConsumer) -> set[int] | None:
+        while not self._stopping:
+            await consumer._client.force_metadata_update()
+            partitions = consumer.partitions_for_topic(self.changelog)
+            if partitions:
+                return set(partitions)
+            await asyncio.sleep(DISCOVER_EVERY_S)
+        return None
+
+    @staticmethod
+    async def _reached(consumer: AIOKafkaConsumer, tp: TopicPartition, end: int) -> bool:
+        return bool(await consumer.position(tp) >= end)
+
+    def _apply(self, batch: dict[Any, list[Any]]) -> None:
+        updates: list[tuple[str, list[int] | None]] = []
+        for records in batch.values():
+            for r in records:
+                if r.key is None:
+                    continue
+                key = json.loads(r.key)
+                if isinstance(key, str) and key.startswith(TENANT_PREFIX):
+                    updates.append((key, None if r.value is None else json.loads(r.value)))
+        if not updates:
+            return
+        with self._lock:
+            for key, value in updates:
+                rows = self._rows.setdefault(key.split("|")[1], {})
+                if value is None:
+                    rows.pop(key, None)
+                else:
+                    rows[key] = value
+
+    def close(self) -> None:
+        self._stopping = True
+
+        async def stop() -> None:
+            self._task.cancel()
+
+        self._loop.close(stop)
