@@ -130,8 +130,7 @@ def usage_app(kafka: KafkaLogConfig, worker: UsageWorker) -> faust.App:
         name=TABLE,
         beacon=app.tables.beacon,
         partitions=kafka.partitions,
-        key_serializer="json",
-        value_serializer="json",
+        schema=faust.Schema(key_serializer="json", value_serializer="json"),
         help="per-tenant usage (core/usage.py)",
     )
     app.tables.add(table)

@@ -238,6 +238,12 @@ class ProjectorWorker:
         self._stopping.set()
 
     def close(self) -> None:
+        """Stop: what the sink buffered is made durable first (a stopped worker's view
+        holds everything it reported applied), then the thread and the dead letters."""
         self._stopping.set()  # a policy retrying a down store gives up waiting
+        try:
+            self.executor.submit(self.sink.idle).result()
+        except Exception:  # a store that is down: the next worker re-applies from the view
+            log.exception("projection %s: buffered work not made durable", self.sink.name)
         self.executor.shutdown(wait=True)
         self.dead_letters.close()
