@@ -98,6 +98,20 @@ DEAD_LETTERS = Metric(
     ("projection",),
     ("gateway",),
 )
+TENANT_MEMORIES = Metric(
+    "aimem_tenant_memories",
+    "gauge",
+    "Memories the tenant stores (what its memory quota counts)",
+    ("tenant",),
+    ("gateway",),
+)
+TENANT_BYTES = Metric(
+    "aimem_tenant_bytes",
+    "gauge",
+    "UTF-8 bytes of the content of the memories the tenant stores",
+    ("tenant",),
+    ("gateway",),
+)
 
 CATALOG: tuple[Metric, ...] = (
     HTTP_REQUESTS,
@@ -110,6 +124,8 @@ CATALOG: tuple[Metric, ...] = (
     PROJECTION_STUCK,
     DEAD_LETTERED,
     DEAD_LETTERS,
+    TENANT_MEMORIES,
+    TENANT_BYTES,
 )
 
 

@@ -22,6 +22,7 @@ CALLER_NAMES = frozenset({"Caller", "Embedded", "Who", "caller_of"})
 DECISIONS = frozenset(
     {"authorize", "role_allows", "searchable_scopes", "require", "require_role"}
     | {"require_admin", "readable", "reveal", "judge", "audited_tenant", "search_scopes"}
+    | {"reported_tenant"}
 )
 
 

@@ -21,12 +21,14 @@ from ai_memory.adapters.cassandra import (
 )
 from ai_memory.adapters.cassandra.cql import IN_TOMB_POS
 from ai_memory.adapters.cassandra.session import is_idempotent, translate, translate_errors
+from ai_memory.adapters.record_scan_usage import RecordScanUsage
 from ai_memory.core.errors import InvalidInput, PermanentError, Unavailable
 from ai_memory.core.ports import RecordStore
 from ai_memory.core.positions import pack
 from ai_memory.core.projection import AddReads, PutRecord, PutTombstone, RemoveRecord
 from ai_memory.core.record import StoredRecord, Tombstone
 from tests.contract.record_store_contract import RecordStoreContract, stored, tombstone
+from tests.contract.usage_source_contract import Stack, UsageSourceContract
 from tests.factories import T0
 
 
@@ -44,6 +46,19 @@ class TestCassandraRecordStore(RecordStoreContract):
     def store(self, session: CassandraSession) -> Iterator[RecordStore]:
         store = CassandraRecordStore(session)
         yield store
+        store.close()
+
+
+class TestCassandraScanUsage(UsageSourceContract):
+    """Cassandra sums no content where it keeps it: usage is counted by a scan
+    (``RecordScanUsage``) until the distributed deployment reads the usage fold."""
+
+    lists_tenants = False
+
+    @pytest.fixture
+    def stack(self, session: CassandraSession) -> Iterator[Stack]:
+        store = CassandraRecordStore(session)
+        yield Stack(store, RecordScanUsage(store, lambda: [0, 3]))
         store.close()
 
 

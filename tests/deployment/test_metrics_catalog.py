@@ -54,7 +54,11 @@ def test_the_gateway_exposes_the_catalog(tmp_path: Path) -> None:
     try:
         with TestClient(create_app(container.services)) as client:
             assert client.get("/healthz").status_code == 200
+            # A stored memory, so the per-tenant gauges have samples whose labels count.
+            body = {"type": "fact", "content": "x", "scope": "user:a", "source_agent": "a"}
+            assert client.put("/v1/memories/m1?wait=true", json=body).status_code == 201
             text = client.get("/metrics").text
+            assert 'aimem_tenant_memories{tenant="default"} 1.0' in text
     finally:
         container.close()
     check_exposition(text, "gateway")

@@ -403,6 +403,7 @@ DOORS = {
     ("GET", "/.well-known/agent-card.json"): "key",
     ("GET", "/metrics"): "key",
     ("GET", "/v1/audit"): "key",
+    ("GET", "/v1/usage"): "key",
     ("POST", "/v1/memories"): "key",
     ("GET", "/v1/memories"): "key",
     ("PUT", "/v1/memories/{memory_id}"): "key",

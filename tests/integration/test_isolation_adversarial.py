@@ -936,6 +936,31 @@ def attacks_audit(world: World) -> list[Attack]:
     ]
 
 
+def usage_is_own(world: World, principal: str, response: httpx.Response) -> None:
+    if response.status_code == 200 and principal == "admin":
+        assert response.json()["tenant"] == ACME.name
+
+
+def attacks_usage(world: World) -> list[Attack]:
+    g, path = "GET", "/v1/usage"
+    # Another tenant is refused alike whether it exists (globex) or never did.
+    elsewhere = expect(403, 403, 403, 200)
+    return [
+        # An operator must name the tenant it looks at (422 without one).
+        Attack("own usage", g, path, expect(200, 403, 403, 422), check=usage_is_own),
+        Attack(
+            "globex's usage",
+            g,
+            path,
+            elsewhere,
+            params={"tenant": GLOBEX.name},
+            cross_tenant=frozenset({"operator"}),
+        ),
+        Attack("a tenant that never was", g, path, elsewhere, params={"tenant": "nobody-ever"}),
+        Attack("any tenant", g, path, expect(403, 403, 403, 422), params={"tenant": "*"}),
+    ]
+
+
 def simple(
     method: str,
     path: str,
@@ -986,6 +1011,7 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
     ),
     ("GET", "/healthz"): simple("GET", "/healthz", ANY_KEY),
     ("GET", "/v1/audit"): Operation(attacks_audit),
+    ("GET", "/v1/usage"): Operation(attacks_usage),
     # Routes left out of the OpenAPI document.
     ("GET", "/openapi.json"): simple("GET", "/openapi.json", DOCS),
     ("GET", "/docs"): simple("GET", "/docs", DOCS),

@@ -225,6 +225,28 @@ CASES: dict[str, tuple[Call, Answers]] = {
         lambda s, w, t: _audit(s).page(w, tenant=t.other),
         (RF, RF, "tenant_forbidden", OK, OK),
     ),
+    # usage: an admin its own tenant's, an operator the one it names; the answer for a
+    # tenant that does not exist is the answer for one that does
+    "usage of own tenant": (
+        lambda s, w, t: _usage(s).usage(w),
+        (RF, RF, OK, "invalid_input", OK),
+    ),
+    "usage of other tenant": (
+        lambda s, w, t: _usage(s).usage(w, tenant=t.other),
+        (RF, RF, "tenant_forbidden", OK, OK),
+    ),
+    "usage of a tenant that never existed": (
+        lambda s, w, t: _usage(s).usage(w, tenant="no-such-tenant"),
+        (RF, RF, "tenant_forbidden", OK, OK),
+    ),
+    "usage of own tenant named": (
+        lambda s, w, t: _usage(s).usage(w, tenant=t.tenant),
+        (RF, RF, OK, OK, OK),
+    ),
+    "usage of a malformed tenant": (
+        lambda s, w, t: _usage(s).usage(w, tenant="Not A Tenant"),
+        (RF, RF, "tenant_forbidden", "invalid_input", "invalid_input"),
+    ),
     # erasure: an owner of the tenant only
     "erase own scope": (
         lambda s, w, t: erasures(s).erase(
@@ -252,6 +274,11 @@ def _changes(s: Services) -> Any:
 def _audit(s: Services) -> Any:
     assert s.audit is not None
     return s.audit
+
+
+def _usage(s: Services) -> Any:
+    assert s.usage is not None
+    return s.usage
 
 
 def answer(call: Callable[..., object], *args: object) -> tuple[str, str]:
@@ -371,6 +398,7 @@ def test_every_facade_use_case_is_attacked() -> None:
         ("ErasureService", "forget_interaction"),
         ("ErasureService", "receipt_key"),
         ("ErasureService", "owner"),
+        ("UsageService", "usage"),
     }
     import inspect
 
@@ -382,10 +410,12 @@ def test_every_facade_use_case_is_attacked() -> None:
         memory_service,
         notes,
         transfer,
+        usage,
     )
 
     taking_a_caller = set()
-    for module in (memory_service, notes, governance, transfer, changes, audit, erasure):
+    modules = (memory_service, notes, governance, transfer, changes, audit, erasure, usage)
+    for module in modules:
         for cls_name, cls in inspect.getmembers(module, inspect.isclass):
             if cls.__module__ != module.__name__:
                 continue
@@ -394,6 +424,19 @@ def test_every_facade_use_case_is_attacked() -> None:
                 if not name.startswith("_") and params[1:2] == ["who"]:
                     taking_a_caller.add((cls_name, name))
     assert taking_a_caller == attacked
+
+
+def test_usage_of_another_tenant_says_nothing_of_whether_it_exists(
+    container: Container, world: World
+) -> None:
+    """An admin naming another tenant hears the same refusal, word for word, whether
+    that tenant holds memories or never existed."""
+    usage, admin = _usage(container.services), caller_of("admin", world.tenant)
+    assert container.services.memory.get(world.other, "elsewhere")  # it exists
+    existing = answer(lambda: usage.usage(admin, tenant=world.other))
+    never = answer(lambda: usage.usage(admin, tenant="no-such-tenant"))
+    assert existing == never and existing[0] == "tenant_forbidden"
+    assert world.other not in existing[1]
 
 
 @pytest.mark.parametrize("state", ["revoked", "wrong secret"])

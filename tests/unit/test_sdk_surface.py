@@ -60,6 +60,7 @@ EXPECTED = [
     "TurnIn",
     "UnauthenticatedError",
     "UnavailableError",
+    "UsageOut",
     "WaitTimeoutError",
     "WriteOut",
     "WriteSuggestion",
@@ -86,6 +87,7 @@ def test_every_export_resolves_and_belongs_to_the_sdk_or_the_wire() -> None:
             "ai_memory.wire.governance",
             "ai_memory.wire.audit",
             "ai_memory.wire.changes",
+            "ai_memory.wire.usage",
         )
         assert module.startswith(("ai_memory.sdk", *wire, "ai_memory.core")), (
             name,

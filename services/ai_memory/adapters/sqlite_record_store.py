@@ -9,6 +9,9 @@ checkpoint commit in one transaction, so the view and its position never disagre
 the writer zeroes freed space (``secure_delete``) and a batch that removed records ends
 with ``wal_checkpoint(TRUNCATE)``, which cuts the WAL holding its old page images to
 zero bytes. Only forgets pay for the checkpoint.
+
+It is also the embedded deployment's ``UsageSource`` (``usage``, ``tenants``): the
+records it holds are what usage counts, so it is counted where it is.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from ai_memory.core.record import (
     Tombstone,
 )
 from ai_memory.core.timeparse import from_micros, to_micros
+from ai_memory.core.usage import TenantUsage
 
 from .record_rows import RECORD_COLUMNS, record_values, to_stored, to_tombstone
 from .sqlite_util import Connections, rows_for_ids, translate_errors
@@ -172,6 +176,45 @@ class SqliteRecordStore:
             )
         return int(row[0])
 
+    # --- usage (the UsageSource port) --------------------------------------------------
+    def usage(self, tenant: str) -> TenantUsage:
+        """Counted in SQL: one pass over the tenant's rows (about a microsecond a
+        memory). The count, the bytes and the checkpoints are read in one snapshot, so
+        the positions say exactly what the sums reflect."""
+        conn = self._db.reader()
+        with translate_errors():
+            conn.execute("BEGIN")
+            try:
+                memories, size = conn.execute(
+                    "SELECT COUNT(*), COALESCE(SUM(length(CAST(content AS BLOB))), 0)"
+                    " FROM records WHERE tenant = ?",
+                    (tenant,),
+                ).fetchone()
+                marks = conn.execute("SELECT projection, position FROM checkpoints").fetchall()
+            finally:
+                conn.execute("COMMIT")
+        positions = {_partition_of_key(key): int(pos) for key, pos in marks if pos}
+        return TenantUsage(int(memories), int(size), positions)
+
+    def tenants(self) -> list[str]:
+        """Tenants with records or tombstones, found by skipping from one tenant to the
+        next on the primary keys (a few index seeks per tenant, not a scan)."""
+        found: set[str] = set()
+        with translate_errors():
+            for table in ("records", "tombstones"):
+                rows = (
+                    self._db.reader()
+                    .execute(
+                        f"WITH RECURSIVE t(tenant) AS (SELECT MIN(tenant) FROM {table}"
+                        f" UNION ALL SELECT (SELECT MIN(tenant) FROM {table}"
+                        " WHERE tenant > t.tenant) FROM t WHERE t.tenant IS NOT NULL)"
+                        " SELECT tenant FROM t WHERE tenant IS NOT NULL"
+                    )
+                    .fetchall()
+                )
+                found.update(row[0] for row in rows)
+        return sorted(found)
+
     def list_records(self, query: ListQuery) -> RecordPage:
         # One more row than the page: whether a next page exists, without an empty one.
         sql, params = listing_sql(query)
@@ -275,6 +318,10 @@ def listing_sql(query: ListQuery) -> tuple[str, list[Any]]:
 
 def _checkpoint_key(partition: int) -> str:
     return PROJECTION if partition == 0 else f"{PROJECTION}/{partition}"
+
+
+def _partition_of_key(key: str) -> int:
+    return 0 if key == PROJECTION else int(key.rsplit("/", 1)[1])
 
 
 def _apply_one(conn: sqlite3.Connection, mutation: RecordMutation) -> None:

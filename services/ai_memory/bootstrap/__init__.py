@@ -42,6 +42,7 @@ from ai_memory.core.ports import (
     EventSerializer,
     KeyStore,
     RecordStore,
+    UsageSource,
     VectorIndex,
 )
 from ai_memory.projector.policy import RawOf
@@ -67,6 +68,7 @@ from ai_memory.service.recalls import RecallRecorder
 from ai_memory.service.secret_policy import SecretGuard
 from ai_memory.service.transfer import TransferService
 from ai_memory.service.unit_of_work import UnitsOfWork
+from ai_memory.service.usage import UsageService
 from ai_memory.service.writing import Writing
 from ai_memory.settings import Settings
 
@@ -84,6 +86,7 @@ from .security import (
     run_vault_rotate,
 )
 from .urls import scheme_of, url_path
+from .usage import build_usage_source
 
 # The composition root's face: what entry points (the command line) and tests may use.
 __all__ = [
@@ -99,6 +102,7 @@ __all__ = [
     "build_projector_worker",
     "build_record_store",
     "build_sink",
+    "build_usage_source",
     "governance_params",
     "open_replay",
     "receipt_signing_key",
@@ -126,6 +130,7 @@ class Container:
     notes: NotesService
     services: Services  # the facade: all an entry point is given
     pipeline: AppendPipeline  # how every appender of this process writes to ``log``
+    usage: UsageSource  # each tenant's live memories and bytes (``bootstrap.usage``)
     governor: Governor | None = None
     dead_letters: DeadLetters | None = None
     keys: KeyStore | None = None
@@ -372,6 +377,7 @@ def build(
         writers=log.writers,
     )
     key_store = build_key_store(s)
+    usage = build_usage_source(s, store, log.partitions)
     services = Services(
         s,
         service,
@@ -384,6 +390,7 @@ def build(
         changes=ChangeFeed(log),  # so does the change feed
         rates=RateLimiter(limit_table),  # this gateway's buckets
         erasures=build_erasures(s, writing, log, projections, sealer),
+        usage=UsageService(usage, limit_table),
     )
     return Container(
         s,
@@ -398,6 +405,7 @@ def build(
         notes,
         services,
         pipeline,
+        usage,
         dead_letters=dead_letters,
         keys=key_store,
         sealer=sealer,

@@ -20,6 +20,7 @@ from .events import DomainEvent, Head, LoggedEvent, TenantPage
 from .listing import ListQuery, RecordPage
 from .projection import IndexMutation, LineageEntry, RecordMutation
 from .record import MemoryRecord, MemoryState, MemoryType, StoredRecord, Tombstone
+from .usage import TenantUsage
 
 Vector = npt.NDArray[np.float32]
 
@@ -161,6 +162,23 @@ class RecordStore(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class UsageSource(Protocol):
+    """Per-tenant usage (``core.usage``): the live memories the records view holds — what
+    ``RecordStore.count`` counts, archived ones included — and the UTF-8 bytes of their
+    content. Embedded: read from the record store; distributed: read from the usage
+    fold's table."""
+
+    def usage(self, tenant: str) -> TenantUsage:
+        """The tenant's usage; ``positions`` says, per log partition, up to where every
+        event is counted (a tenant it never saw: zeros, no positions)."""
+        ...
+
+    def tenants(self) -> list[str]:
+        """The tenants it reports, sorted: every tenant that holds or held memories —
+        or none, for a source that cannot list them without reading every record."""
+        ...
 
 
 @dataclass(frozen=True)

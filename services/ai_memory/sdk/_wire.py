@@ -49,6 +49,7 @@ from .models import (
     SearchIn,
     SearchOut,
     TurnIn,
+    UsageOut,
     WriteOut,
     WriteTriggersOut,
 )
@@ -395,6 +396,12 @@ def audit(
         if value is not None:
             params[name] = value
     return Call("GET", "/v1/audit", model(AuditOut), params)
+
+
+def usage(tenant: str | None) -> Call[UsageOut]:
+    """``GET /v1/usage``."""
+    params: Params = {} if tenant is None else {"tenant": tenant}
+    return Call("GET", "/v1/usage", model(UsageOut), params)
 
 
 def health() -> Call[HealthOut]:

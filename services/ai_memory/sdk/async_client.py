@@ -401,6 +401,12 @@ class AsyncMemoryClient:
         ``since=page.next`` while ``page.more``."""
         return await self._call(w.audit(since, actor, action, limit, tenant))
 
+    async def usage(self, *, tenant: str | None = None) -> m.UsageOut:
+        """``GET /v1/usage`` (an admin key, or an operator naming ``tenant``): the
+        tenant's stored memories, the UTF-8 bytes of their content, its quota, and up to
+        which log position of each partition that is counted."""
+        return await self._call(w.usage(tenant))
+
     async def health(self) -> m.HealthOut:
         """``GET /healthz``: log position, each projection's position and lag."""
         return await self._call(w.health())

@@ -426,6 +426,12 @@ class MemoryClient:
         ``since=page.next`` while ``page.more``."""
         return self._call(w.audit(since, actor, action, limit, tenant))
 
+    def usage(self, *, tenant: str | None = None) -> m.UsageOut:
+        """``GET /v1/usage`` (an admin key, or an operator naming ``tenant``): the
+        tenant's stored memories, the UTF-8 bytes of their content, its quota, and up to
+        which log position of each partition that is counted."""
+        return self._call(w.usage(tenant))
+
     def health(self) -> m.HealthOut:
         """``GET /healthz``: log position, each projection's position and lag."""
         return self._call(w.health())

@@ -52,6 +52,7 @@ from ai_memory.wire.notes import (
     WhyOut,
     YourTopicOut,
 )
+from ai_memory.wire.usage import UsageOut
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -92,6 +93,7 @@ __all__ = [
     "SearchOut",
     "TopicNoteOut",
     "TurnIn",
+    "UsageOut",
     "WhyOut",
     "WriteOut",
     "WriteSuggestion",

@@ -117,9 +117,11 @@ def reveal(
     return found
 
 
-def audited_tenant(caller: Caller, asked: str | None) -> str:
-    """Whose audit trail ``caller`` may read: an admin its own tenant's, an operator (or
-    the deployment) the one it names."""
+def reported_tenant(caller: Caller, asked: str | None, report: str) -> str:
+    """Whose tenant-wide ``report`` (the audit trail, the usage) ``caller`` may read: an
+    admin its own tenant's, an operator (or the deployment) the one it names. Judged
+    before anything is looked up: an admin naming another tenant is refused alike
+    whether that tenant exists or not."""
     if isinstance(caller, Embedded):
         return validate_tenant(asked) if asked else caller.tenant
     if caller.role == "operator":
@@ -128,11 +130,16 @@ def audited_tenant(caller: Caller, asked: str | None) -> str:
         return validate_tenant(asked)
     if caller.role != "admin":
         raise Forbidden(
-            "the audit trail is for an admin of the tenant or an operator",
+            f"{report} is for an admin of the tenant or an operator",
             code="role_forbidden",
         )
     if asked and asked != caller.tenant:
         raise Forbidden(
-            "an admin key reads the audit trail of its own tenant only", code="tenant_forbidden"
+            f"an admin key reads {report} of its own tenant only", code="tenant_forbidden"
         )
     return caller.tenant
+
+
+def audited_tenant(caller: Caller, asked: str | None) -> str:
+    """Whose audit trail ``caller`` may read (``reported_tenant``)."""
+    return reported_tenant(caller, asked, "the audit trail")

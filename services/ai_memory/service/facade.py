@@ -16,6 +16,7 @@ writes; an entry point only turns a credential into a caller and passes it.
 * ``audit``: who did what in a tenant, read from the log;
 * ``changes``: the change feed of a tenant's scopes, read from the log;
 * ``erasures``: subject erasure and its signed receipts;
+* ``usage``: a tenant's live memories, their bytes and its quota;
 * ``rates``: this process's request-rate buckets per tenant and per key (the HTTP door);
 * ``settings``: the deployment's limits and edge configuration.
 """
@@ -36,6 +37,7 @@ from .keys import KeyService
 from .memory_service import MemoryService
 from .notes import NotesService
 from .transfer import TransferService
+from .usage import UsageService
 
 
 @dataclass(frozen=True)
@@ -51,3 +53,4 @@ class Services:
     changes: ChangeFeed | None = None  # None: no change feed (a client-only build)
     rates: RateLimiter | None = None  # None: no request is rate-limited
     erasures: ErasureService | None = None  # None: erasures are not served
+    usage: UsageService | None = None  # None: usage is not served

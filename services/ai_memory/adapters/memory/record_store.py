@@ -1,5 +1,6 @@
 """``RecordStore`` in dicts, with the order-safety rules of ``SqliteRecordStore``: every
-mutation is guarded by the log position its row reflects."""
+mutation is guarded by the log position its row reflects. Also a ``UsageSource``, as the
+SQLite store is."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from ai_memory.core.projection import (
     SetState,
 )
 from ai_memory.core.record import StoredRecord, Tombstone
+from ai_memory.core.usage import TenantUsage, content_bytes
 
 _Key = tuple[str, str]  # (tenant, memory_id)
 
@@ -146,6 +148,19 @@ class MemoryRecordStore:
     def count(self, tenant: str) -> int:
         with self.backing.lock:
             return sum(1 for t, _ in self.backing.records if t == tenant)
+
+    def usage(self, tenant: str) -> TenantUsage:
+        with self.backing.lock:
+            sizes = [
+                content_bytes(s.record.content)
+                for (t, _), s in self.backing.records.items()
+                if t == tenant
+            ]
+            return TenantUsage(len(sizes), sum(sizes), dict(self.backing.checkpoints))
+
+    def tenants(self) -> list[str]:
+        with self.backing.lock:
+            return sorted({t for t, _ in [*self.backing.records, *self.backing.tombstones]})
 
     def list_records(self, query: ListQuery) -> RecordPage:
         with self.backing.lock:

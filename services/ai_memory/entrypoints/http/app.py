@@ -53,6 +53,7 @@ from . import (
     openapi_doc,
     problems,
     rate_limits,
+    usage_routes,
 )
 from .body_limits import BodyTooLarge, refusal_behind
 from .ndjson_lines import numbered_lines
@@ -119,7 +120,7 @@ def create_app(services: Services) -> FastAPI:
     # Rates and tenant body limits just inside the key door: they need the caller's key.
     rate_limits.install(app, services.rates, edge.body_limit_for(settings), settings.body_timeout)
     auth.install(app, services.keys)  # inside metrics and the edge: they see refusals too
-    metrics.install(app, services.health)
+    metrics.install(app, services.health, services.usage)
     edge.install(app, settings, hosts)
     service = services.memory
     transfer = services.transfer
@@ -339,6 +340,7 @@ def create_app(services: Services) -> FastAPI:
     app.include_router(audit_routes.router(services.audit, caller_of))
     app.include_router(change_routes.router(services.changes, service, caller_of))
     app.include_router(erasure_routes.router(services.erasures, caller_of))
+    app.include_router(usage_routes.router(services.usage, caller_of))
     mcp.mount(app)
     a2a.mount(app)
 

@@ -1,8 +1,10 @@
-"""Prometheus metrics: request latency per route, and log/projection positions read
-at scrape time (so lag is always current, never a stale gauge)."""
+"""Prometheus metrics: request latency per route, log/projection positions and each
+tenant's usage read at scrape time (so lag and usage are always current, never a stale
+gauge)."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterable
 
@@ -20,9 +22,13 @@ from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ai_memory import metrics_catalog as mc
+from ai_memory.core.errors import AiMemoryError
 from ai_memory.service.health import HealthService
+from ai_memory.service.usage import UsageService
 
 from . import auth
+
+log = logging.getLogger(__name__)
 
 
 class _ProjectionCollector(Collector):
@@ -69,6 +75,31 @@ class _ProjectionCollector(Collector):
         yield unresolved
 
 
+class _UsageCollector(Collector):
+    """Each tenant's memories and bytes, for every tenant the usage source lists (on the
+    embedded store: every tenant that holds or held memories; computing them is one pass
+    over the stored memories, about a microsecond each)."""
+
+    def __init__(self, usage: UsageService) -> None:
+        self.usage = usage
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        memories = mc.gauge_family(mc.TENANT_MEMORIES)
+        size = mc.gauge_family(mc.TENANT_BYTES)
+        try:
+            reports = self.usage.every_tenant()
+        except AiMemoryError as e:
+            # A store that cannot answer now must not take the positions and lags of the
+            # same scrape with it: the gauges go without samples until it answers.
+            log.warning("usage not counted for /metrics: %s", e)
+            reports = []
+        for report in reports:
+            memories.add_metric([report.tenant], report.memories)
+            size.add_metric([report.tenant], report.bytes)
+        yield memories
+        yield size
+
+
 class RequestMetrics:
     """Latency to the response's status line and a count per method, route and status.
 
@@ -102,11 +133,13 @@ class RequestMetrics:
         await self.app(scope, receive, observed_send)
 
 
-def install(app: FastAPI, health: HealthService) -> None:
+def install(app: FastAPI, health: HealthService, usage: UsageService | None = None) -> None:
     registry = CollectorRegistry()
     requests = mc.counter(mc.HTTP_REQUESTS, registry)
     latency = mc.histogram(mc.HTTP_REQUEST_SECONDS, registry)
     registry.register(_ProjectionCollector(health))
+    if usage is not None:
+        registry.register(_UsageCollector(usage))
     app.add_middleware(RequestMetrics, requests=requests, latency=latency)
 
     # Also served on a port of its own (``serve --metrics-port``) for Prometheus, which
@@ -122,7 +155,7 @@ def install(app: FastAPI, health: HealthService) -> None:
 
 def serve_on_port(app: FastAPI, port: int, host: str) -> None:
     """The app's metrics on ``host:port`` (a background thread of prometheus_client):
-    counters and gauges only — no memory content, no tenant names — for a scraper on the
-    internal network."""
+    counters and gauges only — no memory content; tenant names only as the label of the
+    usage gauges — for a scraper on the internal network."""
     registry: CollectorRegistry = app.state.metrics_registry
     start_http_server(port, addr=host, registry=registry)
