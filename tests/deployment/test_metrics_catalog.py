@@ -66,8 +66,8 @@ def test_the_gateway_exposes_the_catalog(tmp_path: Path) -> None:
 
 def test_the_projector_workers_expose_the_catalog() -> None:
     from ai_memory.adapters.memory import MemoryDeadLetters, MemoryRecordStore
-    from ai_memory.projector.worker import ProjectorWorker, WorkerMetrics
     from ai_memory.projector.sinks import RecordsSink
+    from ai_memory.projector.worker import ProjectorWorker, WorkerMetrics
     from ai_memory.serialization import AvroEventSerializer
 
     metrics = WorkerMetrics()

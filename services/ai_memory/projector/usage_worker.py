@@ -53,7 +53,7 @@ def changelog_topic(topic: str) -> str:
     return f"{app_id(topic)}-{TABLE}-changelog"
 
 
-class PartitionedTable(faust.Table):  # type: ignore[misc]  # untyped generic base
+class PartitionedTable(faust.Table[str, list[int]]):
     """A table whose keys are written to the partition being folded: Faust would take
     the partition of the stream's "current event", which in a batch of several
     partitions is only the last one's."""
@@ -140,7 +140,10 @@ def usage_app(kafka: KafkaLogConfig, worker: UsageWorker) -> faust.App:
         loop = asyncio.get_running_loop()
         batches = cast(faust.Stream[bytes], stream).take_events(BATCH_SIZE, within=BATCH_WITHIN_S)
         async for events in batches:
-            raw = [(e.message.partition, e.message.offset, e.message.value) for e in events]
+            raw = [
+                (e.message.partition, e.message.offset, bytes(e.message.value or b""))
+                for e in events
+            ]
             # Decoding opens sealed events (a vault read): off the loop, which keeps
             # heartbeating. Table writes stay on the loop (Faust's producer lives there).
             decoded = await loop.run_in_executor(worker.executor, worker.decode, raw)
