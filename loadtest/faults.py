@@ -6,11 +6,12 @@ acknowledgement (``loadtest/faults_check.py`` says what is checked and how).
     python -m loadtest.faults --profile single --faults records-worker,cassandra
 
 Each fault runs on a fresh deployment (its own topic and keyspace): a gateway
-(``ai-memory serve``), two records workers and one index worker, real processes. Writers
-(``loadtest/faults_load.py``) run throughout; the fault is injected after a warm-up, held,
-undone (restart or SIGCONT), writes go on, then stop; once every view caught up, the
-checks run with no manual step. Per fault: acknowledged writes, lost, duplicated,
-reordered, version gaps, unsearchable, write availability during the fault (share of
+(``ai-memory serve``), two records workers, one index worker and one usage worker, real
+processes. Writers (``loadtest/faults_load.py``) run throughout; the fault is injected
+after a warm-up, held, undone (restart or SIGCONT), writes go on, then stop; once every
+view caught up, the checks run with no manual step. Per fault: acknowledged writes, lost,
+duplicated, reordered, version gaps, unsearchable, usage miscounted (the usage table
+against the log's live memories), write availability during the fault (share of
 requests started between injection and recovery that were acknowledged) and the time
 to recover (from undoing the fault until a new write is acknowledged and readable).
 
@@ -38,11 +39,14 @@ import httpx
 
 from loadtest.cluster import Cluster, Proc
 from loadtest.faults_check import (
+    LogUsage,
     Verdict,
     check_gateway,
     check_log,
+    check_usage,
     check_worker_index,
     read_log,
+    usage_counting,
     wait_caught_up,
     worker_positions,
 )
@@ -54,11 +58,13 @@ SERVERS_SH = ROOT / "deploy" / "local" / "servers.sh"
 FAULTS = (
     "records-worker",
     "index-worker",
+    "usage-worker",
     "gateway",
     "gateway-kafka-down",
     "kafka",
     "cassandra",
     "sigstop-worker",
+    "sigstop-index-worker",
     "sigstop-cassandra",
 )
 
@@ -162,6 +168,7 @@ class Row:
     gaps: int
     unsearchable: int
     worker_index_missing: int
+    usage_wrong: int
     availability: float
     recover_s: float
     details: list[str]
@@ -180,10 +187,13 @@ def run_fault(fault: str, p: Profile, servers: Servers | None, t: Timing, tmp: P
         deploy.start_gateway()
         workers = [deploy.start_worker(1), deploy.start_worker(2)]
         indexer = [deploy.start_worker(1, projection="index")]  # replaced on restart
+        usage = [deploy.start_worker(1, projection="usage")]
         time.sleep(t.join)  # the workers join their groups
         load.start()
         time.sleep(t.warm)
-        inject, undo = _fault(fault, p, servers, deploy, workers, indexer, t)
+        if not usage_counting(deploy.log_url, timeout=120):  # before killing what is not up
+            print("[faults] the usage worker counted nothing yet", file=sys.stderr)
+        inject, undo = _fault(fault, p, servers, deploy, workers, indexer, usage)
         started = time.monotonic()
         inject()
         time.sleep(t.stop_hold if fault.startswith("sigstop") else t.hold)
@@ -214,6 +224,7 @@ def run_fault(fault: str, p: Profile, servers: Servers | None, t: Timing, tmp: P
         verdict.gaps,
         verdict.unsearchable,
         verdict.worker_index_missing,
+        verdict.usage_wrong,
         round(availability, 3),
         round(recovered - undone, 1),
         verdict.details,
@@ -228,7 +239,7 @@ def _fault(
     deploy: Cluster,
     workers: list[Proc],
     indexer: list[Proc],
-    t: Timing,
+    usage: list[Proc],
 ) -> tuple[Callable[[], None], Callable[[], None]]:
     """(inject, undo) for one fault."""
     kafka, cassandra = p.kafka_nodes[0], p.cassandra_nodes[0]
@@ -245,6 +256,8 @@ def _fault(
         return workers[0].kill, lambda: workers.append(deploy.start_worker(3))
     if fault == "index-worker":
         return indexer[0].kill, restart_index_worker
+    if fault == "usage-worker":
+        return usage[0].kill, lambda: usage.append(deploy.start_worker(2, projection="usage"))
     if fault == "gateway":
         return _kill_gateway(deploy), deploy.start_gateway
     if fault == "gateway-kafka-down":
@@ -270,6 +283,9 @@ def _fault(
         return lambda: srv().kill(cassandra), lambda: srv().restart(cassandra)
     if fault == "sigstop-worker":
         pid = workers[0].proc.pid
+        return lambda: os.kill(pid, signal.SIGSTOP), lambda: os.kill(pid, signal.SIGCONT)
+    if fault == "sigstop-index-worker":  # the only one: its partitions wait for it
+        pid = indexer[0].proc.pid
         return lambda: os.kill(pid, signal.SIGSTOP), lambda: os.kill(pid, signal.SIGCONT)
     if fault == "sigstop-cassandra":
         # A node that freezes (a long GC, a stuck disk) is worse for clients than one
@@ -332,24 +348,26 @@ def _verify(deploy: Cluster, indexer: Proc, load: Load, tmp: Path) -> Verdict:
     indexer.stop()  # SIGTERM: flushes the Edge index; then it can be opened here
     verdict = Verdict()
     acked = load.acked()
-    logged = read_log(deploy.log_url, tmp, deploy.serializer())
+    usage = LogUsage()
+    logged = read_log(deploy.log_url, tmp, deploy.serializer(), usage)
     check_log(acked, logged, verdict)
     check_gateway(deploy.url, deploy.headers, acked, logged, verdict)
     check_worker_index(deploy.worker_index_dir, logged, verdict)
+    check_usage(deploy.log_url, usage, verdict)
     return verdict
 
 
 TABLE_HEAD = (
     "| profile | fault | acked | lost | dup | reordered | version gaps | unsearchable"
-    " (gateway / index worker) | availability during fault | recovery s |\n"
-    "|---|---|---|---|---|---|---|---|---|---|"
+    " (gateway / index worker) | usage wrong | availability during fault | recovery s |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
 def table_row(r: Row) -> str:
     return (
         f"| {r.profile} | {r.fault} | {r.acked} | {r.lost} | {r.duplicated} | {r.reordered}"
-        f" | {r.gaps} | {r.unsearchable} / {r.worker_index_missing}"
+        f" | {r.gaps} | {r.unsearchable} / {r.worker_index_missing} | {r.usage_wrong}"
         f" | {100 * r.availability:.1f} % | {r.recover_s} |"
     )
 
@@ -398,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"- {r.fault}, not acknowledged during the fault: {failed(r)}")
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in rows], indent=2))
-    bad = any(r.lost or r.duplicated or r.reordered for r in rows)
+    bad = any(r.lost or r.duplicated or r.reordered or r.usage_wrong for r in rows)
     return 1 if bad else 0
 
 

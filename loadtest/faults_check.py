@@ -16,6 +16,12 @@ log order. Then every acknowledged write is checked against it and against the v
 * **unsearchable** — memories whose last logged version is not found by a keyword search
   for its version token, through the gateway (its co-located index) and in the index
   worker's own view.
+* **usage wrong** — the usage table (``ai-memory project --projection usage``, read as a
+  gateway reads it: ``KafkaUsageReplica`` on its changelog, once it folded the log's last
+  write) against the log: per tenant, the live memories (ids written and not deleted, any
+  id, probes included) and the UTF-8 bytes of each one's newest content. Counted as how
+  many memories it miscounts, and at least 1 when only the bytes differ or the table
+  never reached the log's last write.
 """
 
 from __future__ import annotations
@@ -32,11 +38,14 @@ from typing import Any
 import httpx
 
 from ai_memory.adapters.embedders import make_embedder
+from ai_memory.adapters.kafka.config import parse_kafka_url
 from ai_memory.adapters.kafka.event_log import KafkaEventLog
+from ai_memory.adapters.kafka.usage_replica import KafkaUsageReplica
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
-from ai_memory.core.events import MemoryWritten
+from ai_memory.core.events import MemoryDeleted, MemoryWritten
 from ai_memory.core.keywords import query_terms
 from ai_memory.core.ports import EventSerializer, IndexQuery
+from ai_memory.projector.usage_worker import changelog_topic
 from ai_memory.serialization import AvroEventSerializer
 from loadtest.faults_load import Outcome, memory_id
 
@@ -59,6 +68,7 @@ class Verdict:
     gaps: int = 0
     unsearchable: int = 0
     worker_index_missing: int = 0
+    usage_wrong: int = 0
     details: list[str] = field(default_factory=list)
     _lost: set[tuple[int, int]] = field(default_factory=set)  # (n, version), counted once
 
@@ -71,11 +81,24 @@ class Verdict:
             self.details.append(text)
 
 
+@dataclass
+class LogUsage:
+    """What the usage table must count, read off the log: per tenant, each live memory's
+    newest content size, and per partition the last event that writes or deletes one."""
+
+    sizes: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(dict))
+    last: dict[str, dict[int, int]] = field(default_factory=lambda: defaultdict(dict))
+
+
 def read_log(
-    log_url: str, tmp: Path, serializer: EventSerializer | None = None
+    log_url: str,
+    tmp: Path,
+    serializer: EventSerializer | None = None,
+    usage: LogUsage | None = None,
 ) -> dict[str, list[Logged]]:
     """Every ``MemoryWritten`` of the fault suite's memories, per id, in log order
-    (``serializer``: the deployment's, whose vault opens the sealed content)."""
+    (``serializer``: the deployment's, whose vault opens the sealed content); ``usage``,
+    when given, gets every memory of the log."""
     log = KafkaEventLog.from_url(log_url, serializer or AvroEventSerializer())
     found: dict[str, list[Logged]] = defaultdict(list)
     try:
@@ -92,6 +115,13 @@ def read_log(
                         m = _REVISION.search(e.record.content)
                         revision = int(m.group(2)) if m else -1
                         found[e.record.id].append(Logged(logged.position, e.version, revision))
+                    if usage is not None and isinstance(e, MemoryWritten | MemoryDeleted):
+                        tenant = e.header.tenant
+                        usage.last[tenant][p] = logged.position
+                        if isinstance(e, MemoryDeleted):
+                            usage.sizes[tenant].pop(e.memory_id, None)
+                        elif not e.sealed:  # sealed: its key destroyed, a forget follows
+                            usage.sizes[tenant][e.record.id] = len(e.record.content.encode())
     finally:
         log.close()
     return found
@@ -177,6 +207,59 @@ def check_worker_index(index_dir: Path, logged: dict[str, list[Logged]], v: Verd
             v.duplicated += max(0, ids.count(mid) - 1)
     finally:
         index.close()
+
+
+def usage_counting(log_url: str, timeout: float) -> bool:
+    """Whether the usage table counts memories within ``timeout`` (a usage worker is up
+    and folding: on a loaded box it may take longer to start than the warm-up)."""
+    config = parse_kafka_url(log_url)
+    replica = KafkaUsageReplica(config, changelog_topic(config.topic))
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            if replica.tenants():
+                return True
+            time.sleep(0.5)
+        return False
+    finally:
+        replica.close()
+
+
+def check_usage(log_url: str, expected: LogUsage, v: Verdict, timeout: float = 120) -> None:
+    """The usage table, as every gateway reads it, once it folded the log's last write."""
+    config = parse_kafka_url(log_url)
+    replica = KafkaUsageReplica(config, changelog_topic(config.topic))
+    try:
+        if not replica.wait_ready(timeout):
+            v.usage_wrong += 1
+            v.note(f"usage: changelog {replica.changelog} not read within {timeout} s")
+            return
+        tenants = sorted(set(expected.last) | set(replica.tenants()))
+        deadline = time.monotonic() + timeout
+        last = expected.last
+        while time.monotonic() < deadline:
+            at = {t: replica.usage(t).positions for t in last}
+            if all(at[t].get(p, 0) >= q for t in last for p, q in last[t].items()):
+                break
+            time.sleep(0.5)
+        for t in tenants:
+            got = replica.usage(t)
+            sizes = expected.sizes.get(t, {})
+            want = (len(sizes), sum(sizes.values()))
+            behind = {
+                p: (got.positions.get(p, 0), q)
+                for p, q in expected.last.get(t, {}).items()
+                if got.positions.get(p, 0) < q
+            }
+            if (got.memories, got.bytes) != want or behind:
+                v.usage_wrong += max(1, abs(got.memories - want[0]))
+                v.note(
+                    f"usage of {t!r}: {got.memories} memories / {got.bytes} B, the log has "
+                    f"{want[0]} / {want[1]} B"
+                    + (f"; behind (folded, last write) per partition {behind}" if behind else "")
+                )
+    finally:
+        replica.close()
 
 
 def wait_caught_up(url: str, timeout: float) -> dict[str, Any]:

@@ -5,7 +5,8 @@ own, since killing the shared ones would break parallel test runs).
 
 Every acknowledged write must be on the log at its position, read back at its version,
 be found by search through the gateway and in the index worker's view, with no
-duplicate, no reordered and no skipped version.
+duplicate, no reordered and no skipped version; the usage table must count the log's
+live memories exactly.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ def shared(kafka: str, cassandra: str) -> Profile:
     [
         "records-worker",
         "index-worker",
+        "usage-worker",
         # Longer than the session timeout: its partitions move, then it wakes up with a
         # batch in hand (a zombie) and must not regress anything.
         "sigstop-worker",
@@ -43,3 +45,4 @@ def test_no_acknowledged_write_is_lost_duplicated_or_reordered(
     found = (row.lost, row.duplicated, row.reordered, row.gaps)
     assert found == (0, 0, 0, 0), row.details
     assert (row.unsearchable, row.worker_index_missing) == (0, 0), row.details
+    assert row.usage_wrong == 0, row.details

@@ -47,6 +47,7 @@ class KafkaUsageReplica:
         self._lock = threading.Lock()
         self._ready = threading.Event()
         self._stopping = False
+        self._follower: asyncio.Task[None] | None = None  # set once ``_follow`` runs
         self._loop = BackgroundLoop("aimem-usage-replica")
         self._task = self._loop.spawn(self._follow())
 
@@ -68,6 +69,7 @@ class KafkaUsageReplica:
             return sorted(t for t, rows in self._rows.items() if rows)
 
     async def _follow(self) -> None:
+        self._follower = asyncio.current_task()
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self.config.bootstrap,
             group_id=None,
@@ -76,8 +78,8 @@ class KafkaUsageReplica:
             isolation_level="read_committed",
             request_timeout_ms=int(self.config.request_timeout * 1000),
         )
-        await consumer.start()
         try:
+            await consumer.start()
             partitions = await self._discover(consumer)
             if partitions is None:
                 return
@@ -135,6 +137,14 @@ class KafkaUsageReplica:
         self._stopping = True
 
         async def stop() -> None:
-            self._task.cancel()
+            while self._follower is None and not self._task.done():
+                await asyncio.sleep(0)  # spawned before this: let it start, then stop it
+            follower = self._follower
+            if follower is not None:
+                # Wait for the reader to finish: its ``finally`` stops the consumer on
+                # this loop, which releases its sockets. Left running, that stop would be
+                # cancelled midway by the loop's own close (unclosed transports).
+                follower.cancel()
+                await asyncio.gather(follower, return_exceptions=True)
 
         self._loop.close(stop)
