@@ -31,8 +31,7 @@ def shared(kafka: str, cassandra: str) -> Profile:
     [
         "records-worker",
         "index-worker",
-        # "usage-worker" is left out until the usage worker owns its resume point: a
-        # restart can miss events (docs/design/PROJECTORS.md, "Known gap").
+        "usage-worker",
         # Longer than the session timeout: its partitions move, then it wakes up with a
         # batch in hand (a zombie) and must not regress anything.
         "sigstop-worker",

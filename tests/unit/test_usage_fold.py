@@ -17,6 +17,8 @@ from ai_memory.core.usage import (
     TenantUsage,
     UsageFold,
     memory_key,
+    partition_key,
+    resume_point,
     tenant_key,
     tenants_in,
     usage_of,
@@ -123,7 +125,10 @@ def test_one_tenant_write_per_batch_and_one_write_per_memory_changed() -> None:
     table = RecordingTable()
     assert UsageFold(table).apply(0, streams[0]) == {"acme"}
     keys = [k for k, _ in table.history]
-    assert keys == [memory_key("acme", f"m{i}") for i in range(5)] + [tenant_key("acme", 0)]
+    memories = [memory_key("acme", f"m{i}") for i in range(5)]
+    # The partition's resume point is written last: it survives only with the rest.
+    assert keys == [*memories, tenant_key("acme", 0), partition_key(0)]
+    assert table[partition_key(0)] == [pack(0, 4)]
     assert table[tenant_key("acme", 0)] == [5, 15, pack(0, 4)]
     assert table[memory_key("acme", "m2")] == [3, pack(0, 2), ABSENT]
 
@@ -137,7 +142,7 @@ def test_an_unchanged_size_writes_no_memory_key() -> None:
     written = len(table.history)
     fold.apply(0, streams[0][1:])
     # Only the tenant key moves (its position); the memory is as big as before.
-    assert [k for k, _ in table.history[written:]] == [tenant_key("acme", 0)]
+    assert [k for k, _ in table.history[written:]] == [tenant_key("acme", 0), partition_key(0)]
 
 
 def test_a_memory_written_twice_in_a_batch_writes_the_tenant_key_between() -> None:
@@ -151,6 +156,7 @@ def test_a_memory_written_twice_in_a_batch_writes_the_tenant_key_between() -> No
         (t, [2, 6, pack(0, 1)]),  # before m is written again, without its second write
         (m, [9, pack(0, 2), 5]),
         (t, [2, 10, pack(0, 2)]),
+        (partition_key(0), [pack(0, 2)]),
     ]
 
 
@@ -255,3 +261,18 @@ def test_a_memory_key_a_crashed_run_wrote_counts_as_written_since_the_tenant_key
         crashes = [Crash(1, {0: 0}, batch=[1]), Crash(second, {0: 0}, batch=[2])]
         table = crashing_run(streams, crashes, sizes_from([2]))
         assert usage_in(table) == truth, f"second crash after {second} writes"
+
+
+def test_a_batch_that_counts_nothing_still_moves_the_resume_point() -> None:
+    """Events that change no usage (or could not be decoded: ``through``) are folded
+    past, so a restart does not read them again."""
+    ops = [Op(W, "acme", "m", "abc"), Op("recall", "acme", "m")]
+    streams = streams_of(ops, partitions=1)
+    table = RecordingTable()
+    fold = UsageFold(table)
+    fold.apply(0, streams[0])
+    assert resume_point(table, 0) == streams[0][-1].position
+    fold.apply(0, [], through=pack(0, 9))
+    assert resume_point(table, 0) == pack(0, 9)
+    fold.apply(0, [], through=pack(0, 3))  # redelivered: never moves back
+    assert resume_point(table, 0) == pack(0, 9)

@@ -27,6 +27,12 @@ offset are delivered again). Two kinds of keys:
   tenant name holds no ``|``); a memory lives in one partition (its key is tenant/scope
   and it never changes scope), so its key needs none.
 
+* ``p|<partition>`` → ``[position]``: the position of the last event of the partition
+  folded (counted or not), written after the batch's tenant keys — where a restarted
+  worker resumes the partition (``resume_point``). A crash keeps a prefix of the writes, so
+  a surviving ``p|`` key means every tenant write before it survived too; resuming from an
+  earlier point is always safe (the fold skips what it already counted).
+
 **The fold** of one partition's batch, in position order (``UsageFold.apply``). The
 tenant keys are read once and kept open for the batch; for an event at position ``q``
 touching memory ``x`` of tenant key ``t``:
@@ -79,6 +85,7 @@ from .events import DomainEvent, LoggedEvent, MemoryDeleted, MemoryWritten
 ABSENT = -1
 TENANT_PREFIX = "t|"
 MEMORY_PREFIX = "m|"
+PARTITION_PREFIX = "p|"
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,17 @@ def tenant_key(tenant: str, partition: int) -> str:
 
 def memory_key(tenant: str, memory_id: str) -> str:
     return f"{MEMORY_PREFIX}{tenant}|{memory_id}"
+
+
+def partition_key(partition: int) -> str:
+    return f"{PARTITION_PREFIX}{partition}"
+
+
+def resume_point(table: Mapping[str, list[int]], partition: int) -> int | None:
+    """The position of the last event of ``partition`` folded into ``table`` (None:
+    none yet): a worker resumes the partition after it."""
+    row = table.get(partition_key(partition))
+    return None if row is None else row[0]
 
 
 @dataclass(frozen=True)
@@ -149,11 +167,16 @@ class UsageFold:
     def __init__(self, table: MutableMapping[str, list[int]]) -> None:
         self.table = table
 
-    def apply(self, partition: int, events: Iterable[LoggedEvent]) -> set[str]:
+    def apply(
+        self, partition: int, events: Iterable[LoggedEvent], *, through: int = 0
+    ) -> set[str]:
         """Fold a batch of ``partition``'s events, in position order; the tenants whose
-        usage keys moved."""
+        usage keys moved. ``through``: the position of the batch's last event when it is
+        not among ``events`` (an event that could not be decoded counts for nothing, but
+        the partition is folded past it)."""
         open_: dict[str, _OpenTenant] = {}
         for logged in events:
+            through = max(through, logged.position)
             touch = _touch(logged.event)
             if touch is None:
                 continue
@@ -168,6 +191,10 @@ class UsageFold:
             if tenant.position > tenant.stored:
                 self._write_tenant(tenant)
                 moved.add(key[len(TENANT_PREFIX) :].rsplit("|", 1)[0])
+        # Last: a crash that keeps this write kept every tenant write before it.
+        done = resume_point(self.table, partition)
+        if through and (done is None or through > done):
+            self.table[partition_key(partition)] = [through]
         return moved
 
     def _fold(self, tenant: _OpenTenant, touch: _Touch, position: int) -> None:

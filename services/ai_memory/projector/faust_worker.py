@@ -36,7 +36,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import faust
 from faust.transport.drivers import aiokafka as faust_kafka
@@ -69,23 +69,71 @@ class _ViewConsumerThread(faust_kafka.AIOKafkaConsumerThread):
         return consumer
 
 
+class Resumer(Protocol):
+    """Where each assigned partition of ``topic`` resumes: the view's say in every seek."""
+
+    topic: str
+
+    async def resume_offsets(self, assigned: Iterable[TP]) -> dict[TP, int]: ...
+
+
 class ViewConsumer(faust_kafka.Consumer):
     """Faust's aiokafka consumer, except that every seek to "committed" offsets lands on
-    the view's checkpoints for the projected topic (see the module docstring)."""
+    the view's checkpoints for the projected topic, and a partition of that topic is
+    fetched from only once it has been sought there (see the module docstring)."""
 
     def _new_consumer_thread(self) -> faust_kafka.AIOKafkaConsumerThread:
         return _ViewConsumerThread(self, loop=self.loop, beacon=self.beacon)
 
+    def _resumer(self) -> Resumer | None:
+        return cast(ProjectorApp, self.app).projector
+
+    def resume_partitions(self, tps: Iterable[TP]) -> None:
+        # Faust resumes the stream's partitions *before* it seeks them, and an app with
+        # tables has its flow running then (it was reading changelogs): without this, a
+        # fetch from the old position (the committed offset, or where a partition kept
+        # over the rebalance had read to) races the seek, and events past the view's
+        # checkpoint are handed over ahead of those the seek reads again.
+        resumer = self._resumer()
+        tpset = set(tps)
+        if resumer is not None:
+            held = {tp for tp in tpset if tp.topic == resumer.topic}
+            self._awaiting_seek().update(held)
+            tpset -= held
+        super().resume_partitions(tpset)
+
+    def _awaiting_seek(self) -> set[TP]:
+        awaiting: set[TP] | None = getattr(self, "_awaiting", None)
+        if awaiting is None:  # Faust's __init__ is long; the set is made on first use
+            awaiting = set()
+            self._awaiting = awaiting
+        return awaiting
+
     async def seek_to_committed(self) -> Mapping[TP, int]:
         committed = dict(await super().seek_to_committed())
-        runner: ProjectorRunner | None = getattr(self.app, "projector", None)
-        if runner is None:
+        resumer = self._resumer()
+        if resumer is None:
             return committed
-        resume = await runner.resume_offsets(self.assignment())
+        # Shielded: Faust gives its seek broker_request_timeout and then goes on; a view
+        # store that is down can take longer, and its partitions must still be sought
+        # and resumed when it is back.
+        seeking = asyncio.ensure_future(self._seek_to_view(resumer))
+        committed.update(await asyncio.shield(seeking))
+        return committed
+
+    async def _seek_to_view(self, resumer: Resumer) -> dict[TP, int]:
+        generation = self.app.consumer_generation_id
+        resume = await resumer.resume_offsets(self.assignment())
         if resume:
             await self.seek_wait(resume)
-            committed.update(resume)
-        return committed
+        if self.app.consumer_generation_id != generation:
+            return resume  # a newer rebalance seeks (and resumes) them again
+        for tp, offset in resume.items():
+            self._read_offset[tp] = offset or None  # Faust drops events below it
+        ready = self._awaiting_seek() & set(resume) & self.assignment()
+        self._awaiting_seek().difference_update(ready)
+        super().resume_partitions(ready)
+        return resume
 
 
 class _ViewTransport(faust_kafka.Transport):
@@ -95,10 +143,30 @@ class _ViewTransport(faust_kafka.Transport):
 class ProjectorApp(faust.App):
     """A Faust app whose consumer resumes partitions from the view (``ViewConsumer``)."""
 
-    projector: ProjectorRunner | None = None
+    projector: Resumer | None = None
 
     def _new_transport(self) -> Any:
         return _ViewTransport(self.conf.broker_consumer, self)
+
+
+def current_messages(
+    app: faust.App, events: Sequence[Any], resumed: Callable[[int], bool]
+) -> tuple[list[tuple[int, int, bytes]], bool]:
+    """``(partition, offset, value)`` of the batch's events a worker may apply: fetched
+    in the consumer's current generation, for a partition resumed from its view; and
+    whether any event was held back for a partition not resumed."""
+    generation = app.consumer_generation_id
+    messages: list[tuple[int, int, bytes]] = []
+    unresumed = False
+    for event in events:
+        message = event.message
+        if message.generation_id != generation:
+            continue  # fetched before a rebalance: delivered again after its seek
+        if not resumed(message.partition):
+            unresumed = True  # past a rewind, or its seek did not finish
+            continue
+        messages.append((message.partition, message.offset, bytes(message.value or b"")))
+    return messages, unresumed
 
 
 class ProjectorRunner:
@@ -133,17 +201,7 @@ class ProjectorRunner:
     async def apply(self, events: Sequence[Any]) -> None:
         """Apply one batch of Faust events; return once each is applied or parked."""
         self.last_batch = time.monotonic()
-        generation = self.app.consumer_generation_id
-        messages: list[tuple[int, int, bytes]] = []
-        unresumed = False
-        for event in events:
-            message = event.message
-            if message.generation_id != generation:
-                continue  # fetched before a rebalance: delivered again after its seek
-            if not self.worker.resumed(message.partition):
-                unresumed = True  # past a rewind, or its seek did not finish
-                continue
-            messages.append((message.partition, message.offset, message.value))
+        messages, unresumed = current_messages(self.app, events, self.worker.resumed)
         if unresumed:
             await self.rejoin("events arrived for a partition not resumed from its view")
         if not messages:
@@ -198,30 +256,39 @@ class ProjectorRunner:
             await self.worker.idle()
 
 
+def app_settings(kafka: KafkaLogConfig, client_id: str) -> dict[str, Any]:
+    """What every Faust app here is configured with (projectors and the usage table)."""
+    return {
+        "broker": [f"kafka://{host}" for host in kafka.bootstrap.split(",")],
+        "broker_client_id": client_id,
+        "web_enabled": False,  # metrics are served by prometheus_client (--metrics-port)
+        "topic_disable_leader": True,  # no leader election: nothing here needs one
+        "topic_partitions": kafka.partitions,
+        "consumer_auto_offset_reset": "earliest",
+        "broker_max_poll_records": BATCH_SIZE,
+        # A dead worker's partitions move to the survivors after this long.
+        "broker_session_timeout": 10.0,
+        "broker_heartbeat_interval": 2.0,
+        "broker_request_timeout": max(kafka.request_timeout, 30.0),
+        # A batch retried while a store is down may take long; the group must not evict
+        # the worker for it (the partition could not advance elsewhere either).
+        "broker_max_poll_interval": 3600.0,
+        # A revocation never waits for buffered events: they are applied again, or
+        # dropped as stale, whatever their fate here (every view is idempotent by
+        # position).
+        "stream_wait_empty": False,
+        # Faust would log every event stuck behind a down store as a slow processing
+        # error; ``aimem_projection_stuck`` says it once.
+        "stream_processing_timeout": 3600.0,
+    }
+
+
 def faust_app(projection: str, kafka: KafkaLogConfig, worker: ProjectorWorker) -> ProjectorApp:
     """The Faust app of one projection worker, its agent and its signals."""
     app = ProjectorApp(
         f"aimem-projector-{projection}.{kafka.topic}",
-        broker=[f"kafka://{host}" for host in kafka.bootstrap.split(",")],
-        broker_client_id=f"aimem-projector-{projection}",
-        web_enabled=False,  # metrics are served by prometheus_client (--metrics-port)
         store="memory://",
-        topic_disable_leader=True,  # no leader election: nothing here needs one
-        consumer_auto_offset_reset="earliest",
-        broker_max_poll_records=BATCH_SIZE,
-        # A dead worker's partitions move to the survivors after this long.
-        broker_session_timeout=10.0,
-        broker_heartbeat_interval=2.0,
-        broker_request_timeout=max(kafka.request_timeout, 30.0),
-        # A batch retried while a store is down may take long; the group must not evict
-        # the worker for it (the partition could not advance elsewhere either).
-        broker_max_poll_interval=3600.0,
-        # A revocation never waits for buffered events: they are applied again, or
-        # dropped as stale, whatever their fate here (sinks are idempotent by position).
-        stream_wait_empty=False,
-        # Faust would log every event stuck behind a down store as a slow processing
-        # error; ``aimem_projection_stuck`` says it once.
-        stream_processing_timeout=3600.0,
+        **app_settings(kafka, f"aimem-projector-{projection}"),
     )
     topic = app.topic(
         kafka.topic, key_type=bytes, value_type=bytes, key_serializer="raw", value_serializer="raw"

@@ -6,11 +6,12 @@ pure ``core.usage.UsageFold``. The table is partitioned like the log: the fold o
 partition *p* writes its keys to changelog partition *p* (``PartitionedTable``), so when a
 partition moves to another worker Faust recovers exactly its keys there.
 
-Faust's at-least-once contract is what the fold is built for: the changelog is flushed
-before offsets are committed, so after a crash the table holds a prefix of its writes
-and the events after the committed offset are delivered again; ``UsageFold`` is exact
-under both (``core/usage.py``). Unlike the records and index views, this view lives *in*
-Kafka, so Faust's committed offsets are the right place to resume from.
+After a crash the table holds a prefix of its writes (its changelog partition is written
+in order); each partition resumes after the last event its fold recorded as folded (the
+``p|`` key, written after the batch's usage keys: ``UsageRunner``), and ``UsageFold`` is
+exact under a prefix and a redelivery from any earlier point (``core/usage.py``). Faust's
+committed offsets are not used: a restart was seen to skip events with them (commits
+that had not advanced, and Faust fetching from the old position before its seek).
 
 Gateways read the table without running Faust: ``adapters/kafka/usage_replica.py`` tails
 its changelog topic (``CHANGELOG``) and sums a tenant's keys — one number for every
@@ -23,19 +24,27 @@ import asyncio
 import logging
 import threading
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
 import faust
+from faust.types import TP
 
 from ai_memory.adapters.kafka.config import KafkaLogConfig
 from ai_memory.core.errors import RetryableError
 from ai_memory.core.events import LoggedEvent
 from ai_memory.core.ports import EventSerializer
-from ai_memory.core.positions import pack
-from ai_memory.core.usage import UsageFold
+from ai_memory.core.positions import offset_of, pack
+from ai_memory.core.usage import UsageFold, resume_point
 
-from .faust_worker import BATCH_SIZE, BATCH_WITHIN_S, ProjectorApp
+from .faust_worker import (
+    BATCH_SIZE,
+    BATCH_WITHIN_S,
+    ProjectorApp,
+    app_settings,
+    current_messages,
+)
 from .policy import Backoff, Stopping
 from .worker import MAX_BACKOFF_S
 
@@ -105,22 +114,62 @@ class UsageWorker:
         self.executor.shutdown(wait=True)
 
 
-def usage_app(kafka: KafkaLogConfig, worker: UsageWorker) -> faust.App:
-    app = ProjectorApp(  # read_committed consumer; no view to seek to (``projector`` unset)
+class UsageRunner:
+    """The usage app's resume points and batches. Like the projectors, the table owns
+    where each partition resumes: the ``p|`` key its fold writes last (``core/usage.py``),
+    recovered from the changelog before Faust seeks, so neither the group's committed
+    offsets nor events Faust fetched before its seek can make a partition skip events."""
+
+    def __init__(
+        self, app: ProjectorApp, topic: str, table: PartitionedTable, worker: UsageWorker
+    ) -> None:
+        self.app = app
+        self.topic = topic
+        self.table = table
+        self.worker = worker
+        self.fold = UsageFold(table)
+        self._resumed: set[int] = set()
+
+    async def resume_offsets(self, assigned: Iterable[TP]) -> dict[TP, int]:
+        offsets: dict[TP, int] = {}
+        for tp in sorted(assigned):
+            if tp.topic != self.topic:
+                continue
+            done = resume_point(self.table, tp.partition)
+            offsets[tp] = 0 if done is None else offset_of(done) + 1
+            self._resumed.add(tp.partition)
+            log.info("usage: partition %d resumes at offset %d", tp.partition, offsets[tp])
+        return offsets
+
+    def revoked(self, partitions: Iterable[TP]) -> None:
+        self._resumed.difference_update(tp.partition for tp in partitions)
+
+    async def apply(self, events: Sequence[Any]) -> None:
+        messages, _ = current_messages(self.app, events, self._resumed.__contains__)
+        if not messages:
+            return
+        last: dict[int, int] = {}
+        for partition, offset, _ in messages:
+            last[partition] = pack(partition, offset)
+        # Decoding opens sealed events (a vault read): off the loop, which keeps
+        # heartbeating. Table writes stay on the loop (Faust's producer lives there).
+        loop = asyncio.get_running_loop()
+        decoded = await loop.run_in_executor(self.worker.executor, self.worker.decode, messages)
+        for partition, through in last.items():
+            if partition not in self._resumed:
+                continue  # revoked while decoding: its new owner folds it
+            self.table.writing = partition
+            try:
+                self.fold.apply(partition, decoded.get(partition, []), through=through)
+            finally:
+                self.table.writing = None
+
+
+def usage_app(kafka: KafkaLogConfig, worker: UsageWorker) -> ProjectorApp:
+    app = ProjectorApp(  # read_committed; resumes from the table (``UsageRunner``)
         app_id(kafka.topic),
-        broker=[f"kafka://{host}" for host in kafka.bootstrap.split(",")],
-        broker_client_id="aimem-usage",
-        web_enabled=False,
         store="memory://",  # rebuilt from the changelog at start
-        topic_disable_leader=True,
-        topic_partitions=kafka.partitions,
-        consumer_auto_offset_reset="earliest",
-        broker_max_poll_records=BATCH_SIZE,
-        broker_session_timeout=10.0,
-        broker_heartbeat_interval=2.0,
-        broker_request_timeout=max(kafka.request_timeout, 30.0),
-        broker_max_poll_interval=3600.0,
-        stream_processing_timeout=3600.0,
+        **app_settings(kafka, "aimem-usage"),
     )
     topic = app.topic(
         kafka.topic, key_type=bytes, value_type=bytes, key_serializer="raw", value_serializer="raw"
@@ -134,25 +183,18 @@ def usage_app(kafka: KafkaLogConfig, worker: UsageWorker) -> faust.App:
         help="per-tenant usage (core/usage.py)",
     )
     app.tables.add(table)
-    fold = UsageFold(table)
+    runner = UsageRunner(app, kafka.topic, table, worker)
+    app.projector = runner
 
     async def count(stream: faust.types.StreamT[Any]) -> None:
-        loop = asyncio.get_running_loop()
         batches = cast(faust.Stream[bytes], stream).take_events(BATCH_SIZE, within=BATCH_WITHIN_S)
         async for events in batches:
-            raw = [
-                (e.message.partition, e.message.offset, bytes(e.message.value or b""))
-                for e in events
-            ]
-            # Decoding opens sealed events (a vault read): off the loop, which keeps
-            # heartbeating. Table writes stay on the loop (Faust's producer lives there).
-            decoded = await loop.run_in_executor(worker.executor, worker.decode, raw)
-            for partition, logged in decoded.items():
-                table.writing = partition
-                try:
-                    fold.apply(partition, logged)
-                finally:
-                    table.writing = None
+            await runner.apply(events)
 
     app.agent(topic, name="usage", concurrency=1)(count)
+
+    def revoked(sender: Any, /, *args: Any, signal: Any, **kwargs: Any) -> None:
+        runner.revoked(args[0] if args else kwargs["revoked"])
+
+    app.on_partitions_revoked.connect(revoked)
     return app

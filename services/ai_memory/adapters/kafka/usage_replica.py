@@ -23,7 +23,7 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from ai_memory.core.usage import TENANT_PREFIX, TenantUsage, usage_of
+from ai_memory.core.usage import PARTITION_PREFIX, TENANT_PREFIX, TenantUsage, usage_of
 
 from .config import KafkaLogConfig
 from .loop import BackgroundLoop
@@ -44,6 +44,8 @@ class KafkaUsageReplica:
         # Tenant keys only (``t|<tenant>|<partition>``), by tenant: the memory keys are
         # the fold's own state, one per memory, and no gateway needs them.
         self._rows: dict[str, dict[str, list[int]]] = {}
+        # ``p|<partition>`` keys: up to where each log partition is folded.
+        self._folded: dict[int, int] = {}
         self._lock = threading.Lock()
         self._ready = threading.Event()
         self._stopping = False
@@ -63,6 +65,12 @@ class KafkaUsageReplica:
         with self._lock:
             rows = list(self._rows.get(tenant, {}).items())
         return usage_of(rows, tenant)
+
+    def folded(self) -> dict[int, int]:
+        """Per log partition, the position of the last event folded (counted or not):
+        usage read now reflects every event up to there."""
+        with self._lock:
+            return dict(self._folded)
 
     def tenants(self) -> list[str]:
         with self._lock:
@@ -121,12 +129,16 @@ class KafkaUsageReplica:
                 if r.key is None:
                     continue
                 key = json.loads(r.key)
-                if isinstance(key, str) and key.startswith(TENANT_PREFIX):
+                if isinstance(key, str) and key.startswith((TENANT_PREFIX, PARTITION_PREFIX)):
                     updates.append((key, None if r.value is None else json.loads(r.value)))
         if not updates:
             return
         with self._lock:
             for key, value in updates:
+                if key.startswith(PARTITION_PREFIX):
+                    if value is not None:
+                        self._folded[int(key[len(PARTITION_PREFIX) :])] = value[0]
+                    continue
                 rows = self._rows.setdefault(key.split("|")[1], {})
                 if value is None:
                     rows.pop(key, None)
