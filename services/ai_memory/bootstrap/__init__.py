@@ -86,7 +86,7 @@ from .security import (
     run_vault_rotate,
 )
 from .urls import scheme_of, url_path
-from .usage import build_usage_source
+from .usage import build_usage_source, close_usage, quota_count, quota_ttl
 
 # The composition root's face: what entry points (the command line) and tests may use.
 __all__ = [
@@ -167,6 +167,7 @@ class Container:
             self.service.recalls.stop()  # appends what is still pending
         if self.services.changes is not None:
             self.services.changes.close()  # the feed's watchers of the log
+        close_usage(self.usage)  # the usage table's replica, if this gateway reads one
         self.projections.drain(timeout=5.0)
         self.projections.stop()
         if self.dead_letters is not None:
@@ -327,8 +328,13 @@ def build(
         related=None if sealer is None else source_interaction_keys(store),
     )
     limit_table = tenant_limit_table(s)
+    usage = build_usage_source(s, store, log.partitions)
     # Counted only when some tenant has a quota: otherwise no write pays for it.
-    quota = MemoryQuota(store.count, limit_table) if limit_table.any_memory_quota else None
+    quota = (
+        MemoryQuota(quota_count(usage, store), limit_table, ttl=quota_ttl(usage))
+        if limit_table.any_memory_quota
+        else None
+    )
     # The Kafka log's partition writers check every expected version themselves, so units
     # run concurrently there (and are group-committed); the embedded log is serialised.
     units = UnitsOfWork(
@@ -377,7 +383,6 @@ def build(
         writers=log.writers,
     )
     key_store = build_key_store(s)
-    usage = build_usage_source(s, store, log.partitions)
     services = Services(
         s,
         service,

@@ -167,9 +167,7 @@ class UsageFold:
     def __init__(self, table: MutableMapping[str, list[int]]) -> None:
         self.table = table
 
-    def apply(
-        self, partition: int, events: Iterable[LoggedEvent], *, through: int = 0
-    ) -> set[str]:
+    def apply(self, partition: int, events: Iterable[LoggedEvent], *, through: int = 0) -> set[str]:
         """Fold a batch of ``partition``'s events, in position order; the tenants whose
         usage keys moved. ``through``: the position of the batch's last event when it is
         not among ``events`` (an event that could not be decoded counts for nothing, but

@@ -32,6 +32,7 @@ import faust
 from faust.types import TP
 
 from ai_memory.adapters.kafka.config import KafkaLogConfig
+from ai_memory.adapters.kafka.usage_replica import TABLE, app_id, changelog_topic
 from ai_memory.core.errors import RetryableError
 from ai_memory.core.events import LoggedEvent
 from ai_memory.core.ports import EventSerializer
@@ -50,16 +51,7 @@ from .worker import MAX_BACKOFF_S
 
 log = logging.getLogger(__name__)
 
-TABLE = "usage"
-
-
-def app_id(topic: str) -> str:
-    return f"aimem-usage.{topic}"
-
-
-def changelog_topic(topic: str) -> str:
-    """Faust's name for the table's changelog topic (``<app id>-<table>-changelog``)."""
-    return f"{app_id(topic)}-{TABLE}-changelog"
+__all__ = ["TABLE", "PartitionedTable", "UsageWorker", "app_id", "changelog_topic", "usage_app"]
 
 
 class PartitionedTable(faust.Table[str, list[int]]):

@@ -9,8 +9,8 @@ every gateway enforces the same number, behind the log by the fold's batch inter
 plus this read's poll (≈ 0.5 s under load; measured in ``loadtest/RESULTS.md``).
 
 No consumer group: nothing is committed and no rebalance ever involves a gateway. Until
-the changelog topic exists (no usage worker has ever run), ``ready`` is False and the
-caller falls back to counting the record store.
+the changelog topic exists (no usage worker has ever run) and has been read to its end,
+``ready`` is False and ``adapters.replicated_usage`` answers from the record store instead.
 """
 
 from __future__ import annotations
@@ -31,6 +31,23 @@ from .loop import BackgroundLoop
 log = logging.getLogger(__name__)
 
 POLL_MS = 250
+#: The usage table's name in its Faust app (``projector/usage_worker.py``).
+TABLE = "usage"
+#: Keys a gateway keeps, as they start in the changelog's JSON (no other key is decoded:
+#: the memory keys, one write per memory changed, are most of the topic).
+_KEPT = (f'"{TENANT_PREFIX}'.encode(), f'"{PARTITION_PREFIX}'.encode())
+
+
+def app_id(topic: str) -> str:
+    """The usage worker's Faust app id (and consumer group) for the log ``topic``."""
+    return f"aimem-usage.{topic}"
+
+
+def changelog_topic(topic: str) -> str:
+    """Faust's name for the usage table's changelog topic (``<app id>-<table>-changelog``)."""
+    return f"{app_id(topic)}-{TABLE}-changelog"
+
+
 #: How often a gateway looks for a changelog topic that does not exist yet, seconds.
 DISCOVER_EVERY_S = 5.0
 
@@ -64,7 +81,12 @@ class KafkaUsageReplica:
     def usage(self, tenant: str) -> TenantUsage:
         with self._lock:
             rows = list(self._rows.get(tenant, {}).items())
-        return usage_of(rows, tenant)
+            folded = dict(self._folded)
+        used = usage_of(rows, tenant)
+        # A partition's ``p|`` key is written after its usage keys and read in that order:
+        # everything up to it is counted, for this tenant too.
+        positions = {p: max(folded.get(p, 0), used.positions.get(p, 0)) for p in folded}
+        return TenantUsage(used.memories, used.bytes, {**used.positions, **positions})
 
     def folded(self) -> dict[int, int]:
         """Per log partition, the position of the last event folded (counted or not):
@@ -126,10 +148,10 @@ class KafkaUsageReplica:
         updates: list[tuple[str, list[int] | None]] = []
         for records in batch.values():
             for r in records:
-                if r.key is None:
+                if r.key is None or not r.key.startswith(_KEPT):
                     continue
                 key = json.loads(r.key)
-                if isinstance(key, str) and key.startswith((TENANT_PREFIX, PARTITION_PREFIX)):
+                if isinstance(key, str):
                     updates.append((key, None if r.value is None else json.loads(r.value)))
         if not updates:
             return
