@@ -166,3 +166,47 @@ def test_a_running_worker_rewinds_when_the_view_goes_back(
         assert worker.worker.rewinds >= 1
     finally:
         worker.stop()
+
+
+def abort_a_transaction(url: str, count: int) -> None:
+    """Send ``count`` well-formed events to partition 0 in a transaction, then abort it:
+    what a gateway that lost its partition mid-append leaves on the log."""
+    from aiokafka import AIOKafkaProducer
+
+    config = parse_kafka_url(url)
+    serializer = AvroEventSerializer()
+
+    async def run() -> None:
+        producer = AIOKafkaProducer(
+            bootstrap_servers=config.bootstrap, transactional_id=f"abort-{uuid.uuid4().hex}"
+        )
+        await producer.start()
+        try:
+            await producer.begin_transaction()
+            for n in range(count):
+                event = written(record(f"aborted{n}", "must never be projected"))
+                await producer.send(config.topic, serializer.encode(event), partition=0)
+            await producer.abort_transaction()
+        finally:
+            await producer.stop()
+
+    asyncio.run(run())
+
+
+@pytest.mark.timeout(180)
+def test_an_aborted_transaction_is_never_projected(
+    url: str, log: KafkaEventLog, tmp_path: Path
+) -> None:
+    """Faust reads read_committed only in its exactly-once mode; the projector's consumer
+    is told to. Read uncommitted, the aborted events would land in the view."""
+    sink = LossySink()
+    append(log, 0, 10)
+    abort_a_transaction(url, 5)
+    append(log, 10, 10)  # after the aborted ones on partition 0 too
+    worker = RunningWorker(url, sink, tmp_path)
+    try:
+        eventually(caught_up(log, sink))
+        assert set(sink.rows) == all_positions(log)
+        assert len(sink.rows) == 20
+    finally:
+        worker.stop()

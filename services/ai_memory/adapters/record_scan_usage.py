@@ -2,8 +2,8 @@
 
 A store that cannot sum its content where it keeps it (Cassandra: a count per bucket is
 cheap, the bytes are not) is counted by scanning the tenant's records: O(the tenant's
-memories) per answer. The distributed deployment is meant to read the usage fold's table
-instead (``core.usage``, ``bootstrap.usage.build_usage_source``); until then this is its
+memories) per answer. A distributed gateway reads the usage table instead
+(``adapters.replicated_usage``) once a usage worker has made one; until then this is its
 answer, exact but not cheap, and it lists no tenants (so ``/metrics`` has no usage
 series rather than scanning every tenant at each scrape).
 """

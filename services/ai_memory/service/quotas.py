@@ -18,7 +18,10 @@ frees room within about a second. How far a tenant can overshoot its quota:
 * memories this process created that the records projection had not applied yet when
   the count was read (the projection lag, milliseconds on the embedded log);
 * with several gateways, what the *other* gateways created since this one read the
-  count: up to ``ttl`` seconds of the tenant's writes through them;
+  count: up to ``ttl`` seconds of the tenant's writes through them. Distributed, the
+  count is the usage table every gateway reads (``bootstrap.usage.quota_count``), so
+  this is the table's lag (about a second) plus ``ttl`` (1 s there); measured with two
+  gateways racing: 5 memories past a quota of 150 (``tests/e2e/test_distributed_quota.py``);
 * on the Kafka log (units run concurrently, no process lock): writes in flight at once.
 
 So the quota is a bound on storage, exact to within seconds of writes, not a hard cap
