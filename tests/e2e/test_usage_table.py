@@ -60,9 +60,7 @@ def backlog(log: KafkaEventLog) -> dict[str, tuple[int, int]]:
             for n in range(0, 150, 3):  # rewrites change the size
                 mid = f"{tenant}-{scope_n}-{n}"
                 content = f"{mid} rewritten " + "x" * n
-                events.append(
-                    written(record(mid, content, scope=scope), version=2, tenant=tenant)
-                )
+                events.append(written(record(mid, content, scope=scope), version=2, tenant=tenant))
                 sizes[(tenant, mid)] = len(content.encode())
             for n in range(1, 150, 5):  # forgets
                 mid = f"{tenant}-{scope_n}-{n}"
