@@ -36,8 +36,11 @@ class RunningWorker:
     """One Faust projector app on its own thread and event loop, as ``ai-memory project``
     runs it (without the process-wide signal handling of ``faust.Worker``)."""
 
-    def __init__(self, url: str, sink: LossySink, tmp: Path) -> None:
+    def __init__(
+        self, url: str, sink: LossySink, tmp: Path, *, request_timeout: float | None = None
+    ) -> None:
         self.url, self.sink, self.tmp = url, sink, tmp
+        self.request_timeout = request_timeout
         self.loop = asyncio.new_event_loop()
         self.ready = threading.Event()
         self.thread = threading.Thread(target=self._main, daemon=True)
@@ -53,6 +56,10 @@ class RunningWorker:
             AvroEventSerializer(),
             SqliteDeadLetters(self.tmp / f"dlq-{uuid.uuid4().hex}.db"),
         )
+        if self.request_timeout is not None:  # what Faust gives its seek, among others
+            conf = self.app.conf
+            conf.broker_heartbeat_interval = 1.0
+            conf.broker_session_timeout = conf.broker_request_timeout = self.request_timeout
         self.ready.set()
         self.loop.run_until_complete(self._run())
 
@@ -208,5 +215,39 @@ def test_an_aborted_transaction_is_never_projected(
         eventually(caught_up(log, sink))
         assert set(sink.rows) == all_positions(log)
         assert len(sink.rows) == 20
+    finally:
+        worker.stop()
+
+
+class SlowCheckpointSink(LossySink):
+    """A view whose checkpoint reads take ``delay`` seconds while ``slow`` (a store
+    node frozen while the worker resumes its partitions)."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__()
+        self.delay = delay
+        self.slow = True
+
+    def checkpoint(self, partition: int = 0) -> int:
+        if self.slow:
+            time.sleep(self.delay)
+        return super().checkpoint(partition)
+
+
+@pytest.mark.timeout(180)
+def test_a_view_slower_than_fausts_seek_timeout_still_resumes(
+    url: str, log: KafkaEventLog, tmp_path: Path
+) -> None:
+    """Faust gives its seek ``broker_request_timeout``; past it, its recovery gives up
+    for good and the flow is never resumed. Reading the view's checkpoints must not be
+    what that timeout bounds: the worker resumes once the store answers."""
+    sink = SlowCheckpointSink(delay=5.0)  # two partitions: 10 s, past the 6 s below
+    append(log, 0, 20)
+    worker = RunningWorker(url, sink, tmp_path, request_timeout=6.0)  # the broker minimum
+    try:
+        time.sleep(14)  # past the seek timeout with the store still slow
+        sink.slow = False
+        eventually(caught_up(log, sink), timeout=90)
+        assert set(sink.rows) == all_positions(log)
     finally:
         worker.stop()

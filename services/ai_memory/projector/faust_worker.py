@@ -114,26 +114,53 @@ class ViewConsumer(faust_kafka.Consumer):
         resumer = self._resumer()
         if resumer is None:
             return committed
-        # Shielded: Faust gives its seek broker_request_timeout and then goes on; a view
-        # store that is down can take longer, and its partitions must still be sought
-        # and resumed when it is back.
-        seeking = asyncio.ensure_future(self._seek_to_view(resumer))
-        committed.update(await asyncio.shield(seeking))
-        return committed
+        # Not awaited: Faust gives this seek ``broker_request_timeout`` and, past it, its
+        # recovery gives up for good (``ServiceStopped``: the flow is never resumed and
+        # the worker idles silently — seen with a Cassandra node frozen for 30 s). The
+        # projected partitions stay paused (``resume_partitions``) until the task has
+        # read their view, however long the store takes, and sought them there.
+        task = asyncio.ensure_future(self._seek_to_view(resumer))
+        self._seeking().add(task)
+        task.add_done_callback(self._sought)
+        # Faust's read offsets for them are set by the task, not from committed offsets.
+        return {tp: offset for tp, offset in committed.items() if tp.topic != resumer.topic}
 
-    async def _seek_to_view(self, resumer: Resumer) -> dict[TP, int]:
+    def _seeking(self) -> set[asyncio.Future[None]]:
+        tasks: set[asyncio.Future[None]] | None = getattr(self, "_seek_tasks", None)
+        if tasks is None:
+            tasks = set()
+            self._seek_tasks = tasks
+        return tasks
+
+    def _sought(self, task: asyncio.Future[None]) -> None:
+        self._seeking().discard(task)
+        error = None if task.cancelled() else task.exception()
+        if error is not None and not isinstance(error, Stopping):
+            log.error("seeking to the view failed; the group is asked to rebalance: %r", error)
+            self._coordinator_rejoin()
+
+    def _coordinator_rejoin(self) -> None:
+        thread = self._thread
+
+        async def request() -> None:
+            thread._ensure_consumer()._coordinator.request_rejoin()
+
+        rejoin = asyncio.ensure_future(thread.call_thread(request))
+        self._seeking().add(rejoin)
+        rejoin.add_done_callback(self._seeking().discard)
+
+    async def _seek_to_view(self, resumer: Resumer) -> None:
         generation = self.app.consumer_generation_id
         resume = await resumer.resume_offsets(self.assignment())
         if resume:
             await self.seek_wait(resume)
         if self.app.consumer_generation_id != generation:
-            return resume  # a newer rebalance seeks (and resumes) them again
+            return  # a newer rebalance seeks (and resumes) them again
         for tp, offset in resume.items():
             self._read_offset[tp] = offset or None  # Faust drops events below it
         ready = self._awaiting_seek() & set(resume) & self.assignment()
         self._awaiting_seek().difference_update(ready)
         super().resume_partitions(ready)
-        return resume
 
 
 class _ViewTransport(faust_kafka.Transport):
