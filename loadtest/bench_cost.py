@@ -225,7 +225,19 @@ class Distributed:
         from ai_memory.serialization import AvroEventSerializer
 
         c = self.cluster
-        c.start_gateway()
+        for attempt in range(1, 4):
+            # Servers that just said ready can still time out a first connection on a
+            # busy box (Cassandra creating its system tables, both JVMs compiling).
+            try:
+                c.start_gateway()
+                break
+            except AssertionError as e:
+                if c.gateway is not None:
+                    c.gateway.stop()
+                if attempt == 3:
+                    raise
+                print(f"[cost] the gateway did not start ({str(e)[-200:]!r})", file=sys.stderr)
+                time.sleep(10)
         assert c.gateway is not None
         self.procs["gateway"] = c.gateway
         for projection in ("records", "index", "usage"):
