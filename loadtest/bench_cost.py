@@ -16,28 +16,30 @@ what a memory costs and where that cost goes.
 Cassandra are started with ``deploy/local/servers.sh`` in a run directory of their own
 (``--run-dir``) on ports of their own (``PORTS``), never the servers others share on
 9092/9042 (``loadtest.faults``'s ``profile`` and ``Servers``), and stopped at the end
-(``--keep-servers`` leaves them running). On that stack, as real processes
+(``--keep-servers`` leaves them running; servers already running in ``--run-dir`` are
+used and left running: a second run has JVMs the first warmed up). On that stack, as real processes
 (``loadtest.cluster``): the gateway (``ai-memory serve``, with its co-located Qdrant Edge
 index), one records, one index and one usage worker (``ai-memory project``), on a fresh
 topic of 4 partitions and a fresh keyspace, with encryption (the default: a root key is
 set) and keys in force (the clients send an admin key), as in production.
 
-**Phases.** A warm-up of ``--warmup`` memories (not measured: start-up, Faust joining its
-groups, first-use costs) and ``--settle-seconds`` of nothing (fresh JVMs compile what the
-warm-up ran, after it), then ``idle`` (``--idle-seconds`` of nothing: the background every
-process burns — polling, heartbeats — in CPU ms per second), ``batch`` (``POST /v1/memories:batch``,
-``--batch-size`` items per request from ``--batch-clients`` clients), ``put`` (single
-``PUT /v1/memories/{id}`` from ``--put-clients`` clients), ``get`` (``GET
-/v1/memories/{id}`` of memories the batch phase wrote) and ``search`` (``POST
-/v1/memories/search``, hybrid, one scope), the reads from ``--read-clients`` clients. Every
-phase writes new memories (no no-op upserts) and ends only when every view caught up with
-the log's last event as read from Kafka once the load stopped: the records and index
-workers' ``aimem_projection_position`` (their metrics endpoints), the usage table's
-folded point (its changelog, read here as a gateway reads it), then the gateway's
-``/healthz`` positions (its co-located index; the records checkpoints); when each view got
-there is reported. A read phase first
-waits out the gateway's recall batching (``RECALL_FLUSH_S``): the ``MemoriesRecalled``
-events reads append, and their projection, are part of what a read costs.
+**Phases.** A warm-up of ``--warmup`` memories in batches, a fifth as many PUTs, half as
+many GETs and a tenth as many searches (not measured: start-up, Faust joining its
+groups, JIT compilation of every path) and ``--settle-seconds`` of nothing (fresh JVMs
+compile what the warm-up ran, after it), then ``idle`` (``--idle-seconds`` of nothing:
+the background every process burns — polling, heartbeats — in CPU ms per second),
+``batch`` (``POST /v1/memories:batch``, ``--batch-size`` items per request from
+``--batch-clients`` clients), ``put`` (single ``PUT /v1/memories/{id}`` from
+``--put-clients`` clients), ``get`` (``GET /v1/memories/{id}`` of memories the batch
+phase wrote) and ``search`` (``POST /v1/memories/search``, hybrid, one scope), the reads
+from ``--read-clients`` clients. Every phase writes new memories (no no-op upserts) and
+ends only when every view caught up with the log's last event as read from Kafka once
+the load stopped: the records and index workers' ``aimem_projection_position`` (their
+metrics endpoints), the usage table's folded point (its changelog, read here as a
+gateway reads it), then the gateway's ``/healthz`` positions (its co-located index; the
+records checkpoints); when each view got there is reported. A read phase first waits out
+the gateway's recall batching (``RECALL_FLUSH_S``): the ``MemoriesRecalled`` events
+reads append, and their projection, are part of what a read costs.
 
 **CPU.** For each phase, user + system CPU of every process (all threads, from
 ``/proc/<pid>/stat``, ``loadtest.proc_cpu``) from the first request until caught up:
@@ -432,8 +434,8 @@ def batch_load(count: int, size: int, clients: int, prefix: str) -> Load:
     return load
 
 
-def put_load(count: int, clients: int) -> Load:
-    items = list(renamed(count, "put"))
+def put_load(count: int, clients: int, prefix: str = "put") -> Load:
+    items = list(renamed(count, prefix))
     lock = threading.Lock()
 
     def load(http: httpx.Client, needed: dict[int, int]) -> list[float]:
@@ -452,9 +454,9 @@ def put_load(count: int, clients: int) -> Load:
     return load
 
 
-def get_load(count: int, clients: int, written: int) -> Load:
+def get_load(count: int, clients: int, written: int, prefix: str = "batch") -> Load:
     rng = random.Random(11)
-    ids = [f"batch-{rng.randrange(written)}" for _ in range(count)]
+    ids = [f"{prefix}-{rng.randrange(written)}" for _ in range(count)]
 
     def load(http: httpx.Client, needed: dict[int, int]) -> list[float]:
         def get(memory_id: str) -> float:
@@ -495,15 +497,16 @@ def run_phases(dep: Deployment, opt: Options) -> list[Phase]:
         limits=httpx.Limits(max_connections=64, max_keepalive_connections=64),
     ) as http:
         # The warm-up: every process started, joined its group, opened its views and ran
-        # each code path once; start-up is not what a memory costs.
+        # every phase's requests (fresh JVMs compile each path as it gets hot: measured
+        # in loadtest/RESULTS.md, it is much of a small run's cost); start-up is not what
+        # a memory costs.
         print(f"[cost] {dep.name}: warm-up ({opt.warmup} memories)", file=sys.stderr)
         needed: dict[int, int] = {}
         batch_load(opt.warmup, opt.batch_size, opt.batch_clients, "warm")(http, needed)
         dep.wait_done(needed, max(opt.timeout, 600))  # the workers' start-up is in here
-        for i in range(20):
-            http.get(f"/v1/memories/warm-{i}").raise_for_status()
-            query = {"query": QUERIES[i % len(QUERIES)], "scope": f"user:u{i % 20}"}
-            http.post("/v1/memories/search", json=query).raise_for_status()
+        put_load(opt.warmup // 5, opt.put_clients, "warm-put")(http, needed)
+        get_load(opt.warmup // 2, opt.read_clients, opt.warmup, "warm")(http, needed)
+        search_load(opt.warmup // 10, opt.read_clients)(http, needed)
         time.sleep(RECALL_FLUSH_S)
         dep.wait_done(needed, max(opt.timeout, 600))
         # Fresh JVMs compile what the warm-up ran for seconds after it (and the servers
