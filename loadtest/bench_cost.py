@@ -605,8 +605,10 @@ def table(name: str, phases: list[Phase], not_measured: list[str]) -> str:
     ]
     lines.append("\nEvery view caught up, s from the phase's first request: " + "; ".join(caught))
     if not_measured:
-        lines.append(f"\nn/m: not measured ({', '.join(not_measured)}: no pid file); the stack")
-        lines.append("total leaves them out.")
+        lines.append(
+            f"\nn/m: not measured ({', '.join(not_measured)}: no run directory with their pid"
+            " files, --run-dir or AIMEM_LOCAL_RUN); the stack total (≥) leaves them out."
+        )
     lines.append(
         "\nNet of idle: the stack total less what the idle row's rates would have cost over"
         " the phase's wall time (until fully projected). p50/p95: per request (a batch"
