@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test check lint typecheck bench install clean faults faults-cluster docs
+.PHONY: run test check lint typecheck bench cost install clean faults faults-cluster docs
 
 install: $(STAMP)
 
@@ -37,6 +37,11 @@ typecheck:
 bench: install
 	$(BIN)/python -m loadtest.bench_embedded --sizes 10000
 	$(BIN)/python -m loadtest.bench_embedded --sizes 100000
+
+# CPU ms per memory summed over every process of the stack (loadtest/bench_cost.py), on
+# Kafka and Cassandra servers of its own.
+cost: install
+	$(BIN)/python -m loadtest.bench_cost
 
 # The fault suite on servers of its own (loadtest/faults.py): single node, then the
 # three-node cluster on 127.0.0.1-3 (deploy/local/servers.sh start cluster).

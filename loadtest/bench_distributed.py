@@ -50,7 +50,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +64,10 @@ from ai_memory.projector.tailer import ProjectionTailer, rebuild_all
 from loadtest.bench_embedded import percentile
 from loadtest.cluster import Cluster, Proc
 from loadtest.corpus import QUERIES, memories
+from loadtest.proc_cpu import CpuWindow, server_pids
 
 CHUNK = 500
 PHASES = ("import", "idle-lag", "search", "batch", "put", "replay")
-ROOT = Path(__file__).resolve().parents[1]
 
 NDJSON = {"content-type": "application/x-ndjson"}
 JSON = {"content-type": "application/json"}
@@ -99,64 +99,6 @@ def batch_bodies(count: int, size: int, prefix: str) -> list[tuple[int, bytes]]:
         (len(items[i : i + size]), json.dumps({"items": items[i : i + size]}).encode())
         for i in range(0, len(items), size)
     ]
-
-
-# ------------------------------------------------------------------------ CPU accounting
-
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def proc_cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process (all its threads), 0 once it is gone."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return 0.0
-    fields = raw[raw.rindex(")") + 2 :].split()  # the command name may hold spaces
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
-def box_cpu_s() -> tuple[float, float]:
-    """(busy, total) CPU seconds of the whole machine since boot."""
-    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = values[3] + values[4]  # idle + iowait
-    total = sum(values[:8])  # guest time is already counted in user
-    return (total - idle) / CLK_TCK, total / CLK_TCK
-
-
-def server_pids() -> dict[str, int]:
-    """Kafka's and Cassandra's pids from ``servers.sh``'s pid files (its run directory)."""
-    run = Path(os.environ.get("AIMEM_LOCAL_RUN", ROOT / "deploy" / "local" / "run"))
-    out = {}
-    for name in ("kafka", "cassandra"):
-        try:
-            out[name] = int((run / f"{name}.pid").read_text().strip())
-        except (OSError, ValueError):
-            continue
-    return out
-
-
-@dataclass
-class CpuWindow:
-    """CPU used per process over a window of wall time, in cores (1.0 = one core busy)."""
-
-    pids: dict[str, int]
-    wall: float = field(default_factory=time.perf_counter)
-    start: dict[str, float] = field(default_factory=dict)
-    box: tuple[float, float] = field(default_factory=box_cpu_s)
-
-    def __post_init__(self) -> None:
-        self.start = {name: proc_cpu_s(pid) for name, pid in self.pids.items()}
-
-    def cores(self) -> dict[str, float]:
-        wall = time.perf_counter() - self.wall
-        used = {n: (proc_cpu_s(p) - self.start[n]) / wall for n, p in self.pids.items()}
-        busy, total = box_cpu_s()
-        box_busy = (busy - self.box[0]) / wall
-        used["rest of the box"] = box_busy - sum(used.values())
-        used["box busy"] = box_busy
-        used["box cores"] = (total - self.box[1]) / wall
-        return {n: round(v, 2) for n, v in used.items()}
 
 
 # ------------------------------------------------------------------------------ probing

@@ -81,11 +81,12 @@ from cassandra.concurrent import execute_concurrent_with_args
 from pydantic import SecretStr
 
 from ai_memory.core.positions import offset_of
-from loadtest.bench_distributed import proc_cpu_s, server_pids, spy_summary
+from loadtest.bench_distributed import spy_summary
 from loadtest.bench_distributed import start_py_spy as _start_py_spy
 from loadtest.bench_distributed import stop_py_spy as _stop_py_spy
 from loadtest.cluster import free_port
 from loadtest.corpus import TYPES, sentence
+from loadtest.proc_cpu import proc_cpu_s, server_pids
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKTREE = "worktree"

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ai_memory.adapters.cassandra.data_key_vault import cassandra_vault_from_url
 from ai_memory.adapters.cassandra.session import CassandraSession
-from loadtest.bench_distributed import proc_cpu_s, server_pids
+from loadtest.proc_cpu import proc_cpu_s, server_pids
 
 
 def measure(name: str, count: int, run: Callable[[], None], pid: int | None) -> dict[str, float]:

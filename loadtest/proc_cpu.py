@@ -1,0 +1,95 @@
+"""CPU accounting of the benchmarks, read from ``/proc``.
+
+A process's CPU is the user + system time of all its threads (``/proc/<pid>/stat``, the
+threads that exited included; its children are not counted). Kafka's and Cassandra's
+pids come from the pid files ``deploy/local/servers.sh`` writes into its run directory
+(``AIMEM_LOCAL_RUN``). ``CpuWindow`` reads every process of a deployment at the start and
+the end of a window: CPU seconds per process (``seconds``) or cores (``cores``), with
+what the rest of the box used meanwhile, so a shared box shows in the numbers.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+#: Every server ``servers.sh`` starts: the single-node pair and the cluster's nodes.
+SERVERS = ("kafka", "cassandra", *(f"{k}{n}" for k in ("kafka", "cassandra") for n in (1, 2, 3)))
+
+
+def proc_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process (all its threads), 0 once it is gone."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = raw[raw.rindex(")") + 2 :].split()  # the command name may hold spaces
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def box_cpu_s() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine since boot."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = values[3] + values[4]  # idle + iowait
+    total = sum(values[:8])  # guest time is already counted in user
+    return (total - idle) / CLK_TCK, total / CLK_TCK
+
+
+def run_dir() -> Path:
+    """``servers.sh``'s run directory: ``AIMEM_LOCAL_RUN``, else its default."""
+    return Path(os.environ.get("AIMEM_LOCAL_RUN", ROOT / "deploy" / "local" / "run"))
+
+
+def server_pids(run: Path | None = None) -> dict[str, int]:
+    """Kafka's and Cassandra's pids from ``servers.sh``'s pid files in ``run`` (default
+    ``run_dir()``), by server name (``kafka``, ``cassandra``, ``kafka1``…). A pid file
+    whose process is gone or is not a server of that run directory (a stale file, the
+    pid reused) is left out: its CPU would be someone else's."""
+    run = run or run_dir()
+    out = {}
+    for name in SERVERS:
+        try:
+            pid = int((run / f"{name}.pid").read_text().strip())
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError):
+            continue
+        # servers.sh puts the run directory (as it was given) in every server's options
+        if str(run) in cmdline or str(run.resolve()) in cmdline:
+            out[name] = pid
+    return out
+
+
+@dataclass
+class CpuWindow:
+    """CPU used per process over a window of wall time, opened when it is made."""
+
+    pids: dict[str, int]
+    wall: float = field(default_factory=time.perf_counter)
+    start: dict[str, float] = field(default_factory=dict)
+    box: tuple[float, float] = field(default_factory=box_cpu_s)
+
+    def __post_init__(self) -> None:
+        self.start = {name: proc_cpu_s(pid) for name, pid in self.pids.items()}
+
+    def seconds(self) -> dict[str, float]:
+        """CPU seconds per process since the window opened, then ``rest of the box``
+        (every other process of the machine) and ``box busy`` (the whole machine)."""
+        used = {n: proc_cpu_s(p) - self.start[n] for n, p in self.pids.items()}
+        busy, _ = box_cpu_s()
+        box_busy = busy - self.box[0]
+        used["rest of the box"] = box_busy - sum(used.values())
+        used["box busy"] = box_busy
+        return used
+
+    def cores(self) -> dict[str, float]:
+        """The same in cores (1.0 = one core busy), with ``box cores`` (how many the
+        machine has, as seen over the window)."""
+        wall = time.perf_counter() - self.wall
+        used = {n: v / wall for n, v in self.seconds().items()}
+        used["box cores"] = (box_cpu_s()[1] - self.box[1]) / wall
+        return {n: round(v, 2) for n, v in used.items()}
