@@ -180,7 +180,14 @@ class Row:
 def run_fault(fault: str, p: Profile, servers: Servers | None, t: Timing, tmp: Path) -> Row:
     """One fault on a fresh deployment. ``servers`` may be None for faults of the
     project's own processes (workers, gateway), which never touch Kafka or Cassandra."""
-    deploy = Cluster(tmp / fault, p.kafka, p.cassandra, replication=p.replication, keyed=True)
+    # A folder of its own for every run, a repeated fault too: a deployment given the
+    # index folders of an earlier one (another topic) would trust their checkpoints.
+    home = tmp / fault
+    n = 1
+    while home.exists():
+        n += 1
+        home = tmp / f"{fault}-{n}"
+    deploy = Cluster(home, p.kafka, p.cassandra, replication=p.replication, keyed=True)
     deploy.env["AIMEM_WAIT_TIMEOUT"] = "30"
     load = Load(deploy.url, t.ids, t.clients, headers=deploy.headers)
     try:
