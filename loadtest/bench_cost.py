@@ -86,7 +86,15 @@ from typing import Any, Protocol
 import httpx
 
 from ai_memory.core.access import generate_token
-from loadtest.bench_distributed import JSON, RETRIES, batch_bodies, note, renamed, retrying
+from loadtest.bench_distributed import (
+    JSON,
+    RETRIES,
+    batch_bodies,
+    note,
+    renamed,
+    retrying,
+    timed_put,
+)
 from loadtest.bench_embedded import percentile
 from loadtest.cluster import Cluster, Proc, free_port
 from loadtest.corpus import QUERIES
@@ -440,13 +448,9 @@ def put_load(count: int, clients: int, prefix: str = "put") -> Load:
 
     def load(http: httpx.Client, needed: dict[int, int]) -> list[float]:
         def put(item: dict[str, Any]) -> float:
-            body = {k: v for k, v in item.items() if k != "id"}
-            t = time.perf_counter()
-            r = retrying(lambda: http.put(f"/v1/memories/{item['id']}", json=body))
-            took = time.perf_counter() - t
-            assert r.status_code in (200, 201), r.text[:600]  # 200: a retry found it written
+            took, position = timed_put(http, item)
             with lock:
-                note(needed, r.json()["position"])
+                note(needed, position)
             return took
 
         return in_pool(clients, put, items)

@@ -435,6 +435,17 @@ def run_batch(http: httpx.Client, opt: Options, pids: dict[str, int], url: str) 
     return out
 
 
+def timed_put(http: httpx.Client, item: dict[str, Any]) -> tuple[float, int]:
+    """``PUT`` one memory (``item`` with its ``id``), retried: its latency and position."""
+    body = {k: v for k, v in item.items() if k != "id"}
+    t = time.perf_counter()
+    r = retrying(lambda: http.put(f"/v1/memories/{item['id']}", json=body))
+    took = time.perf_counter() - t
+    assert r.status_code in (200, 201), r.text[:600]  # 200: a retry found it written
+    position: int = r.json()["position"]
+    return took, position
+
+
 def run_put(http: httpx.Client, opt: Options, pids: dict[str, int], url: str) -> dict[str, Any]:
     items = list(renamed(opt.put_memories, "put"))
     latencies: list[float] = []
@@ -442,14 +453,10 @@ def run_put(http: httpx.Client, opt: Options, pids: dict[str, int], url: str) ->
 
     def load(needed: dict[int, int]) -> dict[str, float]:
         def put(item: dict[str, Any]) -> None:
-            body = {k: v for k, v in item.items() if k != "id"}
-            t = time.perf_counter()
-            r = retrying(lambda: http.put(f"/v1/memories/{item['id']}", json=body))
-            took = time.perf_counter() - t
-            assert r.status_code in (200, 201), r.text[:600]  # 200: a retry found it written
+            took, position = timed_put(http, item)
             with lock:
                 latencies.append(took)
-                note(needed, r.json()["position"])
+                note(needed, position)
 
         with ThreadPoolExecutor(opt.put_clients) as pool:
             list(pool.map(put, items))

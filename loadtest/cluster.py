@@ -101,6 +101,15 @@ class Cluster:
         self.workers: list[Proc] = []
         self._vaults: list[Any] = []
 
+    def another_gateway(self, tmp: Path) -> Cluster:
+        """A second gateway of this deployment: same log, store and vault root key; its
+        own HTTP port, data and index folders."""
+        other = Cluster(tmp, *self.servers)
+        other.log_url, other.store_url = self.log_url, self.store_url
+        for name in ("AIMEM_EVENT_LOG", "AIMEM_RECORD_STORE", "AIMEM_ROOT_KEY"):
+            other.env[name] = self.env[name]
+        return other
+
     def serializer(self) -> Any:
         """The deployment's codec with its vault and root key: for checks that read
         content off the log (sealed fields open only with the keys the gateway made)."""

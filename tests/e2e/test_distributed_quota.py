@@ -40,11 +40,7 @@ def gateways(
     tmp_path: Path, kafka_bootstrap: str, cassandra_contact: str
 ) -> Iterator[tuple[Cluster, Cluster]]:
     first = Cluster(tmp_path / "a", kafka_bootstrap, cassandra_contact)
-    second = Cluster(tmp_path / "b", kafka_bootstrap, cassandra_contact)
-    second.log_url, second.store_url = first.log_url, first.store_url
-    second.env["AIMEM_EVENT_LOG"] = first.log_url
-    second.env["AIMEM_RECORD_STORE"] = first.store_url
-    second.env["AIMEM_ROOT_KEY"] = first.env["AIMEM_ROOT_KEY"]
+    second = first.another_gateway(tmp_path / "b")
     for c in (first, second):
         c.env["AIMEM_TENANT_MAX_MEMORIES"] = str(QUOTA)
     yield first, second

@@ -32,13 +32,8 @@ def gateways(
     tmp_path: Path, kafka_bootstrap: str, cassandra_contact: str
 ) -> Iterator[tuple[Cluster, Cluster]]:
     first = Cluster(tmp_path / "a", kafka_bootstrap, cassandra_contact)
-    second = Cluster(tmp_path / "b", kafka_bootstrap, cassandra_contact)
-    # The second gateway joins the first's log and store (and so its keys): only its
-    # HTTP port, data and index directories are its own.
-    second.log_url, second.store_url = first.log_url, first.store_url
-    second.env["AIMEM_EVENT_LOG"] = first.log_url
-    second.env["AIMEM_RECORD_STORE"] = first.store_url
-    second.env["AIMEM_ROOT_KEY"] = first.env["AIMEM_ROOT_KEY"]  # one deployment, one vault
+    # The second gateway joins the first's log and store (and so its keys).
+    second = first.another_gateway(tmp_path / "b")
     yield first, second
     second.stop()
     first.stop()
