@@ -20,7 +20,8 @@ frees room within about a second. How far a tenant can overshoot its quota:
 * with several gateways, what the *other* gateways created since this one read the
   count: up to ``ttl`` seconds of the tenant's writes through them. Distributed, the
   count is the usage table every gateway reads (``bootstrap.usage.quota_count``), so
-  this is the table's lag (about a second) plus ``ttl`` (1 s there); measured with two
+  this is the table's lag (the fold's batch, 0.2 s, and the replica's poll, 0.25 s,
+  plus their work; not measured apart) plus ``ttl`` (1 s there); measured with two
   gateways racing: 5 memories past a quota of 150 (``tests/e2e/test_distributed_quota.py``);
 * on the Kafka log (units run concurrently, no process lock): writes in flight at once.
 
