@@ -266,7 +266,13 @@ class PartitionWriter:
         sends = [(a, i) for a, append in enumerate(batch) for i in accepted.get(a, [])]
         try:
             if sends:
-                await self._transaction(batch, sends, staged)
+                try:
+                    await self._transaction(batch, sends, staged)
+                except Exception as e:
+                    fenced = _fenced_by(self._producer)
+                    if fenced is None or fenced is e:
+                        raise
+                    raise fenced from e
         except BaseException as e:
             error = _as_retryable(e)
             for a in accepted:
@@ -403,6 +409,24 @@ class PartitionWriter:
                 await producer.stop()
             except Exception:
                 log.debug("error stopping a writer producer", exc_info=True)
+
+
+def _fenced_by(producer: AIOKafkaProducer | None) -> ke.ProducerFenced | None:
+    """The fence that ended ``producer``'s transaction, if that is what ended it.
+
+    The sender learns of a newer owner in the background (``AddPartitionsToTxn`` answered
+    "fenced") and puts the transaction in a fatal state; the *next* ``send`` then fails
+    with ``IllegalOperation`` ("not in transaction"), which says nothing of the fence. A
+    fenced writer must stop, not take over again, so the cause is read back here (aiokafka
+    keeps it on the transaction's waiter; there is no public accessor)."""
+    txn = producer._txn_manager if producer is not None else None
+    if txn is None or not txn.is_fatal_error():
+        return None
+    waiter = txn.wait_for_transaction_end()
+    if not waiter.done() or waiter.cancelled():
+        return None
+    error = waiter.exception()
+    return error if isinstance(error, ke.ProducerFenced) else None
 
 
 def _as_retryable(e: BaseException) -> BaseException:
