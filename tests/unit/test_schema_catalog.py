@@ -114,15 +114,15 @@ def test_a_new_field_without_default_breaks_the_rule(schemas_copy: Path) -> None
 
 
 def test_a_nested_field_without_default_breaks_the_rule(schemas_copy: Path) -> None:
-    path = schemas_copy / "events" / "MemoryWritten.v1.avsc"
+    path = schemas_copy / "events" / "MemoryWritten.v2.avsc"
     schema = json.loads(path.read_text())
-    schema["version"] = 2
+    schema["version"] = 3
     record = next(f["type"] for f in schema["fields"] if f["name"] == "record")
     record["fields"].append({"name": "language", "type": "string"})
-    (schemas_copy / "events" / "MemoryWritten.v2.avsc").write_text(json.dumps(schema))
+    (schemas_copy / "events" / "MemoryWritten.v3.avsc").write_text(json.dumps(schema))
     assert lint(schemas_copy) == [
-        "events/MemoryWritten.v2.avsc: not in catalog.json",
-        "MemoryWritten.v2: field record.language was added without a default",
+        "events/MemoryWritten.v3.avsc: not in catalog.json",
+        "MemoryWritten.v3: field record.language was added without a default",
     ]
 
 

@@ -60,8 +60,9 @@ def test_write_missing_writes_only_what_is_missing(tmp_path: Path) -> None:
     assert sorted(p.name for p in first) == sorted(s.file_name for s in newest)
     for path in first:
         assert path.read_bytes() == (GOLDEN / path.name).read_bytes()
-    (tmp_path / SAMPLES[0].file_name).unlink()
-    (tmp_path / SAMPLES[1].file_name).write_bytes(b"frozen")  # an existing file is never touched
+    gone, kept = newest[0].file_name, newest[1].file_name
+    (tmp_path / gone).unlink()
+    (tmp_path / kept).write_bytes(b"frozen")  # an existing file is never touched
     again = write_missing(tmp_path, SERIALIZER)
-    assert [p.name for p in again] == [SAMPLES[0].file_name]
-    assert (tmp_path / SAMPLES[1].file_name).read_bytes() == b"frozen"
+    assert [p.name for p in again] == [gone]
+    assert (tmp_path / kept).read_bytes() == b"frozen"

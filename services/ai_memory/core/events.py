@@ -47,6 +47,10 @@ class MemoryWritten:
     cause: str = "api"  # api | import | extractor | ...
     import_batch_id: str | None = None
     encryption: EncryptionEnvelope | None = None
+    # The UTF-8 bytes of the content, known apart from it only while it is sealed (read
+    # back after its key was destroyed): the log keeps the size in clear (schema v2), and
+    # an event passed on sealed must keep it. None otherwise — the content says it.
+    content_bytes: int | None = None
 
     @property
     def partition_key(self) -> str:

@@ -5,8 +5,12 @@
 of their ``content``. So, per event:
 
 * ``MemoryWritten`` puts or replaces its memory (size: UTF-8 bytes of
-  ``record.content``) — unless it is read back *sealed* (its data key was destroyed):
-  every projection skips those, and the memory's forget follows it on the log;
+  ``record.content``, which since schema v2 the event also carries in clear as
+  ``content_bytes``, so a worker counts it without opening the sealed content: ``touch``
+  and ``UsageFold.apply_touches``). A v1 event read back *sealed* (its data key was
+  destroyed) changes nothing: every projection skips those, and the memory's forget
+  follows it on the log — which is also why counting a v2 event's clear size whatever
+  became of its key ends in the same numbers;
 * ``MemoryDeleted`` removes its memory, whatever its ``version``, as the records view
   does (a version-0 tombstone names an id that never had a record: it removes nothing);
 * nothing else changes usage: a state change keeps the record and its content (an
@@ -125,7 +129,7 @@ def resume_point(table: Mapping[str, list[int]], partition: int) -> int | None:
 
 
 @dataclass(frozen=True)
-class _Touch:
+class Touch:
     """What an event does to one memory: its size after (``None``: unchanged)."""
 
     tenant: str
@@ -133,17 +137,24 @@ class _Touch:
     size: int | None
 
 
-def _touch(event: DomainEvent) -> _Touch | None:
+def touch(event: DomainEvent) -> Touch | None:
+    """What ``event`` does to usage (None: nothing)."""
     match event:
+        case MemoryWritten() if event.sealed and event.content_bytes is not None:
+            # Its size was logged in clear (schema v2): counted as when it was written,
+            # whatever became of its key since (the forget that destroyed the key
+            # follows it on the log and removes it).
+            return Touch(event.header.tenant, event.record.id, event.content_bytes)
         case MemoryWritten() if event.sealed:
-            # Skipped by every projection; counted only if folded before it was sealed
-            # (step 2 of the module docstring reads that from the memory key).
-            return _Touch(event.header.tenant, event.record.id, None)
+            # A v1 event read back sealed: skipped by every projection; counted only if
+            # folded before it was sealed (step 2 of the module docstring reads that
+            # from the memory key).
+            return Touch(event.header.tenant, event.record.id, None)
         case MemoryWritten():
             size = content_bytes(event.record.content)
-            return _Touch(event.header.tenant, event.record.id, size)
+            return Touch(event.header.tenant, event.record.id, size)
         case MemoryDeleted():
-            return _Touch(event.header.tenant, event.memory_id, ABSENT)
+            return Touch(event.header.tenant, event.memory_id, ABSENT)
         case _:
             return None
 
@@ -172,18 +183,25 @@ class UsageFold:
         usage keys moved. ``through``: the position of the batch's last event when it is
         not among ``events`` (an event that could not be decoded counts for nothing, but
         the partition is folded past it)."""
+        touches = ((logged.position, touch(logged.event)) for logged in events)
+        return self.apply_touches(partition, touches, through=through)
+
+    def apply_touches(
+        self, partition: int, touches: Iterable[tuple[int, Touch | None]], *, through: int = 0
+    ) -> set[str]:
+        """``apply`` for what the events do (``touch``), each with its position: a worker
+        that reads sizes without opening events (``projector/usage_worker.py``)."""
         open_: dict[str, _OpenTenant] = {}
-        for logged in events:
-            through = max(through, logged.position)
-            touch = _touch(logged.event)
-            if touch is None:
+        for position, touched in touches:
+            through = max(through, position)
+            if touched is None:
                 continue
-            key = tenant_key(touch.tenant, partition)
+            key = tenant_key(touched.tenant, partition)
             tenant = open_.get(key)
             if tenant is None:
                 tenant = open_[key] = _OpenTenant(key, self.table.get(key))
-            if logged.position > tenant.position:
-                self._fold(tenant, touch, logged.position)
+            if position > tenant.position:
+                self._fold(tenant, touched, position)
         moved = set()
         for key, tenant in open_.items():
             if tenant.position > tenant.stored:
@@ -195,7 +213,7 @@ class UsageFold:
             self.table[partition_key(partition)] = [through]
         return moved
 
-    def _fold(self, tenant: _OpenTenant, touch: _Touch, position: int) -> None:
+    def _fold(self, tenant: _OpenTenant, touch: Touch, position: int) -> None:
         key = memory_key(touch.tenant, touch.memory_id)
         row = self.table.get(key)
         if row is not None and row[1] > tenant.stored:

@@ -34,10 +34,10 @@ from faust.types import TP
 from ai_memory.adapters.kafka.config import KafkaLogConfig
 from ai_memory.adapters.kafka.usage_replica import TABLE, app_id, changelog_topic
 from ai_memory.core.errors import RetryableError
-from ai_memory.core.events import LoggedEvent
-from ai_memory.core.ports import EventSerializer
+from ai_memory.core.events import DomainEvent
 from ai_memory.core.positions import offset_of, pack
-from ai_memory.core.usage import UsageFold, resume_point
+from ai_memory.core.usage import ABSENT, Touch, UsageFold, content_bytes, resume_point, touch
+from ai_memory.serialization import AvroEventSerializer
 
 from .faust_worker import (
     BATCH_SIZE,
@@ -50,6 +50,9 @@ from .policy import Backoff, Stopping
 from .worker import MAX_BACKOFF_S
 
 log = logging.getLogger(__name__)
+
+#: An event's position and what it does to usage.
+Touched = tuple[int, Touch | None]
 
 __all__ = ["TABLE", "PartitionedTable", "UsageWorker", "app_id", "changelog_topic", "usage_app"]
 
@@ -67,36 +70,59 @@ class PartitionedTable(faust.Table[str, list[int]]):
 
 
 class UsageWorker:
-    """Decodes the agent's batches on one thread; an event that cannot be decoded (a
-    poison event, dead-lettered by the records projection) changes no usage."""
+    """Reads what each event of the agent's batches does to usage, on one thread.
 
-    def __init__(self, serializer: EventSerializer) -> None:
+    Without opening sealed events: a ``MemoryWritten`` carries its content's size in
+    clear (schema v2), so the Avro body is read and the sealer — a vault read per new
+    memory, then AES-GCM — is left out. Only a v1 event written sealed goes through the
+    whole decoder. An event that cannot be decoded (a poison event, dead-lettered by the
+    records projection) changes no usage."""
+
+    def __init__(self, serializer: AvroEventSerializer) -> None:
         self.serializer = serializer
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="usage")
         self.undecodable = 0
+        self.opened = 0  # events that needed the whole decoder (v1 sealed writes)
         self._stopping = threading.Event()
 
-    def decode(self, raw: list[tuple[int, int, bytes]]) -> dict[int, list[LoggedEvent]]:
-        by_partition: dict[int, list[LoggedEvent]] = defaultdict(list)
+    def decode(self, raw: list[tuple[int, int, bytes]]) -> dict[int, list[Touched]]:
+        by_partition: dict[int, list[Touched]] = defaultdict(list)
         for partition, offset, value in raw:
             position = pack(partition, offset)
-            delay = Backoff(0.1, MAX_BACKOFF_S).delays()
-            while True:
-                try:
-                    event = self.serializer.decode(value)
-                    break
-                except RetryableError as e:  # the vault is down: wait, never miscount
-                    log.warning("usage: cannot open event %d yet (%s); retrying", position, e)
-                    if self._stopping.wait(delay()):
-                        raise Stopping("the usage worker is stopping") from e
-                except Exception as e:  # whatever else the decoder raises
-                    self.undecodable += 1
-                    log.error("usage: event %d cannot be decoded, not counted: %s", position, e)
-                    event = None
-                    break
-            if event is not None:
-                by_partition[partition].append(LoggedEvent(position, event))
+            try:
+                touched = self._touch(value, position)
+            except Stopping:
+                raise
+            except Exception as e:  # whatever else the decoder raises
+                self.undecodable += 1
+                log.error("usage: event %d cannot be decoded, not counted: %s", position, e)
+                continue
+            by_partition[partition].append((position, touched))
         return by_partition
+
+    def _touch(self, value: bytes, position: int) -> Touch | None:
+        name, body = self.serializer.transcoder.decode(self.serializer.codec.decode(value))
+        if name == "MemoryDeleted":
+            return Touch(body["tenant"], body["memory_id"], ABSENT)
+        if name != "MemoryWritten":
+            return None
+        record = body["record"]
+        if body["encryption"] is None:
+            return Touch(body["tenant"], record["id"], content_bytes(record["content"]))
+        if body["content_bytes"] is not None:
+            return Touch(body["tenant"], record["id"], body["content_bytes"])
+        self.opened += 1
+        return touch(self._open(value, position))
+
+    def _open(self, value: bytes, position: int) -> DomainEvent:
+        delay = Backoff(0.1, MAX_BACKOFF_S).delays()
+        while True:
+            try:
+                return self.serializer.decode(value)
+            except RetryableError as e:  # the vault is down: wait, never miscount
+                log.warning("usage: cannot open event %d yet (%s); retrying", position, e)
+                if self._stopping.wait(delay()):
+                    raise Stopping("the usage worker is stopping") from e
 
     def stopping(self) -> None:
         self._stopping.set()
@@ -152,7 +178,7 @@ class UsageRunner:
                 continue  # revoked while decoding: its new owner folds it
             self.table.writing = partition
             try:
-                self.fold.apply(partition, decoded.get(partition, []), through=through)
+                self.fold.apply_touches(partition, decoded.get(partition, []), through=through)
             finally:
                 self.table.writing = None
 

@@ -111,6 +111,45 @@ SAMPLES: tuple[GoldenSample, ...] = (
         variant="encrypted",
     ),
     GoldenSample(
+        "MemoryWritten",
+        2,
+        MemoryWritten(
+            header=_header(1),
+            record=_RECORD,
+            version=3,
+            # a literal, so the fixture never depends on how fingerprints are computed
+            content_sha256="70c78f8354d907e77d9b8c68a95d9110bc8699c30e6b1f9c79e1ae36bb79b44e",
+            state=MemoryState.ACTIVE,
+            cause="import",
+            import_batch_id="batch-2024-03-12",
+        ),
+    ),
+    GoldenSample(
+        "MemoryWritten",
+        2,
+        MemoryWritten(
+            header=_header(2),
+            record=MemoryRecord(
+                id="mem-002",
+                type=MemoryType.FACT,
+                content="",
+                scope="team:data-platform",
+                source_agent="agent:extractor",
+                created_at=datetime(2024, 3, 2, 0, 0, tzinfo=UTC),
+            ),
+            version=1,
+            content_sha256="0" * 64,
+            encryption=EncryptionEnvelope(
+                key_id="tenant-acme/dek-7",
+                algorithm="AES-256-GCM",
+                nonce=bytes(range(12)),
+                ciphertext=b"\x00\xff\x10ciphertext\x80",
+            ),
+            content_bytes=27,
+        ),
+        variant="encrypted",
+    ),
+    GoldenSample(
         "MemoryDeleted",
         1,
         MemoryDeleted(

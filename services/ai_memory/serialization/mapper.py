@@ -28,6 +28,7 @@ from ai_memory.core.events import (
     SubjectErased,
 )
 from ai_memory.core.record import MemoryRecord, MemoryState, MemoryType
+from ai_memory.core.usage import content_bytes
 
 from .errors import UndecodableEvent, UnencodableEvent
 
@@ -135,6 +136,9 @@ def _written_to_dict(e: MemoryWritten) -> EventDict:
         "state": str(e.state.value),
         "cause": e.cause,
         "import_batch_id": e.import_batch_id,
+        "content_bytes": (
+            e.content_bytes if e.encryption is not None else content_bytes(e.record.content)
+        ),
         "encryption": _envelope_to_dict(e.encryption),
     }
 
@@ -149,6 +153,7 @@ def _written_from_dict(d: Mapping[str, Any]) -> MemoryWritten:
         cause=d["cause"],
         import_batch_id=d["import_batch_id"],
         encryption=_envelope_from_dict(d["encryption"]),
+        content_bytes=d["content_bytes"] if d["encryption"] is not None else None,
     )
 
 
