@@ -389,6 +389,7 @@ def measure(
     was acknowledged at), then wait until every view caught up; CPU over both."""
     needed: dict[int, int] = {}
     RETRIES.clear()
+    print(f"[cost] {dep.name} {name}: started", file=sys.stderr)  # a mark for profilers
     cpu = CpuWindow(dep.pids() | {"bench": os.getpid()})
     t0 = time.perf_counter()
     latencies = load(http, needed)
