@@ -259,6 +259,23 @@ class DataKeyVaultContract:
         assert len({key for _, key in issued.values()}) == 3
         assert make_vault(ROOT).issue_many("acme", []) == {}
 
+    def test_get_many_opens_what_get_opens_and_leaves_out_the_rest(
+        self, make_vault: MakeVault
+    ) -> None:
+        vault = make_vault(ROOT)
+        subjects = [f"memory/m{n}" for n in range(150)]  # more than one read's worth
+        issued = vault.issue_many("acme", subjects, new=subjects)
+        old = vault.create("acme", "memory/before-issued-ids")
+        gone = issued["memory/m7"][0]
+        vault.destroy("acme", "memory/m7")
+        other = vault.issue_many("globex", ["memory/m1"], new=["memory/m1"])["memory/m1"]
+        asked = [key_id for key_id, _ in issued.values()]
+        asked += ["memory/before-issued-ids", "memory/never", "memory/m3/~unknown", other[0]]
+        got = make_vault(ROOT).get_many("acme", [*asked, asked[0]])
+        expected = {key_id: key for key_id, key in issued.values() if key_id != gone}
+        assert got == {**expected, "memory/before-issued-ids": old}
+        assert make_vault(ROOT).get_many("acme", []) == {}
+
     def test_racing_issuers_of_one_subject_each_get_a_key_that_opens(
         self, make_vault: MakeVault
     ) -> None:

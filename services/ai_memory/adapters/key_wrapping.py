@@ -401,6 +401,12 @@ class WrappedVault:
         row = self._rows.key(tenant, key_id)
         return None if row is None else self._unwrap(tenant, key_id, row)
 
+    def get_many(self, tenant: str, key_ids: Sequence[str]) -> dict[str, bytes]:
+        wanted = list(dict.fromkeys(key_ids))
+        rows = self._rows.keys(tenant, wanted) if wanted else {}
+        keys = {k: self._unwrap(tenant, k, row) for k, row in rows.items()}
+        return {k: key for k, key in keys.items() if key is not None}
+
     def destroy(self, tenant: str, key_id: str) -> None:
         self._rows.destroy(tenant, key_id, time.time_ns() // 1000)
 

@@ -32,7 +32,13 @@ from ai_memory.core.events import (
     MemoryWritten,
     TenantPage,
 )
-from ai_memory.core.ports import CHANGE_EVENT_TYPES, EncodedEvent, EventSerializer, encode_events
+from ai_memory.core.ports import (
+    CHANGE_EVENT_TYPES,
+    EncodedEvent,
+    EventSerializer,
+    decode_all,
+    encode_events,
+)
 from ai_memory.core.timeparse import to_micros
 
 from .sqlite_util import Connections, head_from_row, rows_for_ids, translate_errors
@@ -130,13 +136,16 @@ class SqliteEventLog:
                 .fetchall()
             )
         events: list[LoggedEvent] = []
-        for pos, payload in rows:
-            try:
-                events.append(LoggedEvent(int(pos), self._serializer.decode(bytes(payload))))
-            except UndecodableEvent as e:
+        # The page at once: its sealed events' keys in one vault read (a replay's cost).
+        decoded = decode_all(self._serializer, [bytes(payload) for _, payload in rows])
+        for (pos, payload), event in zip(rows, decoded, strict=True):
+            if isinstance(event, UndecodableEvent):
                 if events:
                     break  # return the good prefix; the next read starts at the bad row
-                raise UndecodableRow(e, position=int(pos), raw=bytes(payload)) from e
+                raise UndecodableRow(event, position=int(pos), raw=bytes(payload)) from event
+            if isinstance(event, Exception):
+                raise event
+            events.append(LoggedEvent(int(pos), event))
         return events
 
     def read_tenant(

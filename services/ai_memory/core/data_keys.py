@@ -130,6 +130,11 @@ class DataKeyVault(Protocol):
         root key cannot unwrap raises ``root_key_mismatch``."""
         ...
 
+    def get_many(self, tenant: str, key_ids: Sequence[str]) -> dict[str, bytes]:
+        """``get`` for many ids in as few round trips as the store allows (the keys of a
+        projector's batch); ids destroyed or never created are left out."""
+        ...
+
     def destroy(self, tenant: str, key_id: str) -> None:
         """Destroy for good (idempotent). A subject: every key ever issued for it, and a
         mark that refuses it any new key. An id never created is recorded as destroyed,

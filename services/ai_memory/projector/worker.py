@@ -35,7 +35,7 @@ from prometheus_client.registry import Collector
 from ai_memory import metrics_catalog as mc
 from ai_memory.core.errors import RetryableError
 from ai_memory.core.events import LoggedEvent
-from ai_memory.core.ports import DeadLetters, EventSerializer
+from ai_memory.core.ports import DeadLetters, EventSerializer, decode_all
 from ai_memory.core.positions import offset_of, pack
 
 from .policy import ApplyPolicy, Backoff, Rewind, Stopping
@@ -207,13 +207,19 @@ class ProjectorWorker:
         applied = 0
         run: list[LoggedEvent] = []
         raw: dict[int, bytes] = {}
-        for offset, value in items:
+        # The whole batch first: its sealed events' keys in one vault read.
+        first = decode_all(self.serializer, [value for _, value in items])
+        for (offset, value), decoded in zip(items, first, strict=True):
             position = pack(partition, offset)
             try:
-                # A store being down while decoding (the vault) is waited out, not parked.
-                event = self.policy.decode(
-                    functools.partial(self.serializer.decode, value), position, partition
-                )
+                if isinstance(decoded, Exception):
+                    # Again, through the policy: a store being down while decoding (the
+                    # vault) is waited out, not parked; anything else is raised and parked.
+                    event = self.policy.decode(
+                        functools.partial(self.serializer.decode, value), position, partition
+                    )
+                else:
+                    event = decoded
             except (Stopping, Rewind):
                 raise
             except Exception as e:  # whatever else the decoder raises, the bytes are parked

@@ -186,6 +186,16 @@ class Sealer:
                 self._remember(tenant, key_id, key)
         return key
 
+    def prefetch(self, wanted: Mapping[str, Sequence[str]]) -> None:
+        """Read the keys of ``wanted`` (tenant → key ids) that are not cached, in one vault
+        call per tenant, so opening the events sealed under them reads nothing more. A key
+        the vault does not return is left for ``_open`` to judge (destroyed or missing)."""
+        for tenant, key_ids in wanted.items():
+            missing = [k for k in dict.fromkeys(key_ids) if self._cached(tenant, k) is None]
+            if missing:
+                for key_id, key in self.vault.get_many(tenant, missing).items():
+                    self._remember(tenant, key_id, key)
+
     def _issue(self, tenant: str, subject: str) -> tuple[str, bytes] | None:
         """A key to seal new content of ``subject`` with; None once it was destroyed."""
         hit = self._sealing_cached(tenant, subject)

@@ -73,6 +73,12 @@ _ISSUED_SOME = (
     f"SELECT suffix, {_ISSUED_COLS} FROM data_keys_by_subject"
     " WHERE tenant = ? AND subject = ? LIMIT 8"
 )
+# Every key of each subject named (a subject has one key, or a few when creators raced).
+_ISSUED_IN = (
+    f"SELECT subject, suffix, {_ISSUED_COLS} FROM data_keys_by_subject"
+    " WHERE tenant = ? AND subject IN ?"
+)
+_IN_SUBJECTS = 100
 _ADD_ISSUED = (
     "INSERT INTO data_keys_by_subject (tenant, subject, suffix, wrapped, kek_version)"
     " VALUES (?, ?, ?, ?, ?)"
@@ -173,17 +179,35 @@ class CassandraVaultRows:
         return row
 
     def keys(self, tenant: str, key_ids: Sequence[str]) -> dict[str, KeyRow]:
-        one, issued = self._s.prepare(_KEY), self._s.prepare(_ISSUED_KEY)
-        asks = [
-            (one, (tenant, k)) if (parts := _issued(k)) is None else (issued, (tenant, *parts))
-            for k in key_ids
+        """Issued ids are read by their subjects' partitions, ``_IN_SUBJECTS`` partitions
+        per request: a projector's batch of new memories costs a few requests, not one
+        each (a request per key was a quarter of a records worker's CPU, and more of
+        Cassandra's). Ids from before issued ids, one request each."""
+        wanted: dict[str, set[str]] = {}
+        plain: list[str] = []
+        for k in key_ids:
+            parts = _issued(k)
+            if parts is None:
+                plain.append(k)
+            else:
+                wanted.setdefault(parts[0], set()).add(parts[1])
+        one, issued = self._s.prepare(_KEY), self._s.prepare(_ISSUED_IN)
+        subjects = list(wanted)
+        asks: list[tuple[Any, Sequence[Any]]] = [(one, (tenant, k)) for k in plain]
+        asks += [
+            (issued, (tenant, subjects[i : i + _IN_SUBJECTS]))
+            for i in range(0, len(subjects), _IN_SUBJECTS)
         ]
         results = self._s.execute_many(asks)
-        found = (
-            (k, _row(rs.one()) if ask[0] is one else _issued_row(rs.one()))
-            for k, ask, rs in zip(key_ids, asks, results, strict=True)
-        )
-        return {k: row for k, row in found if row is not None}
+        found: dict[str, KeyRow] = {}
+        for k, rs in zip(plain, results, strict=False):
+            if (row := _row(rs.one())) is not None:
+                found[k] = row
+        for rs in results[len(plain) :]:
+            for r in rs:
+                if r.suffix in wanted.get(r.subject, ()) and (row := _issued_row(r)) is not None:
+                    found[issued_key_id(r.subject, r.suffix)] = row
+        return found
 
     def issued_for(
         self, tenant: str, subjects: Sequence[str]

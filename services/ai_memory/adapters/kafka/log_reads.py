@@ -24,7 +24,7 @@ from aiokafka import TopicPartition
 
 from ai_memory.core.errors import InvalidInput, UndecodableEvent
 from ai_memory.core.events import DomainEvent, LoggedEvent, TenantPage
-from ai_memory.core.ports import CHANGE_EVENT_TYPES, EventSerializer
+from ai_memory.core.ports import CHANGE_EVENT_TYPES, EventSerializer, decode_all
 from ai_memory.core.positions import offset_of, pack, partition_of
 
 from ..tenant_reads import decoded_skipping_poison
@@ -82,14 +82,18 @@ class KafkaLogReads:
         with translate_errors():
             raw = self._loop.run(self._fetch(partition, start, limit), self._timeout * 2)
         events: list[LoggedEvent] = []
-        for offset, value in raw:
+        # The page at once: its sealed events' keys in one vault read (a replay's cost).
+        decoded = decode_all(self._serializer, [value for _, value in raw])
+        for (offset, value), event in zip(raw, decoded, strict=True):
             position = pack(partition, offset)
-            try:
-                event = self._serializer.decode(value)
-            except UndecodableEvent as e:
+            if isinstance(event, UndecodableEvent):
                 if events:
                     break  # return the good prefix; the next read starts at the bad record
-                raise UndecodableRecord(e, position=position, partition=partition, raw=value) from e
+                raise UndecodableRecord(
+                    event, position=position, partition=partition, raw=value
+                ) from event
+            if isinstance(event, Exception):
+                raise event
             events.append(LoggedEvent(position, event))
         return events
 
