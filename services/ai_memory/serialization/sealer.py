@@ -50,6 +50,7 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from ai_memory.core.coalesce import Coalescer
 from ai_memory.core.data_keys import (
     DataKeyVault,
     interaction_key_id,
@@ -110,6 +111,9 @@ class Sealer:
         self._ids_of: dict[tuple[str, str], dict[str, None]] = {}
         self._lock = threading.Lock()
         self.stale_seals = 0  # keys used past their TTL because the vault was unreachable
+        self._issuer: Coalescer[str, tuple[str, bool], tuple[str, bytes]] = Coalescer(
+            self._issue_together
+        )
 
     # --- keys ------------------------------------------------------------------------
     # The cache holds keys by id; ``_ids_of`` indexes the ids of each subject (a vault
@@ -224,14 +228,24 @@ class Sealer:
                 if first:  # no key yet, most likely: the vault need not look first
                     new.setdefault(e.header.tenant, set()).add(subject)
         for tenant, subjects in wanted.items():
+            fresh = new.get(tenant, set())
             try:
-                issued = self.vault.issue_many(tenant, subjects, new=new.get(tenant, ()))
+                # Concurrent writers of a tenant (sixteen single PUTs) share vault calls.
+                issued = self._issuer.call(tenant, [(s, s in fresh) for s in subjects])
             except Unavailable:
                 if all(self._stale_known(tenant, s) for s in subjects):
                     continue  # every one is known: sealing uses them (``_live_key``)
                 raise
             for key_id, key in issued.values():
                 self._remember(tenant, key_id, key)
+
+    def _issue_together(
+        self, tenant: str, asked: list[tuple[str, bool]]
+    ) -> dict[tuple[str, bool], tuple[str, bytes]]:
+        """One ``issue_many`` for what concurrent ``prepare`` calls asked (``Coalescer``)."""
+        subjects = [subject for subject, _ in asked]
+        issued = self.vault.issue_many(tenant, subjects, new={s for s, first in asked if first})
+        return {(s, first): issued[s] for s, first in asked if s in issued}
 
     def _stale_known(self, tenant: str, subject: str) -> bool:
         with self._lock:
