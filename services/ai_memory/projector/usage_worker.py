@@ -26,7 +26,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import faust
 from faust.types import TP
@@ -35,9 +35,9 @@ from ai_memory.adapters.kafka.config import KafkaLogConfig
 from ai_memory.adapters.kafka.usage_replica import TABLE, app_id, changelog_topic
 from ai_memory.core.errors import RetryableError
 from ai_memory.core.events import DomainEvent
+from ai_memory.core.ports import EventSerializer
 from ai_memory.core.positions import offset_of, pack
 from ai_memory.core.usage import ABSENT, Touch, UsageFold, content_bytes, resume_point, touch
-from ai_memory.serialization import AvroEventSerializer
 
 from .faust_worker import (
     BATCH_SIZE,
@@ -69,6 +69,13 @@ class PartitionedTable(faust.Table[str, list[int]]):
         return self.writing
 
 
+class ClearReading(EventSerializer, Protocol):
+    """A serializer that also reads an event's fields as the log holds them, sealed
+    fields left sealed (no key read): ``AvroEventSerializer.clear_fields``."""
+
+    def clear_fields(self, data: bytes) -> tuple[str, dict[str, Any]]: ...
+
+
 class UsageWorker:
     """Reads what each event of the agent's batches does to usage, on one thread.
 
@@ -78,7 +85,7 @@ class UsageWorker:
     whole decoder. An event that cannot be decoded (a poison event, dead-lettered by the
     records projection) changes no usage."""
 
-    def __init__(self, serializer: AvroEventSerializer) -> None:
+    def __init__(self, serializer: ClearReading) -> None:
         self.serializer = serializer
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="usage")
         self.undecodable = 0
@@ -101,7 +108,7 @@ class UsageWorker:
         return by_partition
 
     def _touch(self, value: bytes, position: int) -> Touch | None:
-        name, body = self.serializer.transcoder.decode(self.serializer.codec.decode(value))
+        name, body = self.serializer.clear_fields(value)
         if name == "MemoryDeleted":
             return Touch(body["tenant"], body["memory_id"], ABSENT)
         if name != "MemoryWritten":

@@ -91,6 +91,11 @@ class AvroEventSerializer:
                 decoded.append(e)
         return decoded
 
+    def clear_fields(self, data: bytes) -> tuple[str, dict[str, Any]]:
+        """The event type and its fields as the log holds them: sealed fields stay
+        sealed, so no key is read (what a reader of clear fields alone needs)."""
+        return self._transcode(data)
+
     def _transcode(self, data: bytes) -> tuple[str, dict[str, Any]]:
         try:
             frame = self.codec.decode(data)
