@@ -40,7 +40,7 @@ from ai_memory.core.data_keys import KEY_ID_SEPARATOR, KeyPage, issued_key_id, s
 from ai_memory.core.errors import Unavailable
 
 from .migrations import migrate
-from .session import CassandraSession
+from .session import CassandraSession, was_applied
 
 BUCKETS = 64
 _KEKS = "SELECT version, wrapped FROM tenant_keks WHERE tenant = ?"
@@ -138,7 +138,7 @@ class CassandraVaultRows:
         ]
 
     def add_kek(self, tenant: str, version: int, wrapped: bytes) -> bool:
-        return bool(self._run(_ADD_KEK, (tenant, version, wrapped)).was_applied)
+        return was_applied(self._run(_ADD_KEK, (tenant, version, wrapped)))
 
     def destroy_kek(self, tenant: str, version: int, at_us: int) -> None:
         self._run(_DESTROY_KEK, (tenant, version))
@@ -171,7 +171,7 @@ class CassandraVaultRows:
         """The row a creation ends with. Applied: ours. Not applied: a failed
         ``IF NOT EXISTS`` answers with the row that won, read inside the same Paxos round
         (linearizable), so no second, serial read is needed to learn it."""
-        if result.was_applied:
+        if was_applied(result):
             return KeyRow(wrapped, kek_version, False, None)
         row = _row(result.one())
         if row is None:
@@ -291,7 +291,7 @@ class CassandraVaultRows:
             done = self._run(_REWRAP_ISSUED, (wrapped, new_version, tenant, *issued, old_version))
         else:
             done = self._run(_REWRAP, (wrapped, new_version, tenant, key_id, old_version))
-        return bool(done.was_applied)
+        return was_applied(done)
 
     def destroy(self, tenant: str, key_id: str, at_us: int) -> None:
         issued = _issued(key_id)

@@ -17,7 +17,7 @@ from ai_memory.core.errors import Conflict
 from ai_memory.core.timeparse import from_micros, to_micros
 
 from .migrations import migrate
-from .session import CassandraSession
+from .session import CassandraSession, was_applied
 
 _INFO = "key_id, tenant, name, role, scopes, created_at_us, expires_at_us, revoked_at_us"
 _GET = f"SELECT {_INFO}, secret_hash FROM api_keys WHERE key_id = ?"
@@ -56,7 +56,7 @@ class CassandraKeyStore:
             _micros(i.revoked_at),
             key.secret_hash,
         )
-        if not self._s.execute(self._s.prepare(_CREATE), values).was_applied:
+        if not was_applied(self._s.execute(self._s.prepare(_CREATE), values)):
             raise Conflict(f"key {i.key_id} exists", code="key_exists")
 
     def get(self, key_id: str) -> ApiKey | None:

@@ -82,6 +82,16 @@ def _row_type(colnames: tuple[str, ...]) -> Any:
     return namedtuple("Row", colnames)
 
 
+def was_applied(result: Any) -> bool:
+    """Whether a lightweight transaction applied: ``ResultSet.was_applied`` for the rows
+    of ``named_rows`` (the driver's accepts only its own row factories). Its first column
+    is ``[applied]``."""
+    rows = result.current_rows
+    if len(rows) != 1:
+        raise RuntimeError(f"a lightweight transaction's result has {len(rows)} rows, not 1")
+    return bool(rows[0][0])
+
+
 def named_rows(colnames: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[Any]:
     """The driver's default rows (named tuples), with one tuple class per column list.
 
