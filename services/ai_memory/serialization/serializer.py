@@ -16,6 +16,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from ai_memory.core.errors import RetryableError
 from ai_memory.core.events import DomainEvent
 
 from .catalog import SchemaCatalog
@@ -81,14 +82,22 @@ class AvroEventSerializer:
             except Exception:  # each event meets the outage again, and says so
                 log.debug("prefetching data keys failed", exc_info=True)
         decoded: list[DomainEvent | Exception] = []
+        outage: RetryableError | None = None
         for body in bodies:
             if isinstance(body, Exception):
                 decoded.append(body)
-                continue
-            try:
-                decoded.append(self._open(*body))
-            except Exception as e:
-                decoded.append(e)
+            elif outage is not None and body[1].get("encryption") is not None:
+                # The vault is down: the batch's other sealed events would each wait out
+                # a read that fails the same way; the caller retries them one by one.
+                decoded.append(outage)
+            else:
+                try:
+                    decoded.append(self._open(*body))
+                except RetryableError as e:
+                    outage = e
+                    decoded.append(e)
+                except Exception as e:
+                    decoded.append(e)
         return decoded
 
     def clear_fields(self, data: bytes) -> tuple[str, dict[str, Any]]:
