@@ -336,3 +336,94 @@ def test_permanent_driver_errors_and_non_driver_errors() -> None:
     assert translate(ValueError("a bug")) is None
     conflict = Conflict("x")
     assert translate(conflict) is conflict
+
+
+# --- waiting at the end of a partition (long polls) --------------------------------------
+
+
+def test_a_wait_wakes_with_another_process_commit_and_the_reads_after_it_lose_nothing(
+    kafka_bootstrap: str, topic: str
+) -> None:
+    """A projection in another process: it waits (a long poll), wakes with the commit, and
+    reads what the wait fetched. Every event arrives once and in order, whichever of the
+    wait or the read fetched it."""
+    writer = open_log(kafka_bootstrap, topic, partitions=1)
+    reader = open_log(kafka_bootstrap, topic, partitions=1, writer=False)
+    try:
+        assert reader.wait_for_events(after=0, timeout=0.3) is False
+        appended: list[int] = []
+
+        def append_later() -> None:
+            for i in range(30):
+                appended.extend(writer.append([written(record(f"m{i}"))]))
+
+        thread = threading.Thread(target=append_later)
+        thread.start()
+        seen: list[int] = []
+        try:
+            while len(seen) < 30:
+                assert reader.wait_for_events(after=max(seen, default=0), timeout=30.0)
+                seen += [e.position for e in reader.read(after=max(seen, default=0), limit=7)]
+        finally:
+            thread.join()
+        assert seen == appended
+        assert reader.wait_for_events(after=seen[-1], timeout=0.3) is False
+    finally:
+        reader.close()
+        writer.close()
+
+
+def test_a_wait_is_not_woken_by_an_aborted_transaction(
+    kafka_bootstrap: str, topic: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    klog = open_log(kafka_bootstrap, topic, partitions=1)
+    reader = open_log(kafka_bootstrap, topic, partitions=1, writer=False)
+    try:
+        writer = klog._writers[0]
+        klog._loop.run(writer.ready(60), 65)
+
+        async def broker_gone() -> None:
+            raise ke.KafkaConnectionError("connection refused")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(writer._producer, "commit_transaction", broker_gone)
+            with pytest.raises(Unavailable):
+                klog.append([written(record("aborted"))])
+        assert reader.wait_for_events(after=0, timeout=1.0) is False
+        assert reader.read(after=0, limit=10) == []
+        (position,) = klog.append([written(record("committed"))])
+        assert reader.wait_for_events(after=0, timeout=30.0) is True
+        assert [e.position for e in reader.read(after=0, limit=10)] == [position]
+    finally:
+        reader.close()
+        klog.close()
+
+
+def test_idle_readers_send_no_fetches(klog: KafkaEventLog, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An assigned consumer fetches in the background even when nobody reads: one request
+    per fetch wait (50 ms) per idle reader, forever. Readers back in the pool are paused."""
+    import aiokafka.conn
+
+    for i in range(12):
+        klog.append([written(record(f"m{i}", scope=f"user:u{i}"))])
+    for p in klog.partitions():
+        read_all_of = klog.read(after=0, limit=100, partition=p)
+        assert (
+            klog.wait_for_events(
+                after=read_all_of[-1].position if read_all_of else 0, timeout=0.1, partition=p
+            )
+            is False
+        )
+    fetches: list[str] = []
+    send = aiokafka.conn.AIOKafkaConnection.send
+
+    def counted(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(request).__name__.startswith("FetchRequest"):
+            fetches.append(type(request).__name__)
+        return send(self, request, *args, **kwargs)
+
+    monkeypatch.setattr(aiokafka.conn.AIOKafkaConnection, "send", counted)
+    threading.Event().wait(2.0)  # idle: nobody reads or waits
+    # Fetches in flight when the readers went back to the pool may still be answered and
+    # followed by none; twelve readers polling every 50 ms would send hundreds.
+    assert len(fetches) <= 12, fetches

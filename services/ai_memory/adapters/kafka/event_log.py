@@ -124,7 +124,7 @@ class KafkaEventLog(KafkaLogWrites):
         stops += [self._member.stop] if self._member is not None else []
         stops += [self._peer_server.stop] if self._peer_server is not None else []
         stops += [self._peers.close] if self._peers is not None else []
-        stops += [self._readers.close, self._heads_readers.close]
+        stops += [self._readers.close, self._waits.close, self._heads_readers.close]
         stops += [self._offsets.stop] if self._offsets is not None else []
         stops += [self._admin.close] if self._admin is not None else []
         for stop in stops:

@@ -16,7 +16,6 @@ the events topic (``reader``) and the consumer that asks for end offsets. The wr
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,9 +31,9 @@ from .config import KafkaLogConfig
 from .errors import translate_errors
 from .keyed_scan import KeyedScan, scan_keyed
 from .loop import BackgroundLoop
-from .reader import ReaderPool, UndecodableRecord
+from .reader import WAIT_FETCH_MAX_WAIT_MS, ReaderPool, UndecodableRecord
 
-_WAIT_POLL_SECONDS = 0.05  # end offsets are polled: a broker cannot push "new data"
+_WAIT_BATCH = 500  # events a wait may bring for the read after it
 
 
 class KafkaLogReads:
@@ -61,6 +60,15 @@ class KafkaLogReads:
         self._appended: dict[int, int] = {}
         self._readers = ReaderPool(
             config.bootstrap, config.topic, client_id, config.request_timeout
+        )
+        # Readers that wait at the end of a partition (long polls; see ``wait_for_events``).
+        self._waits = ReaderPool(
+            config.bootstrap,
+            config.topic,
+            client_id,
+            config.request_timeout,
+            max_idle=2,
+            fetch_max_wait_ms=WAIT_FETCH_MAX_WAIT_MS,
         )
 
     @property
@@ -173,6 +181,9 @@ class KafkaLogReads:
         return TenantPage(events, scanned_to, found.complete)
 
     async def _fetch(self, partition: int, start: int, limit: int) -> list[tuple[int, bytes]]:
+        waited = self._waits.take_pending(partition, start, limit)
+        if waited:
+            return waited  # a wait just fetched them: committed, in order, from ``start``
         end = max(await self._end_offset(partition), self._appended.get(partition, -1) + 1)
         if start >= end:
             return []
@@ -206,18 +217,16 @@ class KafkaLogReads:
         return max(last, self._appended.get(partition, -1))
 
     def wait_for_events(self, *, after: int, timeout: float, partition: int = 0) -> bool:
+        """A long poll (``ReaderPool.wait``): the broker holds a fetch at ``after`` until an
+        event is committed there, so a waiting projection wakes with the commit and its next
+        ``read`` takes the fetched events (``_fetch``). Polling end offsets instead cost a
+        request every 50 ms per waiter."""
         start = self._start_offset(after, partition)
+        if self._appended.get(partition, -1) >= start:
+            return True  # this process committed it: no need to ask
 
         async def wait() -> bool:
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + timeout
-            while True:
-                if await self._last_event_offset(partition) >= start:
-                    return True
-                remaining = deadline - loop.time()
-                if remaining <= 0:
-                    return False
-                await asyncio.sleep(min(_WAIT_POLL_SECONDS, remaining))
+            return await self._waits.wait(partition, start, max(timeout, 0.0), _WAIT_BATCH)
 
         with translate_errors():
             return self._loop.run(wait(), max(timeout, 0.0) + self._timeout)
