@@ -154,6 +154,10 @@ class Phase:
     retried_503: dict[str, int] = field(default_factory=dict)
     caught_up_s: dict[str, float] = field(default_factory=dict)  # per view, from the start
     idle_cpu_per_s: dict[str, float] = field(default_factory=dict)  # the idle phase's
+    # Log transactions the gateway's partition writers committed, and the events in them
+    # (distributed only): how well concurrent appends share a transaction.
+    transactions: int = 0
+    transaction_events: int = 0
 
     def net_ms_per_unit(self) -> dict[str, float]:
         """CPU ms per unit above the idle background: what the phase's ``done_s`` of
@@ -209,6 +213,17 @@ def health(http: httpx.Client) -> dict[str, Any] | None:
         return body
     except (httpx.HTTPError, ValueError):  # a loaded box: ask again
         return None
+
+
+def writer_counts(http: httpx.Client) -> tuple[int, int]:
+    """(transactions, events) the gateway's partition writers committed so far; (0, 0) on
+    a log without writers (embedded)."""
+    for _ in range(10):
+        body = health(http)
+        if body is not None:
+            parts = body.get("writers", {}).get("partitions", [])
+            return sum(p["transactions"] for p in parts), sum(p["events"] for p in parts)
+    return 0, 0
 
 
 class Distributed:
@@ -390,6 +405,7 @@ def measure(
     needed: dict[int, int] = {}
     RETRIES.clear()
     print(f"[cost] {dep.name} {name}: started", file=sys.stderr)  # a mark for profilers
+    before = writer_counts(http)
     cpu = CpuWindow(dep.pids() | {"bench": os.getpid()})
     t0 = time.perf_counter()
     latencies = load(http, needed)
@@ -404,6 +420,8 @@ def measure(
         f"p{round(q * 100)}": round(percentile(latencies, q) * 1000, 2) for q in (0.5, 0.95, 0.99)
     }
     phase = Phase(name, unit, count, acked, done, used, lat, dict(RETRIES), views)
+    after = writer_counts(http)
+    phase.transactions, phase.transaction_events = after[0] - before[0], after[1] - before[1]
     print(f"[cost] {dep.name} {name}: {brief(phase)}", file=sys.stderr)
     return phase
 
@@ -565,7 +583,12 @@ def plural(p: Phase) -> str:
 
 def brief(p: Phase) -> str:
     ms = ", ".join(f"{n} {v:.2f}" for n, v in p.ms_per_unit().items() if n != "box busy")
-    return f"{p.count} {plural(p)} in {p.done_s:.1f} s; CPU ms per {p.unit}: {ms}"
+    txn = (
+        f"; {p.transaction_events / p.transactions:.1f} events per log transaction"
+        if p.transactions
+        else ""
+    )
+    return f"{p.count} {plural(p)} in {p.done_s:.1f} s; CPU ms per {p.unit}: {ms}{txn}"
 
 
 def row(p: Phase, columns: list[str]) -> str:

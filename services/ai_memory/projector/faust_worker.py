@@ -54,6 +54,14 @@ log = logging.getLogger(__name__)
 
 BATCH_SIZE = 500
 BATCH_WITHIN_S = 0.2
+#: A fetch is answered once this much has accumulated or after FETCH_WAIT_MS, whichever
+#: comes first. Faust asks for one byte, so every commit on the log (a single PUT's
+#: transaction) woke each worker with a fetch of its own: at a hundred writes a second,
+#: most of a worker's CPU went on fetch round trips carrying one or two events. Waiting
+#: at most FETCH_WAIT_MS adds that much to write→projected latency and makes a worker's
+#: fetches a few per ``BATCH_WITHIN_S`` whatever the write rate.
+FETCH_MIN_BYTES = 1024 * 1024
+FETCH_WAIT_MS = 100
 #: The sink's buffered work is made durable after this long without a batch.
 IDLE_AFTER_S = 0.5
 #: How often a worker holding events it may not apply asks the group to rebalance.
@@ -66,6 +74,9 @@ class _ViewConsumerThread(faust_kafka.AIOKafkaConsumerThread):
         # Faust reads read_committed only in its exactly-once mode; appends are
         # transactions, so an aborted one must never be projected.
         consumer._isolation_level = "read_committed"
+        # Private like the line above (Faust passes neither); read by ``start``.
+        consumer._fetch_min_bytes = FETCH_MIN_BYTES
+        consumer._fetch_max_wait_ms = FETCH_WAIT_MS
         return consumer
 
 

@@ -185,9 +185,13 @@ class ProjectionTailer:
 
     def _run(self) -> None:
         backoff = 0.05
+        quiet = False
         while not self._stop.is_set():
             try:
-                if self.step() > 0:
+                # After a wait that found nothing, wait again without reading: the log
+                # said there is nothing to read (a read would ask the broker for end
+                # offsets, twice a second per idle projection).
+                if not quiet and self.step() > 0:
                     self._idle = False
                     backoff = 0.05
                     continue
@@ -203,6 +207,7 @@ class ProjectionTailer:
             except Stopping:
                 return
             except Exception as e:  # reading the log failed; the checkpoint did not move
+                quiet = False
                 self.policy.note_failure(self.partition, self._position, e)
                 log.exception("projection %s failed at position %s", self.name, self._position)
                 self._stop.wait(backoff)

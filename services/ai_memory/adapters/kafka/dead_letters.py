@@ -176,7 +176,12 @@ class KafkaDeadLetters:
             self.config.bootstrap, self._client_id, self.config.request_timeout
         )
         await self._reader.start()
-        self._reader.assign([TopicPartition(self.config.dead_letter_topic, _PARTITION)])
+        tp = TopicPartition(self.config.dead_letter_topic, _PARTITION)
+        self._reader.assign([tp])
+        # Read only when asked (``_fetch_new``): an assigned consumer otherwise fetches in
+        # the background forever, twenty requests a second for a topic that is mostly
+        # empty.
+        self._reader.pause(tp)
 
     async def _shutdown(self) -> None:
         for client in (self._reader, self._producer):
@@ -215,15 +220,19 @@ class KafkaDeadLetters:
         if start >= end:
             return []
         self._reader.seek(tp, start)
+        self._reader.resume(tp)
         out: list[tuple[int, dict[str, Any]]] = []
         deadline = asyncio.get_running_loop().time() + self.config.request_timeout
-        while await self._reader.position(tp) < end:
-            batch = await self._reader.getmany(tp, timeout_ms=200, max_records=1000)
-            for r in batch.get(tp, ()):
-                value = {"headers": header_dict(list(r.headers)), "value": r.value or b""}
-                out.append((r.offset, value))
-            if asyncio.get_running_loop().time() > deadline:
-                raise ke.KafkaTimeoutError(f"reading {self.config.dead_letter_topic}")
+        try:
+            while await self._reader.position(tp) < end:
+                batch = await self._reader.getmany(tp, timeout_ms=200, max_records=1000)
+                for r in batch.get(tp, ()):
+                    value = {"headers": header_dict(list(r.headers)), "value": r.value or b""}
+                    out.append((r.offset, value))
+                if asyncio.get_running_loop().time() > deadline:
+                    raise ke.KafkaTimeoutError(f"reading {self.config.dead_letter_topic}")
+        finally:
+            self._reader.pause(tp)
         return out
 
     def _apply(self, record: dict[str, Any]) -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -49,6 +50,8 @@ log = logging.getLogger(__name__)
 
 _MAX_BATCH_EVENTS = 5_000  # per transaction; more waits for the next one
 _MAX_BATCH_BYTES = 1024 * 1024
+_LINGER_S = 0.005  # how long a busy writer waits for company before a transaction
+_BUSY_S = 0.05  # busy: its last transaction ended less than this ago
 
 Restorer = Callable[[int], Awaitable[PartitionHeads]]
 Accepted = dict[int, list[int]]  # append in batch → items to send
@@ -120,6 +123,7 @@ class PartitionWriter:
         # the log by a transaction.
         self._unlogged: dict[Key, Entry] = {}
         self._task: asyncio.Task[None] | None = None
+        self._last_commit = float("-inf")  # monotonic time the last transaction ended
         self._ready = asyncio.Event()
         self._stopped = False
         self.fenced = False
@@ -255,6 +259,12 @@ class PartitionWriter:
     async def _next_batch(self) -> list[_Append]:
         batch = [await self._queue.get()]
         events = len(batch[0].items)
+        if self._queue.empty() and time.monotonic() - self._last_commit < _BUSY_S:
+            # A busy writer lingers a moment before the next transaction (Kafka's
+            # ``linger.ms``): appends of concurrent requests are usually a few
+            # milliseconds apart, and each transaction costs the broker and this process
+            # the same whatever it carries. A writer that was idle starts at once.
+            await asyncio.sleep(_LINGER_S)
         while not self._queue.empty() and events < _MAX_BATCH_EVENTS:
             nxt = self._queue.get_nowait()
             batch.append(nxt)
@@ -262,6 +272,12 @@ class PartitionWriter:
         return batch
 
     async def _commit(self, batch: list[_Append]) -> None:
+        try:
+            await self._commit_batch(batch)
+        finally:
+            self._last_commit = time.monotonic()
+
+    async def _commit_batch(self, batch: list[_Append]) -> None:
         accepted, staged, known = self._decide(batch)
         sends = [(a, i) for a, append in enumerate(batch) for i in accepted.get(a, [])]
         try:

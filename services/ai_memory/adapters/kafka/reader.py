@@ -15,7 +15,8 @@ projections' checkpoints, stored with their views, never Kafka's committed offse
 request per ``fetch_max_wait_ms`` at the end of a partition, whether or not anyone reads:
 twenty requests a second per idle reader, the largest part of an idle gateway's and its
 broker's CPU. A reader back in the pool is paused (no fetches; what it had prefetched
-stays buffered) and resumed when it is taken again.
+stays buffered) and resumed only when a read must fetch: a read at the end of a partition
+(whose end offset counts the last commit marker) is answered from the reader's position.
 
 **Waiting is a long poll** (``wait``): a reader at the waited offset asks the broker to
 hold its fetch until an event is committed there (``fetch_max_wait_ms`` of the pool, long
@@ -136,14 +137,19 @@ class ReaderPool:
                 out.append((r.offset, r.key or b"", r.value or b""))
             deadline = asyncio.get_running_loop().time() + self.request_timeout
             while len(out) < want:
+                if await reader.consumer.position(reader.tp) >= start + want:
+                    # Everything before the position was read: the rest of the range is
+                    # commit markers (the end offset counts the last one) or aborted
+                    # records. Known without a fetch: an idle projection's read asks the
+                    # broker nothing.
+                    break
+                reader.consumer.resume(reader.tp)
                 batch = await reader.consumer.getmany(
                     reader.tp, timeout_ms=_GETMANY_TIMEOUT_MS, max_records=want - len(out)
                 )
                 out.extend(
                     (r.offset, r.key or b"", r.value or b"") for r in batch.get(reader.tp, ())
                 )
-                if len(out) < want and await reader.consumer.position(reader.tp) >= start + want:
-                    break  # skipped offsets (control records) count towards ``want``
                 if len(out) < want and asyncio.get_running_loop().time() > deadline:
                     raise ke.KafkaTimeoutError(f"fetching {self.topic}[{partition}]@{start}")
             reader.next_offset = out[-1][0] + 1 if out else start
@@ -160,6 +166,7 @@ class ReaderPool:
         try:
             reader.position_at(start)
             if not reader.pending:
+                reader.consumer.resume(reader.tp)
                 batch = await reader.consumer.getmany(
                     reader.tp, timeout_ms=max(1, int(timeout * 1000)), max_records=max_records
                 )
@@ -190,8 +197,7 @@ class ReaderPool:
                 break
         else:
             chosen = idle.pop() if idle else await self._new_reader(partition)
-        chosen.consumer.resume(chosen.tp)
-        return chosen
+        return chosen  # paused (unless new): resumed only before it must fetch
 
     async def _new_reader(self, partition: int) -> _Reader:
         consumer = new_consumer(
