@@ -188,13 +188,18 @@ class ProjectionTailer:
         quiet = False
         while not self._stop.is_set():
             try:
-                # After a wait that found nothing, wait again without reading: the log
-                # said there is nothing to read (a read would ask the broker for end
-                # offsets, twice a second per idle projection).
-                if not quiet and self.step() > 0:
-                    self._idle = False
-                    backoff = 0.05
-                    continue
+                # Read, unless the last wait found nothing: the log said there is
+                # nothing to read. After a page that was not full, wait before reading
+                # again: the wait answers at once if more is there, and on Kafka it is
+                # the long poll whose events the next read takes, so a tailing projection
+                # costs one fetch per commit, not a fetch and an end-offset request.
+                if not quiet:
+                    applied = self.step()
+                    if applied > 0:
+                        self._idle = False
+                        backoff = 0.05
+                    if applied >= self.batch_size:
+                        continue
                 quiet = not self.log.wait_for_events(
                     after=self._position, timeout=0.5, partition=self.partition
                 )

@@ -4,8 +4,9 @@ A change-feed long-poll (``service.changes``) must wake the moment something is 
 without holding a worker thread per waiting request. One watcher thread per partition
 blocks in ``EventLog.wait_for_events`` (woken at once by appends of this process on the
 embedded log, other processes' appends polled at its own short interval; a long poll on
-Kafka, answered by the broker when a commit lands) and resolves the futures of every request waiting beyond the new
-head. So a thousand subscribers cost one thread per partition, not a thousand threads.
+Kafka, answered by the broker when a commit lands) and resolves the futures of every
+request waiting beyond the new head. So a thousand subscribers cost one thread per
+partition, not a thousand threads.
 
 The watchers start with the first waiter and end after ``IDLE_SECONDS`` without one.
 """

@@ -222,8 +222,6 @@ class KafkaLogReads:
         ``read`` takes the fetched events (``_fetch``). Polling end offsets instead cost a
         request every 50 ms per waiter."""
         start = self._start_offset(after, partition)
-        if self._appended.get(partition, -1) >= start:
-            return True  # this process committed it: no need to ask
 
         async def wait() -> bool:
             return await self._waits.wait(partition, start, max(timeout, 0.0), _WAIT_BATCH)
