@@ -3,6 +3,7 @@ and the record format every writer shares (``adapters/kafka/dead_letter``)."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Iterator
 
@@ -21,6 +22,7 @@ from ai_memory.adapters.kafka.dead_letters import KafkaDeadLetters
 from ai_memory.core.ports import DeadLetters
 from ai_memory.core.positions import pack
 from tests.contract.dead_letters_contract import DeadLettersContract, MakeStore, letter
+from tests.kafka_requests import count_fetches
 
 
 class TestKafkaDeadLetters(DeadLettersContract):
@@ -56,25 +58,12 @@ def test_an_idle_store_sends_no_fetches(
 ) -> None:
     """The store reads its topic when asked; an assigned consumer left running fetched in
     the background twenty times a second for the life of every gateway."""
-    import threading
-    from typing import Any
-
-    import aiokafka.conn
-
     config = KafkaLogConfig(kafka_bootstrap, f"dlq-test-{uuid.uuid4().hex[:10]}", 1)
     store = KafkaDeadLetters(config)
     try:
         store.put(letter(pack(0, 3), "index"))
         assert store.counts() == {"index": 1}
-        fetches: list[str] = []
-        send = aiokafka.conn.AIOKafkaConnection.send
-
-        def counted(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
-            if type(request).__name__.startswith("FetchRequest"):
-                fetches.append(type(request).__name__)
-            return send(self, request, *args, **kwargs)
-
-        monkeypatch.setattr(aiokafka.conn.AIOKafkaConnection, "send", counted)
+        fetches = count_fetches(monkeypatch)
         threading.Event().wait(2.0)
         assert len(fetches) <= 2, fetches  # one in flight when it was paused, at most
         assert store.counts() == {"index": 1}  # and it still reads when asked

@@ -9,6 +9,7 @@ single-writer guarantees (fencing, forwarding, no orphan versions) are attacked 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import uuid
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ from ai_memory.core.positions import offset_of, pack, partition_of
 from ai_memory.serialization import AvroEventSerializer, UndecodableEvent
 from tests.contract.event_log_contract import EventLogContract, read_all
 from tests.factories import record, written
+from tests.kafka_requests import count_fetches
 
 JUNK = b"\x00not an avro frame at all"
 
@@ -212,13 +214,13 @@ def test_superseded_event_retry_is_refused_not_duplicated(klog: KafkaEventLog) -
     assert len(read_all(klog)) == 2
 
 
-def test_failed_transaction_moves_no_head_and_leaves_nothing_readable(
-    klog: KafkaEventLog, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The orphan of the claim-then-append design: a version decided, its event never
-    committed. Here the commit fails after the events were sent to the broker."""
-    event = written(record("m1"))
-    writer = klog._writers[klog.partition_for(event.partition_key)]
+@contextlib.contextmanager
+def failing_commits(
+    klog: KafkaEventLog, partition: int, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Inside: the partition's writer sends its events, then its commit fails as if the
+    broker were gone (the transaction is aborted)."""
+    writer = klog._writers[partition]
     # The writer opens its transactional producer once its partition is assigned: on a
     # broker that just started, the group coordinator needs a moment.
     klog._loop.run(writer.ready(60), 65)
@@ -228,8 +230,18 @@ def test_failed_transaction_moves_no_head_and_leaves_nothing_readable(
 
     with monkeypatch.context() as patch:
         patch.setattr(writer._producer, "commit_transaction", broker_gone)
-        with pytest.raises(Unavailable):
-            klog.append([event])
+        yield
+
+
+def test_failed_transaction_moves_no_head_and_leaves_nothing_readable(
+    klog: KafkaEventLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The orphan of the claim-then-append design: a version decided, its event never
+    committed. Here the commit fails after the events were sent to the broker."""
+    event = written(record("m1"))
+    partition = klog.partition_for(event.partition_key)
+    with failing_commits(klog, partition, monkeypatch), pytest.raises(Unavailable):
+        klog.append([event])
     assert klog.heads("default", ["m1"]) == {}  # no version without its event
     assert read_all(klog) == []  # the aborted transaction is never read
     (position,) = klog.append([event])  # the caller's retry goes through, once
@@ -379,16 +391,8 @@ def test_a_wait_is_not_woken_by_an_aborted_transaction(
     klog = open_log(kafka_bootstrap, topic, partitions=1)
     reader = open_log(kafka_bootstrap, topic, partitions=1, writer=False)
     try:
-        writer = klog._writers[0]
-        klog._loop.run(writer.ready(60), 65)
-
-        async def broker_gone() -> None:
-            raise ke.KafkaConnectionError("connection refused")
-
-        with monkeypatch.context() as patch:
-            patch.setattr(writer._producer, "commit_transaction", broker_gone)
-            with pytest.raises(Unavailable):
-                klog.append([written(record("aborted"))])
+        with failing_commits(klog, 0, monkeypatch), pytest.raises(Unavailable):
+            klog.append([written(record("aborted"))])
         assert reader.wait_for_events(after=0, timeout=1.0) is False
         assert reader.read(after=0, limit=10) == []
         (position,) = klog.append([written(record("committed"))])
@@ -402,8 +406,6 @@ def test_a_wait_is_not_woken_by_an_aborted_transaction(
 def test_idle_readers_send_no_fetches(klog: KafkaEventLog, monkeypatch: pytest.MonkeyPatch) -> None:
     """An assigned consumer fetches in the background even when nobody reads: one request
     per fetch wait (50 ms) per idle reader, forever. Readers back in the pool are paused."""
-    import aiokafka.conn
-
     for i in range(12):
         klog.append([written(record(f"m{i}", scope=f"user:u{i}"))])
     for p in klog.partitions():
@@ -414,15 +416,7 @@ def test_idle_readers_send_no_fetches(klog: KafkaEventLog, monkeypatch: pytest.M
             )
             is False
         )
-    fetches: list[str] = []
-    send = aiokafka.conn.AIOKafkaConnection.send
-
-    def counted(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
-        if type(request).__name__.startswith("FetchRequest"):
-            fetches.append(type(request).__name__)
-        return send(self, request, *args, **kwargs)
-
-    monkeypatch.setattr(aiokafka.conn.AIOKafkaConnection, "send", counted)
+    fetches = count_fetches(monkeypatch)
     threading.Event().wait(2.0)  # idle: nobody reads or waits
     # Fetches in flight when the readers went back to the pool may still be answered and
     # followed by none; twelve readers polling every 50 ms would send hundreds.
