@@ -121,3 +121,26 @@ def test_vectors_are_deterministic_well_formed_and_u32(text: str) -> None:
 @given(st.text())
 def test_document_and_query_see_the_same_terms(text: str) -> None:
     assert sparse_terms(text).indices == query_terms(text).indices
+
+
+@given(st.lists(st.text(max_size=40), min_size=1, max_size=8))
+def test_remembered_terms_are_the_terms_computed_afresh(texts: list[str]) -> None:
+    """The word → term cache changes nothing: every text reads the same warm as cold,
+    whatever was tokenised before it (words shared between texts included)."""
+    from ai_memory.core import keywords
+
+    warm = [tokens(t) for t in texts] + [tokens(t) for t in reversed(texts)]
+    keywords._term.cache_clear()
+    cold = []
+    for t in texts + list(reversed(texts)):
+        cold.append(tokens(t))
+        keywords._term.cache_clear()
+    assert warm == cold
+
+
+def test_the_term_cache_is_bounded() -> None:
+    from ai_memory.core import keywords
+
+    keywords._term.cache_clear()
+    tokens(" ".join(f"word{n}x" for n in range(keywords._TERM_CACHE + 100)))
+    assert keywords._term.cache_info().currsize == keywords._TERM_CACHE

@@ -48,6 +48,7 @@ search and count filters on ``state``, which tombstones lack, so they are invisi
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -84,8 +85,11 @@ ALL_STATES = tuple(s.value for s in MemoryState)
 PREFETCH_MIN = 50
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def point_id(tenant: str, memory_id: str) -> str:
-    """Stable point id. Memory ids never contain '/', so the key is unambiguous."""
+    """Stable point id. Memory ids never contain '/', so the key is unambiguous. Cached:
+    a batch asks for each id twice (the stored marks, then the plan), and a memory's
+    later versions and reads ask again."""
     return str(uuid.uuid5(POINT_NAMESPACE, f"{tenant}/{memory_id}"))
 
 

@@ -392,7 +392,7 @@ class QdrantEdgeIndex:
     def _point(w: ip.PointWrite) -> qe.Point:
         vector: dict[str, Any] = {}
         if w.dense is not None:
-            vector[ip.DENSE] = w.dense.astype("float32").tolist()
+            vector[ip.DENSE] = w.dense.astype("float32", copy=False).tolist()
             if w.sparse is not None and w.sparse.indices:
                 vector[ip.SPARSE] = _sparse(w.sparse)
         return qe.Point(w.point_id, vector, w.payload)

@@ -26,14 +26,27 @@ from ai_memory.core.ports import (
 from ai_memory.core.projection import IndexMutation, IndexPut
 from ai_memory.core.sealing import tag_digest
 
+# Digests remembered per index (a tenant's tags repeat on most of its memories; an HMAC
+# per tag per event was a tenth of an index projection's time). Cleared when full.
+_DIGEST_CACHE = 1 << 16
+
 
 class TagDigestIndex:
     def __init__(self, inner: VectorIndex, key: bytes) -> None:
         self.inner = inner
         self._key = key
+        self._known: dict[tuple[str, str], str] = {}
+
+    def _digest(self, tenant: str, tag: str) -> str:
+        found = self._known.get((tenant, tag))
+        if found is None:
+            if len(self._known) >= _DIGEST_CACHE:
+                self._known.clear()
+            found = self._known[(tenant, tag)] = tag_digest(self._key, tenant, tag)
+        return found
 
     def _digests(self, tenant: str, tags: Sequence[str]) -> tuple[str, ...]:
-        return tuple(tag_digest(self._key, tenant, t) for t in tags)
+        return tuple(self._digest(tenant, t) for t in tags)
 
     def apply(
         self,

@@ -39,6 +39,7 @@ tenant's documents only (``adapters/index_payload.py``, "Keyword IDF per tenant"
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 import zlib
@@ -51,6 +52,9 @@ K1 = 1.2
 B = 0.75
 AVG_DOC_LEN = 32.0
 MAX_TOKEN_CHARS = 64
+# Distinct words whose terms are remembered (a few MB; a vocabulary beyond it still works,
+# only the least recently seen words are stemmed again).
+_TERM_CACHE = 1 << 15
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f"
 _TOKEN = re.compile(
@@ -136,20 +140,29 @@ def tokens(text: str) -> list[str]:
     normalised = unicodedata.normalize("NFKC", text).casefold()
     out: list[str] = []
     for match in _TOKEN.finditer(normalised):
-        cjk = match.group("cjk")
+        cjk, word = match.group("cjk", "word")
         if cjk is not None:
             out.extend(cjk)
             out.extend(cjk[i : i + 2] for i in range(len(cjk) - 1))
             continue
-        word = match.group("word").replace("’", "'")
-        if word in STOP_WORDS or len(word) > MAX_TOKEN_CHARS:
-            continue
-        if word.endswith("'s"):
-            word = word[:-2]
-        word = stem(word.replace("'", ""))
-        if word and word not in STOP_WORDS:
-            out.append(word)
+        term = _term(word)
+        if term is not None:
+            out.append(term)
     return out
+
+
+@functools.lru_cache(maxsize=_TERM_CACHE)
+def _term(word: str) -> str | None:
+    """The term a normalised word indexes as (None: a stop word or too long). Cached:
+    words repeat (Zipf), and stemming each occurrence again was most of the keyword
+    cost of every projected event and every query."""
+    word = word.replace("’", "'")
+    if word in STOP_WORDS or len(word) > MAX_TOKEN_CHARS:
+        return None
+    if word.endswith("'s"):
+        word = word[:-2]
+    word = stem(word.replace("'", ""))
+    return word if word and word not in STOP_WORDS else None
 
 
 def term_id(term: str) -> int:
@@ -160,11 +173,11 @@ def term_id(term: str) -> int:
 def _to_sparse(weights: Iterable[tuple[int, float]]) -> SparseVector:
     merged: dict[int, float] = {}
     for index, value in weights:
-        merged[index] = merged.get(index, 0.0) + value
-    ordered = sorted(merged.items())
-    return SparseVector(
-        indices=tuple(i for i, _ in ordered), values=tuple(float(v) for _, v in ordered)
-    )
+        merged[index] = merged.get(index, 0.0) + value  # two terms, one CRC: summed
+    if not merged:
+        return SparseVector((), ())
+    indices, values = zip(*sorted(merged.items()), strict=True)
+    return SparseVector(indices=indices, values=tuple(map(float, values)))
 
 
 def sparse_terms(text: str) -> SparseVector:
