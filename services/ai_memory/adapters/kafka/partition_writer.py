@@ -172,7 +172,8 @@ class PartitionWriter:
         }
 
     async def ready(self, timeout: float) -> None:
-        await asyncio.wait_for(self._ready.wait(), timeout)
+        if not self._ready.is_set():  # every heads lookup asks: no task when it is
+            await asyncio.wait_for(self._ready.wait(), timeout)
 
     # --- the port ----------------------------------------------------------------------
     def heads(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, Head]:
