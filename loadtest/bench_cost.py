@@ -32,9 +32,13 @@ the background every process burns — polling, heartbeats — in CPU ms per sec
 ``--batch-clients`` clients), ``put`` (single ``PUT /v1/memories/{id}`` from
 ``--put-clients`` clients), ``get`` (``GET /v1/memories/{id}`` of memories the batch
 phase wrote) and ``search`` (``POST /v1/memories/search``, hybrid, one scope), the reads
-from ``--read-clients`` clients. Every phase writes new memories (no no-op upserts) and
-ends only when every view caught up with the log's last event as read from Kafka once
-the load stopped: the records and index workers' ``aimem_projection_position`` (their
+from ``--read-clients`` clients; last, unless ``--no-replay``, ``replay records`` and
+``replay index``: the serving processes stopped, ``ai-memory replay --projection <view>``
+rebuilds the view in place from offset 0 (the fleet's "rebuild the index" job), CPU per
+event from the command's own figure (its start-up left out) plus Kafka and Cassandra.
+The write and read phases write new memories (no no-op upserts) and end only when every
+view caught up with the log's last event as read from Kafka once the load stopped: the
+records and index workers' ``aimem_projection_position`` (their
 metrics endpoints), the usage table's folded point (its changelog, read here as a
 gateway reads it), then the gateway's ``/healthz`` positions (its co-located index; the
 records checkpoints); when each view got there is reported. A read phase first waits out
@@ -71,7 +75,9 @@ import dataclasses
 import json
 import os
 import random
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -96,7 +102,7 @@ from loadtest.bench_distributed import (
     timed_put,
 )
 from loadtest.bench_embedded import percentile
-from loadtest.cluster import Cluster, Proc, free_port
+from loadtest.cluster import CLI, Cluster, Proc, free_port
 from loadtest.corpus import QUERIES
 from loadtest.faults import Servers, profile
 from loadtest.faults_check import worker_positions
@@ -140,6 +146,7 @@ class Options:
     search_requests: int = 200
     read_clients: int = 4
     timeout: float = 900.0  # per phase, for every view to catch up
+    replay: bool = True  # then rebuild every view from offset 0 (``ai-memory replay``)
 
 
 @dataclass
@@ -197,6 +204,8 @@ class Deployment(Protocol):
 
     def pids(self) -> dict[str, int]: ...
     def wait_done(self, needed: dict[int, int], timeout: float) -> dict[str, float]: ...
+    def replay_env(self) -> dict[str, str]: ...
+    def stop_serving(self) -> None: ...
 
 
 def alive(procs: dict[str, Proc]) -> None:
@@ -317,6 +326,14 @@ class Distributed:
                 return False
         return all(at.get(p, 0) >= h for p, h in heads.items())
 
+    def replay_env(self) -> dict[str, str]:
+        return self.cluster.env  # the gateway's log, store, vault and co-located index
+
+    def stop_serving(self) -> None:
+        for proc in self.procs.values():
+            proc.stop()
+        self.procs.clear()
+
     def stop(self) -> None:
         self.http.close()
         if self.replica is not None:
@@ -358,8 +375,7 @@ class Embedded:
             time.sleep(0.2)
 
     def pids(self) -> dict[str, int]:
-        assert self.server is not None
-        return {"server": self.server.proc.pid}
+        return {} if self.server is None else {"server": self.server.proc.pid}
 
     def wait_done(self, needed: dict[int, int], timeout: float) -> dict[str, float]:
         assert self.server is not None
@@ -375,6 +391,14 @@ class Embedded:
             if time.monotonic() > deadline:
                 raise AssertionError(f"the embedded projections did not catch up: {h}")
             time.sleep(POLL_S)
+
+    def replay_env(self) -> dict[str, str]:
+        return self.env
+
+    def stop_serving(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
 
     def stop(self) -> None:
         self.http.close()
@@ -423,6 +447,46 @@ def measure(
     after = writer_counts(http)
     phase.transactions, phase.transaction_events = after[0] - before[0], after[1] - before[1]
     print(f"[cost] {dep.name} {name}: {brief(phase)}", file=sys.stderr)
+    return phase
+
+
+#: The views ``ai-memory replay`` rebuilds, in the order an operator would run them.
+REPLAYED = ("records", "index")
+
+
+def replay(dep: Deployment, projection: str, opt: Options) -> Phase:
+    """The fleet's "rebuild the view" job: ``ai-memory replay --projection <view>`` from
+    offset 0, in place, with whatever serves the view stopped first (as the command asks;
+    ``stop_serving``). CPU: the replay process (its own rusage, exact to its exit), Kafka
+    and Cassandra; per event replayed, as the command counts them."""
+    print(f"[cost] {dep.name} replay {projection}: started", file=sys.stderr)
+    cpu = CpuWindow(dep.pids() | {"bench": os.getpid()})  # the servers, if any, by now
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [*CLI, "replay", "--projection", projection],
+        env=dep.replay_env(),
+        capture_output=True,
+        text=True,
+        timeout=opt.timeout,
+        check=False,
+    )
+    elapsed = time.perf_counter() - t0
+    used = cpu.seconds()
+    found = re.search(
+        rf"{projection}: (\d+) events in ([\d.]+)s .*?([\d.]+) ms of CPU per event", done.stderr
+    )
+    if done.returncode != 0 or found is None:
+        raise AssertionError(f"replay {projection} failed ({done.returncode}):\n{done.stderr}")
+    events = int(found.group(1))
+    # The command's own figure: its CPU while replaying, its start-up (interpreter, model,
+    # connections: seconds, whatever the log's length) left out. The window's "rest of
+    # the box" held all of the process, start-up included.
+    used["replay"] = float(found.group(3)) * events / 1000
+    used["rest of the box"] = max(used.get("rest of the box", 0.0) - used["replay"], 0.0)
+    took = float(found.group(2))  # the replay's own wall time: the rate is events / took
+    phase = Phase(f"replay {projection}", "event", events, took, took, used)
+    print(f"[cost] {dep.name} replay {projection}: {elapsed:.1f} s with start-up", file=sys.stderr)
+    print(f"[cost] {dep.name} replay {projection}: {brief(phase)}", file=sys.stderr)
     return phase
 
 
@@ -560,11 +624,16 @@ def run_phases(dep: Deployment, opt: Options) -> list[Phase]:
         for name, unit, count, load in steps:
             if count > 0:
                 phases.append(measure(dep, http, name, unit, count, load, opt))
-        if phases and phases[0].unit == "second":
-            rate = {n: v / phases[0].count for n, v in phases[0].cpu_s.items()}
-            for phase in phases[1:]:
-                phase.idle_cpu_per_s = rate
-        return phases
+    if phases and phases[0].unit == "second":
+        rate = {n: v / phases[0].count for n, v in phases[0].cpu_s.items()}
+        for phase in phases[1:]:
+            phase.idle_cpu_per_s = rate
+    if opt.replay:
+        # Last: a replay rebuilds the views in place, with the serving processes stopped
+        # (the idle row's rates were those of processes that no longer run: no "net").
+        dep.stop_serving()
+        phases += [replay(dep, view, opt) for view in REPLAYED]
+    return phases
 
 
 # ------------------------------------------------------------------------------- output
@@ -591,11 +660,12 @@ def brief(p: Phase) -> str:
     return f"{p.count} {plural(p)} in {p.done_s:.1f} s; CPU ms per {p.unit}: {ms}{txn}"
 
 
-def row(p: Phase, columns: list[str]) -> str:
+def row(p: Phase, columns: list[str], not_measured: list[str]) -> str:
     ms = p.ms_per_unit()
     cells = [p.name, f"{p.count:,} {plural(p)}"]
-    cells += [f"{ms[c]:.2f}" if c in ms else "n/m" for c in columns]
-    at_least = "≥ " if any(c not in ms for c in columns) else ""  # a server not measured
+    # A blank: the process did not run in this phase (a replay's, or the replay itself).
+    cells += [f"{ms[c]:.2f}" if c in ms else "n/m" if c in not_measured else "" for c in columns]
+    at_least = "≥ " if not_measured else ""  # a server not measured
     cells.append(f"**{at_least}{p.stack_ms():.2f}**")
     net = p.net_ms_per_unit()
     cells.append(f"{at_least}{sum(net.values()):.2f}" if net else "")
@@ -603,6 +673,8 @@ def row(p: Phase, columns: list[str]) -> str:
     cells.append(f"{ms['rest of the box']:.2f}")
     if p.unit == "second":
         cells += ["", "", "", ""]
+    elif p.unit == "event":  # a replay: events applied per second, no requests
+        cells += ["", f"{p.count / p.done_s:,.1f}", "", ""]
     else:
         cells += [
             f"{p.count / p.acked_s:,.1f}",
@@ -620,11 +692,12 @@ def table(name: str, phases: list[Phase], not_measured: list[str]) -> str:
     head += ["client (bench)", "rest of the box"]
     head += ["acked /s", "fully projected /s", "p50 ms", "p95 ms"]
     lines = [
-        f"{name}: CPU ms per memory (per request for get/search, per second for idle)",
+        f"{name}: CPU ms per memory (per request for get/search, per second for idle, per"
+        " event for replay)",
         "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
-        *(row(p, columns) for p in phases),
+        *(row(p, columns, not_measured) for p in phases),
     ]
     caught = [
         f"{p.name}: " + ", ".join(f"{v} {t:.1f}" for v, t in p.caught_up_s.items())
@@ -731,6 +804,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--keep-servers", action="store_true", help="leave them running")
     parser.add_argument("--embedded", action="store_true", help="the embedded server too")
     parser.add_argument("--only-embedded", action="store_true", help="the embedded server only")
+    parser.add_argument(
+        "--no-replay", dest="replay", action="store_false", help="skip the replay phases"
+    )
     parser.add_argument("--json", type=Path, help="write every number here too")
     args = parser.parse_args(argv)
     assert args.batch_memories > 0 or not args.get_requests, "get reads the batch's memories"
@@ -747,6 +823,7 @@ def main(argv: list[str] | None = None) -> None:
         search_requests=args.search_requests,
         read_clients=args.read_clients,
         timeout=args.timeout,
+        replay=args.replay,
     )
     out: dict[str, Any] = {
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"),

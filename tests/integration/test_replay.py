@@ -3,6 +3,7 @@ tailers resume from their stored checkpoints after a restart."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -142,3 +143,6 @@ def test_cli_replay_reports_progress_and_rate(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "records:" in result.output and "index:" in result.output
     assert "events/s" in result.output
+    # What a rebuild costs per event, start-up left out (loadtest/bench_cost.py reads it)
+    costs = re.findall(r"([\d.]+) ms of CPU per event here", result.output)
+    assert len(costs) == 2 and all(float(c) > 0 for c in costs), result.output
