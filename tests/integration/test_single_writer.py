@@ -11,6 +11,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -286,3 +287,40 @@ def test_the_peer_port_refuses_a_wrong_token(kafka_bootstrap: str, topic: str) -
         assert len(read_all(log)) == 1
     finally:
         log.close()
+
+
+def test_a_lone_gateway_answers_heads_on_the_calling_thread(
+    kafka_bootstrap: str, topic: str
+) -> None:
+    """Owning every partition, a gateway reads its writers' heads without a round trip
+    through its Kafka loop, and answers what the loop would."""
+    log = gateway(kafka_bootstrap, topic)
+    try:
+        ids = [f"m{i}" for i in range(8)]
+        positions = log.append([written(record(i, scope=f"user:{i}")) for i in ids])
+        settled(log)
+        through_loop: list[object] = []
+        real = log._loop.run
+
+        def counted(coro: Any, timeout: float | None = None) -> Any:
+            through_loop.append(coro)
+            return real(coro, timeout)
+
+        log._loop.run = counted  # type: ignore[method-assign]
+        heads = log.heads("default", [*ids, "absent"])
+        assert through_loop == []
+        assert [heads[i].position for i in ids] == positions and "absent" not in heads
+        assert real(log._heads("default", [*ids, "absent"]), 20) == heads
+    finally:
+        log.close()
+
+
+def test_a_gateway_that_owns_only_some_partitions_asks_its_loop(
+    pair: tuple[KafkaEventLog, KafkaEventLog],
+) -> None:
+    a, b = pair
+    ids = [f"m{i}" for i in range(16)]
+    positions = b.append([written(record(i, scope=f"user:{i}")) for i in ids])
+    assert a._heads_here("default", ids) is None  # another owner holds some of them
+    heads = a.heads("default", ids)
+    assert [heads[i].position for i in ids] == positions

@@ -291,8 +291,33 @@ class KafkaLogWrites(KafkaLogReads):
         the owners of the other partitions (a memory id does not name its partition)."""
         if not memory_ids:
             return {}
+        here = self._heads_here(tenant, list(memory_ids))
+        if here is not None:
+            return here
         with translate_errors():
             return self._loop.run(self._heads(tenant, list(memory_ids)), self._timeout * 2)
+
+    def _heads_here(self, tenant: str, ids: list[str]) -> dict[str, Head] | None:
+        """``heads`` on the calling thread when this process owns every partition and
+        each writer is ready (one gateway, or a fleet of one): None otherwise, and the
+        loop decides (it waits out a rebalance, asks the other owners). Saves every write
+        a round trip through the Kafka loop's thread. Reading the writers' heads from this
+        thread is what the loop's answer gives too: committed heads, which may move the
+        moment after; the owner re-checks every head an append moves (``admit``)."""
+        if self._member is None or self._peers is None:
+            return None
+        owners = self._member.routes.owners  # replaced whole on a rebalance
+        writers = dict(self._writers)
+        if len(owners) != len(self._partitions) or set(writers) != set(owners):
+            return None
+        for p, url in owners.items():
+            writer = writers[p]
+            if url != self.advertised or writer.paused or writer.fenced or not writer.is_ready:
+                return None
+        found: dict[str, Head] = {}
+        for writer in writers.values():
+            found.update(writer.heads(tenant, ids))
+        return found
 
     async def _heads(self, tenant: str, ids: list[str]) -> dict[str, Head]:
         if self._member is None or self._peers is None:

@@ -171,6 +171,11 @@ class PartitionWriter:
             "last_error": self.last_error,
         }
 
+    @property
+    def is_ready(self) -> bool:
+        """Owner with restored heads, taking appends (readable from any thread)."""
+        return self._ready.is_set() and not (self.paused or self.fenced or self._stopped)
+
     async def ready(self, timeout: float) -> None:
         if not self._ready.is_set():  # every heads lookup asks: no task when it is
             await asyncio.wait_for(self._ready.wait(), timeout)
