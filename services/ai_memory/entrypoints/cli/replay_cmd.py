@@ -77,7 +77,8 @@ def replay_cmd(
                     f"{name}: {applied} events in {elapsed:.2f}s "
                     f"({applied / max(elapsed, 1e-9):,.0f} events/s, "
                     f"{cpu_ms:.3f} ms of CPU per event here), "
-                    f"{parked} dead-lettered"
+                    f"{parked} dead-lettered",
+                    soft_wrap=True,  # one line, whatever the terminal's width: it is parsed
                 )
                 if parked:
                     err.print(
