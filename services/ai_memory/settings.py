@@ -109,6 +109,19 @@ class Settings(BaseSettings):
     projector_batch: int = Field(
         default=500, description="Events an in-process projection applies per batch."
     )
+    index_compact_after: int = Field(
+        default=10_000,
+        ge=0,
+        description="Embedded index (Qdrant Edge): points written after which a serving "
+        "process compacts it in a child process — search structures built, forgotten "
+        "vectors purged — while searches go on (0 = never; `ai-memory optimize` offline).",
+    )
+    index_forget_delay: float = Field(
+        default=30.0,
+        ge=0,
+        description="Seconds after a forget by which a compaction of the embedded index "
+        "starts, so forgotten vectors leave its files without an operator step.",
+    )
     # --- governance ----------------------------------------------------------------------
     govern_interval: float = Field(
         default=3600.0,

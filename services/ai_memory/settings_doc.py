@@ -23,7 +23,16 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("Serving", ("host", "port", "metrics_port", "insecure_open", "allowed_hosts", "cors_origins")),
     ("Models and schemas", ("embedder", "model_dir", "schema_dir")),
-    ("Reads and projections", ("wait_timeout", "projector_batch", "log_level")),
+    (
+        "Reads and projections",
+        (
+            "wait_timeout",
+            "projector_batch",
+            "index_compact_after",
+            "index_forget_delay",
+            "log_level",
+        ),
+    ),
     (
         "Governance and notes",
         (

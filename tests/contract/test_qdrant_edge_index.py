@@ -36,7 +36,13 @@ def test_checkpoint_file_sits_next_to_the_shard(tmp_path: Path) -> None:
     apply(idx, put("m1", 3, axis(1), "tea"))
     idx.close()
     data = json.loads((tmp_path / "checkpoint.json").read_text())
-    assert data == {"checkpoints": {"0": 3}, "checkpoint": 3, "model_name": "m", "dim": DIM}
+    assert data == {
+        "checkpoints": {"0": 3},
+        "checkpoint": 3,
+        "model_name": "m",
+        "dim": DIM,
+        "shard": "shard",  # the live generation (a compaction names the next one)
+    }
     assert (tmp_path / "shard").is_dir()
 
 

@@ -8,10 +8,12 @@ server adapter (``index_payload``).
 
 Layout of ``path``::
 
-    shard/             the EdgeShard (segments; WAL disabled, see below)
+    shard/, shard.N/   the EdgeShard generation named by checkpoint.json (segments; WAL
+                       disabled, see below); a compaction builds the next one beside it
     checkpoint.json    {"checkpoints": {partition: position}, "checkpoint", "model_name",
-                       "dim"}: written after every flush; "checkpoint" repeats partition 0
-                       so files written before the log was partitioned still open
+                       "dim", "shard"}: written after every flush; "checkpoint" repeats
+                       partition 0 so files written before the log was partitioned still
+                       open; "shard" names the live generation (absent: ``shard``)
 
 Durability. The checkpoint on disk never runs ahead of the data it describes: the shard
 is ``flush()``ed first, then ``checkpoint.json`` is replaced atomically (tmp + fsync +
@@ -48,12 +50,11 @@ but it returns only the fused score and per-retriever ranks are needed to explai
 
 HNSW. Edge runs no background optimizer: new points stay in a plain appendable segment
 (brute force) until ``optimize()`` builds the HNSW graph, and that call holds the GIL for
-its whole duration. Selective filters (a scope) stay fast without a graph because the
-engine pre-filters by payload index; unfiltered tenant-wide searches need the graph
-(100k × 256 on two cores: scoped hybrid 2.1 ms p50 either way, tenant-wide hybrid 25 ms
-before ``optimize()`` and 2.8 ms after; the optimisation itself took 76 s).
-``optimize_after`` triggers it from ``apply`` once that many points were written since
-the last optimisation; pass ``None`` and call ``optimize()`` at a quiet moment instead.
+its whole duration (100k points in one scope: hybrid search p50 30 ms before, 6 ms after;
+the optimisation took 8–76 s). A serving process therefore compacts off the serving path
+(``start_compaction``, ``edge_compaction``): the next generation is optimised in a child
+process and swapped in. ``optimize()`` (blocking) is for offline tools; ``optimize_after``
+runs it from ``apply`` once that many points were written (tests, small indexes).
 """
 
 from __future__ import annotations
@@ -77,8 +78,21 @@ from ai_memory.core.ports import IndexHit, IndexQuery, IndexRebuild, SparseVecto
 from ai_memory.core.projection import IndexMutation
 
 from . import index_payload as ip
+from .edge_compaction import (
+    FIRST_GENERATION,
+    CompactionPolicy,
+    Compactor,
+    EdgeLayout,
+    edge_config,
+    is_generation,
+    next_generation,
+)
 
 log = logging.getLogger(__name__)
+
+# A compaction's last stretch of catch-up runs under the apply lock (the projection waits
+# for it); everything before that runs beside the live projection.
+_CATCH_UP_UNDER_LOCK = 200
 
 _INPUT_ERRORS = ("dimension error", "Wrong input", "Bad input", "Not existing vector name")
 
@@ -186,20 +200,22 @@ class QdrantEdgeIndex:
         optimize_after: int | None = 20_000,
         flush_interval: float = 1.0,
         indexing_threshold_kb: int | None = None,
+        compaction: CompactionPolicy | None = None,
     ) -> None:
         if dim <= 0:
             raise InvalidInput("dim", "positive", "the vector dimension must be > 0")
         self._root = Path(path)
-        self._shard_dir = self._root / "shard"
+        self._generation = FIRST_GENERATION
         self._checkpoint_file = self._root / "checkpoint.json"
         self._dim = dim
         self._model_name = model_name
-        self._hnsw = (hnsw_m, hnsw_ef_construct)
+        # Vector KB after which the optimizers turn a segment into an indexed, immutable
+        # one; ``None`` keeps the engine default (tests lower it to get such segments).
+        self._layout = EdgeLayout(
+            dim, hnsw_m, hnsw_ef_construct, indexing_threshold_kb=indexing_threshold_kb
+        )
         self._params = None if search_ef is None else qe.SearchParams(hnsw_ef=search_ef)
         self._optimize_after = optimize_after
-        # Vector KB after which ``optimize()`` turns a segment into an indexed, immutable
-        # one; ``None`` keeps the engine default (tests lower it to get such segments).
-        self._indexing_threshold_kb = indexing_threshold_kb
         self._written_since_optimize = 0
         self._flush_interval = flush_interval
         self._last_flush = time.monotonic()
@@ -209,40 +225,26 @@ class QdrantEdgeIndex:
         self._rw = _ReadWriteLock()
         self._apply_lock = threading.Lock()
         self._shard: qe.EdgeShard | None = None
+        self._compaction = Compactor(compaction)
         with _engine("open"):
             self._open()
 
+    @property
+    def _shard_dir(self) -> Path:
+        return self._root / self._generation
+
     # --- lifecycle ------------------------------------------------------------------
     def _config(self) -> qe.EdgeConfig:
-        m, ef_construct = self._hnsw
-        return qe.EdgeConfig(
-            vectors={ip.DENSE: qe.EdgeVectorParams(size=self._dim, distance=qe.Distance.Cosine)},
-            sparse_vectors={ip.SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-            hnsw_config=qe.HnswIndexConfig(
-                m=m, ef_construct=ef_construct, full_scan_threshold=10_000
-            ),
-            optimizers=self._optimizers(),
-            wal_enabled=False,
-        )
+        return edge_config(self._layout)
 
-    def _optimizers(self) -> qe.EdgeOptimizersConfig:
-        # Vacuum every segment that holds a deleted point whenever ``optimize()`` runs (the
-        # engine's defaults wait for 20 % deleted and 1000 vectors): a forgotten memory's
-        # vectors are rewritten out of the segment files then (docs/design/FORGETTING.md).
-        return qe.EdgeOptimizersConfig(
-            deleted_threshold=0.0,
-            vacuum_min_vector_number=1,
-            indexing_threshold=self._indexing_threshold_kb,
-        )
-
-    def _read_checkpoints(self) -> dict[int, int]:
+    def _read_checkpoints(self) -> tuple[dict[int, int], str]:
         try:
             data = json.loads(self._checkpoint_file.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return {}
+            return {}, FIRST_GENERATION
         except (ValueError, OSError) as e:
             log.warning("unreadable index checkpoint %s (%s); rebuilding", self._checkpoint_file, e)
-            return {}
+            return {}, FIRST_GENERATION
         if data.get("model_name") != self._model_name or data.get("dim") != self._dim:
             log.warning(
                 "index was built for %s/%s, now %s/%s; rebuilding from the log",
@@ -251,10 +253,14 @@ class QdrantEdgeIndex:
                 self._model_name,
                 self._dim,
             )
-            return {}
+            return {}, FIRST_GENERATION
+        generation = str(data.get("shard") or FIRST_GENERATION)
+        if not is_generation(generation):
+            log.warning("index checkpoint names no shard generation (%r); rebuilding", generation)
+            return {}, FIRST_GENERATION
         # Files from before partitioning hold only "checkpoint" (partition 0).
         raw = data.get("checkpoints") or {"0": data.get("checkpoint", 0)}
-        return {int(p): int(c) for p, c in raw.items() if int(c) > 0}
+        return {int(p): int(c) for p, c in raw.items() if int(c) > 0}, generation
 
     def _write_checkpoints(self, checkpoints: dict[int, int]) -> None:
         _write_json_atomic(
@@ -264,6 +270,7 @@ class QdrantEdgeIndex:
                 "checkpoint": checkpoints.get(0, 0),
                 "model_name": self._model_name,
                 "dim": self._dim,
+                "shard": self._generation,
             },
         )
         self._checkpoints = dict(checkpoints)
@@ -278,17 +285,25 @@ class QdrantEdgeIndex:
 
     def _open(self) -> None:
         self._root.mkdir(parents=True, exist_ok=True)
-        checkpoints = self._read_checkpoints()
-        if checkpoints and self._shard_dir.exists():
+        checkpoints, generation = self._read_checkpoints()
+        if checkpoints and (self._root / generation).exists():
+            self._generation = generation
+            self._remove_generations(keep=generation)  # what a killed compaction left
             # With the configuration (the engine checks it against the shard's and persists
             # it): a shard made before the vacuum settings gets them too.
             self._shard = qe.EdgeShard.load(str(self._shard_dir), self._config())
             self._checkpoints = checkpoints
             self._durable = dict(checkpoints)
             return
+        self._generation = FIRST_GENERATION
         self._write_checkpoints({})  # from here on a crash means "rebuild"
-        shutil.rmtree(self._shard_dir, ignore_errors=True)
+        self._remove_generations(keep=None)
         self._create_shard()
+
+    def _remove_generations(self, keep: str | None, *, spare: str | None = None) -> None:
+        for entry in self._root.iterdir():
+            if is_generation(entry.name) and entry.name not in (keep, spare):
+                shutil.rmtree(entry, ignore_errors=True)
 
     def _create_shard(self) -> None:
         shard = qe.EdgeShard.create(str(self._shard_dir), self._config())
@@ -308,11 +323,15 @@ class QdrantEdgeIndex:
 
     def reset(self) -> None:
         with self._apply_lock, self._rw.exclusive(), _engine("reset"):
+            # A compaction under way built from what is being thrown away: it is discarded
+            # (its thread removes its own directory once it notices).
+            spare = self._compaction.cancel()
+            self._generation = FIRST_GENERATION
             self._write_checkpoints({})
             if self._shard is not None:
                 self._shard.close()
                 self._shard = None
-            shutil.rmtree(self._shard_dir, ignore_errors=True)
+            self._remove_generations(keep=None, spare=spare)
             self._create_shard()
 
     def rebuild(self) -> IndexRebuild:
@@ -320,6 +339,7 @@ class QdrantEdgeIndex:
         return InPlaceRebuild.begin(self)
 
     def close(self) -> None:
+        self._compaction.stop()  # kills a running child and waits for the thread
         with self._apply_lock, self._rw.exclusive():
             if self._shard is None:
                 return
@@ -342,39 +362,11 @@ class QdrantEdgeIndex:
     ) -> None:
         with self._apply_lock, self._rw.shared(), _engine("apply"):
             shard = self._live()
-            ids = ip.point_ids_of(mutations)
-            stored: dict[str, ip.StoredMark] = {}
-            if ids:
-                selector = qe.PayloadSelector.Include([ip.F_POSITION, ip.F_DELETED])
-                for rec in shard.retrieve(list(ids), selector, False):
-                    mark = ip.mark_from_payload(rec.payload)
-                    if mark is not None:
-                        stored[str(rec.id)] = mark
-            plan = ip.plan_batch(mutations, vectors, stored, dim=self._dim)
-            # A forget replaces a live point by a payload-only tombstone. Replaced in place,
-            # its vectors would stay in the segment files as deleted vectors, which the
-            # vacuum does not count; deleted first, the point is a deleted point, and the
-            # next ``optimize()`` rewrites its segment without it.
-            forgotten: list[qe.PointId] = [
-                w.point_id
-                for w in plan.writes
-                if w.dense is None and (mark := stored.get(w.point_id)) is not None and mark.live
-            ]
-            if forgotten:
-                shard.update(qe.UpdateOperation.delete_points(forgotten))
-            if plan.writes:
-                shard.update(
-                    qe.UpdateOperation.upsert_points([self._point(w) for w in plan.writes])
-                )
-            for sw in plan.state_writes:
-                shard.update(
-                    qe.UpdateOperation.set_payload(
-                        [sw.point_id], {ip.F_STATE: sw.state.value, ip.F_POSITION: sw.position}
-                    )
-                )
+            written, forgotten = self._write(shard, mutations, vectors)
+            self._compaction.record(mutations, vectors, written, forgotten)
             if checkpoint > self._checkpoints.get(partition, 0):
                 self._checkpoints[partition] = checkpoint
-            self._written_since_optimize += len(plan.writes)
+            self._written_since_optimize += written
             if (
                 self._optimize_after is not None
                 and self._written_since_optimize >= self._optimize_after
@@ -382,6 +374,44 @@ class QdrantEdgeIndex:
                 self._optimize(shard)
             if time.monotonic() - self._last_flush >= self._flush_interval:
                 self._persist(shard)
+
+    def _write(
+        self,
+        shard: qe.EdgeShard,
+        mutations: Sequence[IndexMutation],
+        vectors: dict[int, tuple[Vector, SparseVector]],
+    ) -> tuple[int, int]:
+        """Apply ``mutations`` to ``shard``, position-checked against what it holds (so a
+        replay of the same mutations changes nothing): (points written, points forgotten)."""
+        ids = ip.point_ids_of(mutations)
+        stored: dict[str, ip.StoredMark] = {}
+        if ids:
+            selector = qe.PayloadSelector.Include([ip.F_POSITION, ip.F_DELETED])
+            for rec in shard.retrieve(list(ids), selector, False):
+                mark = ip.mark_from_payload(rec.payload)
+                if mark is not None:
+                    stored[str(rec.id)] = mark
+        plan = ip.plan_batch(mutations, vectors, stored, dim=self._dim)
+        # A forget replaces a live point by a payload-only tombstone. Replaced in place,
+        # its vectors would stay in the segment files as deleted vectors, which the
+        # vacuum does not count; deleted first, the point is a deleted point, and the
+        # next optimisation rewrites its segment without it.
+        forgotten: list[qe.PointId] = [
+            w.point_id
+            for w in plan.writes
+            if w.dense is None and (mark := stored.get(w.point_id)) is not None and mark.live
+        ]
+        if forgotten:
+            shard.update(qe.UpdateOperation.delete_points(forgotten))
+        if plan.writes:
+            shard.update(qe.UpdateOperation.upsert_points([self._point(w) for w in plan.writes]))
+        for sw in plan.state_writes:
+            shard.update(
+                qe.UpdateOperation.set_payload(
+                    [sw.point_id], {ip.F_STATE: sw.state.value, ip.F_POSITION: sw.position}
+                )
+            )
+        return len(plan.writes), len(forgotten)
 
     def flush(self) -> None:
         """Make everything applied so far durable and advance the on-disk checkpoint."""
@@ -405,7 +435,68 @@ class QdrantEdgeIndex:
     def _optimize(self, shard: qe.EdgeShard) -> bool:
         changed = shard.optimize()
         self._written_since_optimize = 0
+        self._compaction.optimized()
         return changed
+
+    # --- compaction off the serving path (adapters/edge_compaction.py) ---------------
+    def start_compaction(self) -> None:
+        """Compact in a background thread and a child process (serving processes)."""
+        self._compaction.start(self._compact_once)
+
+    def compaction_status(self) -> dict[str, float]:
+        return self._compaction.status()
+
+    def _compact_once(self) -> None:
+        state = self._compaction
+        with self._apply_lock, _engine("compaction snapshot"):
+            shard = self._live()
+            self._persist(shard)
+            target = next_generation(self._generation)
+            shutil.rmtree(self._root / target, ignore_errors=True)
+            shutil.copytree(self._shard_dir, self._root / target)
+            epoch = state.begin(target)
+        new: qe.EdgeShard | None = None
+        try:
+            if not state.run_child(self._root / target, self._layout):
+                return
+            with _engine("compaction load"):
+                new = qe.EdgeShard.load(str(self._root / target), self._config())
+            done = 0
+            while True:
+                pending = state.journal_length()
+                if pending - done <= _CATCH_UP_UNDER_LOCK:
+                    break
+                done = self._replay(new, done, pending)
+            with self._apply_lock:
+                if not state.current(epoch):
+                    return
+                self._replay(new, done, state.journal_length())
+                with self._rw.exclusive():
+                    old, self._shard = self._shard, new
+                    old_generation, self._generation = self._generation, target
+                new = None
+                with _engine("compaction swap"):
+                    live = self._live()
+                    live.flush()
+                    self._last_flush = time.monotonic()
+                    # Names the new generation: from here a crash reopens it.
+                    self._write_checkpoints(self._checkpoints)
+                    if old is not None:
+                        old.close()
+                shutil.rmtree(self._root / old_generation, ignore_errors=True)
+                state.finish(epoch)
+        finally:
+            if new is not None:
+                new.close()
+            if self._generation != target:
+                shutil.rmtree(self._root / target, ignore_errors=True)
+            state.end(epoch)
+
+    def _replay(self, shard: qe.EdgeShard, start: int, stop: int) -> int:
+        with _engine("compaction catch-up"):
+            for mutations, vectors in self._compaction.journal_slice(start, stop):
+                self._write(shard, mutations, vectors)
+        return stop
 
     # --- reads ----------------------------------------------------------------------
     def count(self, tenant: str) -> int:

@@ -281,6 +281,12 @@ class QdrantServerIndex:
         with self._call("optimize"):
             return False
 
+    def start_compaction(self) -> None:
+        """The server's optimizers run on their own."""
+
+    def compaction_status(self) -> dict[str, float]:
+        return {}
+
     def checkpoint(self, partition: int = 0) -> int:
         with self._call("checkpoint"):
             found = self._client.retrieve(

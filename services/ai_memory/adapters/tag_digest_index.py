@@ -81,6 +81,12 @@ class TagDigestIndex:
     def optimize(self) -> bool:
         return self.inner.optimize()
 
+    def start_compaction(self) -> None:
+        self.inner.start_compaction()
+
+    def compaction_status(self) -> dict[str, float]:
+        return self.inner.compaction_status()
+
     def reset(self) -> None:
         self.inner.reset()
 

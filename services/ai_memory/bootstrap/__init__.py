@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ai_memory.adapters.edge_compaction import CompactionPolicy
 from ai_memory.adapters.embedders import make_embedder
 from ai_memory.adapters.projectability import ProjectabilityCheck
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
@@ -140,6 +141,7 @@ class Container:
         """Start in-process projections and read reinforcement; ``governor``: also the
         periodic governor (the server does; tests and tools run passes explicitly)."""
         self.projections.start()
+        self.index.start_compaction()
         if governor:
             self.governor = Governor(
                 self.governance, self.settings.govern_tenants, self.settings.govern_interval
@@ -230,9 +232,16 @@ def build_record_store(url: str, *, shred: bool = False) -> RecordStore:
     raise InvalidInput("AIMEM_RECORD_STORE", "scheme", f"unsupported record store URL: {url!r}")
 
 
-def build_index(url: str, embedder: Embedder, *, tag_key: bytes | None = None) -> VectorIndex:
-    """``tag_key`` (encryption on): the index stores keyed digests of tags, not tags."""
-    index = _build_index(url, embedder)
+def build_index(
+    url: str,
+    embedder: Embedder,
+    *,
+    tag_key: bytes | None = None,
+    compaction: CompactionPolicy | None = None,
+) -> VectorIndex:
+    """``tag_key`` (encryption on): the index stores keyed digests of tags, not tags.
+    ``compaction``: how an embedded index compacts once ``start_compaction`` is called."""
+    index = _build_index(url, embedder, compaction)
     if tag_key is not None:
         from ai_memory.adapters.tag_digest_index import TagDigestIndex
 
@@ -240,13 +249,19 @@ def build_index(url: str, embedder: Embedder, *, tag_key: bytes | None = None) -
     return index
 
 
-def _build_index(url: str, embedder: Embedder) -> VectorIndex:
+def compaction_policy(s: Settings) -> CompactionPolicy | None:
+    if s.index_compact_after == 0:
+        return None
+    return CompactionPolicy(after_points=s.index_compact_after, forget_delay=s.index_forget_delay)
+
+
+def _build_index(url: str, embedder: Embedder, compaction: CompactionPolicy | None) -> VectorIndex:
     if scheme_of(url) == "qdrant-edge":
         # One index per embedding model: vectors from different models never mix. The
         # engine's HNSW build holds the GIL for its whole run (tens of seconds at 100k
-        # points), so it never runs inside a live server: `ai-memory replay --projection
-        # index` and `ai-memory optimize` run it offline. Scoped queries stay fast without
-        # it because the engine filters on payload indexes first.
+        # points), so it never runs on a live server's interpreter: a serving process
+        # compacts in a child process (adapters/edge_compaction.py); offline tools run
+        # it in place (`ai-memory optimize`, the end of `replay --projection index`).
         root = url_path(url, "qdrant-edge")
         return QdrantEdgeIndex(
             root / embedder.name,
@@ -254,6 +269,7 @@ def _build_index(url: str, embedder: Embedder) -> VectorIndex:
             model_name=embedder.name,
             optimize_after=None,
             flush_interval=5.0,
+            compaction=compaction,
         )
     if scheme_of(url).startswith("qdrant+"):
         from ai_memory.adapters.qdrant_server_index import QdrantServerIndex
@@ -292,7 +308,9 @@ def build(
     serializer = AvroEventSerializer(sealer=sealer)
     log = build_event_log(s, serializer, writer=writer, owns_partitions=owns_partitions)
     store = build_record_store(s.record_store_url, shred=sealer is not None)
-    index = build_index(s.index_url, embedder, tag_key=index_tag_key(root))
+    index = build_index(
+        s.index_url, embedder, tag_key=index_tag_key(root), compaction=compaction_policy(s)
+    )
     embedded_log = scheme_of(s.event_log_url) in ("sqlite", "memory")
     projections = Projections(log, packed_positions=not embedded_log)
     dead_letters = build_dead_letters(s)
@@ -532,6 +550,12 @@ def build_sink(settings: Settings, projection: str) -> tuple[ProjectionSink, Emb
         return RecordsSink(build_record_store(s.record_store_url, shred=s.encryption == "on")), None
     if projection == "index":
         embedder = make_embedder(s.embedder)
-        index = build_index(s.index_url, embedder, tag_key=index_tag_key(root_key(s)))
+        index = build_index(
+            s.index_url,
+            embedder,
+            tag_key=index_tag_key(root_key(s)),
+            compaction=compaction_policy(s),
+        )
+        index.start_compaction()  # a worker is a serving process
         return IndexSink(index, embedder), embedder
     raise InvalidInput("projection", "enum", f"projection must be one of {', '.join(PROJECTIONS)}")

@@ -239,6 +239,18 @@ class VectorIndex(Protocol):
         run it offline (after a replay). Returns whether anything changed."""
         ...
 
+    def start_compaction(self) -> None:
+        """A serving process owns this index: keep it compacted in the background from now
+        on (search structures built, forgotten vectors purged) without stopping searches.
+        A no-op where the engine does that itself."""
+        ...
+
+    def compaction_status(self) -> dict[str, float]:
+        """Background compaction for ``/metrics``: ``running`` (0/1), ``points_since``,
+        ``forgotten_pending``, ``last_seconds``, ``outcome_<done|abandoned|failed|
+        cancelled>`` counts; empty where the engine compacts itself."""
+        ...
+
     def reset(self) -> None: ...
 
     def rebuild(self) -> IndexRebuild:

@@ -86,6 +86,12 @@ class MemoryVectorIndex:
     def optimize(self) -> bool:
         return False
 
+    def start_compaction(self) -> None:
+        pass
+
+    def compaction_status(self) -> dict[str, float]:
+        return {}
+
     def reset(self) -> None:
         with self.backing.lock:
             self.backing.points.clear()

@@ -1,0 +1,352 @@
+"""Compaction of the embedded index off the serving path.
+
+Qdrant Edge has no background optimizer: new points stay in an appendable segment that
+every search scans by brute force until ``EdgeShard.optimize()`` builds the HNSW graph
+and vacuums deleted points, and that call holds the interpreter's GIL for its whole run
+(8–14 s at 100k points on the benchmark box, minutes at 1M) — inside a server it would
+freeze every request. So the live server never calls it. Instead a compaction builds the
+shard's next generation in a child process:
+
+1. **snapshot** (the index's apply lock held, searches go on): flush the live shard and
+   copy its directory to ``shard.<n+1>``; from here every ``apply`` is also journaled;
+2. **optimize** (no lock): ``python -m ai_memory.adapters.edge_compaction <dir> <layout>``
+   loads the copy, optimizes it, flushes and exits — on the other core, at a lower
+   priority, with its own GIL; it dies with its parent (``PR_SET_PDEATHSIG``);
+3. **catch up** (no lock): the parent loads the new generation and re-applies the journal
+   (idempotent: every mutation is position-checked), then once more under the apply lock
+   for what arrived meanwhile;
+4. **swap** (exclusive for a pointer swap): searches move to the new shard; it is flushed,
+   ``checkpoint.json`` names it (atomic replace), and only then the old generation's
+   directory is deleted — with it the files that still held forgotten vectors.
+
+A kill at any step leaves ``checkpoint.json`` naming a complete generation whose data
+is at least as new as its checkpoints; ``open`` deletes every other generation.
+
+Triggers (``CompactionPolicy``): ``after_points`` points written since the last
+compaction, or a forget older than ``forget_delay`` seconds not yet vacuumed (forgotten
+vectors leave the files within that delay plus one compaction). A compaction whose
+journal outgrows ``max_journal`` mutations (a bulk import running meanwhile) is
+abandoned and retried later: the journal holds vectors in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import qdrant_edge as qe
+
+# Payload fields and vector names are shared with the index adapters.
+from ai_memory.adapters import index_payload as ip
+from ai_memory.core.ports import SparseVector, Vector
+from ai_memory.core.projection import IndexMutation
+
+log = logging.getLogger(__name__)
+
+FIRST_GENERATION = "shard"
+_GENERATION = re.compile(r"shard(\.[0-9]+)?")
+RETRY_AFTER_FAILURE = 60.0  # seconds; a failing compaction must not spin a core
+
+Batch = tuple[Sequence[IndexMutation], dict[int, tuple[Vector, SparseVector]]]
+
+
+def is_generation(name: str) -> bool:
+    return _GENERATION.fullmatch(name) is not None
+
+
+def next_generation(name: str) -> str:
+    number = 0 if name == FIRST_GENERATION else int(name.split(".", 1)[1])
+    return f"{FIRST_GENERATION}.{number + 1}"
+
+
+@dataclass(frozen=True)
+class EdgeLayout:
+    """Everything that decides how a shard is built: the live index and the compaction
+    child must open a shard with the same configuration (the engine persists it)."""
+
+    dim: int
+    hnsw_m: int = 16
+    hnsw_ef_construct: int = 100
+    indexing_threshold_kb: int | None = None  # None: the engine default (10 MB of vectors)
+    # Merges stop at this size, so a compaction rebuilds at most one segment of this size
+    # however large the index grows (≈ 1 KB of dense vector per point at 256 dimensions).
+    max_segment_kb: int | None = 200_000
+    segments: int | None = None  # target segment count; None: the engine default
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @staticmethod
+    def from_json(raw: str) -> EdgeLayout:
+        return EdgeLayout(**json.loads(raw))
+
+
+def edge_config(layout: EdgeLayout) -> qe.EdgeConfig:
+    return qe.EdgeConfig(
+        vectors={ip.DENSE: qe.EdgeVectorParams(size=layout.dim, distance=qe.Distance.Cosine)},
+        sparse_vectors={ip.SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        hnsw_config=qe.HnswIndexConfig(
+            m=layout.hnsw_m, ef_construct=layout.hnsw_ef_construct, full_scan_threshold=10_000
+        ),
+        # Vacuum every segment that holds a deleted point whenever the optimizers run (the
+        # engine's defaults wait for 20 % deleted and 1000 vectors): a forgotten memory's
+        # vectors are rewritten out of the segment files then (docs/design/FORGETTING.md).
+        optimizers=qe.EdgeOptimizersConfig(
+            deleted_threshold=0.0,
+            vacuum_min_vector_number=1,
+            indexing_threshold=layout.indexing_threshold_kb,
+            max_segment_size=layout.max_segment_kb,
+            default_segment_number=layout.segments,
+        ),
+        wal_enabled=False,
+    )
+
+
+@dataclass(frozen=True)
+class CompactionPolicy:
+    after_points: int = 10_000
+    forget_delay: float = 30.0
+    max_journal: int = 100_000
+    poll_interval: float = 1.0  # how often the compactor looks at the triggers
+    nice: int = 10  # the child yields the CPU to the server it works for
+
+
+def _die_with_parent(parent: int) -> None:  # pragma: no cover - runs in the child
+    # PR_SET_PDEATHSIG: the kernel kills the child when its parent dies, so a killed
+    # server leaves no orphan writing into a directory its successor deletes. Set by the
+    # child itself (``preexec_fn`` is unsafe in a threaded parent); a parent that died
+    # before that shows as a changed parent pid.
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+    if os.getppid() != parent:
+        raise SystemExit(3)
+
+
+def spawn_optimizer(shard_dir: Path, layout: EdgeLayout, nice: int) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ai_memory.adapters.edge_compaction",
+            str(shard_dir),
+            layout.to_json(),
+            str(os.getpid()),
+            str(nice),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def optimize_in_place(shard_dir: Path, layout: EdgeLayout) -> bool:
+    shard = qe.EdgeShard.load(str(shard_dir), edge_config(layout))
+    try:
+        changed: bool = shard.optimize()
+        shard.flush()
+        return changed
+    finally:
+        shard.close()
+
+
+def main(argv: list[str] | None = None) -> int:  # pragma: no cover - the child process
+    args = sys.argv[1:] if argv is None else argv
+    shard_dir, layout, parent, nice = args
+    _die_with_parent(int(parent))
+    os.nice(int(nice))  # the server it works for goes first
+    optimize_in_place(Path(shard_dir), EdgeLayout.from_json(layout))
+    return 0
+
+
+class Compactor:
+    """When to compact, the journal of what was applied meanwhile, the child process and
+    the thread that drives it. ``record``/``begin``/``cancel`` run under the index's apply
+    lock; everything else is the compaction thread's or thread-safe."""
+
+    def __init__(
+        self, policy: CompactionPolicy | None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.policy = policy
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._child: subprocess.Popen[bytes] | None = None
+        self._journal: list[Batch] | None = None
+        self._epoch = 0
+        self._target: str | None = None
+        self._started = 0.0
+        self._since = 0  # points written since the last compaction began
+        self._forgotten = 0  # points forgotten since then (their vectors are still on disk)
+        self._first_forget: float | None = None
+        self._taken: tuple[int, int, float | None] = (0, 0, None)
+        self._retry_at = 0.0
+        self.outcomes = {"done": 0, "abandoned": 0, "failed": 0, "cancelled": 0}
+        self.last_seconds = 0.0
+
+    # --- under the index's apply lock ---------------------------------------------------
+    def record(
+        self,
+        mutations: Sequence[IndexMutation],
+        vectors: dict[int, tuple[Vector, SparseVector]],
+        written: int,
+        forgotten: int,
+    ) -> None:
+        if self._journal is not None:
+            self._journal.append((mutations, vectors))
+        self._since += written
+        if forgotten:
+            self._forgotten += forgotten
+            if self._first_forget is None:
+                self._first_forget = self._clock()
+
+    def optimized(self) -> None:
+        """An in-place ``optimize()`` vacuumed and indexed everything."""
+        self._since, self._forgotten, self._first_forget = 0, 0, None
+
+    def begin(self, target: str) -> int:
+        self._journal = []
+        self._target = target
+        self._started = self._clock()
+        self._taken = (self._since, self._forgotten, self._first_forget)
+        self._since, self._forgotten, self._first_forget = 0, 0, None
+        return self._epoch
+
+    def cancel(self) -> str | None:
+        """The index is being reset: whatever is being built is obsolete. Returns the
+        directory name the compaction thread still owns (it removes it itself)."""
+        self._epoch += 1
+        self._journal = None
+        self._since, self._forgotten, self._first_forget = 0, 0, None
+        self._taken = (0, 0, None)
+        self._kill_child()
+        return self._target
+
+    # --- the compaction thread -------------------------------------------------------------
+    def start(self, compact_once: Callable[[], None]) -> None:
+        if self.policy is None or self._thread is not None:
+            return
+        self._thread = threading.Thread(
+            target=self._run, args=(compact_once,), name="index-compaction", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._kill_child()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def _run(self, compact_once: Callable[[], None]) -> None:
+        assert self.policy is not None
+        while not self._stop.wait(self.policy.poll_interval):
+            if not self.due():
+                continue
+            try:
+                compact_once()
+            except Exception:
+                log.exception("index compaction failed; retrying in %.0f s", RETRY_AFTER_FAILURE)
+                self.outcomes["failed"] += 1
+                self._retry_at = self._clock() + RETRY_AFTER_FAILURE
+
+    def due(self) -> bool:
+        policy = self.policy
+        if policy is None or self._clock() < self._retry_at:
+            return False
+        if self._since >= policy.after_points:
+            return True
+        first = self._first_forget
+        return first is not None and self._clock() - first >= policy.forget_delay
+
+    def run_child(self, shard_dir: Path, layout: EdgeLayout) -> bool:
+        """Optimise ``shard_dir`` in a child process: whether it finished and is wanted."""
+        assert self.policy is not None
+        child = spawn_optimizer(shard_dir, layout, self.policy.nice)
+        with self._lock:
+            self._child = child
+        stderr = b""
+        while True:
+            try:
+                _, stderr = child.communicate(timeout=0.2)
+                break
+            except subprocess.TimeoutExpired:
+                journal = self._journal
+                if journal is not None and len(journal) > self.policy.max_journal:
+                    # A bulk load runs meanwhile: the journal (vectors in memory) would
+                    # grow without bound. Give up now, compact when it is quieter.
+                    log.info(
+                        "index compaction abandoned: %d batches arrived meanwhile", len(journal)
+                    )
+                    self.outcomes["abandoned"] += 1
+                    self._kill_child()
+                    child.communicate()
+                    return False
+        with self._lock:
+            self._child = None
+        if self._stop.is_set() or self._journal is None:
+            self.outcomes["cancelled"] += 1
+            return False
+        if child.returncode != 0:
+            tail = stderr.decode(errors="replace").strip().splitlines()[-3:]
+            raise RuntimeError(f"the compaction child exited with {child.returncode}: {tail}")
+        return True
+
+    def _kill_child(self) -> None:
+        with self._lock:
+            if self._child is not None and self._child.poll() is None:
+                self._child.kill()
+
+    def journal_length(self) -> int:
+        journal = self._journal
+        return 0 if journal is None else len(journal)
+
+    def journal_slice(self, start: int, stop: int) -> list[Batch]:
+        journal = self._journal
+        return [] if journal is None else journal[start:stop]
+
+    def current(self, epoch: int) -> bool:
+        return epoch == self._epoch and not self._stop.is_set()
+
+    def finish(self, epoch: int) -> None:
+        self.outcomes["done"] += 1
+        self.last_seconds = self._clock() - self._started
+        self._taken = (0, 0, None)
+
+    def end(self, epoch: int) -> None:
+        """After every attempt: drop the journal; an attempt that did not swap puts its
+        triggers back so the next one covers what it would have."""
+        since, forgotten, first = self._taken
+        if epoch == self._epoch:
+            self._journal = None
+            self._target = None
+            self._since += since
+            self._forgotten += forgotten
+            if first is not None and (self._first_forget is None or first < self._first_forget):
+                self._first_forget = first
+        self._taken = (0, 0, None)
+
+    def status(self) -> dict[str, float]:
+        return {
+            "running": float(self._target is not None),
+            "points_since": float(self._since),
+            "forgotten_pending": float(self._forgotten),
+            "last_seconds": self.last_seconds,
+            **{f"outcome_{k}": float(v) for k, v in self.outcomes.items()},
+        }
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

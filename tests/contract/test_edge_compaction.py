@@ -1,0 +1,261 @@
+"""Compaction of the embedded index off the serving path (adapters/edge_compaction.py):
+searches go on, nothing applied meanwhile is lost, forgotten vectors leave the files
+without an operator step, and a kill at any moment leaves an index that opens whole."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ai_memory.adapters.edge_compaction import CompactionPolicy
+from ai_memory.adapters.index_payload import point_id
+from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
+from ai_memory.core.projection import IndexRemove
+from tests.contract.vector_index_contract import (
+    DIM,
+    MakeIndex,
+    VectorIndexContract,
+    apply,
+    axis,
+    ids,
+    put,
+    q,
+)
+
+FAST = CompactionPolicy(after_points=1, forget_delay=0.0, poll_interval=0.01)
+
+
+class TestQdrantEdgeIndexWhileCompacting(VectorIndexContract):
+    """The whole index contract holds with a compaction due after every write."""
+
+    @pytest.fixture
+    def make_index(self, tmp_path: Path) -> Iterator[MakeIndex]:
+        def make() -> QdrantEdgeIndex:
+            idx = QdrantEdgeIndex(tmp_path / "index", DIM, "test-model", compaction=FAST)
+            idx.start_compaction()
+            return idx
+
+        yield make
+
+
+def wait_for(check: Callable[[], bool], timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def unit(rng: np.random.Generator) -> Any:
+    v = rng.standard_normal(DIM).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def generations(root: Path) -> list[str]:
+    return sorted(p.name for p in root.iterdir() if p.name.startswith("shard"))
+
+
+def holding(root: Path, needle: bytes) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def test_a_compaction_swaps_in_a_new_generation_while_writes_and_searches_go_on(
+    tmp_path: Path,
+) -> None:
+    policy = CompactionPolicy(after_points=40, forget_delay=3600, poll_interval=0.01)
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, compaction=policy)
+    idx.start_compaction()
+    rng = np.random.default_rng(3)
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def search() -> None:
+        while not done.is_set():
+            try:
+                idx.search(q(axis(1), "memory", limit=5))
+            except BaseException as e:  # pragma: no cover - reported below
+                errors.append(e)
+                return
+
+    readers = [threading.Thread(target=search) for _ in range(2)]
+    for t in readers:
+        t.start()
+    try:
+        n = 0
+        # Keep writing until two compactions finished: the second one ran while this loop
+        # applied, so its journal carried writes the child never saw.
+        while idx.compaction_status()["outcome_done"] < 2:
+            n += 1
+            apply(idx, put(f"m{n}", n, unit(rng), f"memory number {n}"))
+            time.sleep(0.002)
+            assert n < 50_000
+    finally:
+        done.set()
+        for t in readers:
+            t.join()
+    assert errors == []
+    try:
+        assert idx.count("default") == n and idx.checkpoint() == n
+        hits = idx._live().retrieve(
+            [point_id("default", f"m{i}") for i in range(1, n + 1)], None, False
+        )
+        assert len(hits) == n
+        live = json.loads((tmp_path / "checkpoint.json").read_text())["shard"]
+        assert live != "shard" and generations(tmp_path) == [live]  # the old one is gone
+        # Everything is in indexed segments or the small appendable one written since.
+        assert idx._live().info().segments_count <= 4
+    finally:
+        idx.close()
+    reopened = QdrantEdgeIndex(tmp_path, DIM, "m")
+    try:
+        assert reopened.count("default") == n and reopened.checkpoint() == n
+        assert "m1" in ids(reopened.search(q(text="memory number 1", limit=50)))
+    finally:
+        reopened.close()
+
+
+def test_forgotten_vectors_leave_the_files_without_an_operator_step(tmp_path: Path) -> None:
+    """The byte scan of docs/design/FORGETTING.md, with no ``optimize`` call: the forget
+    alone schedules the compaction that rewrites the segment without the vector."""
+    policy = CompactionPolicy(after_points=10**9, forget_delay=0.2, poll_interval=0.02)
+    idx = QdrantEdgeIndex(
+        tmp_path, DIM, "m", optimize_after=None, indexing_threshold_kb=1, compaction=policy
+    )
+    rng = np.random.default_rng(7)
+    try:
+        for n in range(1, 41):
+            apply(idx, put(f"m{n}", n, unit(rng)))
+        idx.optimize()  # an indexed, immutable segment holds the vector
+        idx.start_compaction()
+        (point,) = idx._live().retrieve([point_id("default", "m7")], None, True)
+        vectors: Any = point.vector
+        gone = np.asarray(vectors["dense"], dtype="<f4").tobytes()
+        apply(idx, ([IndexRemove("default", "m7", 41)], {}))
+        idx.flush()
+        assert holding(tmp_path, gone)
+        wait_for(lambda: idx.compaction_status()["outcome_done"] >= 1)
+        assert not holding(tmp_path, gone)
+        assert idx.count("default") == 39
+        assert idx.compaction_status()["forgotten_pending"] == 0
+    finally:
+        idx.close()
+
+
+def test_a_reset_during_a_compaction_discards_it(tmp_path: Path) -> None:
+    policy = CompactionPolicy(after_points=1, forget_delay=3600, poll_interval=0.01)
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, compaction=policy)
+    rng = np.random.default_rng(5)
+    try:
+        for n in range(1, 200):
+            apply(idx, put(f"m{n}", n, unit(rng)))
+        idx.start_compaction()
+        wait_for(lambda: idx.compaction_status()["running"] == 1)
+        idx.reset()
+        apply(idx, put("after", 1, unit(rng)))
+        wait_for(lambda: idx.compaction_status()["running"] == 0)
+        assert idx.count("default") == 1 and idx.checkpoint() == 1
+        wait_for(lambda: len(generations(tmp_path)) == 1)
+    finally:
+        idx.close()
+
+
+def children_on(root: Path) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"edge_compaction" in cmdline and str(root).encode() in cmdline:
+                found.append(int(proc.name))
+    return found
+
+
+def test_close_during_a_compaction_kills_the_child(tmp_path: Path) -> None:
+    policy = CompactionPolicy(after_points=1, forget_delay=3600, poll_interval=0.01)
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, compaction=policy)
+    rng = np.random.default_rng(9)
+    for n in range(1, 300):
+        apply(idx, put(f"m{n}", n, unit(rng)))
+    idx.start_compaction()
+    wait_for(lambda: bool(children_on(tmp_path)))
+    idx.close()
+    wait_for(lambda: not children_on(tmp_path), timeout=10)
+    reopened = QdrantEdgeIndex(tmp_path, DIM, "m")
+    try:
+        assert reopened.count("default") == 299
+        assert len(generations(tmp_path)) == 1
+    finally:
+        reopened.close()
+
+
+VICTIM = """
+import sys, time
+import numpy as np
+from pathlib import Path
+from ai_memory.adapters.edge_compaction import CompactionPolicy
+from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
+from tests.contract.vector_index_contract import DIM, apply, put
+
+root = Path(sys.argv[1])
+policy = CompactionPolicy(after_points=25, forget_delay=3600, poll_interval=0.005)
+idx = QdrantEdgeIndex(root, DIM, "m", optimize_after=None, flush_interval=0.05, compaction=policy)
+idx.start_compaction()
+n = idx.checkpoint()
+rng = np.random.default_rng(n)
+print("ready", flush=True)
+while True:
+    n += 1
+    v = rng.standard_normal(DIM).astype(np.float32)
+    apply(idx, put(f"m{n}", n, v / np.linalg.norm(v), f"memory number {n}"))
+    time.sleep(0.001)
+"""
+
+
+def test_kill_9_at_any_moment_of_a_compaction_leaves_an_index_that_opens_whole(
+    tmp_path: Path,
+) -> None:
+    """The owning process is killed at random moments while it writes and compacts
+    (snapshot copy, child optimising, catch-up, swap, checkpoint, old generation's
+    removal): every reopen finds one generation, every point up to its durable
+    checkpoint, and no compaction child left running."""
+    script = tmp_path / "victim.py"
+    script.write_text(VICTIM)
+    root = tmp_path / "index"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    rand = random.Random(11)
+    swaps = 0
+    for _ in range(10):
+        victim = subprocess.Popen(
+            [sys.executable, str(script), str(root)], stdout=subprocess.PIPE, env=env
+        )
+        assert victim.stdout is not None and victim.stdout.readline() == b"ready\n"
+        time.sleep(rand.uniform(0.3, 2.0))
+        victim.send_signal(signal.SIGKILL)
+        victim.wait()
+        victim.stdout.close()
+        wait_for(lambda: not children_on(root), timeout=10)  # died with its parent
+        live = json.loads((root / "checkpoint.json").read_text()).get("shard", "shard")
+        swaps += live != "shard"
+        idx = QdrantEdgeIndex(root, DIM, "m", optimize_after=None)
+        try:
+            top = idx.checkpoint()
+            assert top > 0
+            wanted = [point_id("default", f"m{i}") for i in range(1, top + 1)]
+            assert len(idx._live().retrieve(wanted, None, False)) == top
+            assert generations(root) == [live]
+        finally:
+            idx.close()
+    assert swaps > 0  # compactions did complete between the kills
