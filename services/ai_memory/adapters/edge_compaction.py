@@ -185,6 +185,7 @@ class Compactor:
         self._thread: threading.Thread | None = None
         self._child: subprocess.Popen[bytes] | None = None
         self._journal: list[Batch] | None = None
+        self._journaled = 0  # mutations in the journal
         self._epoch = 0
         self._target: str | None = None
         self._started = 0.0
@@ -206,6 +207,7 @@ class Compactor:
     ) -> None:
         if self._journal is not None:
             self._journal.append((mutations, vectors))
+            self._journaled += len(mutations)
         self._since += written
         if forgotten:
             self._forgotten += forgotten
@@ -218,6 +220,7 @@ class Compactor:
 
     def begin(self, target: str) -> int:
         self._journal = []
+        self._journaled = 0
         self._target = target
         self._started = self._clock()
         self._taken = (self._since, self._forgotten, self._first_forget)
@@ -283,12 +286,12 @@ class Compactor:
                 _, stderr = child.communicate(timeout=0.2)
                 break
             except subprocess.TimeoutExpired:
-                journal = self._journal
-                if journal is not None and len(journal) > self.policy.max_journal:
+                if self._journal is not None and self._journaled > self.policy.max_journal:
                     # A bulk load runs meanwhile: the journal (vectors in memory) would
                     # grow without bound. Give up now, compact when it is quieter.
                     log.info(
-                        "index compaction abandoned: %d batches arrived meanwhile", len(journal)
+                        "index compaction abandoned: %d mutations arrived meanwhile",
+                        self._journaled,
                     )
                     self.outcomes["abandoned"] += 1
                     self._kill_child()
