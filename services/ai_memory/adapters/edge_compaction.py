@@ -9,9 +9,9 @@ shard's next generation in a child process:
 
 1. **snapshot** (the index's apply lock held, searches go on): flush the live shard and
    copy its directory to ``shard.<n+1>``; from here every ``apply`` is also journaled;
-2. **optimize** (no lock): ``python -m ai_memory.adapters.edge_compaction <dir> <layout>``
-   loads the copy, optimizes it, flushes and exits — on the other core, at a lower
-   priority, with its own GIL; it dies with its parent (``PR_SET_PDEATHSIG``);
+2. **optimize** (no lock): a child Python process (``main`` below) loads the copy,
+   optimizes it, flushes and exits — on the other core, at a lower priority, with its own
+   GIL; it dies with its parent (``PR_SET_PDEATHSIG``);
 3. **catch up** (no lock): the parent loads the new generation and re-applies the journal
    (idempotent: every mutation is position-checked), then once more under the apply lock
    for what arrived meanwhile;
@@ -134,12 +134,22 @@ def _die_with_parent(parent: int) -> None:  # pragma: no cover - runs in the chi
         raise SystemExit(3)
 
 
+# The child imports this package from where the parent did (a checkout, a test's path),
+# not from whatever ``python -m`` alone would find first: the parent's ``sys.path`` goes
+# first on the child's.
+_CHILD = (
+    "import json, sys; sys.path[:0] = json.loads(sys.argv[1]); "
+    "from ai_memory.adapters.edge_compaction import main; raise SystemExit(main(sys.argv[2:]))"
+)
+
+
 def spawn_optimizer(shard_dir: Path, layout: EdgeLayout, nice: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [
             sys.executable,
-            "-m",
-            "ai_memory.adapters.edge_compaction",
+            "-c",
+            _CHILD,
+            json.dumps([p for p in sys.path if p]),
             str(shard_dir),
             layout.to_json(),
             str(os.getpid()),
@@ -161,8 +171,7 @@ def optimize_in_place(shard_dir: Path, layout: EdgeLayout) -> bool:
         shard.close()
 
 
-def main(argv: list[str] | None = None) -> int:  # pragma: no cover - the child process
-    args = sys.argv[1:] if argv is None else argv
+def main(args: list[str]) -> int:  # pragma: no cover - the child process
     shard_dir, layout, parent, nice = args
     _die_with_parent(int(parent))
     os.nice(int(nice))  # the server it works for goes first
@@ -349,7 +358,3 @@ class Compactor:
             "last_seconds": self.last_seconds,
             **{f"outcome_{k}": float(v) for k, v in self.outcomes.items()},
         }
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
