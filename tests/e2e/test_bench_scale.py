@@ -45,6 +45,7 @@ def test_the_scale_profile_prints_the_table_and_writes_json_and_plots(tmp_path: 
         assert step["replay_events_per_s"] > 0
         assert step["replay_events"] >= step["size"]
         assert step["writes_achieved_per_s"] > 0 and step["writes_failed"] == 0
+        assert step["write_latency"]["p50_ms"] > 0
 
     for name in ("search_latency.png", "throughput.png", "memory_per_memory.png"):
         assert (out / name).read_bytes()[:8] == PNG, name

@@ -80,6 +80,12 @@ def percentile(ordered: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def latency(took_ms: list[float]) -> Latency:
+    took_ms.sort()
+    p50, p95, p99 = (percentile(took_ms, q) for q in (0.5, 0.95, 0.99))
+    return Latency(p50, p95, p99, len(took_ms))
+
+
 def time_searches(
     http: httpx.Client, queries: Sequence[str], scopes: Sequence[str | None], count: int
 ) -> Latency:
@@ -93,8 +99,7 @@ def time_searches(
         began = time.perf_counter()
         _search(http, query, scope)
         took.append((time.perf_counter() - began) * 1000)
-    took.sort()
-    return Latency(percentile(took, 0.5), percentile(took, 0.95), percentile(took, 0.99), count)
+    return latency(took)
 
 
 def _search(http: httpx.Client, query: str, scope: str | None) -> None:
@@ -119,11 +124,15 @@ class Writer(threading.Thread):
         self.done = 0
         self.failed = 0
         self.elapsed = 0.0
+        self.took_ms: list[float] = []  # per write: why ``achieved`` fell short, if it did
         self._stop_event = threading.Event()
 
     @property
     def achieved(self) -> float:
         return self.done / self.elapsed if self.elapsed else 0.0
+
+    def latency(self) -> Latency | None:
+        return latency(self.took_ms) if self.took_ms else None
 
     def run(self) -> None:
         if self.rate <= 0:
@@ -140,10 +149,12 @@ class Writer(threading.Thread):
                     "scope": WRITES_SCOPE,
                     "source_agent": "bench-writer",
                 }
+                sent = time.perf_counter()
                 try:
                     ok = http.put(f"/v1/memories/bench-write-{n}", json=body).status_code < 300
                 except httpx.HTTPError:
                     ok = False
+                self.took_ms.append((time.perf_counter() - sent) * 1000)
                 self.next_id += 1
                 if ok:
                     self.done += 1

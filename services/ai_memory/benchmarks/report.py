@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ai_memory import __version__
+from ai_memory.benchmarks.load import Latency
 from ai_memory.benchmarks.scale import SEARCH_KINDS, ScaleOptions, StepResult
 
 MIB = 1 << 20
@@ -29,12 +30,12 @@ def _per(total: int | None, count: int) -> str:
     return "-" if total is None else f"{total / count:,.0f}"
 
 
-def _search_row(kind: str) -> Row:
-    def cell(r: StepResult) -> str:
-        s = r.search[kind]
-        return f"{s.p50_ms:.1f} / {s.p95_ms:.1f} / {s.p99_ms:.1f}"
+def _percentiles(s: Latency) -> str:
+    return f"{s.p50_ms:.1f} / {s.p95_ms:.1f} / {s.p99_ms:.1f}"
 
-    return f"search, {kind}, p50 / p95 / p99 ms", cell
+
+def _search_row(kind: str) -> Row:
+    return f"search, {kind}, p50 / p95 / p99 ms", lambda r: _percentiles(r.search[kind])
 
 
 ROWS: list[Row] = [
@@ -53,6 +54,10 @@ ROWS: list[Row] = [
             f"{r.writes_achieved_per_s:.0f} / {r.writes_target_per_s:g}"
             + (f" ({r.writes_failed} failed)" if r.writes_failed else "")
         ),
+    ),
+    (
+        "single writes during searches, p50 / p95 / p99 ms",
+        lambda r: "-" if r.write_latency is None else _percentiles(r.write_latency),
     ),
     (
         "server RSS now / peak, MiB",

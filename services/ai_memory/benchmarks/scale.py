@@ -67,6 +67,7 @@ class StepResult:
     writes_target_per_s: float
     writes_achieved_per_s: float
     writes_failed: int
+    write_latency: Latency | None
     rss_bytes: int | None
     peak_rss_bytes: int | None
     disk_bytes: int
@@ -176,6 +177,7 @@ def _steps(
             writes_target_per_s=options.write_rate,
             writes_achieved_per_s=writer.achieved,
             writes_failed=writer.failed,
+            write_latency=writer.latency(),
             rss_bytes=None if memory is None else memory[0],
             peak_rss_bytes=None if memory is None else memory[1],
             disk_bytes=disk,
