@@ -3,6 +3,7 @@ by one, and a steady stream of single writes beside them."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import threading
@@ -111,13 +112,15 @@ def _search(http: httpx.Client, query: str, scope: str | None) -> None:
         raise BenchError(f"a search was refused: {answer.status_code} {answer.text[:500]}")
 
 
-class Writer(threading.Thread):
-    """Single ``PUT /v1/memories/{id}`` at a steady rate into their own scope, on their own
-    connection, while searches are timed: a live server is written to as it is searched.
-    Falls behind (and says so in ``achieved``) when the server cannot keep up."""
+class Writer:
+    """Single ``PUT /v1/memories/{id}`` at a steady rate into their own scope while
+    searches are timed: a live server is written to as it is searched. The rate is spread
+    over a few connections, as several agents would write, so that one write's round trip
+    does not cap it; ``achieved`` falls short only when the server cannot keep up."""
+
+    CONNECTIONS = 4
 
     def __init__(self, url: str, rate: float, first: int) -> None:
-        super().__init__(name="bench-writer", daemon=True)
         self.url = url
         self.rate = rate
         self.next_id = first
@@ -125,7 +128,15 @@ class Writer(threading.Thread):
         self.failed = 0
         self.elapsed = 0.0
         self.took_ms: list[float] = []  # per write: why ``achieved`` fell short, if it did
+        self._ids = itertools.count(first)
+        self._lock = threading.Lock()
         self._stop_event = threading.Event()
+        self._began = 0.0
+        count = self.CONNECTIONS if rate > 0 else 0
+        self._threads = [
+            threading.Thread(target=self._run, name=f"bench-writer-{i}", daemon=True)
+            for i in range(count)
+        ]
 
     @property
     def achieved(self) -> float:
@@ -134,18 +145,27 @@ class Writer(threading.Thread):
     def latency(self) -> Latency | None:
         return latency(self.took_ms) if self.took_ms else None
 
-    def run(self) -> None:
-        if self.rate <= 0:
-            return
-        rng = random.Random(self.next_id)
-        began = time.perf_counter()
-        due = began
+    def start(self) -> None:
+        self._began = time.perf_counter()
+        for thread in self._threads:
+            thread.start()
+
+    def finish(self) -> None:
+        self._stop_event.set()
+        for thread in self._threads:
+            thread.join()
+        self.elapsed = time.perf_counter() - self._began
+        self.next_id = next(self._ids)
+
+    def _run(self) -> None:
+        interval = len(self._threads) / self.rate
+        due = time.perf_counter()
         with httpx.Client(base_url=self.url, timeout=30.0) as http:
             while not self._stop_event.is_set():
-                n = self.next_id
+                n = next(self._ids)
                 body = {
                     "type": "fact",
-                    "content": sentence(rng, "fact", n),
+                    "content": sentence(random.Random(n), "fact", n),
                     "scope": WRITES_SCOPE,
                     "source_agent": "bench-writer",
                 }
@@ -154,16 +174,11 @@ class Writer(threading.Thread):
                     ok = http.put(f"/v1/memories/bench-write-{n}", json=body).status_code < 300
                 except httpx.HTTPError:
                     ok = False
-                self.took_ms.append((time.perf_counter() - sent) * 1000)
-                self.next_id += 1
-                if ok:
-                    self.done += 1
-                else:
-                    self.failed += 1
-                due += 1 / self.rate
+                took = (time.perf_counter() - sent) * 1000
+                with self._lock:
+                    self.took_ms.append(took)
+                    self.done += ok
+                    self.failed += not ok
+                # Behind schedule, the next writes go at once until it is caught up.
+                due += interval
                 self._stop_event.wait(max(0.0, due - time.perf_counter()))
-        self.elapsed = time.perf_counter() - began
-
-    def finish(self) -> None:
-        self._stop_event.set()
-        self.join()
