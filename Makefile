@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test check lint typecheck bench cost install clean faults faults-cluster docs
+.PHONY: run test check lint typecheck bench bench-scale cost install clean faults faults-cluster docs
 
 install: $(STAMP)
 
@@ -37,6 +37,12 @@ typecheck:
 bench: install
 	$(BIN)/python -m loadtest.bench_embedded --sizes 10000
 	$(BIN)/python -m loadtest.bench_embedded --sizes 100000
+
+# The scale profile (`ai-memory bench scale`): one live embedded server grown to 10k, 100k
+# and 1M memories (capped at MEMORIES); table on stdout, JSON and plots in bench-scale/.
+MEMORIES ?= 1000000
+bench-scale: install
+	$(BIN)/python -m loadtest.bench_scale --memories $(MEMORIES)
 
 # CPU ms per memory summed over every process of the stack (loadtest/bench_cost.py), on
 # Kafka and Cassandra servers of its own.

@@ -5,8 +5,8 @@
   adapter, the composition root, a projector or the serialization.
 * The command line (``ai_memory.entrypoints.cli``) is the process's ``main``: it may also
   call the composition root's face (``ai_memory.bootstrap`` itself: never one of its
-  modules, never its container type), the SDK and the migration tools — still no
-  adapter, projector or serialization.
+  modules, never its container type), the SDK, the migration tools and the load
+  profiles — still no adapter, projector or serialization.
 * The core imports nothing of the package outside the core (and only the standard
   library and numpy besides).
 * The service layer imports only the core and settings (it is given adapters through
@@ -20,6 +20,9 @@
   composition root, an entry point, the serialization, the SDK or the migration tools.
 * The migration tools are clients: core, service types, settings, the SDK and the
   composition root's face — no adapter, projector, serialization or entry point.
+* The load profiles (``ai_memory.benchmarks``) measure a server they start as a child
+  process, over HTTP: they import nothing else of the package (what they measured would
+  otherwise include what they loaded in-process).
 * The SDK imports no server module (the in-process client, which embeds a server on
   purpose, is imported by no other SDK module, and builds through the composition
   root's face).
@@ -57,6 +60,7 @@ CLI_MAY_IMPORT = (
     "ai_memory.bootstrap",
     "ai_memory.sdk",
     "ai_memory.migration",
+    "ai_memory.benchmarks",
 )
 SERVICE_MAY_IMPORT = ("ai_memory.service", "ai_memory.core", "ai_memory.settings")
 # Settings are the one reader of the environment (and import only the core): an adapter
@@ -104,6 +108,10 @@ ONLY: dict[str, tuple[Sequence[str], str]] = {
     "ai_memory.migration": (
         MIGRATION_MAY_IMPORT,
         "the migration tools are clients: no adapter, projector or serialization",
+    ),
+    "ai_memory.benchmarks": (
+        ("ai_memory.benchmarks",),
+        "load profiles measure a server process they start, over HTTP",
     ),
 }
 
@@ -169,6 +177,7 @@ def test_the_graph_is_read_from_the_source() -> None:
         ("ai_memory.entrypoints.cli.replay_cmd", "ai_memory.bootstrap"),
         ("ai_memory.entrypoints.cli.dead_letters_cmd", "ai_memory.service.dead_letters"),
         ("ai_memory.entrypoints.cli.main", "ai_memory.sdk"),
+        ("ai_memory.entrypoints.cli.bench_cmd", "ai_memory.benchmarks.scale"),
     ]:
         assert edge in found, edge
     # MCP and A2A share the agent tools; neither imports the other.
@@ -227,6 +236,7 @@ PLANTED: Sequence[tuple[str, str, str]] = [
     ("ai_memory/projector/tailer.py", "from ai_memory.bootstrap import build\n", "wired"),
     ("ai_memory/projector/replay.py", "import ai_memory.serialization\n", "they do not wire"),
     ("ai_memory/migration/verify.py", "from ai_memory.adapters import memory\n", "clients"),
+    ("ai_memory/benchmarks/scale.py", "from ai_memory.bootstrap import build\n", "over HTTP"),
     ("ai_memory/bootstrap/urls.py", "from ai_memory.entrypoints.http import app\n", "never"),
     ("ai_memory/bootstrap/policy.py", "import ai_memory.sdk\n", "never calls them"),
 ]

@@ -82,6 +82,7 @@ _server_command("project", "ai_memory.entrypoints.cli.project_cmd", "project_cmd
 _server_command("migrate", "ai_memory.entrypoints.cli.migrate_cmd", "migrate_cmd")
 _server_command("doctor", "ai_memory.entrypoints.cli.doctor_cmd", "doctor_cmd")
 _server_command("mcp", "ai_memory.entrypoints.cli.mcp_cmd", "mcp_cmd")
+_server_command("bench", "ai_memory.entrypoints.cli.bench_cmd", "app", group=True)
 
 Url = Annotated[str, typer.Option(envvar="AIMEM_URL", help="Server base URL.")]
 DEFAULT_URL = "http://127.0.0.1:8080"

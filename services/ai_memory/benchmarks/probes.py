@@ -1,0 +1,82 @@
+"""What the runner reads off the server and the machine between phases: projection
+progress and index compaction (over HTTP), memory (``/proc``) and disk use."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from ai_memory.benchmarks.server import BenchError
+
+# The gauge the embedded index sets while it compacts segments in the background. Older
+# servers do not export it; the runner then does not wait.
+COMPACTION_GAUGE = "aimem_index_compaction_running"
+_SAMPLE = re.compile(rf"^{COMPACTION_GAUGE}(?:\{{[^}}]*\}})?\s+(\S+)", re.MULTILINE)
+IDLE_TIMEOUT = 3600.0
+PROJECTED_TIMEOUT = 7200.0
+
+
+def wait_projected(http: httpx.Client, position: int, alive: Callable[[], None]) -> None:
+    """Until every projection ``/healthz`` lists has applied the log up to ``position``.
+
+    Polled rather than asked of the import (``wait=true``): that wait is capped by
+    ``AIMEM_WAIT_TIMEOUT`` (10 s by default), far less than a million memories take."""
+    deadline = time.perf_counter() + PROJECTED_TIMEOUT
+    while time.perf_counter() < deadline:
+        alive()
+        health = http.get("/healthz").json()
+        if all(p["position"] >= position for p in health["projections"]):
+            return
+        time.sleep(0.05)
+    raise BenchError(f"the projections did not reach position {position} in time")
+
+
+def wait_index_idle(http: httpx.Client, alive: Callable[[], None]) -> float | None:
+    """Seconds until the index reports no compaction running, or None when the server
+    does not export the gauge (nothing to wait for)."""
+    began = time.perf_counter()
+    while time.perf_counter() - began < IDLE_TIMEOUT:
+        alive()
+        values = [float(v) for v in _SAMPLE.findall(http.get("/metrics").text)]
+        if not values:
+            return None
+        if all(v == 0 for v in values):
+            return time.perf_counter() - began
+        time.sleep(0.25)
+    raise BenchError(f"the index was still compacting after {IDLE_TIMEOUT:.0f}s")
+
+
+def memory_of(pid: int) -> tuple[int, int] | None:
+    """(VmRSS, VmHWM) of a process in bytes: resident now and at its peak. None where
+    there is no ``/proc`` (not Linux)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="ascii")
+    except OSError:
+        return None
+    kib = {}
+    for line in status.splitlines():
+        name, _, value = line.partition(":")
+        if name in ("VmRSS", "VmHWM"):
+            kib[name] = int(value.split()[0])
+    if len(kib) != 2:
+        return None
+    return kib["VmRSS"] * 1024, kib["VmHWM"] * 1024
+
+
+def disk_usage(path: Path) -> int:
+    """Bytes the files under ``path`` occupy on disk, as ``du`` counts them (allocated
+    blocks: a sparse or preallocated file counts what it really holds)."""
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                st = os.lstat(os.path.join(root, name))
+            except OSError:  # removed while walking (a compaction's old segment)
+                continue
+            total += st.st_blocks * 512 if hasattr(st, "st_blocks") else st.st_size
+    return total
