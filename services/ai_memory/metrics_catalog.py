@@ -112,6 +112,42 @@ TENANT_BYTES = Metric(
     ("tenant",),
     ("gateway",),
 )
+INDEX_COMPACTION_RUNNING = Metric(
+    "aimem_index_compaction_running",
+    "gauge",
+    "1 while a compaction of the embedded index runs (a child process builds the next generation)",
+    (),
+    ("gateway",),
+)
+INDEX_COMPACTIONS = Metric(
+    "aimem_index_compactions",
+    "counter",
+    "Compactions of the embedded index by outcome (done, abandoned, failed, cancelled)",
+    ("outcome",),
+    ("gateway",),
+)
+INDEX_POINTS_SINCE_COMPACTION = Metric(
+    "aimem_index_points_since_compaction",
+    "gauge",
+    "Points written to the embedded index since its last compaction began (searched by "
+    "brute force until the next one)",
+    (),
+    ("gateway",),
+)
+INDEX_FORGOTTEN_PENDING = Metric(
+    "aimem_index_forgotten_pending",
+    "gauge",
+    "Forgotten points whose vectors stay in the embedded index's files until the next compaction",
+    (),
+    ("gateway",),
+)
+INDEX_LAST_COMPACTION_SECONDS = Metric(
+    "aimem_index_last_compaction_seconds",
+    "gauge",
+    "Duration of the last finished compaction of the embedded index",
+    (),
+    ("gateway",),
+)
 
 CATALOG: tuple[Metric, ...] = (
     HTTP_REQUESTS,
@@ -126,6 +162,11 @@ CATALOG: tuple[Metric, ...] = (
     DEAD_LETTERS,
     TENANT_MEMORIES,
     TENANT_BYTES,
+    INDEX_COMPACTION_RUNNING,
+    INDEX_COMPACTIONS,
+    INDEX_POINTS_SINCE_COMPACTION,
+    INDEX_FORGOTTEN_PENDING,
+    INDEX_LAST_COMPACTION_SECONDS,
 )
 
 

@@ -414,6 +414,7 @@ def build(
         rates=RateLimiter(limit_table),  # this gateway's buckets
         erasures=build_erasures(s, writing, log, projections, sealer),
         usage=UsageService(usage, limit_table),
+        index_compaction=index.compaction_status,
     )
     return Container(
         s,

@@ -23,6 +23,7 @@ writes; an entry point only turns a credential into a caller and passes it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ai_memory.core.access.rate import RateLimiter
@@ -54,3 +55,5 @@ class Services:
     rates: RateLimiter | None = None  # None: no request is rate-limited
     erasures: ErasureService | None = None  # None: erasures are not served
     usage: UsageService | None = None  # None: usage is not served
+    # The index's background compaction, for /metrics (VectorIndex.compaction_status).
+    index_compaction: Callable[[], dict[str, float]] | None = None

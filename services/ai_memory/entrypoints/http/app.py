@@ -120,7 +120,7 @@ def create_app(services: Services) -> FastAPI:
     # Rates and tenant body limits just inside the key door: they need the caller's key.
     rate_limits.install(app, services.rates, edge.body_limit_for(settings), settings.body_timeout)
     auth.install(app, services.keys)  # inside metrics and the edge: they see refusals too
-    metrics.install(app, services.health, services.usage)
+    metrics.install(app, services.health, services.usage, services.index_compaction)
     edge.install(app, settings, hosts)
     service = services.memory
     transfer = services.transfer

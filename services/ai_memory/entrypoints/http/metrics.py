@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from fastapi import FastAPI, Request, Response
 from prometheus_client import (
@@ -100,6 +100,35 @@ class _UsageCollector(Collector):
         yield size
 
 
+class _CompactionCollector(Collector):
+    """The embedded index's background compaction (adapters/edge_compaction.py); an index
+    that compacts itself (a Qdrant server) reports nothing and the families stay empty."""
+
+    def __init__(self, status: Callable[[], dict[str, float]]) -> None:
+        self.status = status
+
+    def collect(self) -> Iterable[GaugeMetricFamily | CounterMetricFamily]:
+        status = self.status()
+        running = mc.gauge_family(mc.INDEX_COMPACTION_RUNNING)
+        outcomes = mc.counter_family(mc.INDEX_COMPACTIONS)
+        since = mc.gauge_family(mc.INDEX_POINTS_SINCE_COMPACTION)
+        forgotten = mc.gauge_family(mc.INDEX_FORGOTTEN_PENDING)
+        last = mc.gauge_family(mc.INDEX_LAST_COMPACTION_SECONDS)
+        if status:
+            running.add_metric([], status["running"])
+            since.add_metric([], status["points_since"])
+            forgotten.add_metric([], status["forgotten_pending"])
+            last.add_metric([], status["last_seconds"])
+            for key, value in sorted(status.items()):
+                if key.startswith("outcome_"):
+                    outcomes.add_metric([key.removeprefix("outcome_")], value)
+        yield running
+        yield outcomes
+        yield since
+        yield forgotten
+        yield last
+
+
 class RequestMetrics:
     """Latency to the response's status line and a count per method, route and status.
 
@@ -133,13 +162,19 @@ class RequestMetrics:
         await self.app(scope, receive, observed_send)
 
 
-def install(app: FastAPI, health: HealthService, usage: UsageService | None = None) -> None:
+def install(
+    app: FastAPI,
+    health: HealthService,
+    usage: UsageService | None = None,
+    compaction: Callable[[], dict[str, float]] | None = None,
+) -> None:
     registry = CollectorRegistry()
     requests = mc.counter(mc.HTTP_REQUESTS, registry)
     latency = mc.histogram(mc.HTTP_REQUEST_SECONDS, registry)
     registry.register(_ProjectionCollector(health))
     if usage is not None:
         registry.register(_UsageCollector(usage))
+    registry.register(_CompactionCollector(compaction or dict))
     app.add_middleware(RequestMetrics, requests=requests, latency=latency)
 
     # Also served on a port of its own (``serve --metrics-port``) for Prometheus, which
