@@ -271,8 +271,11 @@ class Compactor:
                 compact_once()
             except Exception:
                 log.exception("index compaction failed; retrying in %.0f s", RETRY_AFTER_FAILURE)
-                self.outcomes["failed"] += 1
-                self._retry_at = self._clock() + RETRY_AFTER_FAILURE
+                self.failed()
+
+    def failed(self) -> None:
+        self.outcomes["failed"] += 1
+        self._retry_at = self._clock() + RETRY_AFTER_FAILURE
 
     def due(self) -> bool:
         policy = self.policy

@@ -1,0 +1,107 @@
+"""When the embedded index compacts (``edge_compaction.Compactor``), on a fake clock."""
+
+from __future__ import annotations
+
+from ai_memory.adapters.edge_compaction import (
+    RETRY_AFTER_FAILURE,
+    CompactionPolicy,
+    Compactor,
+    is_generation,
+    next_generation,
+)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def compactor(**kw: float) -> tuple[Compactor, Clock]:
+    clock = Clock()
+    policy = CompactionPolicy(**{"after_points": 10, "forget_delay": 30.0, **kw})  # type: ignore[arg-type]
+    return Compactor(policy, clock), clock
+
+
+def test_due_after_enough_points() -> None:
+    c, _ = compactor()
+    c.record([], {}, written=9, forgotten=0)
+    assert not c.due()
+    c.record([], {}, written=1, forgotten=0)
+    assert c.due()
+
+
+def test_due_once_a_forget_is_old_enough() -> None:
+    c, clock = compactor()
+    c.record([], {}, written=1, forgotten=1)
+    clock.now += 29.9
+    c.record([], {}, written=1, forgotten=1)  # a later forget does not push the deadline
+    assert not c.due()
+    clock.now += 0.1
+    assert c.due()
+
+
+def test_an_attempt_that_did_not_swap_puts_its_triggers_back() -> None:
+    c, clock = compactor()
+    c.record([], {}, written=4, forgotten=2)
+    epoch = c.begin("shard.1")
+    assert c.status()["running"] == 1 and c.status()["points_since"] == 0
+    c.record([], {}, written=7, forgotten=0)  # arrived during the attempt
+    c.end(epoch)  # abandoned or failed: nothing swapped
+    assert c.status()["points_since"] == 11 and c.status()["forgotten_pending"] == 2
+    clock.now += 30
+    assert c.due() and c.status()["running"] == 0
+
+
+def test_a_finished_attempt_keeps_only_what_arrived_meanwhile() -> None:
+    c, _ = compactor()
+    c.record([], {}, written=12, forgotten=1)
+    epoch = c.begin("shard.1")
+    c.record([], {}, written=3, forgotten=0)
+    c.finish(epoch)
+    c.end(epoch)
+    assert c.status()["points_since"] == 3 and c.status()["forgotten_pending"] == 0
+    assert c.status()["outcome_done"] == 1 and not c.due()
+
+
+def test_the_journal_holds_what_was_applied_during_an_attempt_only() -> None:
+    c, _ = compactor()
+    c.record(["before"], {}, written=1, forgotten=0)  # type: ignore[list-item]
+    epoch = c.begin("shard.1")
+    c.record(["during"], {}, written=1, forgotten=0)  # type: ignore[list-item]
+    assert c.journal_length() == 1 and c.journal_slice(0, 1) == [(["during"], {})]
+    c.end(epoch)
+    assert c.journal_length() == 0
+
+
+def test_a_reset_cancels_the_attempt_and_its_triggers() -> None:
+    c, _ = compactor()
+    c.record([], {}, written=12, forgotten=1)
+    epoch = c.begin("shard.3")
+    assert c.cancel() == "shard.3"  # the directory the thread still owns
+    assert not c.current(epoch)
+    c.end(epoch)
+    assert not c.due() and c.status()["points_since"] == 0
+
+
+def test_a_failure_waits_before_the_next_try() -> None:
+    c, clock = compactor()
+    c.record([], {}, written=10, forgotten=0)
+    c.failed()
+    assert not c.due()
+    clock.now += RETRY_AFTER_FAILURE
+    assert c.due() and c.status()["outcome_failed"] == 1
+
+
+def test_without_a_policy_nothing_is_ever_due() -> None:
+    c = Compactor(None)
+    c.record([], {}, written=10**6, forgotten=10)
+    assert not c.due()
+
+
+def test_generations_are_named_in_order() -> None:
+    assert next_generation("shard") == "shard.1" and next_generation("shard.9") == "shard.10"
+    assert is_generation("shard") and is_generation("shard.12")
+    assert not is_generation("shard.tmp") and not is_generation("checkpoint.json")
