@@ -144,10 +144,13 @@ def test_forgotten_vectors_leave_the_files_without_an_operator_step(tmp_path: Pa
         apply(idx, ([IndexRemove("default", "m7", 41)], {}))
         idx.flush()
         assert holding(tmp_path, gone)
+        assert idx._idf_params("default") is not None  # m7's old copy still counts
         wait_for(lambda: idx.compaction_status()["outcome_done"] >= 1)
         assert not holding(tmp_path, gone)
         assert idx.count("default") == 39
         assert idx.compaction_status()["forgotten_pending"] == 0
+        # The new generation is vacuumed: the engine's own IDF is exact again.
+        assert idx._idf_params("default") is None
     finally:
         idx.close()
 

@@ -183,3 +183,51 @@ def test_optimize_rewrites_a_removed_points_vector_out_of_an_indexed_segment(
 
 def holding(root: Path, needle: bytes) -> list[Path]:
     return [p for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def keyword_scores(idx: QdrantEdgeIndex, text: str) -> dict[str, float]:
+    return {h.memory_id: h.score for h in idx.search(q(text=text, mode="keyword", limit=20))}
+
+
+def filtered_keyword_scores(idx: QdrantEdgeIndex, text: str) -> dict[str, float]:
+    """The same search with the IDF computed over the tenant's points by filter."""
+    shortcut = idx._vacuumed
+    idx._vacuumed = False
+    try:
+        return keyword_scores(idx, text)
+    finally:
+        idx._vacuumed = shortcut
+
+
+def test_a_tenant_alone_in_the_shard_gets_the_same_keyword_scores(tmp_path: Path) -> None:
+    """Alone in a vacuumed shard, a tenant's keyword IDF comes from the engine's own
+    statistics (no filtered count per term); with deletes or rewrites not vacuumed yet, or
+    another tenant in the shard, from a count over its own points. Scores never move."""
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None)
+    text = "green tea biscuits"
+    try:
+        texts = ["green tea in the morning", "black tea and biscuits", "coffee at noon"]
+        for n, content in enumerate(texts * 3, start=1):
+            apply(idx, put(f"m{n}", n, axis(1, n), content))
+        assert idx._idf_params("default") is None  # appended only: exact already
+        apply(idx, ([IndexRemove("default", "m2", 20)], {}))  # a forget
+        apply(idx, put("m3", 21, axis(1, 3), "biscuits biscuits tea"))  # a rewrite
+        # The engine's statistics still count m2 and m3's old copy: filtered until vacuumed.
+        assert idx._idf_params("default") is not None
+        before = keyword_scores(idx, text)
+        idx.optimize()
+        assert idx._idf_params("default") is None
+        alone = keyword_scores(idx, text)
+        assert alone == pytest.approx(before, rel=1e-6) and "m2" not in alone
+        assert alone == pytest.approx(filtered_keyword_scores(idx, text), rel=1e-6)
+        apply(idx, put("o1", 30, axis(1), "tea tea tea", tenant="other"))
+        assert idx._idf_params("default") is not None  # shared: filtered to the tenant
+        assert keyword_scores(idx, text) == pytest.approx(alone, rel=1e-6)
+    finally:
+        idx.close()
+    reopened = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None)
+    try:  # after a restart nothing is known about old copies: filtered
+        assert reopened._idf_params("default") is not None
+        assert reopened._tenants == {"default", "other"}
+    finally:
+        reopened.close()
