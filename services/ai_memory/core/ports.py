@@ -247,9 +247,8 @@ class VectorIndex(Protocol):
 
     def compaction_status(self) -> dict[str, float]:
         """Background compaction for ``/metrics``: ``running`` (0/1: runs or is due),
-        ``points_since``,
-        ``forgotten_pending``, ``last_seconds``, ``outcome_<done|abandoned|failed|
-        cancelled>`` counts; empty where the engine compacts itself."""
+        ``points_since``, ``forgotten_pending``, ``last_seconds``, ``outcome_<done|
+        abandoned|failed|cancelled>`` counts; empty where the engine compacts itself."""
         ...
 
     def reset(self) -> None: ...
