@@ -122,3 +122,46 @@ def test_fusion_is_deterministic_sorted_and_bounded(
         assert h.score == h.components[fusion.key]
         if method != "rrf":
             assert 0.0 <= h.score <= 1.0 + 1e-9
+
+
+def reference_score_fuse(
+    lists: dict[str, list[tuple[str, float]]],
+    limit: int,
+    weights: dict[str, float],
+    method: FusionMethod,
+) -> list[IndexHit]:
+    """The rule written plainly (every candidate's components built, then ordered): the
+    production code builds components for the kept hits only and must agree exactly."""
+    from ai_memory.core.fusion import _normaliser
+
+    fused: dict[str, dict[str, float]] = {}
+    best: dict[str, int] = {}
+    for name, ranked in lists.items():
+        if not ranked:
+            continue
+        low, span = _normaliser([score for _, score in ranked], method)
+        for rank, (mid, score) in enumerate(ranked, start=1):
+            norm = min(1.0, max(0.0, (score - low) / span))
+            parts = fused.setdefault(mid, {"fused": 0.0})
+            parts["fused"] += weights.get(name, 1.0) * norm
+            parts[f"{name}_rank"] = float(rank)
+            parts[f"{name}_score"] = score
+            parts[f"{name}_norm"] = norm
+            best[mid] = min(rank, best.get(mid, rank))
+    order = sorted(fused.items(), key=lambda kv: (-kv[1]["fused"], best[kv[0]], kv[0]))
+    return [IndexHit(mid, parts["fused"], parts) for mid, parts in order[:limit]]
+
+
+@given(ranked_lists, ranked_lists, st.sampled_from(["minmax", "dbsf"]), st.integers(1, 30))
+def test_score_fusion_matches_the_plain_rule(
+    dense: list[tuple[str, float]],
+    keyword: list[tuple[str, float]],
+    method: FusionMethod,
+    limit: int,
+) -> None:
+    lists = {"dense": dense, "keyword": keyword}
+    weights = {"dense": 0.3, "keyword": 0.7}
+    got = score_fuse(lists, limit, weights, method)
+    want = reference_score_fuse(lists, limit, weights, method)
+    assert got == want
+    assert [list(h.components) for h in got] == [list(h.components) for h in want]

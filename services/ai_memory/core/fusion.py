@@ -126,23 +126,39 @@ def score_fuse(
 ) -> list[IndexHit]:
     """Score fusion: ``Σ w_r · norm_r(score)`` with per-list ``minmax`` or ``dbsf``
     normalisation (see ``Fusion``). Components keep each retriever's rank, raw score
-    and normalised score (``<name>_norm``) and the fused score (``fused``)."""
-    fused: dict[str, dict[str, float]] = {}
+    and normalised score (``<name>_norm``) and the fused score (``fused``).
+
+    A search fuses a few hundred prefetched candidates to keep a few dozen: scores are
+    summed in flat dicts and the components are built for the kept hits only."""
+    fused: dict[str, float] = {}
     best: dict[str, int] = {}
+    seen: list[tuple[str, dict[str, tuple[int, float, float]]]] = []
     for name, ranked in lists.items():
         if not ranked:
             continue
         w = 1.0 if weights is None else weights.get(name, 1.0)
         low, span = _normaliser([score for _, score in ranked], method)
+        found: dict[str, tuple[int, float, float]] = {}
         for rank, (mid, score) in enumerate(ranked, start=1):
-            norm = min(1.0, max(0.0, (score - low) / span))
-            parts = fused.setdefault(mid, {"fused": 0.0})
-            parts["fused"] += w * norm
-            parts[f"{name}_rank"] = float(rank)
-            parts[f"{name}_score"] = score
-            parts[f"{name}_norm"] = norm
-            best[mid] = min(rank, best.get(mid, rank))
-    return _ordered(fused, "fused", limit, best)
+            norm = (score - low) / span
+            norm = 1.0 if norm > 1.0 else 0.0 if norm < 0.0 else norm
+            found[mid] = (rank, score, norm)
+            fused[mid] = fused.get(mid, 0.0) + w * norm
+            if rank < best.get(mid, rank + 1):
+                best[mid] = rank
+        seen.append((name, found))
+    kept = heapq.nsmallest(limit, fused, key=lambda mid: (-fused[mid], best[mid], mid))
+    hits: list[IndexHit] = []
+    for mid in kept:
+        parts = {"fused": fused[mid]}
+        for name, found in seen:
+            hit = found.get(mid)
+            if hit is not None:
+                parts[f"{name}_rank"] = float(hit[0])
+                parts[f"{name}_score"] = hit[1]
+                parts[f"{name}_norm"] = hit[2]
+        hits.append(IndexHit(mid, parts["fused"], parts))
+    return hits
 
 
 def fuse(
