@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from ai_memory.adapters.edge_compaction import CompactionPolicy
+from ai_memory.adapters import qdrant_edge_index
 from ai_memory.adapters.index_payload import point_id
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
 from ai_memory.core.projection import IndexRemove
@@ -71,8 +72,10 @@ def holding(root: Path, needle: bytes) -> list[Path]:
 
 
 def test_a_compaction_swaps_in_a_new_generation_while_writes_and_searches_go_on(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Catch up outside the lock for all but a few mutations, so both paths run.
+    monkeypatch.setattr(qdrant_edge_index, "_CATCH_UP_UNDER_LOCK", 3)
     policy = CompactionPolicy(after_points=40, forget_delay=3600, poll_interval=0.01)
     idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, compaction=policy)
     idx.start_compaction()

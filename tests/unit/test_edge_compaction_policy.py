@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ai_memory.adapters.edge_compaction import (
+    RETRY_AFTER_ABANDON,
     RETRY_AFTER_FAILURE,
     CompactionPolicy,
     Compactor,
@@ -105,3 +106,18 @@ def test_generations_are_named_in_order() -> None:
     assert next_generation("shard") == "shard.1" and next_generation("shard.9") == "shard.10"
     assert is_generation("shard") and is_generation("shard.12")
     assert not is_generation("shard.tmp") and not is_generation("checkpoint.json")
+
+
+def test_an_abandoned_attempt_waits_a_little_and_counts_its_mutations() -> None:
+    c, clock = compactor()
+    c.record([], {}, written=10, forgotten=0)
+    epoch = c.begin("shard.1")
+    c.record(["a", "b"], {}, written=2, forgotten=0)  # type: ignore[list-item]
+    c.record(["c"], {}, written=1, forgotten=0)  # type: ignore[list-item]
+    assert c.journal_length() == 2 and c.mutations_between(0, 2) == 3
+    assert c.mutations_between(1, 2) == 1
+    c.abandon("test")
+    c.end(epoch)
+    assert c.status()["outcome_abandoned"] == 1 and not c.due()
+    clock.now += RETRY_AFTER_ABANDON
+    assert c.due()

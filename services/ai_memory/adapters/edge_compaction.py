@@ -58,6 +58,7 @@ log = logging.getLogger(__name__)
 FIRST_GENERATION = "shard"
 _GENERATION = re.compile(r"shard(\.[0-9]+)?")
 RETRY_AFTER_FAILURE = 60.0  # seconds; a failing compaction must not spin a core
+RETRY_AFTER_ABANDON = 15.0
 
 Batch = tuple[Sequence[IndexMutation], dict[int, tuple[Vector, SparseVector]]]
 
@@ -301,11 +302,7 @@ class Compactor:
                 if self._journal is not None and self._journaled > self.policy.max_journal:
                     # A bulk load runs meanwhile: the journal (vectors in memory) would
                     # grow without bound. Give up now, compact when it is quieter.
-                    log.info(
-                        "index compaction abandoned: %d mutations arrived meanwhile",
-                        self._journaled,
-                    )
-                    self.outcomes["abandoned"] += 1
+                    self.abandon(f"{self._journaled} mutations arrived meanwhile")
                     self._kill_child()
                     child.communicate()
                     return False
@@ -323,6 +320,16 @@ class Compactor:
         with self._lock:
             if self._child is not None and self._child.poll() is None:
                 self._child.kill()
+
+    def abandon(self, why: str) -> None:
+        log.info("index compaction abandoned (%s); retried later", why)
+        self.outcomes["abandoned"] += 1
+        # The load that outran it is likely still on: leave it the CPU for a while.
+        self._retry_at = self._clock() + RETRY_AFTER_ABANDON
+
+    def mutations_between(self, start: int, stop: int) -> int:
+        """Mutations in journal entries ``start:stop`` (entries are batches)."""
+        return sum(len(mutations) for mutations, _ in self.journal_slice(start, stop))
 
     def journal_length(self) -> int:
         journal = self._journal

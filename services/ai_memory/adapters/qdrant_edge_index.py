@@ -91,8 +91,11 @@ from .edge_compaction import (
 log = logging.getLogger(__name__)
 
 # A compaction's last stretch of catch-up runs under the apply lock (the projection waits
-# for it); everything before that runs beside the live projection.
-_CATCH_UP_UNDER_LOCK = 200
+# for it: ≈ 0.5 s at this many mutations); everything before that runs beside the live
+# projection, in passes over what arrived during the previous one. A load that keeps
+# outrunning the passes abandons the compaction (retried later) rather than stall.
+_CATCH_UP_UNDER_LOCK = 2_000
+_CATCH_UP_PASSES = 8
 
 _INPUT_ERRORS = ("dimension error", "Wrong input", "Bad input", "Not existing vector name")
 
@@ -479,12 +482,15 @@ class QdrantEdgeIndex:
             with _engine("compaction load"):
                 new = qe.EdgeShard.load(str(self._root / target), self._config())
             done, rewrote = 0, False
-            while True:
+            for _ in range(_CATCH_UP_PASSES):
                 pending = state.journal_length()
-                if pending - done <= _CATCH_UP_UNDER_LOCK:
+                if state.mutations_between(done, pending) <= _CATCH_UP_UNDER_LOCK:
                     break
                 rewrote |= self._replay(new, done, pending)
                 done = pending
+            else:
+                state.abandon(f"the catch-up did not converge in {_CATCH_UP_PASSES} passes")
+                return
             with self._apply_lock:
                 if not state.current(epoch):
                     return
