@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ai_memory.adapters.edge_compaction import CompactionPolicy
 from ai_memory.adapters import qdrant_edge_index
+from ai_memory.adapters.edge_compaction import CompactionPolicy
 from ai_memory.adapters.index_payload import point_id
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
 from ai_memory.core.projection import IndexRemove
