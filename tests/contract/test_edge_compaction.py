@@ -265,3 +265,25 @@ def test_kill_9_at_any_moment_of_a_compaction_leaves_an_index_that_opens_whole(
         finally:
             idx.close()
     assert swaps > 0  # compactions did complete between the kills
+
+
+def test_a_catch_up_the_load_outruns_is_abandoned_and_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(qdrant_edge_index, "_CATCH_UP_PASSES", 0)  # never converges
+    monkeypatch.setattr(qdrant_edge_index, "_CATCH_UP_UNDER_LOCK", -1)
+    policy = CompactionPolicy(after_points=5, forget_delay=3600, poll_interval=0.01)
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, compaction=policy)
+    rng = np.random.default_rng(4)
+    try:
+        for n in range(1, 21):
+            apply(idx, put(f"m{n}", n, unit(rng)))
+        idx.start_compaction()
+        wait_for(lambda: idx.compaction_status()["outcome_abandoned"] >= 1)
+        wait_for(lambda: generations(tmp_path) == ["shard"])  # its copy is removed
+        assert idx.compaction_status()["outcome_done"] == 0
+        assert idx.compaction_status()["points_since"] >= 20  # still due, later
+        apply(idx, put("m21", 21, unit(rng)))
+        assert idx.count("default") == 21 and idx.checkpoint() == 21
+    finally:
+        idx.close()
