@@ -121,3 +121,27 @@ def test_an_abandoned_attempt_waits_a_little_and_counts_its_mutations() -> None:
     assert c.status()["outcome_abandoned"] == 1 and not c.due()
     clock.now += RETRY_AFTER_ABANDON
     assert c.due()
+
+
+def test_abandoned_attempts_in_a_row_wait_longer_until_one_succeeds() -> None:
+    c, clock = compactor()
+    waits = []
+    for _ in range(7):
+        c.record([], {}, written=10, forgotten=0)
+        epoch = c.begin("shard.1")
+        c.abandon("a bulk import")
+        c.end(epoch)
+        began = clock.now
+        while not c.due():
+            clock.now += 1
+        waits.append(clock.now - began)
+    assert waits == [15, 30, 60, 120, 240, 300, 300]
+    epoch = c.begin("shard.1")
+    c.finish(epoch)
+    c.end(epoch)
+    c.record([], {}, written=10, forgotten=0)
+    epoch = c.begin("shard.2")
+    c.abandon("again")
+    c.end(epoch)
+    clock.now += RETRY_AFTER_ABANDON
+    assert c.due()  # back to the first wait after a success

@@ -58,7 +58,10 @@ log = logging.getLogger(__name__)
 FIRST_GENERATION = "shard"
 _GENERATION = re.compile(r"shard(\.[0-9]+)?")
 RETRY_AFTER_FAILURE = 60.0  # seconds; a failing compaction must not spin a core
+# After an abandoned attempt: doubled for each one in a row (a bulk import that keeps
+# outrunning them should not pay a shard copy every few seconds), reset by a success.
 RETRY_AFTER_ABANDON = 15.0
+RETRY_AFTER_ABANDON_MAX = 300.0
 
 Batch = tuple[Sequence[IndexMutation], dict[int, tuple[Vector, SparseVector]]]
 
@@ -204,6 +207,7 @@ class Compactor:
         self._first_forget: float | None = None
         self._taken: tuple[int, int, float | None] = (0, 0, None)
         self._retry_at = 0.0
+        self._abandoned_in_a_row = 0
         self.outcomes = {"done": 0, "abandoned": 0, "failed": 0, "cancelled": 0}
         self.last_seconds = 0.0
 
@@ -325,7 +329,9 @@ class Compactor:
         log.info("index compaction abandoned (%s); retried later", why)
         self.outcomes["abandoned"] += 1
         # The load that outran it is likely still on: leave it the CPU for a while.
-        self._retry_at = self._clock() + RETRY_AFTER_ABANDON
+        wait = min(RETRY_AFTER_ABANDON * 2**self._abandoned_in_a_row, RETRY_AFTER_ABANDON_MAX)
+        self._abandoned_in_a_row += 1
+        self._retry_at = self._clock() + wait
 
     def mutations_between(self, start: int, stop: int) -> int:
         """Mutations in journal entries ``start:stop`` (entries are batches)."""
@@ -343,6 +349,7 @@ class Compactor:
         return epoch == self._epoch and not self._stop.is_set()
 
     def finish(self, epoch: int) -> None:
+        self._abandoned_in_a_row = 0
         self.outcomes["done"] += 1
         self.last_seconds = self._clock() - self._started
         self._taken = (0, 0, None)
