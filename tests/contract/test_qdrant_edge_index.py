@@ -42,6 +42,7 @@ def test_checkpoint_file_sits_next_to_the_shard(tmp_path: Path) -> None:
         "model_name": "m",
         "dim": DIM,
         "shard": "shard",  # the live generation (a compaction names the next one)
+        "vacuumed": True,  # nothing deleted or rewritten (``_idf_params``)
     }
     assert (tmp_path / "shard").is_dir()
 
@@ -226,8 +227,55 @@ def test_a_tenant_alone_in_the_shard_gets_the_same_keyword_scores(tmp_path: Path
     finally:
         idx.close()
     reopened = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None)
-    try:  # after a restart nothing is known about old copies: filtered
+    try:  # the other tenant is still there after a restart: filtered
         assert reopened._idf_params("default") is not None
         assert reopened._tenants == {"default", "other"}
     finally:
         reopened.close()
+
+
+def on_disk_vacuumed(root: Path) -> Any:
+    return json.loads((root / "checkpoint.json").read_text())["vacuumed"]
+
+
+def test_the_idf_shortcut_survives_a_restart_and_a_rewrite_is_on_disk_first(
+    tmp_path: Path,
+) -> None:
+    """Reopened after a vacuum, a tenant alone keeps the engine's own IDF; the first
+    delete or rewrite after it clears the flag on disk before the engine sees the
+    update — the engine may persist a rewrite before the next checkpoint, so a kill
+    before that checkpoint must not reopen with the shortcut on (scores would move)."""
+    text = "green tea biscuits"
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, flush_interval=3600)
+    try:
+        for n, content in enumerate(["green tea", "black tea and biscuits", "noon"] * 3, 1):
+            apply(idx, put(f"m{n}", n, axis(1, n), content))
+        apply(idx, put("m3", 10, axis(1, 3), "tea biscuits"))  # a rewrite
+        idx.optimize()
+        idx.flush()
+        assert on_disk_vacuumed(tmp_path) is True
+    finally:
+        idx.close()
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, flush_interval=3600)
+    try:
+        assert idx._idf_params("default") is None
+        assert keyword_scores(idx, text) == pytest.approx(
+            filtered_keyword_scores(idx, text), rel=1e-6
+        )
+        apply(idx, put("m10", 11, axis(1, 10), "more green tea"))  # new: still vacuumed
+        assert on_disk_vacuumed(tmp_path) is True
+        apply(idx, put("m1", 12, axis(1, 1), "green tea, again"))  # rewrite, no flush due
+        # What a kill -9 here leaves: the old checkpoint, and the flag already cleared.
+        assert on_disk_vacuumed(tmp_path) is False
+        assert json.loads((tmp_path / "checkpoint.json").read_text())["checkpoint"] == 10
+        assert idx._idf_params("default") is not None
+    finally:
+        idx.close()
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None)
+    try:
+        assert idx._idf_params("default") is not None
+        assert keyword_scores(idx, text) == pytest.approx(
+            filtered_keyword_scores(idx, text), rel=1e-6
+        )
+    finally:
+        idx.close()

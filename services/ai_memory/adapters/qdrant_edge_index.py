@@ -66,7 +66,8 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Iterator, Sequence
+import uuid
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -231,9 +232,11 @@ class QdrantEdgeIndex:
         self._compaction = Compactor(compaction)
         # The keyword IDF shortcut (``_idf_params``): every tenant with a point in the live
         # shard (never shrinks), and whether no point was deleted or rewritten since the
-        # shard was last vacuumed whole (unknown, so False, for a shard opened from disk).
+        # shard was last vacuumed whole — kept in the checkpoint file too, cleared there
+        # before the first rewrite after a vacuum, so a restart keeps the shortcut.
         self._tenants: set[str] = set()
         self._vacuumed = False
+        self._durable_vacuumed = False
         with _engine("open"):
             self._open()
 
@@ -245,14 +248,14 @@ class QdrantEdgeIndex:
     def _config(self) -> qe.EdgeConfig:
         return edge_config(self._layout)
 
-    def _read_checkpoints(self) -> tuple[dict[int, int], str]:
+    def _read_checkpoints(self) -> tuple[dict[int, int], str, bool]:
         try:
             data = json.loads(self._checkpoint_file.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return {}, FIRST_GENERATION
+            return {}, FIRST_GENERATION, False
         except (ValueError, OSError) as e:
             log.warning("unreadable index checkpoint %s (%s); rebuilding", self._checkpoint_file, e)
-            return {}, FIRST_GENERATION
+            return {}, FIRST_GENERATION, False
         if data.get("model_name") != self._model_name or data.get("dim") != self._dim:
             log.warning(
                 "index was built for %s/%s, now %s/%s; rebuilding from the log",
@@ -261,16 +264,22 @@ class QdrantEdgeIndex:
                 self._model_name,
                 self._dim,
             )
-            return {}, FIRST_GENERATION
+            return {}, FIRST_GENERATION, False
         generation = str(data.get("shard") or FIRST_GENERATION)
         if not is_generation(generation):
             log.warning("index checkpoint names no shard generation (%r); rebuilding", generation)
-            return {}, FIRST_GENERATION
+            return {}, FIRST_GENERATION, False
         # Files from before partitioning hold only "checkpoint" (partition 0).
         raw = data.get("checkpoints") or {"0": data.get("checkpoint", 0)}
-        return {int(p): int(c) for p, c in raw.items() if int(c) > 0}, generation
+        checkpoints = {int(p): int(c) for p, c in raw.items() if int(c) > 0}
+        return checkpoints, generation, data.get("vacuumed") is True
 
     def _write_checkpoints(self, checkpoints: dict[int, int]) -> None:
+        self._write_checkpoint_file(checkpoints, self._vacuumed)
+        self._checkpoints = dict(checkpoints)
+        self._durable = dict(checkpoints)
+
+    def _write_checkpoint_file(self, checkpoints: dict[int, int], vacuumed: bool) -> None:
         _write_json_atomic(
             self._checkpoint_file,
             {
@@ -279,21 +288,29 @@ class QdrantEdgeIndex:
                 "model_name": self._model_name,
                 "dim": self._dim,
                 "shard": self._generation,
+                "vacuumed": vacuumed,
             },
         )
-        self._checkpoints = dict(checkpoints)
-        self._durable = dict(checkpoints)
+        self._durable_vacuumed = vacuumed
+
+    def _unvacuum(self) -> None:
+        """Before a point of the live shard is deleted or rewritten: the engine's keyword
+        statistics will count its old copy until the next vacuum. Said on disk first (the
+        engine may persist the rewrite before the next checkpoint), once per vacuum."""
+        self._vacuumed = False
+        if self._durable_vacuumed:
+            self._write_checkpoint_file(self._durable, False)
 
     def _persist(self, shard: qe.EdgeShard) -> None:
         """Flush the engine, then (and only then) record the checkpoints on disk."""
         shard.flush()
         self._last_flush = time.monotonic()
-        if self._checkpoints != self._durable:
+        if self._checkpoints != self._durable or self._vacuumed != self._durable_vacuumed:
             self._write_checkpoints(self._checkpoints)
 
     def _open(self) -> None:
         self._root.mkdir(parents=True, exist_ok=True)
-        checkpoints, generation = self._read_checkpoints()
+        checkpoints, generation, vacuumed = self._read_checkpoints()
         if checkpoints and (self._root / generation).exists():
             self._generation = generation
             self._remove_generations(keep=generation)  # what a killed compaction left
@@ -303,7 +320,7 @@ class QdrantEdgeIndex:
             self._checkpoints = checkpoints
             self._durable = dict(checkpoints)
             self._tenants = _tenants_of(self._shard)
-            self._vacuumed = False
+            self._vacuumed = self._durable_vacuumed = vacuumed
             return
         self._generation = FIRST_GENERATION
         self._write_checkpoints({})  # from here on a crash means "rebuild"
@@ -374,9 +391,7 @@ class QdrantEdgeIndex:
     ) -> None:
         with self._apply_lock, self._rw.shared(), _engine("apply"):
             shard = self._live()
-            written, forgotten, rewrote = self._write(shard, mutations, vectors)
-            if rewrote:
-                self._vacuumed = False
+            written, forgotten, _ = self._write(shard, mutations, vectors, self._unvacuum)
             self._compaction.record(mutations, vectors, written, forgotten)
             if checkpoint > self._checkpoints.get(partition, 0):
                 self._checkpoints[partition] = checkpoint
@@ -394,6 +409,7 @@ class QdrantEdgeIndex:
         shard: qe.EdgeShard,
         mutations: Sequence[IndexMutation],
         vectors: dict[int, tuple[Vector, SparseVector]],
+        before_rewrite: Callable[[], None] | None = None,
     ) -> tuple[int, int, bool]:
         """Apply ``mutations`` to ``shard``, position-checked against what it holds (so a
         replay of the same mutations changes nothing): (points written, points forgotten,
@@ -411,6 +427,8 @@ class QdrantEdgeIndex:
         # Before the points land: a search that sees a new tenant's point sees its tenant.
         self._tenants.update(w.payload[ip.F_TENANT] for w in plan.writes)
         rewrote = bool(plan.state_writes) or any(w.point_id in stored for w in plan.writes)
+        if rewrote and before_rewrite is not None:
+            before_rewrite()
         # A forget replaces a live point by a payload-only tombstone. Replaced in place,
         # its vectors would stay in the segment files as deleted vectors, which the
         # vacuum does not count; deleted first, the point is a deleted point, and the
@@ -552,13 +570,14 @@ class QdrantEdgeIndex:
             return []
         flt = _filter(plan.terms)
         idf = self._idf_params(query.tenant)
+        # Points only, no payload: memory ids are looked up for the kept hits only.
         requests = [
             qe.QueryRequest(
                 limit=plan.limit,
                 query=qe.Query.Nearest(_query_vector(r), using=r.using),
                 filter=flt,
                 params=self._params if r.using == ip.DENSE else idf,
-                with_payload=qe.PayloadSelector.Include([ip.F_MEMORY_ID]),
+                with_payload=False,
             )
             for r in plan.retrievers
         ]
@@ -569,11 +588,20 @@ class QdrantEdgeIndex:
                 if len(requests) > 1
                 else [shard.query(requests[0])]
             )
-        ranked = [
-            [(str((p.payload or {})[ip.F_MEMORY_ID]), float(p.score)) for p in points]
-            for points in results
-        ]
-        return ip.hits_of(plan, ranked, query.limit)
+            ranked = [[(_key(p.id), float(p.score)) for p in found] for found in results]
+            # Named under the same lock: the shard cannot be swapped in between.
+            return ip.hits_of(plan, ranked, query.limit, lambda ids: _memory_ids(shard, ids))
+
+
+def _memory_ids(shard: qe.EdgeShard, point_ids: Collection[str]) -> dict[str, str]:
+    found = shard.retrieve(list(point_ids), qe.PayloadSelector.Include([ip.F_MEMORY_ID]), False)
+    return {_key(p.id): str(p.payload[ip.F_MEMORY_ID]) for p in found if p.payload}
+
+
+def _key(point_id: int | uuid.UUID | str) -> str:
+    """A point's key in fusion: ``hex`` costs half of ``str`` for the engine's UUIDs and
+    orders them the same way (ties are ordered by key)."""
+    return point_id.hex if isinstance(point_id, uuid.UUID) else str(point_id)
 
 
 def _tenants_of(shard: qe.EdgeShard) -> set[str]:

@@ -370,11 +370,14 @@ class QdrantServerIndex:
         ]
         with self._call("search"):
             responses = self._client.query_batch_points(self._target, requests)
-        ranked = [
-            [(str((p.payload or {})[ip.F_MEMORY_ID]), float(p.score)) for p in response.points]
-            for response in responses
-        ]
-        return ip.hits_of(plan, ranked, query.limit)
+        ranked = [[(str(p.id), float(p.score)) for p in r.points] for r in responses]
+        names = {
+            str(p.id): str(p.payload[ip.F_MEMORY_ID])
+            for r in responses
+            for p in r.points
+            if p.payload
+        }
+        return ip.hits_of(plan, ranked, query.limit, lambda ids: names)
 
 
 def _point(w: ip.PointWrite) -> qm.PointStruct:

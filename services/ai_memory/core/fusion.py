@@ -17,13 +17,16 @@ from .ports import IndexHit
 
 RRF_K = 60  # the constant of the original RRF paper; damps the weight of top ranks
 
-Ranked = Sequence[tuple[str, float]]  # (memory_id, engine score), best first
+# (key, engine score), best first. The key names a candidate uniquely: the adapters pass
+# the engine's point id (``index_payload.point_id``, a function of tenant and memory id),
+# so fusion needs no payload and memory ids are looked up for the kept hits only.
+Ranked = Sequence[tuple[str, float]]
 
 
 def by_score(ranked: Ranked) -> list[tuple[str, float]]:
-    """Best first; equal scores ordered by memory id. The engine returns ties in its
-    internal storage order, which differs between an incrementally built index and a
-    replayed one — this keeps rankings a function of the data alone."""
+    """Best first; equal scores ordered by key. The engine returns ties in its internal
+    storage order, which differs between an incrementally built index and a replayed
+    one — this keeps rankings a function of the data alone."""
     return sorted(ranked, key=lambda hit: (-hit[1], hit[0]))
 
 

@@ -115,18 +115,24 @@ class MemoryVectorIndex:
         if plan is None:
             return []
         with self.backing.lock:
-            points = list(self.backing.points.values())
-        candidates = [p for p in points if _matches(p.payload, plan.terms)]
+            by_id = dict(self.backing.points)
+        points = list(by_id.items())
+        candidates = [(pid, p) for pid, p in points if _matches(p.payload, plan.terms)]
         results: list[list[tuple[str, float]]] = []
         for r in plan.retrievers:
             if r.dense is not None:
                 scored = _dense_scores(candidates, r.dense)
             else:
                 assert r.sparse is not None
-                corpus = [p for p in points if p.payload.get(ip.F_TENANT) == query.tenant]
+                corpus = [p for _, p in points if p.payload.get(ip.F_TENANT) == query.tenant]
                 scored = _keyword_scores(candidates, corpus, r.sparse)
             results.append(by_score(scored)[: plan.limit])
-        return ip.hits_of(plan, results, query.limit)
+        return ip.hits_of(
+            plan,
+            results,
+            query.limit,
+            lambda ids: {i: str(by_id[i].payload[ip.F_MEMORY_ID]) for i in ids if i in by_id},
+        )
 
 
 def _point(w: ip.PointWrite) -> _Point:
@@ -153,19 +159,15 @@ def _matches(payload: dict[str, Any], terms: ip.FilterTerms) -> bool:
     return expires is None or expires > terms.expired_at_or_before
 
 
-def _dense_scores(points: Sequence[_Point], query: Vector) -> list[tuple[str, float]]:
+def _dense_scores(points: Sequence[tuple[str, _Point]], query: Vector) -> list[tuple[str, float]]:
     q = np.asarray(query, dtype=np.float32)
     norm = float(np.linalg.norm(q))
     q = q / norm if norm > 0 else q
-    return [
-        (str(p.payload[ip.F_MEMORY_ID]), float(np.dot(p.dense, q)))
-        for p in points
-        if p.dense is not None
-    ]
+    return [(pid, float(np.dot(p.dense, q))) for pid, p in points if p.dense is not None]
 
 
 def _keyword_scores(
-    candidates: Sequence[_Point], corpus: Sequence[_Point], query: SparseVector
+    candidates: Sequence[tuple[str, _Point]], corpus: Sequence[_Point], query: SparseVector
 ) -> list[tuple[str, float]]:
     with_keywords = [p for p in corpus if p.sparse]
     total = len(with_keywords)
@@ -174,9 +176,9 @@ def _keyword_scores(
         n = sum(1 for p in with_keywords if term in p.sparse)
         idf[term] = math.log(1.0 + (total - n + 0.5) / (n + 0.5))
     out: list[tuple[str, float]] = []
-    for p in candidates:
+    for pid, p in candidates:
         hits = [(t, w) for t, w in zip(query.indices, query.values, strict=True) if t in p.sparse]
         if hits:
             score = sum(w * p.sparse[t] * idf[t] for t, w in hits)
-            out.append((str(p.payload[ip.F_MEMORY_ID]), score))
+            out.append((pid, score))
     return out
