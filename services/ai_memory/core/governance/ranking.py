@@ -60,24 +60,39 @@ class Ranked:
     explanation: Explanation
 
 
-def explain(candidate: Candidate, now: datetime, params: GovernanceParams) -> Explanation:
-    """The final score of one candidate with each component, weight and contribution."""
+def _values(candidate: Candidate, now: datetime, params: GovernanceParams) -> tuple[float, ...]:
+    """(age in days, relevance, recency, type priority): what the total is made of."""
     rel = min(max(candidate.relevance, 0.0), 1.0) if math.isfinite(candidate.relevance) else 0.0
     age = age_days(candidate.created_at, now)
+    rec = recency(age, params.rank_decay_per_day)
+    return age, rel, rec, params.type_priority[candidate.memory_type]
+
+
+def _total(values: tuple[float, ...], params: GovernanceParams) -> float:
+    _, rel, rec, prio = values
+    return math.fsum(
+        (
+            params.rank_relevance_weight * rel,
+            params.rank_recency_weight * rec,
+            params.rank_type_weight * prio,
+        )
+    )
+
+
+def explain(candidate: Candidate, now: datetime, params: GovernanceParams) -> Explanation:
+    """The final score of one candidate with each component, weight and contribution."""
+    values = _values(candidate, now, params)
+    age, rel, rec, prio = values
     parts = (
-        Component(
-            "relevance", params.rank_relevance_weight, rel, params.rank_relevance_weight * rel
-        ),
-        _part("recency", params.rank_recency_weight, recency(age, params.rank_decay_per_day)),
-        _part(
-            "type_priority", params.rank_type_weight, params.type_priority[candidate.memory_type]
-        ),
+        _part("relevance", params.rank_relevance_weight, rel),
+        _part("recency", params.rank_recency_weight, rec),
+        _part("type_priority", params.rank_type_weight, prio),
     )
     return Explanation(
         relevance=parts[0],
         recency=parts[1],
         type_priority=parts[2],
-        total=math.fsum(p.contribution for p in parts),
+        total=_total(values, params),
         inputs={
             "relevance": candidate.relevance,
             "type": candidate.memory_type.value,
@@ -105,12 +120,14 @@ def rerank(
     size = params.return_size if limit is None else limit
     if size < 0:
         raise ValueError("limit must be ≥ 0")
-    ranked = [
-        (Ranked(c.memory_id, (e := explain(c, now, params)).total, e), c.read_count)
-        for c in best.values()
-    ]
-    ranked.sort(key=lambda item: (-item[0].score, -item[1], item[0].memory_id))
-    return [r for r, _ in ranked[:size]]
+    # Scored first, explained only if kept (stage one recalls several times more).
+    scored = [(_total(_values(c, now, params), params), c) for c in best.values()]
+    scored.sort(key=lambda item: (-item[0], -item[1].read_count, item[1].memory_id))
+    out: list[Ranked] = []
+    for total, c in scored[:size]:
+        e = explain(c, now, params)
+        out.append(Ranked(c.memory_id, total, e))
+    return out
 
 
 def _part(name: str, weight: float, value: float) -> Component:
