@@ -234,3 +234,54 @@ def test_a_body_arriving_with_its_head_is_not_counted_as_head(server: Server) ->
         while chunk := c.recv(65536):
             data += chunk
     assert data.count(b"HTTP/1.1 200 OK") == 2, data[:300]
+
+
+def test_a_second_server_on_the_same_data_dir_is_refused_and_the_first_keeps_serving(
+    server: Server, tmp_path: Path
+) -> None:
+    """Two processes on one embedded data directory corrupted the index (the first
+    server's projection went degraded and ``wait=true`` writes answered 503). The second
+    one is refused at once, naming the holder; the first never notices."""
+    import threading
+
+    statuses: list[int] = []
+    stop = threading.Event()
+
+    def write() -> None:
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            n = 0
+            while not stop.is_set():
+                n += 1
+                body = {
+                    "type": "fact",
+                    "content": f"note {n}",
+                    "scope": "user:a",
+                    "source_agent": "t",
+                }
+                r = http.put(f"/v1/memories/n{n}", params={"wait": "true"}, json=body)
+                statuses.append(r.status_code)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        env = {
+            **os.environ,
+            "AIMEM_PORT": str(free_port()),
+            "AIMEM_DATA_DIR": str(tmp_path / "data"),
+        }
+        for command in (["serve"], ["mcp"], ["replay", "--projection", "index"], ["optimize"]):
+            started = time.monotonic()
+            second = subprocess.run(
+                [*CLI, *command], env=env, capture_output=True, text=True, timeout=60
+            )
+            assert second.returncode == 75, (command, second.stderr)
+            assert f"in use by pid {server.proc.pid}" in second.stderr, second.stderr
+            assert "Traceback" not in second.stderr
+            assert time.monotonic() - started < 30
+        time.sleep(2)  # writes go on after the refusals
+    finally:
+        stop.set()
+        writer.join()
+    assert len(statuses) > 10 and set(statuses) == {201}, sorted(set(statuses))
+    health = httpx.get(f"{server.url}/healthz", timeout=5).json()
+    assert health["status"] == "ok", health

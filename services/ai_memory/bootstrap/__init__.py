@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ai_memory.adapters.data_dir_lock import DataDirLock
 from ai_memory.adapters.edge_compaction import CompactionPolicy
 from ai_memory.adapters.embedders import make_embedder
 from ai_memory.adapters.projectability import ProjectabilityCheck
@@ -136,6 +137,7 @@ class Container:
     dead_letters: DeadLetters | None = None
     keys: KeyStore | None = None
     sealer: Sealer | None = None  # crypto-shredding (AIMEM_ENCRYPTION=on)
+    lock: DataDirLock | None = None  # the embedded data directory's, until ``close``
 
     def start(self, *, governor: bool = False) -> None:
         """Start in-process projections and read reinforcement; ``governor``: also the
@@ -181,6 +183,8 @@ class Container:
         self.index.close()
         self.store.close()
         self.log.close()
+        if self.lock is not None:
+            self.lock.release()
 
 
 def build_event_log(
@@ -300,6 +304,29 @@ def build(
     one that appends through the gateways that own the partitions (see build_event_log)."""
     s = (settings or Settings.from_env()).resolved()
     s.data_dir.mkdir(parents=True, exist_ok=True)
+    # Embedded: this process projects every view of the directory; a second one would
+    # open the same index files (adapters/data_dir_lock.py). Taken before any store opens.
+    lock = DataDirLock.acquire(s.data_dir) if scheme_of(s.event_log_url) == "sqlite" else None
+    try:
+        container = _assemble(
+            s, clock=clock, embedder=embedder, writer=writer, owns_partitions=owns_partitions
+        )
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+    container.lock = lock
+    return container
+
+
+def _assemble(
+    s: Settings,
+    *,
+    clock: Clock | None,
+    embedder: Embedder | None,
+    writer: bool,
+    owns_partitions: bool,
+) -> Container:
     embedder = embedder or make_embedder(s.embedder)
     root = root_key(s)  # None unless AIMEM_ENCRYPTION=on
     sealer = None if root is None else Sealer(build_data_key_vault(s, root))

@@ -95,6 +95,12 @@ class Timeout(RetryableError):
     code = "timeout"
 
 
+class DataDirInUse(AiMemoryError):
+    """Another process has this embedded data directory open (``adapters.data_dir_lock``)."""
+
+    code = "data_dir_in_use"
+
+
 #: Every ``UndecodableEvent.reason``.
 UNDECODABLE_REASONS = frozenset(
     {

@@ -1,5 +1,5 @@
 """``python -m ai_memory.entrypoints.cli`` — the same as the ``ai-memory`` console script."""
 
-from ai_memory.entrypoints.cli.main import app
+from ai_memory.entrypoints.cli.launcher import main
 
-app(prog_name="ai-memory")
+main(prog_name="ai-memory")

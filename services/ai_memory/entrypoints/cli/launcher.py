@@ -42,11 +42,21 @@ def explain(error: ModuleNotFoundError, extra: str) -> str:
     )
 
 
-def main() -> None:
+# A data directory another process holds (``adapters.data_dir_lock``): nothing was
+# touched; try again once that process has stopped (sysexits' EX_TEMPFAIL).
+EXIT_IN_USE = 75
+
+
+def main(prog_name: str | None = None) -> None:
+    from ai_memory.core.errors import DataDirInUse
+
     try:
         from ai_memory.entrypoints.cli.main import app
 
-        app()
+        app(prog_name=prog_name)
+    except DataDirInUse as e:
+        print(f"ai-memory: {e}", file=sys.stderr)
+        sys.exit(EXIT_IN_USE)
     except ModuleNotFoundError as e:
         extra = missing_extra(e)
         if extra is None:
