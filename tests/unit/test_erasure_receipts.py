@@ -8,6 +8,7 @@ import json
 import stat
 from pathlib import Path
 
+import httpx
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -124,3 +125,42 @@ def test_an_erasure_names_exactly_one_subject() -> None:
         with pytest.raises(InvalidInput) as e:
             parse(body)
         assert e.value.field == field, body
+
+
+def test_a_receipt_read_from_text_is_parsed_strictly() -> None:
+    """A validly signed receipt with a key added twice (which value a parser keeps
+    differs between parsers), trailing data, a number written another way or a NaN:
+    refused by every verifier that reads text, before any signature is checked."""
+    from ai_memory.core.receipt_format import parse_signed
+    from ai_memory.sdk._erasure import receipt_call
+    from ai_memory.sdk.errors import ServerError
+    from ai_memory.sdk.receipts import verify_receipt
+
+    key = Ed25519PrivateKey.generate()
+    body = {**BODY, "size": 0.5}
+    text = json.dumps(sign_receipt(key, body), sort_keys=True)
+    assert verify_document(parse_signed(text), key.public_key()) == body
+    tampered = {
+        "duplicate key 'tenant'": text.replace(
+            '"tenant": "acme"', '"tenant": "evil", "tenant": "acme"'
+        ),
+        "duplicate key 'n'": text.replace('"receipt": {', '"receipt": {"n": 4, '),
+        "Extra data": text + " {}",
+        "non-canonical number -0": text.replace('"n": 3', '"n": -0'),
+        "non-canonical number 5e-1": text.replace('"size": 0.5', '"size": 5e-1'),
+        "non-canonical number 0.50": text.replace('"size": 0.5', '"size": 0.50'),
+        "NaN is not JSON": text.replace('"size": 0.5', '"size": NaN'),
+    }
+    # Another value (a float where an int was signed) parses, and fails the signature.
+    with pytest.raises(ReceiptInvalidError, match="does not match"):
+        verify_document(parse_signed(text.replace('"n": 3', '"n": 3.0')), key.public_key())
+    URL = "http://127.0.0.1/v1/erasures/era-1"
+    for why, bad in tampered.items():
+        assert bad != text
+        with pytest.raises(ValueError, match=why):
+            parse_signed(bad)
+        with pytest.raises(ReceiptInvalidError, match=why):
+            verify_receipt(bad, key.public_key())
+        answer = httpx.Response(200, content=bad.encode(), request=httpx.Request("GET", URL))
+        with pytest.raises(ServerError, match=why):  # the SDK's erasure_receipt
+            receipt_call("era-1").parse(answer)

@@ -7,9 +7,13 @@ import uuid
 from collections.abc import Sequence
 from urllib.parse import quote
 
+import httpx
+
+from ai_memory.core.receipt_format import parse_signed
 from ai_memory.wire.erasure import ErasureIn
 
-from ._wire import Call, Params, model
+from ._wire import Call, Params, check, model
+from .errors import ServerError
 from .models import ErasureOut, ErasurePublicKeyOut, ErasureReceipt
 
 __all__ = [
@@ -61,7 +65,22 @@ def erase_call(body: ErasureIn, wait: bool) -> Call[ErasureOut]:
 def receipt_call(erasure_id: str) -> Call[ErasureReceipt]:
     """``GET /v1/erasures/{id}``."""
     path = f"/v1/erasures/{quote(erasure_id, safe='')}"
-    return Call("GET", path, model(ErasureReceipt))
+    return Call("GET", path, _signed_receipt)
+
+
+def _signed_receipt(response: httpx.Response) -> ErasureReceipt:
+    """The answer read as a signed document (``receipt_format.parse_signed``): a body
+    with a key twice or a number written another way is refused, not collapsed by a
+    lenient parser before anyone verifies it."""
+    check(response)
+    try:
+        return ErasureReceipt.model_validate(parse_signed(response.content))
+    except ValueError as exc:
+        raise ServerError(
+            f"unexpected answer from {response.request.url.path}: {exc}",
+            status=response.status_code,
+            code="unexpected_response",
+        ) from exc
 
 
 def public_key_call() -> Call[ErasurePublicKeyOut]:

@@ -13,7 +13,6 @@ server never breaks an older SDK.
 from __future__ import annotations
 
 import copy
-import json
 from typing import TYPE_CHECKING, Any
 
 from pydantic import (
@@ -25,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from ai_memory.core.receipt_format import parse_signed
 from ai_memory.core.record import MemoryState, MemoryType
 from ai_memory.wire.audit import AuditEntryOut, AuditOut
 from ai_memory.wire.changes import ChangeOut
@@ -310,13 +310,18 @@ class ErasureReceipt(_Open):
     @classmethod
     def _keep_raw(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         # Wrapped so that every way in (model_validate, model_validate_json, the SDK's
-        # parsers) keeps the input, not only a dedicated constructor.
+        # parsers) keeps the input, not only a dedicated constructor. Text is parsed
+        # strictly first: a duplicated key or a number written two ways is refused
+        # before anyone verifies or archives the document.
+        text = None
+        if isinstance(data, str | bytes | bytearray):
+            text = parse_signed(bytes(data) if isinstance(data, bytearray) else data)
         out = handler(data)
         if isinstance(out, ErasureReceipt):
             if isinstance(data, ErasureReceipt):
                 out._raw = copy.deepcopy(data._raw)
-            elif isinstance(data, str | bytes | bytearray):
-                out._raw = json.loads(data)
+            elif text is not None:
+                out._raw = text
             elif isinstance(data, dict):
                 out._raw = copy.deepcopy(data)
         return out

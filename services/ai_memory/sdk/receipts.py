@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ai_memory.core.receipt_format import ALGORITHM, canonical_json, key_id_of
+from ai_memory.core.receipt_format import ALGORITHM, canonical_json, key_id_of, parse_signed
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -123,7 +123,7 @@ def verify_receipt(
         document: Any = receipt.raw  # the bytes as served, not a re-serialised model
     elif isinstance(receipt, str | bytes):
         try:
-            document = json.loads(receipt)
+            document = parse_signed(receipt)
         except ValueError as e:
             raise ReceiptInvalidError(f"not a JSON receipt: {e}") from e
     else:
