@@ -285,3 +285,46 @@ def test_a_second_server_on_the_same_data_dir_is_refused_and_the_first_keeps_ser
     assert len(statuses) > 10 and set(statuses) == {201}, sorted(set(statuses))
     health = httpx.get(f"{server.url}/healthz", timeout=5).json()
     assert health["status"] == "ok", health
+
+
+def test_insecure_open_beyond_loopback_is_said_at_start_and_in_healthz_until_a_key_exists(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    s = Server(data, AIMEM_HOST="0.0.0.0", AIMEM_INSECURE_OPEN="true")
+    try:
+        health = httpx.get(f"{s.url}/healthz", timeout=5).json()
+        assert any("open development mode on 0.0.0.0" in w for w in health["warnings"])
+        assert "open development mode on 0.0.0.0" in s.log_path.read_text()
+        env = {**os.environ, "AIMEM_DATA_DIR": str(data)}
+        created = subprocess.run(
+            [
+                *CLI,
+                "keys",
+                "create",
+                "--tenant",
+                "t",
+                "--role",
+                "admin",
+                "--scopes",
+                "*",
+                "--name",
+                "ops",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert created.returncode == 0, created.stderr
+        deadline = time.monotonic() + 30
+        while "warnings" in httpx.get(f"{s.url}/healthz", timeout=5).json():
+            assert time.monotonic() < deadline, "the warning outlived the first key"
+            time.sleep(0.2)
+    finally:
+        s.stop()
+    loopback = Server(tmp_path / "other", AIMEM_INSECURE_OPEN="true")
+    try:  # on loopback the flag changes nothing: nothing to warn about
+        assert "warnings" not in httpx.get(f"{loopback.url}/healthz", timeout=5).json()
+    finally:
+        loopback.stop()

@@ -144,6 +144,9 @@ class HealthService:
     embedder: str
     # The partition writers of this process (distributed log only; see docs/design/WRITE_PATH.md)
     writers: Callable[[], Mapping[str, Any]] = dict
+    # What an operator must hear while it lasts (e.g. open mode beyond loopback): each
+    # returns its warning, or None once it no longer holds.
+    notices: list[Callable[[], str | None]] = field(default_factory=list)
 
     def dead_letter_counts(self) -> tuple[dict[str, int], str | None]:
         return dead_letter_counts(self.dead_letters)
@@ -197,4 +200,7 @@ def report(health: HealthService, version: str) -> dict[str, Any]:
         body["dead_letters_error"] = dead_letters_error
     if writers:
         body["writers"] = writers
+    warnings = [w for notice in health.notices if (w := notice()) is not None]
+    if warnings:
+        body["warnings"] = warnings
     return body

@@ -191,6 +191,13 @@ def serve(
         err.print(f"[red]{refusal}[/red]")
         raise typer.Exit(2)
     container.start(governor=True)
+    open_mode = None
+    if insecure_open and not is_loopback(bind):
+        from ai_memory.entrypoints.cli.open_mode import OpenModeWarning
+
+        open_mode = OpenModeWarning(container.services.keys, bind)
+        container.services.health.notices.append(open_mode.message)
+        open_mode.start()
     try:
         api = create_app(container.services)
         if metrics_port:
@@ -209,6 +216,8 @@ def serve(
             timeout_keep_alive=5,
         )
     finally:
+        if open_mode is not None:
+            open_mode.stop()
         container.close()
 
 
