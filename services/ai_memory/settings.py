@@ -242,8 +242,8 @@ class Settings(BaseSettings):
     )
     cors_origins: CommaList = Field(
         default=(),
-        description="Comma-separated origins allowed to call the API from a browser, "
-        "writes included (none by default: cross-origin writes are refused).",
+        description="Comma-separated origins allowed to call the API from a browser "
+        "(none by default: cross-origin API requests are refused, reads included).",
     )
     # --- the distributed write path (docs/design/WRITE_PATH.md) --------------------------
     peer_listen: str = Field(

@@ -187,12 +187,43 @@ def test_a_cross_origin_simple_request_cannot_change_state(client: TestClient) -
     assert body["code"] == "unsupported_media_type"
     assert client.get("/v1/memories/a").status_code == 200  # nothing was forgotten
     assert client.get("/v1/memories/b").status_code == 404
-    # Reading cross-origin is harmless without CORS: the browser hides the answer.
-    r = client.get("/v1/memories/a", headers={"origin": EVIL})
-    assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
+    # Reads are refused too: the browser would hide the answer, but a read can append
+    # (a search is recorded as a read) — see the next test.
+    assert_problem(
+        client.get("/v1/memories/a", headers={"origin": EVIL}), 403, "cross_origin_refused"
+    )
     # The server's own origin may write.
     same = client.delete("/v1/memories/a", headers={"origin": "http://testserver"})
     assert same.status_code == 200
+
+
+def test_a_cross_site_read_appends_nothing(client: TestClient, container: Container) -> None:
+    """``GET /v1/notes`` searches, and a search appends a read (``MemoriesRecalled``):
+    an ``<img src>`` on any page could feed the governance score. Every cross-site API
+    request is refused before it runs; the log does not move."""
+    saved = client.put("/v1/notes", json={"agent": "neo", "topic": "tea", "note": "Oolong at 4."})
+    assert saved.status_code == 201, saved.text
+    container.service.wait_for(saved.json()["position"])
+    container.service.recalls.flush()
+    head = container.log.last_position()
+    for headers in ({"sec-fetch-site": "cross-site"}, {"origin": EVIL}, {"origin": "null"}):
+        for path in (
+            "/v1/notes?agent=neo&topic=tea",
+            "/v1/memories",
+            "/v1/changes",
+            "/a2a",
+            "/mcp",
+        ):
+            r = client.get(path, headers=headers)
+            assert_problem(r, 403, "cross_origin_refused")
+    container.service.recalls.flush()
+    assert container.log.last_position() == head
+    # Not a browser, or the same site: served (and the read counted, as it should be).
+    for headers in ({}, {"sec-fetch-site": "same-origin"}, {"origin": "http://testserver"}):
+        assert client.get("/v1/notes?agent=neo&topic=tea", headers=headers).status_code == 200
+    container.service.recalls.flush()
+    assert container.log.last_position() > head
+    assert client.get("/healthz", headers={"sec-fetch-site": "cross-site"}).status_code == 200
 
 
 def test_configured_origins_get_cors_and_may_write(tmp_path: Path, clock: FixedClock) -> None:

@@ -10,6 +10,10 @@ rebinding page can even read the answers. So:
   (403) unless that origin is configured in ``AIMEM_CORS_ORIGINS``: an ``Origin`` header
   that is neither this server's own origin nor allowed, an opaque ``Origin: null``, or
   ``Sec-Fetch-Site: cross-site`` when a browser sent no ``Origin``;
+* so is any other request to the API (``/v1``, ``/mcp``, ``/a2a``): a read can append too
+  (``GET /v1/notes`` searches, and every search is recorded as a read that feeds the
+  governance score), and an ``<img src>`` needs no preflight. The browser would hide the
+  answer, but not undo the event;
 * CORS is closed unless origins are configured; then exactly those may call.
 
 Clients that are not browsers (the SDK, the CLI, curl) send no ``Origin`` and pass.
@@ -32,6 +36,7 @@ from .problems import request_id_of
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1", "testserver")
 _STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_API = ("/v1/", "/mcp", "/a2a")  # any method: reads append too (see the module docstring)
 
 
 def trusted_hosts(configured: Iterable[str]) -> list[str]:
@@ -44,7 +49,9 @@ class CrossOriginGuard:
         self.allowed = {o.rstrip("/").lower() for o in allowed_origins}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] in _STATE_CHANGING:
+        if scope["type"] == "http" and (
+            scope["method"] in _STATE_CHANGING or scope["path"].startswith(_API)
+        ):
             refusal = self.refusal(Headers(scope=scope))
             if refusal is not None:
                 start, body = problem_message(
@@ -60,7 +67,7 @@ class CrossOriginGuard:
         origin = headers.get("origin")
         if origin is None:
             if headers.get("sec-fetch-site", "").lower() == "cross-site":
-                return "a cross-site browser request may not change state"
+                return "a cross-site browser request may not reach the API"
             return None
         normalised = origin.strip().rstrip("/").lower()
         if "*" in self.allowed or normalised in self.allowed:
@@ -68,7 +75,7 @@ class CrossOriginGuard:
         if normalised != "null" and urlsplit(normalised).netloc == headers.get("host", "").lower():
             return None  # the server's own origin (its own pages, if it ever serves any)
         return (
-            f"origin {origin[:100]!r} may not change state here; "
+            f"origin {origin[:100]!r} may not call this API; "
             "allow it with AIMEM_CORS_ORIGINS if it is yours"
         )
 
