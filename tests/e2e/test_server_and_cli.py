@@ -328,3 +328,19 @@ def test_insecure_open_beyond_loopback_is_said_at_start_and_in_healthz_until_a_k
         assert "warnings" not in httpx.get(f"{loopback.url}/healthz", timeout=5).json()
     finally:
         loopback.stop()
+
+
+def test_the_access_log_names_paths_never_query_values(server: Server) -> None:
+    """Note topics, a forget's reason, search words: user data in a query string would
+    outlive forgetting in the server's log file."""
+    canary = "canary-topic-7f3a"
+    r = httpx.get(f"{server.url}/v1/notes", params={"agent": "neo", "topic": canary})
+    assert r.status_code == 200, r.text
+    gone = httpx.delete(f"{server.url}/v1/memories/m1", params={"reason": canary})
+    assert gone.status_code in (200, 404)
+    deadline = time.monotonic() + 10
+    while "/v1/memories/m1" not in (text := server.log_path.read_text()):
+        assert time.monotonic() < deadline, text[-2000:]
+        time.sleep(0.1)
+    assert canary not in text
+    assert '"GET /v1/notes?… HTTP/1.1" 200' in text

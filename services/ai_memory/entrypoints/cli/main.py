@@ -164,7 +164,7 @@ def serve(
 
     from ai_memory.bootstrap import build
     from ai_memory.core.errors import AiMemoryError
-    from ai_memory.entrypoints.http import metrics
+    from ai_memory.entrypoints.http import access_log, metrics
     from ai_memory.entrypoints.http.app import create_app
     from ai_memory.entrypoints.http.slow_headers import with_header_timeout
     from ai_memory.settings import Settings, SettingsError
@@ -207,6 +207,7 @@ def serve(
             host=bind,
             port=port or settings.port,
             log_level="info",
+            log_config=access_log.log_config(),  # paths, never query strings
             # httptools parses in C and uvloop runs the loop in C: less CPU per request
             # (slow_headers). Slow clients cannot hold connections: headers within
             # header_timeout (the body has its own timeout at the edge), at most 64 KiB
