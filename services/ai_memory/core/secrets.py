@@ -98,14 +98,28 @@ _NAME_ONLY = re.compile(rf"(?i)^(?:[A-Za-z0-9]+[_-])*{_NAME}$")
 _MACHINE_MADE = re.compile(r"[0-9_\-+/=@#!$%^&*]")
 
 
+# What ``redact`` leaves. A value is judged without its markers: ``PASSWORD=[REDACTED:…]``
+# after ``PASSWORD:`` is what remains of an assignment already redacted, while a real
+# value with a marker pasted after it (``Hunter2!x[REDACTED:credential]``) still is one.
+_MARKER = re.compile(r"\[REDACTED:[a-z_]+\]")
+
+
+def _unredacted(value: str) -> str:
+    return _MARKER.sub("", value).rstrip("=:") if "[REDACTED:" in value else value
+
+
 def _real_value(value: str) -> bool:
-    return not _PLACEHOLDER.match(value)
+    rest = _unredacted(value)
+    if rest != value and _NAME_ONLY.match(rest):
+        return False  # ``api_key=[REDACTED:…]``: the name of an assignment already redacted
+    return bool(rest) and not _PLACEHOLDER.match(rest)
 
 
 def _colon_value(value: str) -> bool:
     """``name: value`` is also prose ("password: always rotate it"): only a value that
     looks machine-made (a digit or a symbol) is a credential."""
-    return len(value) >= 6 and bool(_MACHINE_MADE.search(value)) and _real_value(value)
+    rest = _unredacted(value)
+    return len(rest) >= 6 and bool(_MACHINE_MADE.search(rest)) and _real_value(value)
 
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str], bool, _Check], ...] = (
