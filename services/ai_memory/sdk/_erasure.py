@@ -7,13 +7,10 @@ import uuid
 from collections.abc import Sequence
 from urllib.parse import quote
 
-import httpx
-
 from ai_memory.core.receipt_format import parse_signed
 from ai_memory.wire.erasure import ErasureIn
 
-from ._wire import Call, Params, check, model
-from .errors import ServerError
+from ._wire import Call, Params, model
 from .models import ErasureOut, ErasurePublicKeyOut, ErasureReceipt
 
 __all__ = [
@@ -63,24 +60,11 @@ def erase_call(body: ErasureIn, wait: bool) -> Call[ErasureOut]:
 
 
 def receipt_call(erasure_id: str) -> Call[ErasureReceipt]:
-    """``GET /v1/erasures/{id}``."""
+    """``GET /v1/erasures/{id}``, its body read as a signed document
+    (``receipt_format.parse_signed``): a key twice or a number written another way is
+    refused, not collapsed by a lenient parser before anyone verifies it."""
     path = f"/v1/erasures/{quote(erasure_id, safe='')}"
-    return Call("GET", path, _signed_receipt)
-
-
-def _signed_receipt(response: httpx.Response) -> ErasureReceipt:
-    """The answer read as a signed document (``receipt_format.parse_signed``): a body
-    with a key twice or a number written another way is refused, not collapsed by a
-    lenient parser before anyone verifies it."""
-    check(response)
-    try:
-        return ErasureReceipt.model_validate(parse_signed(response.content))
-    except ValueError as exc:
-        raise ServerError(
-            f"unexpected answer from {response.request.url.path}: {exc}",
-            status=response.status_code,
-            code="unexpected_response",
-        ) from exc
+    return Call("GET", path, model(ErasureReceipt, parse_signed))
 
 
 def public_key_call() -> Call[ErasurePublicKeyOut]:

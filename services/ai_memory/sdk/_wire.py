@@ -90,12 +90,17 @@ def check(response: httpx.Response) -> httpx.Response:
     return response
 
 
-def model(cls: type[M]) -> Callable[[httpx.Response], M]:
-    """A parser: the answer's JSON body validated as ``cls``."""
+def model(
+    cls: type[M], decode: Callable[[bytes], Any] | None = None
+) -> Callable[[httpx.Response], M]:
+    """A parser: the answer's JSON body validated as ``cls``; with ``decode``, the body
+    is read by it first (e.g. strictly, for a signed document)."""
 
     def parse(response: httpx.Response) -> M:
         check(response)
         try:
+            if decode is not None:
+                return cls.model_validate(decode(response.content))
             return cls.model_validate_json(response.content)
         except ValueError as exc:
             raise ServerError(
