@@ -59,21 +59,19 @@ runs it from ``apply`` once that many points were written (tests, small indexes)
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 import shutil
 import threading
 import time
 import uuid
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
 
-from ai_memory.core.errors import AiMemoryError, InvalidInput, Unavailable
+from ai_memory.core.errors import InvalidInput, Unavailable
 from ai_memory.core.index_rebuild import InPlaceRebuild
 from ai_memory.core.ports import IndexHit, IndexQuery, IndexRebuild, SparseVector, Vector
 from ai_memory.core.projection import IndexMutation
@@ -88,6 +86,7 @@ from .edge_compaction import (
     is_generation,
     next_generation,
 )
+from .edge_engine import ReadWriteLock, engine_call, write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -97,79 +96,6 @@ log = logging.getLogger(__name__)
 # outrunning the passes abandons the compaction (retried later) rather than stall.
 _CATCH_UP_UNDER_LOCK = 2_000
 _CATCH_UP_PASSES = 8
-
-_INPUT_ERRORS = ("dimension error", "Wrong input", "Bad input", "Not existing vector name")
-
-
-@contextlib.contextmanager
-def _engine(what: str) -> Iterator[None]:
-    """Translate engine failures (plain ``Exception`` from the bindings) and I/O errors
-    into the core error tree; programming errors propagate unchanged."""
-    try:
-        yield
-    except AiMemoryError:
-        raise
-    except OSError as e:
-        raise Unavailable(f"vector index {what} failed: {e}") from e
-    except Exception as e:
-        if type(e) is not Exception:
-            raise
-        message = str(e)
-        if any(marker in message for marker in _INPUT_ERRORS):
-            raise InvalidInput("query", "engine", f"vector index rejected {what}: {message}") from e
-        raise Unavailable(f"vector index {what} failed: {message}") from e
-
-
-class _ReadWriteLock:
-    """Many shared holders or one exclusive holder; writers are not starved."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._writer = False
-        self._waiting_writers = 0
-
-    @contextlib.contextmanager
-    def shared(self) -> Iterator[None]:
-        with self._cond:
-            while self._writer or self._waiting_writers:
-                self._cond.wait()
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                self._cond.notify_all()
-
-    @contextlib.contextmanager
-    def exclusive(self) -> Iterator[None]:
-        with self._cond:
-            self._waiting_writers += 1
-            while self._writer or self._readers:
-                self._cond.wait()
-            self._waiting_writers -= 1
-            self._writer = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._writer = False
-                self._cond.notify_all()
-
-
-def _write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _sparse(v: SparseVector) -> qe.SparseVector:
@@ -226,7 +152,7 @@ class QdrantEdgeIndex:
         # partition -> position; ``_durable`` is what is on disk, ``_checkpoints`` may be ahead
         self._checkpoints: dict[int, int] = {}
         self._durable: dict[int, int] = {}
-        self._rw = _ReadWriteLock()
+        self._rw = ReadWriteLock()
         self._apply_lock = threading.Lock()
         self._shard: qe.EdgeShard | None = None
         self._compaction = Compactor(compaction)
@@ -237,7 +163,7 @@ class QdrantEdgeIndex:
         self._tenants: set[str] = set()
         self._vacuumed = False
         self._durable_vacuumed = False
-        with _engine("open"):
+        with engine_call("open"):
             self._open()
 
     @property
@@ -280,7 +206,7 @@ class QdrantEdgeIndex:
         self._durable = dict(checkpoints)
 
     def _write_checkpoint_file(self, checkpoints: dict[int, int], vacuumed: bool) -> None:
-        _write_json_atomic(
+        write_json_atomic(
             self._checkpoint_file,
             {
                 "checkpoints": {str(p): c for p, c in sorted(checkpoints.items())},
@@ -351,7 +277,7 @@ class QdrantEdgeIndex:
         return self._shard
 
     def reset(self) -> None:
-        with self._apply_lock, self._rw.exclusive(), _engine("reset"):
+        with self._apply_lock, self._rw.exclusive(), engine_call("reset"):
             # A compaction under way built from what is being thrown away: it is discarded
             # (its thread removes its own directory once it notices).
             spare = self._compaction.cancel()
@@ -373,7 +299,7 @@ class QdrantEdgeIndex:
             if self._shard is None:
                 return
             shard, self._shard = self._shard, None
-            with _engine("close"):
+            with engine_call("close"):
                 self._persist(shard)
                 shard.close()
 
@@ -389,7 +315,7 @@ class QdrantEdgeIndex:
         checkpoint: int,
         partition: int = 0,
     ) -> None:
-        with self._apply_lock, self._rw.shared(), _engine("apply"):
+        with self._apply_lock, self._rw.shared(), engine_call("apply"):
             shard = self._live()
             written, forgotten, _ = self._write(shard, mutations, vectors, self._unvacuum)
             self._compaction.record(mutations, vectors, written, forgotten)
@@ -452,7 +378,7 @@ class QdrantEdgeIndex:
 
     def flush(self) -> None:
         """Make everything applied so far durable and advance the on-disk checkpoint."""
-        with self._apply_lock, self._rw.shared(), _engine("flush"):
+        with self._apply_lock, self._rw.shared(), engine_call("flush"):
             self._persist(self._live())
 
     @staticmethod
@@ -466,7 +392,7 @@ class QdrantEdgeIndex:
 
     def optimize(self) -> bool:
         """Build HNSW graphs / merge segments now. Blocks (and holds the GIL) until done."""
-        with self._apply_lock, self._rw.shared(), _engine("optimize"):
+        with self._apply_lock, self._rw.shared(), engine_call("optimize"):
             return self._optimize(self._live())
 
     def _optimize(self, shard: qe.EdgeShard) -> bool:
@@ -486,7 +412,7 @@ class QdrantEdgeIndex:
 
     def _compact_once(self) -> None:
         state = self._compaction
-        with self._apply_lock, _engine("compaction snapshot"):
+        with self._apply_lock, engine_call("compaction snapshot"):
             shard = self._live()
             self._persist(shard)
             target = next_generation(self._generation)
@@ -497,7 +423,7 @@ class QdrantEdgeIndex:
         try:
             if not state.run_child(self._root / target, self._layout):
                 return
-            with _engine("compaction load"):
+            with engine_call("compaction load"):
                 new = qe.EdgeShard.load(str(self._root / target), self._config())
             done, rewrote = 0, False
             for _ in range(_CATCH_UP_PASSES):
@@ -520,7 +446,7 @@ class QdrantEdgeIndex:
                     # the catch-up rewrote is counted twice again.
                     self._vacuumed = not rewrote
                 new = None
-                with _engine("compaction swap"):
+                with engine_call("compaction swap"):
                     live = self._live()
                     live.flush()
                     self._last_flush = time.monotonic()
@@ -540,14 +466,14 @@ class QdrantEdgeIndex:
     def _replay(self, shard: qe.EdgeShard, start: int, stop: int) -> bool:
         """Re-apply journal entries ``start:stop`` to ``shard``: whether any rewrote."""
         rewrote = False
-        with _engine("compaction catch-up"):
+        with engine_call("compaction catch-up"):
             for mutations, vectors in self._compaction.journal_slice(start, stop):
                 rewrote |= self._write(shard, mutations, vectors)[2]
         return rewrote
 
     # --- reads ----------------------------------------------------------------------
     def count(self, tenant: str) -> int:
-        with self._rw.shared(), _engine("count"):
+        with self._rw.shared(), engine_call("count"):
             flt = _filter(ip.count_terms(tenant))
             return self._live().count(qe.CountRequest(exact=True, filter=flt))
 
@@ -581,7 +507,7 @@ class QdrantEdgeIndex:
             )
             for r in plan.retrievers
         ]
-        with self._rw.shared(), _engine("search"):
+        with self._rw.shared(), engine_call("search"):
             shard = self._live()
             results = (
                 shard.query_batch(qe.QueryBatchRequest(requests))
