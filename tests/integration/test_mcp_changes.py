@@ -5,6 +5,7 @@ content), a subscription is notified when the scope changes and not for other sc
 from __future__ import annotations
 
 import json
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -90,5 +91,58 @@ def test_a_key_reads_the_changes_of_its_scopes_only(container: Container) -> Non
                 await c.read_resource("ai-memory://changes/Not A Scope")
             with pytest.raises(MCPError):
                 await c.read_resource("ai-memory://elsewhere/user:alice")
+
+    anyio.run(main)
+
+
+def test_a_revoked_keys_subscription_ends_saying_why_and_notifies_nothing_after(
+    container: Container,
+) -> None:
+    """In process, as a stdio session: a subscription of a key revoked mid-way hears of
+    nothing written after the revocation and is told, within the bound, why it ended."""
+    keys = container.services.keys
+    assert keys is not None
+    issued = keys.create(tenant="acme", role="reader", scopes=["*"], name="t")
+    server = build_server(
+        container.services, session_caller=lambda: keys.authenticate(issued.token)
+    )
+    updated: list[float] = []
+    logged: list[tuple[str, str]] = []
+    first, told = anyio.Event(), anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(getattr(message, "root", message), ResourceUpdatedNotification):
+            updated.append(time.monotonic())
+            first.set()
+
+    async def on_log(params: Any) -> None:
+        logged.append((params.level, str(params.data)))
+        told.set()
+
+    def write(n: int) -> None:
+        body = {"type": "fact", "scope": "team:ops", "source_agent": "a", "content": f"{n}"}
+        container.service.write("acme", body, wait=True)
+
+    async def main() -> None:
+        async with Client(
+            server, message_handler=on_message, logging_callback=on_log, mode="legacy"
+        ) as c:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await c.subscribe_resource(URI)
+            await anyio.to_thread.run_sync(write, 0)
+            with anyio.fail_after(15):
+                await first.wait()
+            await anyio.to_thread.run_sync(keys.revoke, issued.key.key_id)
+            revoked = time.monotonic()
+            for n in range(1, 4):
+                await anyio.to_thread.run_sync(write, n)
+            with anyio.fail_after(5):
+                await told.wait()
+            assert time.monotonic() - revoked < 5
+            await anyio.sleep(1.5)  # a notification in flight would have come by now
+            assert [t for t in updated if t > revoked] == []
+            [(level, text)] = logged
+            assert level == "warning" and "invalid_api_key" in text and URI in text
 
     anyio.run(main)

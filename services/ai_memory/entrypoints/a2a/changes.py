@@ -16,8 +16,10 @@ never content, exactly the lines of ``GET /v1/changes``.
 
 Rights are those of ``GET /v1/changes``: the tenant is the key's, and the scope must be
 one the key may read (``ChangeFeed.scopes``; a wildcard key must name its scopes).
-Everything is checked before the task starts, so a refusal is one error message; a
-stream lasts at most ``MAX_TIMEOUT`` seconds, so a revoked key hears of at most that much.
+Everything is checked before the task starts, so a refusal is one error message. While
+a stream (or a waiting ``message/send``) runs, the key is asked again at least every
+second (``entrypoints.stream_rights``): a revoked or expired key's task fails with
+``invalid_api_key`` and nothing read after the revocation is sent.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ from ai_memory.service.changes import (
     ChangePage,
 )
 
+from ..stream_rights import Check, always_allowed, wait_checked
+
 _ARGUMENTS = {"scope", "since", "limit", "timeout"}
 _CURSOR_CHARS = 8192
 
@@ -59,6 +63,7 @@ class ChangesRequest:
     since: str | None  # a cursor; None: from the start of the log
     limit: int
     timeout: float
+    check: Check = always_allowed  # raises once the caller's key no longer holds
 
 
 def changes_request(
@@ -68,6 +73,7 @@ def changes_request(
     args: Mapping[str, Any],
     *,
     streaming: bool,
+    check: Check = always_allowed,
 ) -> ChangesRequest:
     """The arguments checked, the key's rights checked and ``since`` resolved — all
     before any event is sent, so that a refusal is a plain error message."""
@@ -97,7 +103,7 @@ def changes_request(
         since = feed.start()
     else:
         feed.positions(since)  # a bad cursor is refused now, not inside a started task
-    return ChangesRequest(caller, scopes, since, int(limit), float(timeout))
+    return ChangesRequest(caller, scopes, since, int(limit), float(timeout), check)
 
 
 def _read(feed: ChangeFeed, request: ChangesRequest, after: str | None, limit: int) -> ChangePage:
@@ -111,9 +117,12 @@ async def one_page(feed: ChangeFeed, request: ChangesRequest) -> dict[str, Any]:
     page = await anyio.to_thread.run_sync(_read, feed, request, request.since, request.limit)
     while not page.changes:
         remaining = deadline - time.monotonic()
-        if remaining <= 0 or (not page.more and not await feed.wait(page.next, remaining)):
+        if remaining <= 0:
+            break
+        if not page.more and not await wait_checked(feed, page.next, remaining, request.check):
             break
         page = await anyio.to_thread.run_sync(_read, feed, request, page.next, request.limit)
+        await request.check()
     entries = [c.to_json() for c in page.changes]
     return {"changes": entries, "count": len(entries)} | page.trailer()
 
@@ -139,6 +148,7 @@ async def stream(
     cursor, sent, more = request.since, 0, False
     while True:
         page = await anyio.to_thread.run_sync(_read, feed, request, cursor, request.limit - sent)
+        await request.check()  # nothing read after a revocation is sent
         for change in page.changes:
             await _send(updater, change, sent)
             sent += 1
@@ -147,7 +157,7 @@ async def stream(
         if sent >= request.limit or remaining <= 0:
             break
         # An empty page with ``more`` (a scan that met only other scopes) reads on at once.
-        if not page.more and not await feed.wait(page.next, remaining):
+        if not page.more and not await wait_checked(feed, page.next, remaining, request.check):
             break
     # ``cursor`` is a page's ``next``, never None here: at least one page was read.
     return {"next": cursor, "more": more, "count": sent}

@@ -64,15 +64,18 @@ from ai_memory.service.changes import ChangeFeed
 from ai_memory.service.facade import Services
 
 from ..agent_tools import INSTRUCTIONS, AgentTools, error_output
+from ..stream_rights import Check, always_allowed
 from . import changes
 from .skills import A2A_ONLY, SKILLS, SkillCall, parse_request, summary
 
 logger = logging.getLogger(__name__)
 CallerOf = Callable[[Request], Caller]
+RightsOf = Callable[[Request], Check]  # the request's "does its key still hold?"
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 JSON = "application/json"
 _CALLER = "ai_memory.caller"
 _STREAMING = "ai_memory.streaming"
+_RIGHTS = "ai_memory.rights"
 
 
 def agent_card(url: str, tools: AgentTools) -> AgentCard:
@@ -180,11 +183,13 @@ class MemoryAgentExecutor(AgentExecutor):
     ) -> Message | None:
         """``memory.changes``: one page as a message, or (streaming) a task of entries
         completed with the trailer (None: the answer was streamed)."""
-        streaming = bool(context.call_context.state.get(_STREAMING))
+        state = context.call_context.state
+        streaming = bool(state.get(_STREAMING))
+        check = state.get(_RIGHTS, always_allowed)
         limits = self.tools.service.limits
         request = await anyio.to_thread.run_sync(
             lambda: changes.changes_request(
-                self.feed, limits, caller, call.arguments, streaming=streaming
+                self.feed, limits, caller, call.arguments, streaming=streaming, check=check
             )
         )
         assert self.feed is not None  # changes_request refuses a server without a feed
@@ -215,14 +220,18 @@ class MemoryAgentExecutor(AgentExecutor):
 
 
 class _ContextBuilder(DefaultServerCallContextBuilder):
-    """The SDK's call context plus the caller (the gateway's ``caller_of``)."""
+    """The SDK's call context plus the caller (the gateway's ``caller_of``) and how to
+    ask whether its key still holds (``rights_of``: a stream re-checks it)."""
 
-    def __init__(self, caller_of: CallerOf) -> None:
+    def __init__(self, caller_of: CallerOf, rights_of: RightsOf | None = None) -> None:
         self.caller_of = caller_of
+        self.rights_of = rights_of
 
     def build(self, request: Request) -> ServerCallContext:
         context = super().build(request)
         context.state[_CALLER] = self.caller_of(request)
+        if self.rights_of is not None:
+            context.state[_RIGHTS] = self.rights_of(request)
         return context
 
 
@@ -261,9 +270,12 @@ class A2aHttp:
     PATH = "/a2a"
     CARD_PATH = AGENT_CARD_WELL_KNOWN_PATH
 
-    def __init__(self, services: Services, caller_of: CallerOf) -> None:
+    def __init__(
+        self, services: Services, caller_of: CallerOf, rights_of: RightsOf | None = None
+    ) -> None:
         self.tools = AgentTools(services)
         self.caller_of = caller_of
+        self.rights_of = rights_of
         # The handler needs a task store; replies are messages, so it stays empty.
         self.handler = _Handler(
             agent_executor=MemoryAgentExecutor(self.tools, services.changes),
@@ -299,6 +311,6 @@ class A2aHttp:
         routes = create_jsonrpc_routes(
             self.handler,
             rpc_url=self.PATH,
-            context_builder=_ContextBuilder(self.caller_of),
+            context_builder=_ContextBuilder(self.caller_of, self.rights_of),
         )
         app.router.routes.extend(routes)

@@ -12,6 +12,7 @@ body limits, and the browser protections.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Annotated, Any
 
@@ -39,6 +40,7 @@ from ai_memory.wire.models import (
 
 from ..a2a.server import A2aHttp
 from ..mcp.server import McpHttp
+from ..stream_rights import RECHECK_SECONDS
 from . import (
     audit_routes,
     auth,
@@ -103,12 +105,25 @@ _PRECONDITION: dict[int | str, dict[str, Any]] = {
 caller_of = auth.caller_of  # the request's caller: its key, or the open deployment
 
 
+def _while_allowed(rights: auth.StillAllowed, lines: Iterator[str]) -> Iterator[bytes]:
+    """An export's lines, its key asked again every second: a key revoked mid-export
+    cuts the response off (an aborted body, not a clean end: a bundle's reader would take
+    a bundle cut short at a line boundary without its trailer as complete)."""
+    checked = time.monotonic()
+    for line in lines:
+        if time.monotonic() - checked >= RECHECK_SECONDS:
+            rights.check_blocking()
+            checked = time.monotonic()
+        yield line.encode("utf-8") + b"\n"
+
+
 def create_app(services: Services) -> FastAPI:
     settings = services.settings
     hosts = edge.trusted_hosts(settings.allowed_hosts)
     security = edge.mcp_transport_security(hosts, settings.cors_origins)
     mcp = McpHttp(services, caller_of, security)  # MCP at /mcp
-    a2a = A2aHttp(services, caller_of)  # card at /.well-known/…, /a2a
+    # card at /.well-known/…, /a2a; a stream asks the door again while it runs
+    a2a = A2aHttp(services, caller_of, lambda request: auth.rights_of(request).check)
     app = FastAPI(
         title="ai-memory",
         version=__version__,
@@ -259,7 +274,7 @@ def create_app(services: Services) -> FastAPI:
     ) -> StreamingResponse:
         scopes = [validate_scope(s, service.limits) for s in scope] if scope else None
         lines = transfer.export(caller_of(request), scopes)
-        body: Iterator[bytes] = (line.encode("utf-8") + b"\n" for line in lines)
+        body = _while_allowed(auth.rights_of(request), lines)
         return StreamingResponse(iterate_in_threadpool(body), media_type=NDJSON)
 
     @app.post(

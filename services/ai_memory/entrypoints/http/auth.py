@@ -15,6 +15,12 @@ rule it never held. The door answers (problem+json):
 
 Even ``/metrics`` is judged behind the door (``HealthService.may_read_metrics``: an
 operator key).
+
+**Rights last only as long as the key.** A request that stays open (an SSE change feed, a
+long-poll, an A2A stream, an export) asks ``rights_of(request)`` again at least every
+``stream_rights.RECHECK_SECONDS`` while it runs: the same authentication as a new request (same key
+cache, so a revoked or expired key fails within ``AIMEM_KEY_CACHE_SECONDS`` plus one
+recheck), and a stream opened in open development mode ends once a key exists.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from . import problems
 
 OPEN_PATHS = frozenset({"/healthz"})
 _STATE_KEY = "principal"
+_RIGHTS_KEY = "rights"
 _OPEN = Embedded()  # the caller of every request while no key is in force
 
 
@@ -48,6 +55,57 @@ def caller_of(request: Request) -> Caller:
     """The request's caller: its key, or the deployment in open development mode."""
     principal = principal_of(request)
     return _OPEN if principal is None else principal
+
+
+class StillAllowed:
+    """Whether the request's key still authenticates (``check`` raises
+    ``Unauthenticated`` once it does not): the door's own decision, asked again."""
+
+    def __init__(self, keys: KeyService | None, token: str | None) -> None:
+        self._keys = keys
+        self._token = token  # None: the request came in while no key was required
+
+    async def check(self) -> None:
+        """On the event loop; a worker thread only when the key store must be read."""
+        keys = self._keys
+        if keys is None:
+            return
+        if self._token is None:
+            required = keys.required_if_known()
+            if required is None:
+                required = await run_in_threadpool(keys.required)
+            if required:
+                raise Unauthenticated(
+                    "an API key is now required: reconnect with Authorization: Bearer",
+                    code="api_key_required",
+                )
+            return
+        if keys.authenticate_if_cached(self._token) is None:
+            await run_in_threadpool(keys.authenticate, self._token)
+
+    def check_blocking(self) -> None:
+        """``check`` from a worker thread (a streamed export's generator)."""
+        keys = self._keys
+        if keys is None:
+            return
+        if self._token is None:
+            if keys.required():
+                raise Unauthenticated(
+                    "an API key is now required: reconnect with Authorization: Bearer",
+                    code="api_key_required",
+                )
+            return
+        keys.authenticate(self._token)
+
+
+_ALWAYS = StillAllowed(None, None)
+
+
+def rights_of(request: Request) -> StillAllowed:
+    """What a long-lived request asks to learn whether its key still holds."""
+    state = request.scope.get("state") or {}
+    rights = state.get(_RIGHTS_KEY)
+    return rights if isinstance(rights, StillAllowed) else _ALWAYS
 
 
 def bearer_token(header: str | None) -> str | None:
@@ -84,6 +142,7 @@ class KeyDoor:
         if required is None:
             required = await run_in_threadpool(keys.required)
         if not required:
+            scope.setdefault("state", {})[_RIGHTS_KEY] = StillAllowed(keys, None)
             await self.app(scope, receive, send)
             return
         if scope["type"] == "websocket":
@@ -97,7 +156,9 @@ class KeyDoor:
         except AiMemoryError as error:
             await refuse(error, scope, receive, send)
             return
-        scope.setdefault("state", {})[_STATE_KEY] = principal
+        state = scope.setdefault("state", {})
+        state[_STATE_KEY] = principal
+        state[_RIGHTS_KEY] = StillAllowed(keys, token)
         # Every event this request causes records the key as its actor (service.acting).
         with acting_as(principal.actor):
             await self.app(scope, receive, send)

@@ -14,6 +14,12 @@
 feed starts at the beginning of the log. A key limited to some scopes sees only the
 scopes it may read, decided exactly as for a search or a listing (``service.access.readable``):
 a wildcard key must name its scopes.
+
+Rights hold only as long as the key: a long-poll or an SSE stream asks the door again at
+least every second while it waits (``entrypoints.stream_rights``). A long-poll whose key
+was revoked answers 401; an SSE stream ends with an ``error`` event carrying the problem
+(``invalid_api_key``, or ``api_key_required`` once keys came into force), and a
+reconnecting ``EventSource`` then meets the 401.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from ai_memory.core.errors import InvalidInput, NotFound
+from ai_memory.core.errors import AiMemoryError, InvalidInput, NotFound, Unauthenticated
 from ai_memory.core.record import validate_scope
 from ai_memory.service.access import Caller
 from ai_memory.service.changes import (
@@ -40,6 +46,10 @@ from ai_memory.service.changes import (
 from ai_memory.service.listing import MAX_LIST_SCOPES
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.wire import constraints as wc
+
+from ..stream_rights import Check, wait_checked
+from . import problems
+from .auth import rights_of
 
 NDJSON = "application/x-ndjson"
 EVENT_STREAM = "text/event-stream"
@@ -121,14 +131,15 @@ def router(
         def read(after: str | None) -> ChangePage:
             return feed.page(caller, allowed, since=after, limit=limit, field=field)
 
+        check = rights_of(request).check
         if sse:
             heartbeat = SSE_HEARTBEAT if timeout is None else max(timeout, 0.05)
             return StreamingResponse(
-                _sse(feed, read, cursor, heartbeat),
+                _sse(feed, read, cursor, heartbeat, check),
                 media_type=EVENT_STREAM,
                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             )
-        page = await _long_poll(feed, read, cursor, timeout or 0.0)
+        page = await _long_poll(feed, read, cursor, timeout or 0.0, check)
         lines = [json.dumps(c.to_json()) for c in page.changes]
         lines.append(json.dumps(page.trailer()))
         return Response("\n".join(lines) + "\n", media_type=NDJSON)
@@ -137,20 +148,26 @@ def router(
 
 
 async def _long_poll(
-    feed: ChangeFeed, read: Callable[[str | None], ChangePage], cursor: str | None, wait: float
+    feed: ChangeFeed,
+    read: Callable[[str | None], ChangePage],
+    cursor: str | None,
+    wait: float,
+    check: Check,
 ) -> ChangePage:
     """The first page with something in it, or the last empty one after ``wait`` s. An
     empty page with ``more`` (a Kafka scan that met only other scopes) is read on only
-    until the deadline: one request never walks the whole log."""
+    until the deadline: one request never walks the whole log. A page read after a wait
+    is answered only if the key still holds (``check`` raises: a 401)."""
     deadline = time.monotonic() + wait
     page = await run_in_threadpool(read, cursor)
     while not page.changes:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return page
-        if not page.more and not await feed.wait(page.next, remaining):
+        if not page.more and not await wait_checked(feed, page.next, remaining, check):
             return page
         page = await run_in_threadpool(read, page.next)
+        await check()
     return page
 
 
@@ -159,16 +176,28 @@ async def _sse(
     read: Callable[[str | None], ChangePage],
     cursor: str | None,
     heartbeat: float,
+    check: Check,
 ) -> AsyncIterator[bytes]:
-    """Entries as they come, until the client leaves (its disconnect cancels this)."""
+    """Entries as they come, until the client leaves (its disconnect cancels this) or
+    the key no longer holds (a last ``error`` event says why)."""
     yield b"retry: 1000\n\n"
-    while True:
-        page = await run_in_threadpool(read, cursor)
-        if page.changes:
-            yield b"".join(_event(c.cursor, c.to_json()) for c in page.changes)
-        cursor = page.next
-        if not page.more and not await feed.wait(cursor, heartbeat):
-            yield b": heartbeat\n\n"
+    try:
+        while True:
+            page = await run_in_threadpool(read, cursor)
+            await check()  # nothing read after a revocation is sent
+            if page.changes:
+                yield b"".join(_event(c.cursor, c.to_json()) for c in page.changes)
+            cursor = page.next
+            if not page.more and not await wait_checked(feed, cursor, heartbeat, check):
+                yield b": heartbeat\n\n"
+    except Unauthenticated as e:
+        yield _refusal(e)
+
+
+def _refusal(error: AiMemoryError) -> bytes:
+    """The stream's last event: the problem a new request would be answered with."""
+    body = json.loads(bytes(problems.from_domain(error).body))
+    return f"event: error\ndata: {json.dumps(body)}\n\n".encode()
 
 
 def _event(event_id: str, data: dict[str, object]) -> bytes:

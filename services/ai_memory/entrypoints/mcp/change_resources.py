@@ -12,7 +12,9 @@
 
 Every read and every notification is checked against the caller's key exactly as the
 HTTP feed is (``ChangeFeed.scopes``: the scope must be readable by the key), re-checked
-before each notification, so a revoked key stops hearing about changes.
+before each notification and at least every second while the follower waits
+(``entrypoints.stream_rights``): a revoked key's subscription ends within the key cache's
+TTL plus a second, with a ``notifications/message`` (level ``warning``) saying why.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from mcp.server import ServerRequestContext
 from mcp.server.session import ServerSession
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -47,10 +50,12 @@ from ai_memory.service.access import Caller
 from ai_memory.service.changes import ChangeFeed
 from ai_memory.service.facade import Services
 
+from ..stream_rights import wait_checked
+
 logger = logging.getLogger(__name__)
 PREFIX = "ai-memory://changes/"
 NDJSON = "application/x-ndjson"
-_WAIT = 30.0  # a follower re-checks the key's rights at least this often
+_WAIT = 30.0  # one wait of a follower (its key is asked again every second inside it)
 Identity = Callable[[ServerRequestContext[Any]], Awaitable[Caller]]
 
 
@@ -120,10 +125,14 @@ class ChangeResources:
         self, ctx: ServerRequestContext[Any], feed: ChangeFeed, scope: str, uri: str
     ) -> None:
         session: ServerSession = ctx.session
+
+        async def check() -> None:
+            await self.identity(ctx)  # raises once the key no longer holds
+
         try:
             cursor = await asyncio.to_thread(feed.start)
             while True:
-                await feed.wait(cursor, _WAIT)
+                await wait_checked(feed, cursor, _WAIT, check)
                 caller = await self.identity(ctx)  # revoked: the follower ends
                 page = await asyncio.to_thread(feed.page, caller, [scope], since=cursor)
                 cursor = page.next
@@ -131,7 +140,16 @@ class ChangeResources:
                     await session.send_resource_updated(uri)
         except asyncio.CancelledError:
             raise
-        except Exception as e:  # the session closed, or the key lost its rights
+        except AiMemoryError as e:  # the key lost its rights: say so, then stop
+            logger.info("MCP change subscription to %s ended: %s", uri, e.code)
+            message = f"subscription to {uri} ended: {e.code}: {e}"
+            try:
+                with warnings.catch_warnings():  # logging, like subscriptions: 2025 protocol
+                    warnings.simplefilter("ignore", MCPDeprecationWarning)
+                    await session.send_log_message("warning", message, logger="ai-memory")
+            except Exception:  # the session may be gone too; nothing left to tell
+                logger.debug("could not tell the MCP session why %s ended", uri, exc_info=True)
+        except Exception as e:  # the session closed
             logger.info("MCP change subscription to %s ended: %s", uri, type(e).__name__)
 
     def _parse(self, uri: str) -> tuple[ChangeFeed, str, str | None]:
