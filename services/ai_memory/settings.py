@@ -159,6 +159,18 @@ class Settings(BaseSettings):
         description="How long a gateway trusts what it read of an API key: a revoked key "
         "is refused by every gateway within this many seconds.",
     )
+    auth_failure_burst: int = Field(
+        default=20,
+        ge=0,
+        description="Refused API keys one client address may send at once before it is "
+        "answered 429 (`auth_failures`, with `Retry-After`) without a key lookup; 0 = no "
+        "limit. A cached valid key from that address still passes.",
+    )
+    auth_failure_rate: float = Field(
+        default=1.0,
+        gt=0,
+        description="Refused API keys a client address regains per second after its burst.",
+    )
     admin_key: SecretStr = Field(
         default=SecretStr(""),
         description="A key from the deployment's secrets (`ai-memory keys generate`) that "

@@ -46,7 +46,16 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "note_quota",
         ),
     ),
-    ("API keys", ("admin_key", "admin_tenant", "key_cache_seconds")),
+    (
+        "API keys",
+        (
+            "admin_key",
+            "admin_tenant",
+            "key_cache_seconds",
+            "auth_failure_burst",
+            "auth_failure_rate",
+        ),
+    ),
     (
         "Limits of the HTTP edge",
         (

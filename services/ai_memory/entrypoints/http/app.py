@@ -21,6 +21,7 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
 from ai_memory import __version__
+from ai_memory.core.access.failed_auth import FailedAuthLimiter
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.preconditions import Preconditions, etag
 from ai_memory.core.record import validate_scope
@@ -134,7 +135,12 @@ def create_app(services: Services) -> FastAPI:
     problems.install(app)
     # Rates and tenant body limits just inside the key door: they need the caller's key.
     rate_limits.install(app, services.rates, edge.body_limit_for(settings), settings.body_timeout)
-    auth.install(app, services.keys)  # inside metrics and the edge: they see refusals too
+    failures = (
+        FailedAuthLimiter(settings.auth_failure_rate, settings.auth_failure_burst)
+        if settings.auth_failure_burst
+        else None
+    )
+    auth.install(app, services.keys, failures)  # inside metrics and the edge: they see refusals
     metrics.install(app, services.health, services.usage, services.index_compaction)
     edge.install(app, settings, hosts)
     service = services.memory

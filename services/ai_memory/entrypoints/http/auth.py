@@ -12,6 +12,10 @@ rule it never held. The door answers (problem+json):
 
 * **401** ``api_key_required`` (no key) or ``invalid_api_key`` (malformed, unknown,
   wrong, revoked, expired: deliberately one answer), with ``WWW-Authenticate: Bearer``.
+* **429** ``auth_failures`` with ``Retry-After`` when the client's address has used up
+  its refused keys (``core.access.failed_auth``: ``AIMEM_AUTH_FAILURE_BURST`` at once,
+  then ``AIMEM_AUTH_FAILURE_RATE`` a second) and its key is not in the cache: a flood of
+  bad keys gets no store reads, and a cached valid key from the same address still passes.
 
 Even ``/metrics`` is judged behind the door (``HealthService.may_read_metrics``: an
 operator key).
@@ -31,6 +35,8 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ai_memory.core.access import AccessPrincipal
+from ai_memory.core.access.failed_auth import FailedAuthLimiter, source_of
+from ai_memory.core.access.rate import retry_after_seconds
 from ai_memory.core.errors import AiMemoryError, Unauthenticated
 from ai_memory.service.access import Caller, Embedded
 from ai_memory.service.acting import acting_as
@@ -124,9 +130,12 @@ def door_of(path: str) -> str:
 class KeyDoor:
     """Pure ASGI middleware: authenticate and leave the principal in the scope."""
 
-    def __init__(self, app: ASGIApp, keys: KeyService | None) -> None:
+    def __init__(
+        self, app: ASGIApp, keys: KeyService | None, failures: FailedAuthLimiter | None = None
+    ) -> None:
         self.app = app
         self.keys = keys
+        self.failures = failures
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         keys = self.keys
@@ -149,11 +158,19 @@ class KeyDoor:
             await send({"type": "websocket.close", "code": 1008})
             return
         token = bearer_token(Headers(scope=scope).get("authorization"))
+        failures = self.failures
+        source = source_of((scope.get("client") or ("",))[0]) if failures else ""
         try:
             principal = keys.authenticate_if_cached(token)
             if principal is None:
+                wait = failures.wait_ns(source) if failures else 0
+                if wait:
+                    await too_many_failures(wait, scope, receive, send)
+                    return
                 principal = await run_in_threadpool(keys.authenticate, token)
         except AiMemoryError as error:
+            if failures is not None and isinstance(error, Unauthenticated):
+                failures.failed(source)
             await refuse(error, scope, receive, send)
             return
         state = scope.setdefault("state", {})
@@ -175,7 +192,22 @@ async def refuse(error: AiMemoryError, scope: Scope, receive: Receive, send: Sen
     await response(scope, receive, send)
 
 
-def install(app: FastAPI, keys: KeyService | None) -> None:
+async def too_many_failures(wait_ns: int, scope: Scope, receive: Receive, send: Send) -> None:
+    retry_after = retry_after_seconds(wait_ns)
+    response = problems.problem(
+        429,
+        "auth_failures",
+        f"too many refused API keys from this address; retry after {retry_after} s",
+        retry_after=retry_after,
+        retry_after_ms=-(-wait_ns // 1_000_000),
+        request_id=problems.request_id_of(scope),
+    )
+    await response(scope, receive, send)
+
+
+def install(
+    app: FastAPI, keys: KeyService | None, failures: FailedAuthLimiter | None = None
+) -> None:
     """Add the door inside the edge (install it before ``metrics`` and ``edge``, so
     request ids, host checks and request metrics see refused requests too)."""
-    app.add_middleware(KeyDoor, keys=keys)
+    app.add_middleware(KeyDoor, keys=keys, failures=failures)

@@ -1,0 +1,89 @@
+"""Refused keys cost the address that sends them: after its burst, an address's uncached
+keys are answered 429 with ``Retry-After`` and never looked up, while a cached valid key
+from the same address passes and another address is untouched."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ai_memory.bootstrap import Container, build
+from ai_memory.entrypoints.http.app import create_app
+from ai_memory.service.keys import KeyService
+from ai_memory.settings import Settings
+from tests.factories import FixedClock
+
+BURST = 5
+
+
+@pytest.fixture
+def limited(tmp_path: Path, clock: FixedClock) -> Iterator[Container]:
+    settings = Settings(data_dir=tmp_path / "data", auth_failure_burst=BURST, auth_failure_rate=0.2)
+    c = build(settings, clock=clock)
+    c.start()
+    yield c
+    c.close()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def bad_key(n: int) -> str:
+    return f"aimem_{n:016x}_{'x' * 43}"  # well-formed: only a store read can refuse it
+
+
+def test_an_address_that_floods_bad_keys_is_refused_before_any_lookup(
+    limited: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keys = limited.services.keys
+    assert keys is not None
+    valid = keys.create(tenant="acme", role="reader", scopes=["*"], name="ok").token
+    cold = keys.create(tenant="acme", role="reader", scopes=["*"], name="cold").token
+    lookups: list[str | None] = []
+    real = KeyService.authenticate
+
+    def counted(self: KeyService, token: str | None) -> Any:
+        lookups.append(token)
+        return real(self, token)
+
+    monkeypatch.setattr(KeyService, "authenticate", counted)
+    app = create_app(limited.services)
+    # One app (one limiter); the second client shares its lifespan, from another address.
+    with TestClient(app) as attacker:
+        other = TestClient(app, client=("192.0.2.9", 4000))
+        assert attacker.get("/v1/memories/none", headers=bearer(valid)).status_code == 404
+        for n in range(BURST):
+            r = attacker.get("/v1/memories/none", headers=bearer(bad_key(n)))
+            assert r.status_code == 401 and r.json()["code"] == "invalid_api_key"
+        before = len(lookups)
+        for n in range(BURST, BURST + 50):
+            r = attacker.get("/v1/memories/none", headers=bearer(bad_key(n)))
+            assert r.status_code == 429, r.text
+            assert r.headers["content-type"].startswith("application/problem+json")
+            assert r.json()["code"] == "auth_failures"
+            assert 1 <= int(r.headers["Retry-After"]) <= 5
+        assert len(lookups) == before  # no store read for a blocked address
+        # The same address with a cached valid key: served; with an uncached one: asked
+        # to wait like the rest (it would cost a lookup).
+        assert attacker.get("/v1/memories/none", headers=bearer(valid)).status_code == 404
+        assert attacker.get("/v1/memories/none", headers=bearer(cold)).status_code == 429
+        # Another address is not affected, bad key or good.
+        assert other.get("/v1/memories/none", headers=bearer(bad_key(999))).status_code == 401
+        assert other.get("/v1/memories/none", headers=bearer(cold)).status_code == 404
+        # /healthz needs no key and is never limited.
+        assert attacker.get("/healthz").status_code == 200
+
+
+def test_a_valid_tenant_is_never_charged(limited: Container) -> None:
+    keys = limited.services.keys
+    assert keys is not None
+    token = keys.create(tenant="acme", role="reader", scopes=["*"], name="ok").token
+    with TestClient(create_app(limited.services)) as client:
+        for _ in range(BURST * 4):
+            assert client.get("/v1/memories/none", headers=bearer(token)).status_code == 404
+        assert client.get("/v1/memories/none", headers=bearer(bad_key(1))).status_code == 401
