@@ -163,7 +163,10 @@ class LiveServer:
         self._socket.bind(("127.0.0.1", 0))
         port = self._socket.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}"
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="on")
+        # Open streams (SSE) are cut after 5 s at stop rather than holding the thread.
+        config = uvicorn.Config(
+            self.app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5
+        )
         self.server = uvicorn.Server(config)
         self._thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [self._socket]}, daemon=True
