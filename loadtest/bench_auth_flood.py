@@ -1,0 +1,214 @@
+"""A flood of bad API keys against a valid tenant's latency: the per-address limit of
+refused keys off (``AIMEM_AUTH_FAILURE_BURST=0``, the door as it was) and on (default).
+
+    python -m loadtest.bench_auth_flood [--requests 500] [--concurrency 64]
+
+For each mode a fresh ``ai-memory serve`` (its own process, keys in force, 200 memories)
+is measured twice by a valid reader reading memories one after another: alone
+(baseline), then while another process keeps ``--concurrency`` requests in flight with
+random well-formed keys (each unknown key id is a cache miss, so a key-store read on a
+worker thread unless the limit refuses it first). Reported: the valid reader's p50 / p95
+in both phases and their ratio, what the flood was answered (401 / 429) and how fast,
+and the server's CPU per flood request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from loadtest.proc_cpu import proc_cpu_s
+
+CLI = [sys.executable, "-m", "ai_memory.entrypoints.cli"]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, data: Path, burst: int | None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "AIMEM_PORT": str(self.port), "AIMEM_DATA_DIR": str(data)}
+        if burst is not None:
+            env["AIMEM_AUTH_FAILURE_BURST"] = str(burst)
+        self._log = (data.parent / f"server-{self.port}.log").open("wb")
+        self.proc = subprocess.Popen(
+            [*CLI, "serve"], env=env, stdout=self._log, stderr=subprocess.STDOUT
+        )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                time.sleep(0.2)
+        raise RuntimeError("the server did not start")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(30)
+        self._log.close()
+
+
+def create_key(data: Path, role: str) -> str:
+    out = subprocess.run(
+        [
+            *CLI,
+            "keys",
+            "create",
+            "--data-dir",
+            str(data),
+            "--name",
+            "b",
+            "--tenant",
+            "acme",
+            "--role",
+            role,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.strip()
+
+
+def reads(url: str, token: str, ids: list[str], n: int) -> list[float]:
+    """``n`` sequential reads by the valid key: their latencies in ms."""
+    took = []
+    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}) as http:
+        for i in range(n):
+            began = time.perf_counter()
+            r = http.get(f"/v1/memories/{ids[i % len(ids)]}")
+            took.append((time.perf_counter() - began) * 1000)
+            assert r.status_code == 200, r.text
+    return took
+
+
+async def _flood(url: str, concurrency: int, seconds: float) -> dict[str, Any]:
+    answers: Counter[int] = Counter()
+    deadline = time.monotonic() + seconds
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGINT, stop.set)
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as http:
+
+        async def one() -> None:
+            while not stop.is_set() and time.monotonic() < deadline:
+                token = f"aimem_{secrets.token_hex(8)}_{secrets.token_urlsafe(32)}"
+                r = await http.get("/v1/memories/x", headers={"Authorization": f"Bearer {token}"})
+                answers[r.status_code] += 1
+
+        began = time.monotonic()
+        await asyncio.gather(*(one() for _ in range(concurrency)))
+        elapsed = time.monotonic() - began
+    return {"answers": dict(answers), "seconds": elapsed}
+
+
+def run_mode(name: str, burst: int | None, requests: int, concurrency: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="aimem-flood-") as tmp:
+        data = Path(tmp) / "data"
+        admin = create_key(data, "admin")
+        reader = create_key(data, "reader")
+        server = Server(data, burst)
+        try:
+            ids = []
+            with httpx.Client(
+                base_url=server.url, headers={"Authorization": f"Bearer {admin}"}
+            ) as h:
+                for i in range(200):
+                    body = {"type": "fact", "scope": "user:a", "source_agent": "b"}
+                    r = h.post("/v1/memories", json=body | {"content": f"fact number {i}"})
+                    assert r.status_code == 201, r.text
+                    ids.append(r.json()["id"])
+            reads(server.url, reader, ids, 100)  # warm-up
+            alone = reads(server.url, reader, ids, requests)
+            flood = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "loadtest.bench_auth_flood",
+                    "--flood",
+                    server.url,
+                    "--concurrency",
+                    str(concurrency),
+                    "--seconds",
+                    "600",
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            time.sleep(2)  # the flood at full speed
+            cpu0, t0 = proc_cpu_s(server.proc.pid), time.monotonic()
+            flooded = reads(server.url, reader, ids, requests)
+            cpu, wall = proc_cpu_s(server.proc.pid) - cpu0, time.monotonic() - t0
+            flood.send_signal(signal.SIGINT)
+            out, _ = flood.communicate(timeout=60)
+            answered = json.loads(out.strip().splitlines()[-1])
+        finally:
+            server.stop()
+    total = sum(answered["answers"].values())
+    row = {
+        "mode": name,
+        "alone_p50": percentile(alone, 0.5),
+        "alone_p95": percentile(alone, 0.95),
+        "flood_p50": percentile(flooded, 0.5),
+        "flood_p95": percentile(flooded, 0.95),
+        "flood_answers": answered["answers"],
+        "flood_rate": total / answered["seconds"],
+        "server_cpu_share": cpu / wall,
+    }
+    row["p95_ratio"] = row["flood_p95"] / row["alone_p95"]
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=500)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--flood", help=argparse.SUPPRESS)
+    parser.add_argument("--seconds", type=float, default=600, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.flood:  # the flooding process: until interrupted, then its counts
+        print(json.dumps(asyncio.run(_flood(args.flood, args.concurrency, args.seconds))))
+        return
+    rows = [
+        run_mode("limit off (burst 0)", 0, args.requests, args.concurrency),
+        run_mode("limit on (default)", None, args.requests, args.concurrency),
+    ]
+    print("| door | valid p50 / p95 alone (ms) | under flood | p95 ratio | flood answered |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        answers = ", ".join(f"{k}: {v}" for k, v in sorted(r["flood_answers"].items()))
+        print(
+            f"| {r['mode']} | {r['alone_p50']:.1f} / {r['alone_p95']:.1f} "
+            f"| {r['flood_p50']:.1f} / {r['flood_p95']:.1f} | {r['p95_ratio']:.2f}× "
+            f"| {r['flood_rate']:.0f}/s ({answers}); server CPU {r['server_cpu_share']:.2f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
