@@ -250,7 +250,7 @@ class Distributed:
         self.not_measured = [s for s in ("kafka", "cassandra") if not _has(servers, s)]
         self.log: Any = None
         self.replica: Any = None
-        self.http = httpx.Client(base_url=self.url)
+        self.http = httpx.Client(base_url=self.url, headers=self.headers)  # /healthz details
 
     def start(self) -> None:
         from ai_memory.adapters.kafka.config import parse_kafka_url
@@ -363,7 +363,8 @@ class Embedded:
             "AIMEM_ADMIN_KEY": token,  # keys in force, as in the distributed deployment
         }
         self.server: Proc | None = None
-        self.http = httpx.Client(base_url=self.url)
+        # /healthz details (positions, writers) need the admin key with keys in force.
+        self.http = httpx.Client(base_url=self.url, headers=self.headers)
 
     def start(self) -> None:
         self.server = Proc(["serve"], self.env, self.tmp / "embedded.log")

@@ -154,7 +154,7 @@ class Cluster:
         health: dict[str, Any] = {}
         while time.monotonic() < deadline:
             try:
-                health = httpx.get(f"{self.url}/healthz", timeout=10).json()
+                health = httpx.get(f"{self.url}/healthz", timeout=10, headers=self.headers).json()
             except httpx.TransportError:  # a loaded box: ask again
                 time.sleep(0.5)
                 continue

@@ -336,7 +336,7 @@ def _verify(deploy: Cluster, indexer: Proc, load: Load, tmp: Path) -> Verdict:
     from ai_memory.adapters.kafka.event_log import KafkaEventLog
     from ai_memory.serialization import AvroEventSerializer
 
-    wait_caught_up(deploy.url, timeout=300)
+    wait_caught_up(deploy.url, timeout=300, headers=deploy.headers)
     # The index worker reports its position on its metrics endpoint; wait for the head.
     log = KafkaEventLog.from_url(deploy.log_url, AvroEventSerializer())
     try:

@@ -262,13 +262,16 @@ def check_usage(log_url: str, expected: LogUsage, v: Verdict, timeout: float = 1
         replica.close()
 
 
-def wait_caught_up(url: str, timeout: float) -> dict[str, Any]:
-    """Until the gateway reports lag 0 for every projection it knows."""
+def wait_caught_up(
+    url: str, timeout: float, headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Until the gateway reports lag 0 for every projection it knows (``headers``: an
+    admin key, when keys are in force — ``/healthz`` shows positions only to it)."""
     deadline = time.monotonic() + timeout
     health: dict[str, Any] = {}
     while time.monotonic() < deadline:
         try:
-            health = httpx.get(f"{url}/healthz", timeout=10).json()
+            health = httpx.get(f"{url}/healthz", timeout=10, headers=headers).json()
             if health.get("lag") and all(n == 0 for n in health["lag"].values()):
                 return health
         except (httpx.HTTPError, ValueError):

@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ai_memory.bootstrap import Container
+from ai_memory.core.errors import InvalidInput
 from ai_memory.service.keys import KeyService
 from tests.factories import FixedClock
 
@@ -180,11 +181,14 @@ def test_public_is_readable_by_every_key_of_the_tenant(
 
 
 def test_operational_and_unchecked_doors(client: TestClient, container: Container) -> None:
-    operator = key(container, "acme", "operator")
+    operator = key(container, "*", "operator")
+    bound = key(container, "acme", "operator")
     writer = key(container, "acme", "writer")
     admin = key(container, "acme", "admin")
     assert client.get("/metrics", headers=auth(operator)).status_code == 200
     refused(client.get("/metrics", headers=auth(writer)), 403, "role_forbidden")
+    # The metrics count every tenant: an operator of one tenant is refused them.
+    refused(client.get("/metrics", headers=auth(bound)), 403, "tenant_forbidden")
     refused(client.get("/v1/memories/x", headers=auth(operator)), 403, "role_forbidden")
     bundle = '{"type":"fact","content":"x","scope":"team:x","source_agent":"a"}\n'
     ndjson = {"content-type": "application/x-ndjson"}
@@ -482,3 +486,34 @@ def test_a_refusal_by_id_does_not_say_which_scope_the_memory_is_in(
     for answer in answers:
         refused(answer, 403, "scope_forbidden")
         assert "zelda" not in answer.text, answer.text
+
+
+def test_healthz_tells_a_probe_only_whether_the_server_is_healthy(
+    client: TestClient, container: Container
+) -> None:
+    """Positions, lag and writers count every tenant's events: with keys in force a
+    probe (no key, a bad key, a reader or writer key) learns only ``status``; an admin
+    or operator key sees the report. In open development mode everyone is the
+    deployment and sees it all."""
+    assert set(client.get("/healthz").json()) >= {"status", "projections", "lag"}
+    admin = key(container, "acme", "admin")
+    writer = key(container, "acme", "writer")
+    operator = key(container, "*", "operator")
+    write(client, writer, "user:alice", "h1")
+    for headers in ({}, auth(writer), auth(key(container, "acme", "reader")), auth("aimem_x")):
+        r = client.get("/healthz", headers=headers)
+        assert r.status_code == 200 and r.json() == {"status": "ok"}, r.text
+    for token in (admin, operator):
+        body = client.get("/healthz", headers=auth(token)).json()
+        assert body["status"] == "ok" and body["projections"] and "lag" in body
+
+
+def test_only_an_operator_key_may_be_deployment_wide(container: Container) -> None:
+    keys = container.services.keys
+    assert keys is not None
+    for role in ("admin", "writer", "reader"):
+        with pytest.raises(InvalidInput) as refused_:
+            keys.create(tenant="*", role=role, scopes=["*"], name="t")
+        assert refused_.value.field == "tenant"
+    assert keys.create(tenant="*", role="operator", scopes=["*"], name="t").key.info.tenant == "*"
+    assert [k.tenant for k in keys.list("*")] == ["*"]

@@ -106,14 +106,39 @@ def test_an_admin_cannot_name_another_tenant(client: TestClient, container: Cont
     assert trail(client, admin, tenant="acme")["tenant"] == "acme"
 
 
-def test_an_operator_reads_the_tenant_it_names(client: TestClient, container: Container) -> None:
-    operator = key(container, "ops", "operator")
+def test_a_deployment_wide_operator_reads_the_tenant_it_names(
+    client: TestClient, container: Container
+) -> None:
+    operator = key(container, "*", "operator")
     writer = key(container, "globex", "writer")
     put(client, writer, "g1", "user:bob")
     page = trail(client, operator, tenant="globex")
     assert [(e["actor"], e["memory_ids"]) for e in page["entries"]] == [(key_id(writer), ["g1"])]
     body = refused(client.get("/v1/audit", headers=auth(operator)), 422, "invalid_input")
     assert body["field"] == "tenant"
+
+
+def test_an_operator_of_a_tenant_reads_that_tenant_only(
+    client: TestClient, container: Container
+) -> None:
+    """An operator key issued with ``--tenant acme`` is acme's, never the deployment's:
+    globex's trail (ids, scopes, key ids) is refused alike whether globex exists or not."""
+    operator = key(container, "acme", "operator")
+    put(client, key(container, "globex", "writer"), "g1", "user:bob")
+    put(client, key(container, "acme", "writer"), "a1", "user:alice")
+    assert [e["memory_ids"] for e in trail(client, operator)["entries"]] == [["a1"]]
+    assert trail(client, operator, tenant="acme")["tenant"] == "acme"
+    there = refused(
+        client.get("/v1/audit", params={"tenant": "globex"}, headers=auth(operator)),
+        403,
+        "tenant_forbidden",
+    )
+    nowhere = refused(
+        client.get("/v1/audit", params={"tenant": "nobody"}, headers=auth(operator)),
+        403,
+        "tenant_forbidden",
+    )
+    assert there["detail"] == nowhere["detail"] and "g1" not in there["detail"]
 
 
 def test_bad_parameters_are_problems_naming_the_field(

@@ -102,7 +102,8 @@ def test_usage_follows_writes_updates_and_forgets_exactly(client: TestClient) ->
 def test_roles_are_enforced_and_the_quota_reported(
     client: TestClient, container: Container
 ) -> None:
-    admin, operator = key(container, "acme", "admin"), key(container, "ops", "operator")
+    admin, operator = key(container, "acme", "admin"), key(container, "*", "operator")
+    bound = key(container, "acme", "operator")  # an operator of acme alone
     reader, writer = key(container, "acme", "reader"), key(container, "acme", "writer")
     globex = key(container, "globex", "admin")
     put(client, writer, "a1", "abcd")
@@ -119,6 +120,8 @@ def test_roles_are_enforced_and_the_quota_reported(
     assert usage(client, operator, tenant="acme") == own
     other = usage(client, operator, tenant="globex")
     assert (other["memories"], other["bytes"], other["quota"]) == (1, 6, {"max_memories": None})
+    assert usage(client, bound) == own and usage(client, bound, tenant="acme") == own
+    refused(client.get("/v1/usage?tenant=globex", headers=auth(bound)), 403, "tenant_forbidden")
 
     for token in (reader, writer):
         refused(client.get("/v1/usage", headers=auth(token)), 403, "role_forbidden")
@@ -138,13 +141,13 @@ def test_roles_are_enforced_and_the_quota_reported(
 def test_a_bad_tenant_is_refused_naming_the_field(
     client: TestClient, container: Container, tenant: str
 ) -> None:
-    operator = key(container, "ops", "operator")
+    operator = key(container, "*", "operator")
     r = client.get("/v1/usage", params={"tenant": tenant}, headers=auth(operator))
     assert refused(r, 422, "invalid_input")["field"] == "tenant"
 
 
 def test_an_operator_must_name_the_tenant(client: TestClient, container: Container) -> None:
-    operator = key(container, "ops", "operator")
+    operator = key(container, "*", "operator")
     r = client.get("/v1/usage", headers=auth(operator))
     assert refused(r, 422, "invalid_input")["field"] == "tenant"
 

@@ -29,6 +29,9 @@ from ai_memory.service.memory_service import SearchRequest
 
 OWN, OTHER, AGENT = "user:alice", "team:ops", "bot"
 CALLERS = ("reader", "writer", "admin", "operator", "open")
+# An operator key created deployment-wide (tenant ``*``): answered as the tenant's own
+# operator everywhere but where a tenant is named (DEPLOYMENT_WIDE below).
+EVERY_TENANT = "operator of every tenant"
 LIMITED = ("reader", "writer")  # the keys that reach only some scopes of their tenant
 # Codes, short.
 OK, RF, SF, NF, GONE = "ok", "role_forbidden", "scope_forbidden", "memory_not_found", "gone"
@@ -39,6 +42,8 @@ def caller_of(kind: str, tenant: str) -> Caller:
     every scope (admin, operator), or the deployment itself (``open``)."""
     if kind == "open":
         return Embedded(tenant)
+    if kind == EVERY_TENANT:
+        return AccessPrincipal("*", "key-ops", "operator", ())
     scopes = (OWN, f"agent:{AGENT}") if kind in ("reader", "writer") else ()
     return AccessPrincipal(tenant, f"key-{kind}", kind, scopes)  # type: ignore[arg-type]
 
@@ -216,28 +221,29 @@ CASES: dict[str, tuple[Call, Answers]] = {
     "changes of other scope": (lambda s, w, t: _changes(s).page(w, [OTHER]), READ_OTHER),
     "changes of every readable scope": (lambda s, w, t: _changes(s).page(w, None), READ_OWN),
     "follow other scope": (lambda s, w, t: _changes(s).scopes(w, [OTHER]), READ_OTHER),
-    # the audit trail: an admin its own tenant's, an operator the one it names
+    # the audit trail: an admin or operator key its own tenant's, a deployment-wide
+    # operator the one it names
     "audit own tenant": (
         lambda s, w, t: _audit(s).page(w),
-        (RF, RF, OK, "invalid_input", OK),
+        (RF, RF, OK, OK, OK),
     ),
     "audit other tenant": (
         lambda s, w, t: _audit(s).page(w, tenant=t.other),
-        (RF, RF, "tenant_forbidden", OK, OK),
+        (RF, RF, "tenant_forbidden", "tenant_forbidden", OK),
     ),
-    # usage: an admin its own tenant's, an operator the one it names; the answer for a
-    # tenant that does not exist is the answer for one that does
+    # usage: likewise; the answer for a tenant that does not exist is the answer for
+    # one that does
     "usage of own tenant": (
         lambda s, w, t: _usage(s).usage(w),
-        (RF, RF, OK, "invalid_input", OK),
+        (RF, RF, OK, OK, OK),
     ),
     "usage of other tenant": (
         lambda s, w, t: _usage(s).usage(w, tenant=t.other),
-        (RF, RF, "tenant_forbidden", OK, OK),
+        (RF, RF, "tenant_forbidden", "tenant_forbidden", OK),
     ),
     "usage of a tenant that never existed": (
         lambda s, w, t: _usage(s).usage(w, tenant="no-such-tenant"),
-        (RF, RF, "tenant_forbidden", OK, OK),
+        (RF, RF, "tenant_forbidden", "tenant_forbidden", OK),
     ),
     "usage of own tenant named": (
         lambda s, w, t: _usage(s).usage(w, tenant=t.tenant),
@@ -245,7 +251,7 @@ CASES: dict[str, tuple[Call, Answers]] = {
     ),
     "usage of a malformed tenant": (
         lambda s, w, t: _usage(s).usage(w, tenant="Not A Tenant"),
-        (RF, RF, "tenant_forbidden", "invalid_input", "invalid_input"),
+        (RF, RF, "tenant_forbidden", "tenant_forbidden", "invalid_input"),
     ),
     # erasure: an owner of the tenant only
     "erase own scope": (
@@ -263,6 +269,17 @@ CASES: dict[str, tuple[Call, Answers]] = {
         (RF, RF, "interaction_not_found", RF, "interaction_not_found"),
     ),
     "receipt key": (lambda s, w, t: erasures(s).receipt_key(w), ADMIN_ONLY),
+}
+
+
+# What a deployment-wide operator is answered where it differs from a tenant's operator.
+DEPLOYMENT_WIDE = {
+    "audit own tenant": "invalid_input",  # it has no tenant of its own: it names one
+    "audit other tenant": OK,
+    "usage of own tenant": "invalid_input",
+    "usage of other tenant": OK,
+    "usage of a tenant that never existed": OK,
+    "usage of a malformed tenant": "invalid_input",
 }
 
 
@@ -305,13 +322,16 @@ def world(container: Container, request: pytest.FixtureRequest) -> World:
     return seed(container.services, f"acc-{name}")
 
 
-@pytest.mark.parametrize("kind", CALLERS)
+@pytest.mark.parametrize("kind", [*CALLERS, EVERY_TENANT])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_each_use_case_answers_each_caller_exactly(
     container: Container, world: World, case: str, kind: str
 ) -> None:
     call, answers = CASES[case]
-    expected = answers[CALLERS.index(kind)]
+    if kind == EVERY_TENANT:
+        expected = DEPLOYMENT_WIDE.get(case, answers[CALLERS.index("operator")])
+    else:
+        expected = answers[CALLERS.index(kind)]
     who = caller_of(kind, world.tenant)
     before = events(container, world.tenant), events(container, world.other)
     code, message = answer(call, container.services, who, world)

@@ -194,13 +194,14 @@ class ProjectionStatus(_Open):
 
 
 class HealthOut(_Open):
-    """``GET /healthz``."""
+    """``GET /healthz``. With keys in force, only an admin or operator key is shown
+    more than ``status``: the other fields are then empty."""
 
     status: str
-    version: str
-    projections: list[ProjectionStatus]
-    lag: dict[str, int]
-    embedder: str
+    version: str = ""
+    projections: list[ProjectionStatus] = []
+    lag: dict[str, int] = {}
+    embedder: str = ""
 
 
 # --- erasure (mirrors entrypoints/http/erasure_routes.py and core/erasure.py) ----------

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ai_memory.core.access import AccessPrincipal, Action, validate_tenant
+from ai_memory.core.access.keys import DEPLOYMENT_WIDE
 from ai_memory.core.access.policy import authorize, role_allows, searchable_scopes
 from ai_memory.core.errors import Forbidden, Gone, InvalidInput, NotFound
 from ai_memory.core.record import DEFAULT_TENANT, StoredRecord, Tombstone
@@ -78,6 +79,21 @@ def require_role(caller: Caller, action: Action) -> None:
         raise Forbidden(decision.reason, code=decision.code)
 
 
+def require_deployment_wide(caller: Caller, what: str) -> None:
+    """``Forbidden`` unless the caller may see every tenant at once (``what``: e.g. the
+    metrics, whose counts cover every tenant): the deployment itself, or an operator key
+    created deployment-wide (tenant ``*``). An operator key of one tenant is refused
+    (``tenant_forbidden``), any other key by its role (``role_forbidden``)."""
+    if isinstance(caller, Embedded):
+        return
+    require_role(caller, "operate")
+    if caller.tenant != DEPLOYMENT_WIDE:
+        raise Forbidden(
+            f"{what} cover every tenant: they need an operator key created with --tenant '*'",
+            code="tenant_forbidden",
+        )
+
+
 def require_admin(caller: Caller, what: str) -> None:
     """``Forbidden`` (``role_forbidden``) unless the caller owns its tenant (an admin key,
     or the deployment): ``what`` is the refused use, for the message."""
@@ -119,23 +135,27 @@ def reveal(
 
 def reported_tenant(caller: Caller, asked: str | None, report: str) -> str:
     """Whose tenant-wide ``report`` (the audit trail, the usage) ``caller`` may read: an
-    admin its own tenant's, an operator (or the deployment) the one it names. Judged
-    before anything is looked up: an admin naming another tenant is refused alike
-    whether that tenant exists or not."""
+    admin or an operator key its own tenant's, a deployment-wide operator key (tenant
+    ``*``) or the deployment the one it names. Judged before anything is looked up: a key
+    naming another tenant is refused alike whether that tenant exists or not."""
     if isinstance(caller, Embedded):
         return validate_tenant(asked) if asked else caller.tenant
-    if caller.role == "operator":
+    if caller.role == "operator" and caller.tenant == DEPLOYMENT_WIDE:
         if not asked:
-            raise InvalidInput("tenant", "required", "an operator key must name the tenant")
+            raise InvalidInput(
+                "tenant", "required", "a deployment-wide operator key must name the tenant"
+            )
         return validate_tenant(asked)
-    if caller.role != "admin":
+    if caller.role not in ("admin", "operator"):
         raise Forbidden(
             f"{report} is for an admin of the tenant or an operator",
             code="role_forbidden",
         )
     if asked and asked != caller.tenant:
         raise Forbidden(
-            f"an admin key reads {report} of its own tenant only", code="tenant_forbidden"
+            f"a key of tenant {caller.tenant} reads {report} of its own tenant only "
+            "(an operator key of every tenant is created with --tenant '*')",
+            code="tenant_forbidden",
         )
     return caller.tenant
 

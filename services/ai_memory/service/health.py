@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ai_memory.core.access import AccessPrincipal
 from ai_memory.core.ports import DeadLetters
 
 from . import access
@@ -152,9 +153,19 @@ class HealthService:
         return dead_letter_counts(self.dead_letters)
 
     def may_read_metrics(self, who: Who) -> None:
-        """``Forbidden`` (``role_forbidden``) unless ``who`` may read this process's
-        metrics: an operator key, or the deployment itself (no key in force)."""
-        access.require_role(access.caller_of(who), "operate")
+        """``Forbidden`` unless ``who`` may read this process's metrics, which count
+        every tenant: a deployment-wide operator key, or the deployment itself (no key
+        in force)."""
+        access.require_deployment_wide(access.caller_of(who), "the metrics")
+
+    def may_read_details(self, who: Who) -> bool:
+        """Whether ``who`` may see the report's positions, lag and writers: the
+        deployment, an operator key, or an admin key — whoever runs something. They are
+        deployment-wide counts, like the positions a write answers (a known gap, see
+        GUARANTEES: "Not yet"); a probe without a key and a reader or writer key learn
+        only whether the server is healthy."""
+        caller = access.caller_of(who)
+        return not isinstance(caller, AccessPrincipal) or caller.role in ("admin", "operator")
 
     def report(self, version: str) -> dict[str, Any]:
         return report(self, version)

@@ -48,7 +48,7 @@ from ai_memory.core.access import (
     parse_key,
     validate_tenant,
 )
-from ai_memory.core.access.keys import Random
+from ai_memory.core.access.keys import DEPLOYMENT_WIDE, Random
 from ai_memory.core.errors import (
     InvalidInput,
     NotFound,
@@ -136,7 +136,10 @@ class KeyService:
         return key.info
 
     def list(self, tenant: str) -> list[KeyInfo]:
-        return self._store.list_keys(validate_tenant(tenant))
+        """The keys of ``tenant`` (``*``: the deployment-wide operator keys)."""
+        if tenant != DEPLOYMENT_WIDE:
+            validate_tenant(tenant)
+        return self._store.list_keys(tenant)
 
     def revoke(self, key_id: str) -> KeyInfo:
         """Revoke for good (again: a no-op keeping the first time); ``NotFound`` if unknown."""

@@ -99,6 +99,12 @@ def hash_secret(key_id: str, secret: str) -> str:
     return hashlib.sha256(_DOMAIN + f"{key_id}\x00{secret}".encode("ascii")).hexdigest()
 
 
+#: The tenant of an operator key that operates the whole deployment (metrics, any
+#: tenant's audit trail and usage). Said explicitly at creation, never a default: an
+#: operator key of a named tenant operates that tenant only.
+DEPLOYMENT_WIDE = "*"
+
+
 def validate_tenant(value: str) -> str:
     if not _TENANT.match(value):
         raise InvalidInput(
@@ -120,10 +126,19 @@ def issue_key(
     expires_at: datetime | None = None,
     random: Random = secrets.token_bytes,
 ) -> IssuedKey:
-    """A new key; ``random`` is injected so tests are deterministic."""
-    validate_tenant(tenant)
+    """A new key; ``random`` is injected so tests are deterministic. Only an operator
+    key may be deployment-wide (tenant ``*``); any other names one tenant."""
     if role not in ROLES:
         raise InvalidInput("role", "enum", f"role must be one of {', '.join(ROLES)}")
+    if tenant == DEPLOYMENT_WIDE:
+        if role != "operator":
+            raise InvalidInput(
+                "tenant",
+                "deployment_wide",
+                "only an operator key may be deployment-wide (tenant '*'); name a tenant",
+            )
+    else:
+        validate_tenant(tenant)
     name = name.strip()
     if not name or len(name) > _NAME_MAX or not name.isprintable():
         raise InvalidInput("name", "name_format", f"a key name is 1-{_NAME_MAX} printable chars")

@@ -7,8 +7,9 @@ A key has one role of one tenant:
 ``writer``    a reader that also writes, imports and forgets in its allowed scopes
 ``admin``     a writer in every scope of its tenant (its list is not consulted), who
               also manages the tenant's keys and runs governance
-``operator``  across tenants, the operational actions only (replay, metrics, dead
-              letters); no memory content at all
+``operator``  the operational actions only (audit trail, usage; with tenant ``*``:
+              of any tenant, plus the metrics that count every tenant); no memory
+              content at all
 ============  =====================================================================
 
 ``authorize`` is total and pure: the same principal, action and scope always give the

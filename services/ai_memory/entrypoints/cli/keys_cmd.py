@@ -36,7 +36,13 @@ out = Console()
 err = Console(stderr=True)
 
 DataDir = Annotated[Path | None, typer.Option(envvar="AIMEM_DATA_DIR")]
-Tenant = Annotated[str, typer.Option(help="the tenant the key belongs to, e.g. acme")]
+Tenant = Annotated[
+    str,
+    typer.Option(
+        help="the tenant the key belongs to, e.g. acme; '*' for an operator key of every "
+        "tenant (metrics, any tenant's audit trail and usage)"
+    ),
+]
 _DURATION = re.compile(r"^(\d{1,6})([smhdw])$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 

@@ -366,10 +366,16 @@ def create_app(services: Services) -> FastAPI:
     a2a.mount(app)
 
     @app.get("/healthz")
-    def healthz() -> dict[str, Any]:
+    def healthz(request: Request) -> dict[str, Any]:
         # "degraded" (a projection stuck, dead letters unresolved) still answers 200:
         # see service/health.py for why a liveness probe must not restart on it.
-        return services.health.report(__version__)
+        report = services.health.report(__version__)
+        # Positions, lag and writers count every tenant's events: with keys in force
+        # they are for those who run something (an admin or operator key); a probe
+        # without a key, or a reader or writer key, learns only whether it is healthy.
+        if auth.anonymous(request) or not services.health.may_read_details(caller_of(request)):
+            return {"status": report["status"]}
+        return report
 
     openapi_doc.install(app)
     return app

@@ -3,7 +3,9 @@
 **Open development mode.** While no API key was ever created (``ai-memory keys create``)
 every request's caller is the deployment itself (``service.access.Embedded``, tenant
 ``default``), exactly as before keys existed. Once one exists every request needs a
-valid key, except ``GET /healthz`` (probes), and its caller is the key's principal.
+valid key, except ``GET /healthz`` (probes: without a key it says only ``ok`` or
+``degraded``; an admin or operator key sees the details), and its caller is the key's
+principal.
 
 The door authenticates; it does not authorize. What a caller may do — role, scopes,
 tenant, what it may learn of a memory it may not reach — is decided by the service every
@@ -47,6 +49,7 @@ from . import problems
 OPEN_PATHS = frozenset({"/healthz"})
 _STATE_KEY = "principal"
 _RIGHTS_KEY = "rights"
+_ANONYMOUS_KEY = "anonymous"
 _OPEN = Embedded()  # the caller of every request while no key is in force
 
 
@@ -144,7 +147,7 @@ class KeyDoor:
             return
         path = scope.get("path", "")
         if path in OPEN_PATHS:
-            await self.app(scope, receive, send)
+            await self._open_door(keys, scope, receive, send)
             return
         # Cached answers on the loop; a worker thread only when the store must be read.
         required = keys.required_if_known()
@@ -179,6 +182,45 @@ class KeyDoor:
         # Every event this request causes records the key as its actor (service.acting).
         with acting_as(principal.actor):
             await self.app(scope, receive, send)
+
+    async def _open_door(
+        self, keys: KeyService, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """A path that needs no key (``/healthz``): served to everyone, but a valid key,
+        if one is sent, is known to the route (an admin or operator sees the details); with keys
+        in force and none valid the request is marked anonymous. A bad key is charged to
+        its address like anywhere else, and a blocked address is not looked up."""
+        required = keys.required_if_known()
+        if required is None:
+            required = await run_in_threadpool(keys.required)
+        state = scope.setdefault("state", {})
+        if not required:
+            await self.app(scope, receive, send)
+            return
+        token = bearer_token(Headers(scope=scope).get("authorization"))
+        principal: AccessPrincipal | None = None
+        if token:
+            failures = self.failures
+            source = source_of((scope.get("client") or ("",))[0]) if failures else ""
+            try:
+                principal = keys.authenticate_if_cached(token)
+                if principal is None and not (failures and failures.wait_ns(source)):
+                    principal = await run_in_threadpool(keys.authenticate, token)
+            except AiMemoryError as error:
+                if failures is not None and isinstance(error, Unauthenticated):
+                    failures.failed(source)
+        if principal is None:
+            state[_ANONYMOUS_KEY] = True
+        else:
+            state[_STATE_KEY] = principal
+        await self.app(scope, receive, send)
+
+
+def anonymous(request: Request) -> bool:
+    """Whether keys are in force and the request carried no valid one (open paths only:
+    anywhere else such a request never reaches a route)."""
+    state = request.scope.get("state") or {}
+    return bool(state.get(_ANONYMOUS_KEY))
 
 
 async def refuse(error: AiMemoryError, scope: Scope, receive: Receive, send: Send) -> None:
