@@ -344,3 +344,29 @@ def test_the_access_log_names_paths_never_query_values(server: Server) -> None:
         time.sleep(0.1)
     assert canary not in text
     assert '"GET /v1/notes?… HTTP/1.1" 200' in text
+
+
+def test_a_server_started_under_a_lax_umask_creates_nothing_others_can_read(
+    tmp_path: Path,
+) -> None:
+    """``umask 022`` (the usual default): the data directory, and every file and
+    directory the server, its stores and its index create, are the owner's alone."""
+    data = tmp_path / "data"
+    old = os.umask(0o022)
+    try:
+        server = Server(data)
+    finally:
+        os.umask(old)
+    try:
+        body = {"type": "fact", "scope": "user:a", "source_agent": "t", "content": "umask"}
+        r = httpx.put(f"{server.url}/v1/memories/m1?wait=true", json=body, timeout=30)
+        assert r.status_code == 201, r.text
+    finally:
+        server.stop()
+    opened = [
+        (str(p.relative_to(data)), oct(p.stat().st_mode & 0o777))
+        for p in [data, *data.rglob("*")]
+        if not p.is_symlink() and p.stat().st_mode & 0o077
+    ]
+    assert opened == [], opened
+    assert (data.stat().st_mode & 0o777) == 0o700

@@ -29,6 +29,7 @@ from typing import Any
 from ai_memory.adapters.data_dir_lock import DataDirLock
 from ai_memory.adapters.edge_compaction import CompactionPolicy
 from ai_memory.adapters.embedders import make_embedder
+from ai_memory.adapters.private_dir import ensure_private_dir
 from ai_memory.adapters.projectability import ProjectabilityCheck
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
 from ai_memory.adapters.sqlite_event_log import SqliteEventLog
@@ -303,7 +304,7 @@ def build(
     drives projections but never appends (replay, re-drive); ``owns_partitions=False``:
     one that appends through the gateways that own the partitions (see build_event_log)."""
     s = (settings or Settings.from_env()).resolved()
-    s.data_dir.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(s.data_dir)
     # Embedded: this process projects every view of the directory; a second one would
     # open the same index files (adapters/data_dir_lock.py). Taken before any store opens.
     lock = DataDirLock.acquire(s.data_dir) if scheme_of(s.event_log_url) == "sqlite" else None

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from ai_memory.adapters.private_dir import ensure_private_dir
 from ai_memory.clock import SystemClock
 from ai_memory.core.data_keys import DataKeyVault
 from ai_memory.core.errors import InvalidInput
@@ -52,7 +53,7 @@ def root_key(s: Settings) -> bytes | None:
     configured = s.root_key.get_secret_value()
     if scheme_of(s.event_log_url) == "memory" and not configured.strip():
         return os.urandom(32)  # nothing survives the process, so neither does its key
-    s.data_dir.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(s.data_dir)
     shared = scheme_of(s.record_store_url) == "cassandra"
     return load_root_key(configured, s.data_dir, embedded=not shared)
 

@@ -4,6 +4,7 @@ instead of a traceback."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 # Top-level modules of each extra that are not part of the base install.
@@ -50,6 +51,9 @@ EXIT_IN_USE = 75
 def main(prog_name: str | None = None) -> None:
     from ai_memory.core.errors import DataDirInUse
 
+    # Everything a command creates — data files, keys, exports — is its owner's alone
+    # (adapters/private_dir.py): memory content is never world-readable by accident.
+    os.umask(0o077)
     try:
         from ai_memory.entrypoints.cli.main import app
 
