@@ -28,6 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from .secret_disguise import find_disguised
+
 #: What a write does with a credential (``service.secret_policy``; a setting per tenant).
 SecretPolicy = Literal["refuse", "redact", "allow"]
 
@@ -48,6 +50,8 @@ KIND_LABELS = {
     "basic_auth": "basic-auth credentials",
     "connection_string": "password in a connection string",
     "credential": "credential assignment (password=/token=/api_key=…)",
+    "high_entropy": "machine-made value next to a credential word",
+    "cloud_secret": "unlabelled cloud secret key (AWS secret access key, Azure storage key)",
 }
 SECRET_KINDS = tuple(KIND_LABELS)
 
@@ -108,11 +112,21 @@ def _unredacted(value: str) -> str:
     return _MARKER.sub("", value).rstrip("=:") if "[REDACTED:" in value else value
 
 
+# Code, not a value: a call or an attribute read (``auth.partition(``, ``params.get(``,
+# ``self._token``), or a constant's name (``KEY``, ``DB_PASSWORD``: letters only).
+_CODE = re.compile(
+    r"^(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\(|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|[A-Z][A-Z_]*$)"
+)
+
+
 def _real_value(value: str) -> bool:
     rest = _unredacted(value)
     if rest != value and _NAME_ONLY.match(rest):
         return False  # ``api_key=[REDACTED:…]``: the name of an assignment already redacted
-    return bool(rest) and not _PLACEHOLDER.match(rest)
+    rest = rest.rstrip(")]}")  # the end of the call the assignment sits in
+    if _NAME_ONLY.match(rest):
+        return False  # ``api_key=api_key``: a variable passed on, not its value
+    return bool(rest) and not _PLACEHOLDER.match(rest) and not _CODE.match(rest)
 
 
 def _colon_value(value: str) -> bool:
@@ -206,7 +220,29 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], bool, _Check], ...] = (
 
 
 def find_secrets(text: str) -> list[Finding]:
-    """Every credential in ``text``, in order, without overlaps (first pattern wins)."""
+    """Every credential in ``text``, in order, without overlaps: the plain shapes first,
+    then what a view of the text shows (``core.secret_disguise``: invisible characters,
+    full-width letters, changed case, regrouped blocks, base64/hex/URL encodings,
+    machine-made values after a credential word, unlabelled cloud keys)."""
+    found = find_plain(text)
+    for d in find_disguised(text, find_plain):
+        overlapping = [f for f in found if d.start < f.end and f.start < d.end]
+        if not overlapping:
+            found.append(Finding(d.kind, d.start, d.end))
+            continue
+        start = min(d.start, *(f.start for f in overlapping))
+        end = max(d.end, *(f.end for f in overlapping))
+        if (start, end) != (overlapping[0].start, overlapping[0].end) or len(overlapping) > 1:
+            # The plain scan saw part of it (``ghp_…`` up to a zero-width space): one
+            # finding over the whole, so a redaction leaves nothing of the credential.
+            found = [f for f in found if f not in overlapping]
+            found.append(Finding(overlapping[0].kind, start, end))
+    found.sort(key=lambda f: f.start)
+    return found
+
+
+def find_plain(text: str) -> list[Finding]:
+    """The credentials ``text`` shows as written (first pattern wins an overlap)."""
     found: list[Finding] = []
     for kind, pattern, only_v, check in _PATTERNS:
         has_v = "v" in pattern.groupindex
