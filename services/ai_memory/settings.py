@@ -164,7 +164,7 @@ class Settings(BaseSettings):
         ge=0,
         description="Refused API keys one client address may send at once before it is "
         "answered 429 (`auth_failures`, with `Retry-After`) without a key lookup; 0 = no "
-        "limit. A cached valid key from that address still passes.",
+        "limit. A key this gateway has seen valid still passes from that address.",
     )
     auth_failure_rate: float = Field(
         default=1.0,

@@ -1,9 +1,11 @@
 """Refused keys cost the address that sends them: after its burst, an address's uncached
-keys are answered 429 with ``Retry-After`` and never looked up, while a cached valid key
-from the same address passes and another address is untouched."""
+keys are answered 429 with ``Retry-After`` and never looked up, while a key seen valid
+from the same address passes (also once its cache entry aged out) and another address is
+untouched."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ai_memory.bootstrap import Container, build
+from ai_memory.entrypoints.http import auth
 from ai_memory.entrypoints.http.app import create_app
 from ai_memory.service.keys import KeyService
 from ai_memory.settings import Settings
@@ -38,7 +41,7 @@ def bad_key(n: int) -> str:
 
 
 def test_an_address_that_floods_bad_keys_is_refused_before_any_lookup(
-    limited: Container, monkeypatch: pytest.MonkeyPatch
+    limited: Container, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     keys = limited.services.keys
     assert keys is not None
@@ -52,6 +55,7 @@ def test_an_address_that_floods_bad_keys_is_refused_before_any_lookup(
         return real(self, token)
 
     monkeypatch.setattr(KeyService, "authenticate", counted)
+    monkeypatch.setattr(auth, "TARPIT_SECONDS", 0.2)  # held 5 s in production
     app = create_app(limited.services)
     # One app (one limiter); the second client shares its lifespan, from another address.
     with TestClient(app) as attacker:
@@ -61,16 +65,22 @@ def test_an_address_that_floods_bad_keys_is_refused_before_any_lookup(
             r = attacker.get("/v1/memories/none", headers=bearer(bad_key(n)))
             assert r.status_code == 401 and r.json()["code"] == "invalid_api_key"
         before = len(lookups)
-        for n in range(BURST, BURST + 50):
+        for n in range(BURST, BURST + 10):
+            began = time.monotonic()
             r = attacker.get("/v1/memories/none", headers=bearer(bad_key(n)))
+            assert time.monotonic() - began >= 0.2  # held back: the flood slows down
             assert r.status_code == 429, r.text
             assert r.headers["content-type"].startswith("application/problem+json")
             assert r.json()["code"] == "auth_failures"
             assert 1 <= int(r.headers["Retry-After"]) <= 5
         assert len(lookups) == before  # no store read for a blocked address
-        # The same address with a cached valid key: served; with an uncached one: asked
-        # to wait like the rest (it would cost a lookup).
+        # The same address with a key seen valid: served, also once its cache entry aged
+        # out (it is read again); a key never seen: asked to wait like the rest.
         assert attacker.get("/v1/memories/none", headers=bearer(valid)).status_code == 404
+        clock.advance(10)  # past the key cache's TTL
+        before = len(lookups)
+        assert attacker.get("/v1/memories/none", headers=bearer(valid)).status_code == 404
+        assert len(lookups) == before + 1
         assert attacker.get("/v1/memories/none", headers=bearer(cold)).status_code == 429
         # Another address is not affected, bad key or good.
         assert other.get("/v1/memories/none", headers=bearer(bad_key(999))).status_code == 401

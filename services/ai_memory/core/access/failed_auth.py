@@ -5,9 +5,9 @@ Why: every request with an unknown key id misses the key cache and costs a store
 a worker thread; a flood of random key ids fills the worker pool and valid tenants queue
 behind it (measured: 5,000 bad keys at 64 at a time raised a valid key's p95 from 13 to
 117 ms). A source whose bucket is empty is refused with 429 and a ``Retry-After`` before
-any store read — but only for what would need one: a key already in the cache is judged
-on the event loop at no cost, so a valid client behind the same address (a NAT, a proxy)
-keeps working with a cached key.
+any store read — but only for keys it does not know: a key this gateway has seen valid
+is still checked and refreshed as usual (``KeyService.known_valid``), so a valid client
+behind the same address (a NAT, a proxy) keeps working.
 
 Only the door's refusals (401: missing, malformed, unknown, wrong, revoked, expired) are
 charged. A 403 is a valid key asking beyond its rights: its key is known and its own
