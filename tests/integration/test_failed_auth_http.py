@@ -74,6 +74,12 @@ def test_an_address_that_floods_bad_keys_is_refused_before_any_lookup(
             assert r.json()["code"] == "auth_failures"
             assert 1 <= int(r.headers["Retry-After"]) <= 5
         assert len(lookups) == before  # no store read for a blocked address
+        # No key, or a malformed one, from a limited address: held back too (their 401
+        # would cost no lookup, but an instant answer is what a flood needs).
+        for headers in ({}, bearer("not-a-key")):
+            began = time.monotonic()
+            r = attacker.get("/v1/memories/none", headers=headers)
+            assert r.status_code == 429 and time.monotonic() - began >= 0.2, r.text
         # The same address with a key seen valid: served, also once its cache entry aged
         # out (it is read again); a key never seen: asked to wait like the rest.
         assert attacker.get("/v1/memories/none", headers=bearer(valid)).status_code == 404

@@ -169,12 +169,15 @@ class KeyDoor:
         failures = self.failures
         source = source_of((scope.get("client") or ("",))[0]) if failures else ""
         try:
+            # A limited address is held back before anything else, whatever it sends (a
+            # missing or malformed key costs no lookup but its 401 would be instant, and
+            # an instant answer is what a flood needs); a key seen valid goes on.
+            wait = failures.wait_ns(source) if failures else 0
+            if wait and not keys.known_valid(token):
+                await too_many_failures(wait, scope, receive, send)
+                return
             principal = keys.authenticate_if_cached(token)
             if principal is None:
-                wait = failures.wait_ns(source) if failures else 0
-                if wait and not keys.known_valid(token):
-                    await too_many_failures(wait, scope, receive, send)
-                    return
                 principal = await run_in_threadpool(keys.authenticate, token)
         except AiMemoryError as error:
             if failures is not None and isinstance(error, Unauthenticated):
