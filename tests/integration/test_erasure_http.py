@@ -177,7 +177,7 @@ def test_a_replay_from_zero_keeps_the_erased_absent(settings: Settings) -> None:
     secret, kept = canary(), canary()
     with TestClient(create_app(c.services)) as client:
         put(client, "keep", "user:alice", "agent-a", f"kept {kept}")
-        put(client, "gone", "user:bob", "agent-a", f"secret {secret}")
+        put(client, "gone", "user:bob", "agent-a", f"private note {secret}")
         r = client.post("/v1/erasures?wait=true", json={"scope": "user:bob", "reason": "asked"})
         assert r.status_code == 201, r.text
     c.service.wait_for(c.log.last_position())

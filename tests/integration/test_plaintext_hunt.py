@@ -116,8 +116,8 @@ def test_a_replay_from_zero_rebuilds_the_projections_without_the_forgotten(
     secret, kept = canary(), canary()
     with TestClient(create_app(c.services)) as client:
         put(client, "keep", memory(f"kept {kept}", "t", "n"))
-        put(client, "gone", memory(f"secret {secret}", "t", "n"))
-        put(client, "gone", memory(f"secret again {secret}", "t", "n"))
+        put(client, "gone", memory(f"private note {secret}", "t", "n"))
+        put(client, "gone", memory(f"private note again {secret}", "t", "n"))
         assert client.delete("/v1/memories/gone?wait=true").status_code == 200
     c.service.wait_for(c.log.last_position())
     c.index.optimize()

@@ -177,3 +177,18 @@ def test_ordinary_machine_made_strings_are_not_secrets(seed: bytes, shape: str) 
     }[shape]
     text = f"commit {value} fixed the build; see run {value} for details"
     assert find_secrets(text) == [], text
+
+
+def test_ordinary_sentences_met_on_the_way_are_not_secrets() -> None:
+    """False positives the views once had, kept as examples."""
+    for text in (
+        "Secret 0 of user:erase-1a2b3c4d.",  # a scope after a credential word
+        "each token's vector is the L2-normalised mean of the table rows",
+        'user, _, pwd = auth.partition(":")',
+        'api_key = params.get("api_key") or default',
+        "load_key(data, password=None)",
+        "secret = base64.urlsafe_b64encode(random(SECRET_BYTES))",
+        'integrity="sha384-pLk6b50Gp1vIcP7f8PwD00RDnAHp+kCoPugyS9RD2PAQMjfrMTjWeDCLYYjnuDBM"',
+        "I traveled to Asia in 2019 with 12 friends and we met 3 more there",
+    ):
+        assert find_secrets(text) == [], text

@@ -22,8 +22,9 @@ original text it came from:
 
 Two shapes need no disguise to be missed by a prefix-anchored detector:
 
-* ``high_entropy``: a machine-made run (≥ 12 characters of three character classes and
-  ≥ 3 bits of entropy per character) within a few words after a credential word
+* ``high_entropy``: a machine-made run (≥ 16 characters of three character classes, two
+  digits, no eight-letter word, ≥ 3 bits of entropy per character; not a call, an
+  attribute or the name of a ``kind:name``) within a few words after a credential word
   ("the prod secret is wJalrXUtnFEMI/K7MDENG…");
 * ``cloud_secret``: unlabelled cloud secret keys by their exact shape — an AWS secret
   access key (40 base64 characters, mixed case and digits, not text when decoded) and an
@@ -113,7 +114,7 @@ _WORD = re.compile(
 _PROSE_WORD = re.compile(r"[a-z]{8}")  # a word inside a value: written, not generated
 # A value: no dots (``process.env.X``, ``os.environ`` are code, and a JWT is the plain
 # detector's), ``=`` only as base64 padding.
-_RUN = re.compile(r"[A-Za-z0-9+/_\-!@#$%^&*~]{12,}=*")
+_RUN = re.compile(r"[A-Za-z0-9+/_\-!@#$%^&*~]{16,}=*")
 _NEAR = 40  # characters after a credential word where its value may begin
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=_-])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_-])")
 _AZURE_KEY = re.compile(r"(?<![A-Za-z0-9/+=_-])[A-Za-z0-9/+]{86}==(?![A-Za-z0-9/+=_-])")
@@ -313,7 +314,9 @@ def _near_credential_word(text: str) -> list[tuple[int, int]]:
         run = _RUN.search(text, word.end())
         if run is None or run.start() - word.end() > _NEAR:
             continue
-        code = text[run.end() : run.end() + 1] == "(" or text[run.start() - 1 : run.start()] == "."
+        before = text[run.start() - 1 : run.start()]
+        # A call, an attribute, or the name part of ``kind:name`` (a scope, a URN).
+        code = text[run.end() : run.end() + 1] == "(" or before in (".", ":")
         if not code and _machine_made(run.group(0)):  # a call or an attribute is code
             spans.append(run.span())
     return spans
