@@ -31,22 +31,11 @@ from typing import Any
 
 import httpx
 
+from loadtest.bench_auth_overhead import percentile
+from loadtest.cluster import free_port
 from loadtest.proc_cpu import proc_cpu_s
 
 CLI = [sys.executable, "-m", "ai_memory.entrypoints.cli"]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Server:
