@@ -86,6 +86,7 @@ def run(args: argparse.Namespace) -> None:
                         "scope": conv.scope,
                         "source_agent": SOURCE,
                         "created_at": turn.created_at.isoformat(),
+                        "meta": {"session_id": turn.session},
                     }
                     position = svc.write(tenant_of(conv), body).position
             acked = time.perf_counter() - t0
@@ -100,7 +101,12 @@ def run(args: argparse.Namespace) -> None:
                 tenant = tenant_of(conv)
                 for q in conv.questions:
                     request = SearchRequest(
-                        q.text, [conv.scope], top_k=TOP_K, mode=args.mode, rerank=args.rerank
+                        q.text,
+                        [conv.scope],
+                        top_k=TOP_K,
+                        mode=args.mode,
+                        rerank=args.rerank,
+                        context=args.context,
                     )
                     t = time.perf_counter()
                     hits = svc.search(tenant, request)
@@ -155,6 +161,12 @@ def main() -> None:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="two-stage rerank (relevance/recency/type priority), on by default in search",
+    )
+    parser.add_argument(
+        "--context",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="conversation context (neighbouring turns), on by default in search",
     )
     args = parser.parse_args()
     mode: SearchMode = args.mode

@@ -3,7 +3,9 @@
 The data set (``locomo10.json``, CC BY-NC 4.0) is read at run time from a path given by
 the caller; nothing of it is stored in this repository. Each dialog turn becomes one
 memory ``"{speaker}: {text}"`` (plus ``[image: {caption}]`` for shared photos) whose id
-is the turn's ``dia_id`` (``D<session>:<turn>``), so a question's evidence maps to ids.
+is the turn's ``dia_id`` (``D<session>:<turn>``), so a question's evidence maps to ids;
+its ``created_at`` is its session's date plus its index in the session in seconds (the
+data set dates sessions only) and its ``meta.session_id`` the session's name.
 
 Evidence strings are not all well formed ("D8:6; D9:17", "D:11:26", "D30:05"): they are
 split on ``;`` and whitespace, parsed as ``D:?(\\d+):0*(\\d+)``, and ids that name no turn
@@ -17,7 +19,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,7 @@ class Turn:
     dia_id: str
     content: str
     created_at: datetime
+    session: str  # "session_<n>": the conversation's session the turn was said in
 
 
 @dataclass(frozen=True)
@@ -99,8 +102,13 @@ def parse_sample(sample: Mapping[str, Any]) -> Conversation:
         (int(m.group(1)), key) for key in conv if (m := _SESSION.match(key)) is not None
     )
     for number, key in sessions:
-        created = parse_session_date(conv[f"session_{number}_date_time"])
-        turns += [Turn(t["dia_id"], turn_content(t), created) for t in conv[key]]
+        start = parse_session_date(conv[f"session_{number}_date_time"])
+        # The data set dates sessions, not turns: turn i is said i seconds after the
+        # session's start, so the order of a session's turns is kept in time.
+        turns += [
+            Turn(t["dia_id"], turn_content(t), start + timedelta(seconds=i), key)
+            for i, t in enumerate(conv[key])
+        ]
     known = {t.dia_id for t in turns}
     questions = [
         Question(str(q["question"]), int(q["category"]), ev)

@@ -397,3 +397,128 @@ class VectorIndexContract:
         assert three.search(q(axis(1), "tea")) == []
         apply(three, put("m9", 1, axis(1), "tea"))  # tombstones are gone too
         assert three.count("default") == 1
+
+    # --- conversation context -------------------------------------------------------
+    @staticmethod
+    def turn(
+        memory_id: str,
+        position: int,
+        content: str,
+        second: int,
+        *,
+        session: str | None = "s1",
+        scope: str = "user:alice",
+        type_: MemoryType = MemoryType.INTERACTION,
+        tenant: str = "default",
+    ) -> Batch:
+        meta = {} if session is None else {"session_id": session}
+        return put(
+            memory_id,
+            position,
+            axis(1, position),
+            content,
+            tenant=tenant,
+            scope=scope,
+            type_=type_,
+            created_at=T0 + timedelta(seconds=second),
+            meta=meta,
+        )
+
+    @pytest.fixture
+    def talk(self, index: VectorIndex) -> VectorIndex:
+        """Two sessions of one scope interleaved in time, another scope, a fact, another
+        tenant: only ``t1``'s own session and scope are its conversation."""
+        t = self.turn
+        apply(
+            index,
+            merge(
+                t("t0", 1, "We met at the climbing gym", 0),
+                t("t1", 2, "How long have you known your friends", 10),
+                t("x1", 3, "Parking downtown is expensive", 11, session="s2"),
+                t("o1", 4, "Ticket numbers are printed", 12, scope="user:bob"),
+                t("f1", 5, "Rent is due Friday", 13, type_=MemoryType.FACT),
+                t("u1", 6, "Lunch was pasta", 14, tenant="other"),
+                t("t2", 7, "Four years now, since college", 20),
+                t("t3", 8, "They threw me a party", 30),
+                t("t4", 9, "Pottery class is on Tuesday", 40),
+            ),
+        )
+        return index
+
+    def test_context_finds_the_answer_turn_next_to_the_matching_one(
+        self, talk: VectorIndex
+    ) -> None:
+        plain = talk.search(q(text="how long known friends", mode="keyword", limit=10))
+        assert ids(plain) == ["t1"]
+        hits = talk.search(q(text="how long known friends", mode="keyword", limit=10, context=True))
+        # t1's two turns either side in its own session and scope, nearest first; not the
+        # other session's, scope's or tenant's turns, nor a fact, however close in time.
+        assert ids(hits) == ["t1", "t0", "t2", "t3"]
+        own = plain[0].score
+        by_id = {h.memory_id: h for h in hits}
+        assert by_id["t2"].score == pytest.approx(0.5 * own)
+        assert by_id["t0"].score == pytest.approx(0.5 * own)
+        assert by_id["t3"].score == pytest.approx(0.3 * own)
+        assert by_id["t3"].components == {"context": pytest.approx(0.3 * own)}
+        assert "context" not in by_id["t1"].components  # its neighbours matched nothing
+
+    def test_context_raises_a_turn_whose_neighbours_match_too(self, index: VectorIndex) -> None:
+        t = self.turn
+        apply(
+            index,
+            merge(
+                t("a1", 1, "pottery", 0, session="a"),
+                t("a2", 2, "pottery class", 1, session="a"),
+                t("a3", 3, "pottery", 2, session="a"),
+                t("b1", 4, "weather", 0, session="b"),
+                t("b2", 5, "pottery class", 1, session="b"),
+                t("b3", 6, "weather", 2, session="b"),
+            ),
+        )
+        plain = index.search(q(text="pottery class", mode="keyword", limit=3))
+        assert plain[0].score == pytest.approx(plain[1].score)  # a2 and b2 tie alone
+        hits = index.search(q(text="pottery class", mode="keyword", limit=3, context=True))
+        assert ids(hits)[0] == "a2"
+        assert hits[0].components["context"] > 0
+
+    def test_context_never_reaches_forgotten_or_filtered_turns(self, talk: VectorIndex) -> None:
+        apply(talk, ([IndexRemove("default", "t2", 10)], {}))
+        apply(talk, ([IndexSetState("default", "t0", MemoryState.HISTORICAL, 11)], {}))
+        hits = talk.search(q(text="how long known friends", mode="keyword", limit=10, context=True))
+        # t2 is gone; t0 is not active: the next live turns of the session stand in.
+        assert ids(hits) == ["t1", "t3", "t4"]
+        both = talk.search(
+            q(
+                text="how long known friends",
+                mode="keyword",
+                limit=10,
+                context=True,
+                states=(MemoryState.ACTIVE, MemoryState.HISTORICAL),
+            )
+        )
+        assert set(ids(both)) == {"t1", "t0", "t3", "t4"}
+
+    def test_turns_without_a_session_are_one_conversation_per_scope(
+        self, index: VectorIndex
+    ) -> None:
+        t = self.turn
+        apply(
+            index,
+            merge(
+                t("n1", 1, "my sister plays cello", 0, session=None),
+                t("n2", 2, "since she was six", 1, session=None),
+                t("s1", 3, "no idea what you mean", 2, session="s1"),
+            ),
+        )
+        hits = index.search(q(text="sister cello", mode="keyword", limit=10, context=True))
+        assert ids(hits) == ["n1", "n2"]
+
+    def test_context_is_off_unless_asked(self, talk: VectorIndex) -> None:
+        assert ids(talk.search(q(text="how long known friends", mode="keyword", limit=10))) == [
+            "t1"
+        ]
+
+    def test_hybrid_context_keeps_fused_order_and_adds_neighbours(self, talk: VectorIndex) -> None:
+        hits = talk.search(q(axis(1, 2), "how long known friends", limit=3, context=True))
+        assert ids(hits)[0] == "t1"
+        assert len(hits) == 3

@@ -255,6 +255,7 @@ def test_the_bounds_survive_the_frame(at: datetime) -> None:
 # --- search requests ------------------------------------------------------------------
 _search_keys = [
     *("query", "scope", "types", "tags", "top_k", "mode", "states", "rerank", "as_of"),
+    "context",
     "known_at",
 ]
 

@@ -148,3 +148,46 @@ def test_a_position_beyond_the_head_is_refused(svc: MemoryService, tenant: str) 
     with pytest.raises(InvalidInput) as e:
         svc.get(tenant, "tea", min_position=10**9)
     assert e.value.code == "position_beyond_head"
+
+
+def test_search_finds_a_turn_through_the_turn_before_it(svc: MemoryService, tenant: str) -> None:
+    """Conversation context: the answer ("Four years now") shares no word with the
+    question; the turn asking it does, and brings its neighbour along."""
+    turns = [
+        "Caroline: We met at the climbing gym.",
+        "Melanie: How long have you known your friends there?",
+        "Caroline: Four years now, since college.",
+        "Melanie: Pottery class is on Tuesday.",
+    ]
+    for i, text in enumerate(turns):
+        last = svc.write(
+            tenant,
+            body(
+                text,
+                id=f"d1-{i}",
+                type="interaction",
+                created_at=f"2023-05-08T13:56:0{i}Z",
+                meta={"session_id": "session_1"},
+            ),
+        )
+    svc.write(tenant, body("Friends since when?", id="other", type="interaction"))
+    svc.wait_for(last.position)
+    request = SearchRequest.parse({"query": "how long known friends", "top_k": 3}, svc.limits)
+    hits = svc.search(tenant, request)
+    by_id = {h.stored.record.id: h for h in hits}
+    assert by_id["d1-1"].score > by_id["d1-2"].score
+    assert by_id["d1-2"].components["context"] > 0
+    # Keyword search alone: the answer scores only through its neighbour.
+    keyword = SearchRequest.parse(
+        {"query": "how long known friends", "mode": "keyword", "rerank": False}, svc.limits
+    )
+    found = {h.stored.record.id: h for h in svc.search(tenant, keyword)}
+    assert found["d1-2"].components == {"context": pytest.approx(0.5 * found["d1-1"].score)}
+    alone = search(svc, tenant, "how long known friends", mode="keyword", context=False)
+    assert "d1-1" in alone and "d1-2" not in alone
+
+
+def test_context_must_be_a_boolean(svc: MemoryService) -> None:
+    with pytest.raises(InvalidInput) as e:
+        SearchRequest.parse({"query": "tea", "context": "yes"}, svc.limits)
+    assert e.value.field == "context"

@@ -56,11 +56,13 @@ from typing import Any
 
 import numpy as np
 
+from ai_memory.core.conversation_context import WEIGHTS as CONTEXT_WEIGHTS
+from ai_memory.core.conversation_context import Turn, with_context
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.fusion import DEFAULT_FUSION, Fusion, Ranked, by_score, fuse, single_hits
 from ai_memory.core.ports import IndexHit, IndexQuery, SparseVector, Vector
 from ai_memory.core.projection import IndexMutation, IndexPut, IndexRemove, IndexSetState
-from ai_memory.core.record import MemoryState
+from ai_memory.core.record import MemoryState, MemoryType
 
 DENSE = "dense"
 SPARSE = "keywords"
@@ -77,9 +79,17 @@ F_CREATED_AT = "created_at"
 F_EXPIRES_AT = "expires_at"
 F_POSITION = "position"
 F_DELETED = "deleted"
+# The conversation an interaction belongs to (``meta.session_id``; absent without one):
+# what conversation context (``core.conversation_context``) keeps its neighbours within.
+F_SESSION = "session"
+SESSION_META = "session_id"
 
-KEYWORD_INDEXES = (F_TENANT, F_SCOPE, F_TYPE, F_STATE, F_TAGS)
-FLOAT_INDEXES = (F_EXPIRES_AT,)
+KEYWORD_INDEXES = (F_TENANT, F_SCOPE, F_TYPE, F_STATE, F_TAGS, F_SESSION)
+# created_at: a conversation's turns are ordered by it (the engines order only by an
+# indexed field).
+FLOAT_INDEXES = (F_EXPIRES_AT, F_CREATED_AT)
+# What a kept hit's payload is read for: its memory id and where it sits in a conversation.
+TURN_FIELDS = (F_MEMORY_ID, F_SCOPE, F_TYPE, F_SESSION, F_CREATED_AT)
 ALL_STATES = tuple(s.value for s in MemoryState)
 
 PREFETCH_MIN = 50
@@ -163,7 +173,14 @@ def put_payload(m: IndexPut) -> dict[str, Any]:
         F_CREATED_AT: r.created_at.timestamp(),
         F_EXPIRES_AT: None if expires is None else expires.timestamp(),
         F_POSITION: m.position,
+        F_SESSION: session_of(r.meta),
     }
+
+
+def session_of(meta: Mapping[str, Any]) -> str | None:
+    """The conversation a memory's ``meta`` names, if it names one as a string."""
+    session = meta.get(SESSION_META)
+    return session if isinstance(session, str) and session else None
 
 
 def tombstone_payload(m: IndexRemove) -> dict[str, Any]:
@@ -295,6 +312,7 @@ class SearchPlan:
     limit: int  # per retriever: the final limit, or the prefetch depth when fusing
     fuse: bool
     fusion: Fusion = DEFAULT_FUSION
+    context: bool = False
 
 
 def plan_search(query: IndexQuery, dim: int, fusion: Fusion = DEFAULT_FUSION) -> SearchPlan | None:
@@ -321,22 +339,58 @@ def plan_search(query: IndexQuery, dim: int, fusion: Fusion = DEFAULT_FUSION) ->
         return None
     fuse = query.mode == "hybrid"
     limit = prefetch_limit(query.limit) if fuse else query.limit
-    return SearchPlan(out, terms, limit, fuse, fusion)
+    return SearchPlan(out, terms, limit, fuse, fusion, query.context)
 
 
-# Point ids → memory ids, for the points it still finds.
-Names = Callable[[Collection[str]], Mapping[str, str]]
+# Point keys → the ``TURN_FIELDS`` of their payloads, for the points it still finds.
+Describe = Callable[[Collection[str]], Mapping[str, Mapping[str, Any]]]
+
+
+@dataclass(frozen=True)
+class NeighbourQuery:
+    """The turns of ``seed``'s conversation just before (``before``) or after it, nearest
+    first, among the points the search's own filter admits (``terms``: the tenant, the
+    scopes, types, tags and states asked for, nothing expired)."""
+
+    terms: FilterTerms
+    seed: Turn
+    before: bool
+    limit: int = len(CONTEXT_WEIGHTS)
+
+
+# One answer per query, in order: (point key, ``TURN_FIELDS`` payload), nearest first.
+FindNeighbours = Callable[
+    [Sequence[NeighbourQuery]], Sequence[Sequence[tuple[str, Mapping[str, Any]]]]
+]
+
+INTERACTION = MemoryType.INTERACTION.value
+
+
+def turn_of(key: str, payload: Mapping[str, Any]) -> Turn:
+    session = payload.get(F_SESSION)
+    return Turn(
+        key,
+        str(payload.get(F_SCOPE, "")),
+        session if isinstance(session, str) else None,
+        float(payload.get(F_CREATED_AT) or 0.0),
+        payload.get(F_TYPE) == INTERACTION,
+    )
 
 
 def hits_of(
-    plan: SearchPlan, results: Sequence[Ranked], limit: int, names: Names
+    plan: SearchPlan,
+    results: Sequence[Ranked],
+    limit: int,
+    describe: Describe,
+    neighbours: FindNeighbours | None = None,
 ) -> list[IndexHit]:
     """Engine results (one list of (point id, score) per retriever, in plan order) →
-    final hits, named by memory id.
+    final hits, named by memory id; with the plan's ``context``, re-scored with their
+    conversation context (``core.conversation_context``), ``neighbours`` finding them.
 
     Ranking and fusion work on point ids, so an engine is asked for no payload with
     the few hundred points a hybrid search prefetches (≈ 3–5 µs each in Qdrant Edge:
-    ≈ 0.8 ms of a 1.5 ms engine call at 100k, ``loadtest/RESULTS.md``); ``names`` is
+    ≈ 0.8 ms of a 1.5 ms engine call at 100k, ``loadtest/RESULTS.md``); ``describe`` is
     asked for the kept hits only. A hit it no longer finds (deleted since the query) is
     left out, as one whose record vanished is."""
     ranked = {r.name: by_score(points) for r, points in zip(plan.retrievers, results, strict=True)}
@@ -347,7 +401,37 @@ def hits_of(
         kept = fuse(ranked, limit, plan.fusion)
     if not kept:
         return kept
-    found = names([h.memory_id for h in kept])
+    found = dict(describe([h.memory_id for h in kept]))
+    if plan.context and neighbours is not None:
+        kept = _with_context(plan, kept, found, neighbours, limit)
     return [
-        IndexHit(found[h.memory_id], h.score, h.components) for h in kept if h.memory_id in found
+        IndexHit(str(found[h.memory_id][F_MEMORY_ID]), h.score, h.components)
+        for h in kept
+        if h.memory_id in found
     ]
+
+
+def _with_context(
+    plan: SearchPlan,
+    kept: list[IndexHit],
+    found: dict[str, Mapping[str, Any]],
+    neighbours: FindNeighbours,
+    limit: int,
+) -> list[IndexHit]:
+    """``with_context`` over engine lookups; the neighbours' payloads join ``found``."""
+
+    def lookup(seeds: Sequence[Turn]) -> dict[str, tuple[list[Turn], list[Turn]]]:
+        queries = [
+            NeighbourQuery(plan.terms, seed, before) for seed in seeds for before in (True, False)
+        ]
+        answers = neighbours(queries)
+        sides: dict[str, tuple[list[Turn], list[Turn]]] = {seed.key: ([], []) for seed in seeds}
+        for query, answer in zip(queries, answers, strict=True):
+            side = sides[query.seed.key][0 if query.before else 1]
+            for key, payload in answer:
+                found.setdefault(key, payload)
+                side.append(turn_of(key, payload))
+        return sides
+
+    turns = {key: turn_of(key, payload) for key, payload in found.items()}
+    return with_context(kept, turns, lookup, limit)

@@ -102,8 +102,9 @@ def _sparse(v: SparseVector) -> qe.SparseVector:
     return qe.SparseVector(list(v.indices), list(v.values))
 
 
-def _filter(terms: ip.FilterTerms) -> qe.Filter:
-    must: list[Any] = [qe.FieldCondition(ip.F_TENANT, match=qe.MatchValue(terms.tenant))]
+def _filter(terms: ip.FilterTerms, *also: Any) -> qe.Filter:
+    """``terms`` as the engine's filter; ``also``: more conditions that must hold."""
+    must: list[Any] = [qe.FieldCondition(ip.F_TENANT, match=qe.MatchValue(terms.tenant)), *also]
     must += [
         qe.FieldCondition(name, match=qe.MatchAny(list(values))) for name, values in terms.any_of
     ]
@@ -243,6 +244,7 @@ class QdrantEdgeIndex:
             # With the configuration (the engine checks it against the shard's and persists
             # it): a shard made before the vacuum settings gets them too.
             self._shard = qe.EdgeShard.load(str(self._shard_dir), self._config())
+            _ensure_field_indexes(self._shard)
             self._checkpoints = checkpoints
             self._durable = dict(checkpoints)
             self._tenants = _tenants_of(self._shard)
@@ -260,11 +262,7 @@ class QdrantEdgeIndex:
 
     def _create_shard(self) -> None:
         shard = qe.EdgeShard.create(str(self._shard_dir), self._config())
-        for name in ip.KEYWORD_INDEXES:
-            params = qe.KeywordIndexParams(is_tenant=name == ip.F_TENANT)
-            shard.update(qe.UpdateOperation.create_field_index(name, params))
-        for name in ip.FLOAT_INDEXES:
-            shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Float))
+        _ensure_field_indexes(shard)
         shard.flush()
         self._shard = shard
         self._written_since_optimize = 0
@@ -515,13 +513,64 @@ class QdrantEdgeIndex:
                 else [shard.query(requests[0])]
             )
             ranked = [[(_key(p.id), float(p.score)) for p in found] for found in results]
-            # Named under the same lock: the shard cannot be swapped in between.
-            return ip.hits_of(plan, ranked, query.limit, lambda ids: _memory_ids(shard, ids))
+            # Named (and given context) under the same lock: the shard cannot be swapped
+            # in between.
+            return ip.hits_of(
+                plan,
+                ranked,
+                query.limit,
+                lambda ids: _turns(shard, ids),
+                lambda queries: [_neighbours(shard, q) for q in queries],
+            )
 
 
-def _memory_ids(shard: qe.EdgeShard, point_ids: Collection[str]) -> dict[str, str]:
-    found = shard.retrieve(list(point_ids), qe.PayloadSelector.Include([ip.F_MEMORY_ID]), False)
-    return {_key(p.id): str(p.payload[ip.F_MEMORY_ID]) for p in found if p.payload}
+def _ensure_field_indexes(shard: qe.EdgeShard) -> None:
+    """Every payload index the searches need; a shard made by an older version gets the
+    ones it lacks (creating an index reads the points already stored)."""
+    have = set(shard.info().payload_schema)
+    for name in ip.KEYWORD_INDEXES:
+        if name not in have:
+            params = qe.KeywordIndexParams(is_tenant=name == ip.F_TENANT)
+            shard.update(qe.UpdateOperation.create_field_index(name, params))
+    for name in ip.FLOAT_INDEXES:
+        if name not in have:
+            shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Float))
+
+
+_TURN_PAYLOAD = qe.PayloadSelector.Include(list(ip.TURN_FIELDS))
+
+
+def _turns(shard: qe.EdgeShard, point_ids: Collection[str]) -> dict[str, dict[str, Any]]:
+    found = shard.retrieve(list(point_ids), _TURN_PAYLOAD, False)
+    return {_key(p.id): p.payload for p in found if p.payload}
+
+
+def _neighbours(shard: qe.EdgeShard, query: ip.NeighbourQuery) -> list[tuple[str, dict[str, Any]]]:
+    """The seed's nearest turns on one side, through the ``created_at`` range index."""
+    seed = query.seed
+    side = qe.RangeFloat(lt=seed.created_at) if query.before else qe.RangeFloat(gt=seed.created_at)
+    session = (
+        qe.IsEmptyCondition(ip.F_SESSION)
+        if seed.session is None
+        else qe.FieldCondition(ip.F_SESSION, match=qe.MatchValue(seed.session))
+    )
+    flt = _filter(
+        query.terms,
+        qe.FieldCondition(ip.F_SCOPE, match=qe.MatchValue(seed.scope)),
+        qe.FieldCondition(ip.F_TYPE, match=qe.MatchValue(ip.INTERACTION)),
+        qe.FieldCondition(ip.F_CREATED_AT, range=side),
+        session,
+    )
+    direction = qe.Direction.Desc if query.before else qe.Direction.Asc
+    records, _ = shard.scroll(
+        qe.ScrollRequest(
+            limit=query.limit,
+            filter=flt,
+            with_payload=_TURN_PAYLOAD,
+            order_by=qe.OrderBy(ip.F_CREATED_AT, direction=direction),
+        )
+    )
+    return [(_key(r.id), r.payload) for r in records if r.payload]
 
 
 def _key(point_id: int | uuid.UUID | str) -> str:

@@ -121,6 +121,8 @@ class QdrantServerIndex:
                 self._target = collection
                 if not self._client.collection_exists(collection):
                     self._create(collection)
+                else:
+                    self._index_fields(collection)
             else:
                 self._target = self._alias
                 self._open_alias()
@@ -165,6 +167,8 @@ class QdrantServerIndex:
                 self._dim,
             )
             self._replace_generation(current)
+        else:
+            self._index_fields(current)
 
     def _dense_size(self, collection: str) -> int | None:
         vectors = self._client.get_collection(collection).config.params.vectors
@@ -177,15 +181,24 @@ class QdrantServerIndex:
             vectors_config={ip.DENSE: qm.VectorParams(size=self._dim, distance=qm.Distance.COSINE)},
             sparse_vectors_config={ip.SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
         )
+        self._index_fields(name)
+
+    def _index_fields(self, name: str) -> None:
+        """Every payload index searches need; a collection made by an older version gets
+        the ones it lacks (context orders turns by ``created_at``, which needs one)."""
+        have = set(self._client.get_collection(name).payload_schema or {})
         with warnings.catch_warnings():  # local mode has no payload indexes; servers need them
             warnings.filterwarnings("ignore", message=_LOCAL_INDEX_WARNING)
             for field in ip.KEYWORD_INDEXES:
+                if field in have:
+                    continue
                 schema = qm.KeywordIndexParams(
                     type=qm.KeywordIndexType.KEYWORD, is_tenant=field == ip.F_TENANT
                 )
                 self._client.create_payload_index(name, field, field_schema=schema)
             for field in ip.FLOAT_INDEXES:
-                self._client.create_payload_index(name, field, qm.PayloadSchemaType.FLOAT)
+                if field not in have:
+                    self._client.create_payload_index(name, field, qm.PayloadSchemaType.FLOAT)
 
     def _point_alias(self, physical: str, *, had_alias: bool) -> None:
         ops: list[Any] = []
@@ -364,20 +377,37 @@ class QdrantServerIndex:
                 filter=flt,
                 limit=plan.limit,
                 params=self._params if r.using == ip.DENSE else _idf_params(query.tenant),
-                with_payload=qm.PayloadSelectorInclude(include=[ip.F_MEMORY_ID]),
+                with_payload=_TURN_PAYLOAD,
             )
             for r in plan.retrievers
         ]
         with self._call("search"):
             responses = self._client.query_batch_points(self._target, requests)
         ranked = [[(str(p.id), float(p.score)) for p in r.points] for r in responses]
-        names = {
-            str(p.id): str(p.payload[ip.F_MEMORY_ID])
-            for r in responses
-            for p in r.points
-            if p.payload
-        }
-        return ip.hits_of(plan, ranked, query.limit, lambda ids: names)
+        payloads = {str(p.id): p.payload for r in responses for p in r.points if p.payload}
+        return ip.hits_of(plan, ranked, query.limit, lambda ids: payloads, self._neighbours)
+
+    def _neighbours(
+        self, queries: Sequence[ip.NeighbourQuery]
+    ) -> list[list[tuple[str, dict[str, Any]]]]:
+        """Every seed's nearest turns on both sides in one batch of ordered queries."""
+        requests = [
+            qm.QueryRequest(
+                query=qm.OrderByQuery(
+                    order_by=qm.OrderBy(
+                        key=ip.F_CREATED_AT,
+                        direction=qm.Direction.DESC if q.before else qm.Direction.ASC,
+                    )
+                ),
+                filter=_neighbour_filter(q),
+                limit=q.limit,
+                with_payload=_TURN_PAYLOAD,
+            )
+            for q in queries
+        ]
+        with self._call("search"):
+            responses = self._client.query_batch_points(self._target, requests)
+        return [[(str(p.id), p.payload or {}) for p in r.points] for r in responses]
 
 
 def _point(w: ip.PointWrite) -> qm.PointStruct:
@@ -387,6 +417,26 @@ def _point(w: ip.PointWrite) -> qm.PointStruct:
         if w.sparse is not None and w.sparse.indices:
             vector[ip.SPARSE] = _sparse(w.sparse)
     return qm.PointStruct(id=w.point_id, vector=vector, payload=w.payload)
+
+
+_TURN_PAYLOAD = qm.PayloadSelectorInclude(include=list(ip.TURN_FIELDS))
+
+
+def _neighbour_filter(q: ip.NeighbourQuery) -> qm.Filter:
+    seed = q.seed
+    side = qm.Range(lt=seed.created_at) if q.before else qm.Range(gt=seed.created_at)
+    session: Any = (
+        qm.IsEmptyCondition(is_empty=qm.PayloadField(key=ip.F_SESSION))
+        if seed.session is None
+        else qm.FieldCondition(key=ip.F_SESSION, match=qm.MatchValue(value=seed.session))
+    )
+    return qs.to_filter(
+        q.terms,
+        qm.FieldCondition(key=ip.F_SCOPE, match=qm.MatchValue(value=seed.scope)),
+        qm.FieldCondition(key=ip.F_TYPE, match=qm.MatchValue(value=ip.INTERACTION)),
+        qm.FieldCondition(key=ip.F_CREATED_AT, range=side),
+        session,
+    )
 
 
 def _idf_params(tenant: str) -> qm.SearchParams:

@@ -194,8 +194,12 @@ def live_and_older(point_id: str, position: int) -> qm.Filter:
     )
 
 
-def to_filter(terms: ip.FilterTerms) -> qm.Filter:
-    must: list[Any] = [qm.FieldCondition(key=ip.F_TENANT, match=qm.MatchValue(value=terms.tenant))]
+def to_filter(terms: ip.FilterTerms, *also: Any) -> qm.Filter:
+    """``terms`` as the server's filter; ``also``: more conditions that must hold."""
+    must: list[Any] = [
+        qm.FieldCondition(key=ip.F_TENANT, match=qm.MatchValue(value=terms.tenant)),
+        *also,
+    ]
     must += [
         qm.FieldCondition(key=name, match=qm.MatchAny(any=list(values)))
         for name, values in terms.any_of

@@ -6,8 +6,9 @@ them as payload — and Qdrant's segment files keep a superseded payload (and it
 map) until a segment is rewritten, which a forget does not trigger. Storing
 ``core.sealing.tag_digest`` instead keeps tag filters exact (queries are digested the
 same way) while the files hold nothing a reader without the key can turn back into a
-tag. The vectors are computed from the real tags before this decorator (``IndexSink``),
-so semantic search is unchanged.
+tag. The conversation an interaction belongs to (``meta.session_id``, matched exactly by
+conversation context) is stored as a digest the same way. The vectors are computed from
+the real tags before this decorator (``IndexSink``), so semantic search is unchanged.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from ai_memory.core.ports import (
 )
 from ai_memory.core.projection import IndexMutation, IndexPut
 from ai_memory.core.sealing import tag_digest
+
+from .index_payload import SESSION_META, session_of
 
 # Digests remembered per index (a tenant's tags repeat on most of its memories; an HMAC
 # per tag per event was a tenth of an index projection's time). Cleared when full.
@@ -56,13 +59,18 @@ class TagDigestIndex:
         checkpoint: int,
         partition: int = 0,
     ) -> None:
-        digested = [
-            replace(m, record=replace(m.record, tags=self._digests(m.tenant, m.record.tags)))
-            if isinstance(m, IndexPut) and m.record.tags
-            else m
-            for m in mutations
-        ]
+        digested = [self._digested(m) if isinstance(m, IndexPut) else m for m in mutations]
         self.inner.apply(digested, vectors, checkpoint=checkpoint, partition=partition)
+
+    def _digested(self, m: IndexPut) -> IndexPut:
+        """Tags and the conversation (``meta.session_id``, which context matches exactly)
+        as digests; the rest of ``meta`` never reaches the payload."""
+        session = session_of(m.record.meta)
+        if not m.record.tags and session is None:
+            return m
+        meta = {SESSION_META: self._digest(m.tenant, "session\x00" + session)} if session else {}
+        tags = self._digests(m.tenant, m.record.tags)
+        return replace(m, record=replace(m.record, tags=tags, meta=meta))
 
     def search(self, query: IndexQuery) -> list[IndexHit]:
         if query.tags:

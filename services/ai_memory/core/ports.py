@@ -199,6 +199,8 @@ class IndexQuery:
     tags: Sequence[str] | None = None  # any of
     states: Sequence[MemoryState] = (MemoryState.ACTIVE,)
     mode: Literal["hybrid", "semantic", "keyword"] = "hybrid"
+    # Score interactions with their conversation context (``core.conversation_context``).
+    context: bool = False
 
 
 @dataclass(frozen=True)

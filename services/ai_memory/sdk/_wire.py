@@ -455,6 +455,7 @@ def search_in(
     as_of: str | int | float | None,
     rerank: bool,
     known_at: str | int | float | None = None,
+    context: bool = True,
 ) -> SearchIn:
     """The request of a ``search(...)`` call."""
     return SearchIn.model_validate(
@@ -469,6 +470,7 @@ def search_in(
             "as_of": as_of,
             "known_at": known_at,
             "rerank": rerank,
+            "context": context,
         }
     )
 

@@ -263,11 +263,13 @@ class MemoryClient:
         known_at: str | int | float | None = None,
         rerank: bool = True,
         min_position: int = 0,
+        context: bool = True,
     ) -> m.SearchOut:
         """``POST /v1/memories/search``: hybrid (or ``semantic``/``keyword``) search; each
-        hit carries its ``score``, ``components`` and rerank ``explanation``."""
+        hit carries its ``score``, ``components`` and rerank ``explanation``; ``context``:
+        interactions also score by their neighbouring turns."""
         request = w.search_in(
-            query, scope, tags, types, top_k, mode, states, as_of, rerank, known_at
+            query, scope, tags, types, top_k, mode, states, as_of, rerank, known_at, context
         )
         return self.search_request(request, min_position=min_position)
 

@@ -68,6 +68,8 @@ class SearchRequest:
     rerank: bool = True
     as_of: datetime | None = None  # valid time: "what was true then" (docs/design/TIME.md)
     known_at: datetime | None = None  # recorded time: "what did the system believe then"
+    # Interactions scored with the turns around them (``core.conversation_context``).
+    context: bool = True
 
     @staticmethod
     def parse(body: Mapping[str, Any], limits: Limits) -> SearchRequest:
@@ -106,6 +108,9 @@ class SearchRequest:
         rerank = body.get("rerank", True)
         if not isinstance(rerank, bool):
             raise InvalidInput("rerank", "boolean", "rerank must be true or false")
+        context = body.get("context", True)
+        if not isinstance(context, bool):
+            raise InvalidInput("context", "boolean", "context must be true or false")
         as_of = None if body.get("as_of") is None else parse_timestamp(body["as_of"], field="as_of")
         known_at = (
             None
@@ -113,7 +118,17 @@ class SearchRequest:
             else parse_timestamp(body["known_at"], field="known_at")
         )
         return SearchRequest(
-            query.strip(), scopes, tags, types, top_k, mode, states, rerank, as_of, known_at
+            query.strip(),
+            scopes,
+            tags,
+            types,
+            top_k,
+            mode,
+            states,
+            rerank,
+            as_of,
+            known_at,
+            context,
         )
 
 
@@ -337,6 +352,7 @@ class MemoryService:
                 # judge each candidate by its lineage below.
                 states=request.states if at.is_now else tuple(MemoryState),
                 mode=request.mode,
+                context=request.context,
             )
         )
         records = self.store.get_many(tenant, [h.memory_id for h in hits])

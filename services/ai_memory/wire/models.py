@@ -160,12 +160,20 @@ class SearchIn(BaseModel):
         description="Two-stage retrieval: recall K candidates by hybrid search, then rank by "
         "relevance 0.6 + recency 0.25 + type priority 0.15 (configurable), with explanations.",
     )
+    context: bool = Field(
+        True,
+        description="Conversation context: an interaction also scores by the interactions "
+        "just before and after it in its scope and session (meta.session_id), and those "
+        "neighbours can be found through it (component `context`).",
+    )
 
 
 class SearchHitOut(BaseModel):
     record: MemoryOut
     score: float
-    components: dict[str, float] = Field(description="Each retriever's rank and score.")
+    components: dict[str, float] = Field(
+        description="Each retriever's rank and score; `context`: what neighbouring turns added."
+    )
     explanation: dict[str, Any] | None = Field(
         None, description="The rerank's components: weight, value and contribution of each."
     )

@@ -131,7 +131,8 @@ class MemoryVectorIndex:
             plan,
             results,
             query.limit,
-            lambda ids: {i: str(by_id[i].payload[ip.F_MEMORY_ID]) for i in ids if i in by_id},
+            lambda ids: {i: by_id[i].payload for i in ids if i in by_id},
+            lambda queries: [_neighbours(points, q) for q in queries],
         )
 
 
@@ -157,6 +158,24 @@ def _matches(payload: dict[str, Any], terms: ip.FilterTerms) -> bool:
             return False
     expires = payload.get(ip.F_EXPIRES_AT)
     return expires is None or expires > terms.expired_at_or_before
+
+
+def _neighbours(
+    points: Sequence[tuple[str, _Point]], query: ip.NeighbourQuery
+) -> list[tuple[str, dict[str, Any]]]:
+    seed = query.seed
+    at = seed.created_at
+    found = [
+        (float(p.payload[ip.F_CREATED_AT]), pid, p.payload)
+        for pid, p in points
+        if _matches(p.payload, query.terms)
+        and p.payload.get(ip.F_SCOPE) == seed.scope
+        and p.payload.get(ip.F_TYPE) == ip.INTERACTION
+        and p.payload.get(ip.F_SESSION) == seed.session
+        and (p.payload[ip.F_CREATED_AT] < at if query.before else p.payload[ip.F_CREATED_AT] > at)
+    ]
+    found.sort(key=lambda f: f[0], reverse=query.before)
+    return [(pid, payload) for _, pid, payload in found[: query.limit]]
 
 
 def _dense_scores(points: Sequence[tuple[str, _Point]], query: Vector) -> list[tuple[str, float]]:

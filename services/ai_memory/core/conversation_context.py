@@ -1,0 +1,88 @@
+"""Conversation context: a turn is found through the turns around it.
+
+An agent's interactions are conversation turns, and a question is rarely answered by
+words of the one turn that holds the answer: "How long has Caroline had her friends?"
+is answered by "4 years" in a reply whose question ("how long have you known them?")
+is the turn before. Scoring each turn alone misses it. Search therefore adds to each
+candidate turn a share of the scores of its neighbours — the interactions of the same
+scope and conversation written just before and after it, ordered by ``created_at``:
+
+    score(t) = own(t) + Σ_d w_d · (own(t − d) + own(t + d))        d = 1 … len(WEIGHTS)
+
+Only the best ``SEEDS`` candidate turns are asked for their neighbours (one ordered
+lookup each way in the index), so a neighbour that no retriever found still enters the
+ranking with its share; a pair of turns is counted once however both were reached.
+The weights and the number of seeds were measured on LoCoMo (``loadtest/bench_locomo``,
+``docs/design/RETRIEVAL.md``): ±2 turns with 0.5 / 0.3 on the fused score, seeds of 10.
+
+Pure: the neighbour lookup is passed in by the index adapter, which knows its engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from .ports import IndexHit
+
+WEIGHTS: tuple[float, ...] = (0.5, 0.3)  # neighbour at distance 1, 2
+SEEDS = 10
+COMPONENT = "context"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What context needs of a point: ``key`` as in fusion, the conversation it belongs
+    to (``scope`` and ``session``, ``None`` for interactions written without one) and
+    where it sits in it. ``is_turn`` is false for memories that are not interactions:
+    they get no context and give none."""
+
+    key: str
+    scope: str
+    session: str | None
+    created_at: float
+    is_turn: bool
+
+
+# seeds → for each seed key: (the turns before it, nearest first; the turns after it,
+# nearest first), at most ``len(WEIGHTS)`` each.
+Neighbours = Callable[[Sequence[Turn]], Mapping[str, tuple[Sequence[Turn], Sequence[Turn]]]]
+
+
+def with_context(
+    hits: Sequence[IndexHit], turns: Mapping[str, Turn], neighbours: Neighbours, limit: int
+) -> list[IndexHit]:
+    """``hits`` (keyed by point key, best first) re-scored with their conversation
+    context, the best ``limit`` of them; neighbours that were not hits join with the
+    share their seeds give them. A hit's components gain ``context``: what its
+    neighbours added. ``turns`` describes the hits (a hit it lacks is no seed)."""
+    own = {h.memory_id: h.score for h in hits}
+    seeds = [t for h in hits if (t := turns.get(h.memory_id)) is not None and t.is_turn]
+    seeds = seeds[:SEEDS]
+    if not seeds:
+        return list(hits[:limit])
+    pairs: dict[tuple[str, str], float] = {}
+    for seed_key, (before, after) in neighbours(seeds).items():
+        for side in (before, after):
+            for distance, turn in enumerate(side[: len(WEIGHTS)], start=1):
+                pair = (seed_key, turn.key) if seed_key < turn.key else (turn.key, seed_key)
+                pairs[pair] = max(pairs.get(pair, 0.0), WEIGHTS[distance - 1])
+    added: dict[str, float] = {}
+    for (a, b), weight in pairs.items():
+        added[a] = added.get(a, 0.0) + weight * own.get(b, 0.0)
+        added[b] = added.get(b, 0.0) + weight * own.get(a, 0.0)
+    by_key = {h.memory_id: h for h in hits}
+    scored: list[IndexHit] = []
+    for key in {*by_key, *added}:
+        extra = added.get(key, 0.0)
+        hit = by_key.get(key)
+        if hit is None:
+            if extra <= 0.0:
+                continue
+            scored.append(IndexHit(key, extra, {COMPONENT: extra}))
+        elif extra > 0.0:
+            scored.append(IndexHit(key, hit.score + extra, {**hit.components, COMPONENT: extra}))
+        else:
+            scored.append(hit)
+    scored.sort(key=lambda h: (-h.score, h.memory_id))
+    return scored[:limit]
