@@ -102,9 +102,14 @@ def _sparse(v: SparseVector) -> qe.SparseVector:
     return qe.SparseVector(list(v.indices), list(v.values))
 
 
-def _filter(terms: ip.FilterTerms, *also: Any) -> qe.Filter:
-    """``terms`` as the engine's filter; ``also``: more conditions that must hold."""
-    must: list[Any] = [qe.FieldCondition(ip.F_TENANT, match=qe.MatchValue(terms.tenant)), *also]
+def _filter(terms: ip.FilterTerms) -> qe.Filter:
+    must, must_not = _conditions(terms)
+    return qe.Filter(must=must, must_not=must_not or None)
+
+
+def _conditions(terms: ip.FilterTerms) -> tuple[list[Any], list[Any]]:
+    """``terms`` as the engine's conditions: (must, must not)."""
+    must: list[Any] = [qe.FieldCondition(ip.F_TENANT, match=qe.MatchValue(terms.tenant))]
     must += [
         qe.FieldCondition(name, match=qe.MatchAny(list(values))) for name, values in terms.any_of
     ]
@@ -113,7 +118,7 @@ def _filter(terms: ip.FilterTerms, *also: Any) -> qe.Filter:
         must_not.append(
             qe.FieldCondition(ip.F_EXPIRES_AT, range=qe.RangeFloat(lte=terms.expired_at_or_before))
         )
-    return qe.Filter(must=must, must_not=must_not or None)
+    return must, must_not
 
 
 class QdrantEdgeIndex:
@@ -162,6 +167,7 @@ class QdrantEdgeIndex:
         # shard was last vacuumed whole — kept in the checkpoint file too, cleared there
         # before the first rewrite after a vacuum, so a restart keeps the shortcut.
         self._tenants: set[str] = set()
+        self._scopes: set[str] = set()  # every scope with a point (never shrinks), likewise
         self._vacuumed = False
         self._durable_vacuumed = False
         with engine_call("open"):
@@ -247,7 +253,8 @@ class QdrantEdgeIndex:
             _ensure_field_indexes(self._shard)
             self._checkpoints = checkpoints
             self._durable = dict(checkpoints)
-            self._tenants = _tenants_of(self._shard)
+            self._tenants = _values_of(self._shard, ip.F_TENANT)
+            self._scopes = _values_of(self._shard, ip.F_SCOPE)
             self._vacuumed = self._durable_vacuumed = vacuumed
             return
         self._generation = FIRST_GENERATION
@@ -267,6 +274,7 @@ class QdrantEdgeIndex:
         self._shard = shard
         self._written_since_optimize = 0
         self._tenants = set()
+        self._scopes = set()
         self._vacuumed = True  # nothing in it yet
 
     def _live(self) -> qe.EdgeShard:
@@ -350,6 +358,7 @@ class QdrantEdgeIndex:
         plan = ip.plan_batch(mutations, vectors, stored, dim=self._dim)
         # Before the points land: a search that sees a new tenant's point sees its tenant.
         self._tenants.update(w.payload[ip.F_TENANT] for w in plan.writes)
+        self._scopes.update(w.payload[ip.F_SCOPE] for w in plan.writes if ip.F_SCOPE in w.payload)
         rewrote = bool(plan.state_writes) or any(w.point_id in stored for w in plan.writes)
         if rewrote and before_rewrite is not None:
             before_rewrite()
@@ -475,25 +484,30 @@ class QdrantEdgeIndex:
             flt = _filter(ip.count_terms(tenant))
             return self._live().count(qe.CountRequest(exact=True, filter=flt))
 
-    def _idf_params(self, tenant: str) -> qe.SearchParams | None:
-        """Keyword IDF over the tenant's own points (``index_payload.idf_corpus``).
+    def _idf_params(
+        self, tenant: str, scopes: Sequence[str] | None = None
+    ) -> qe.SearchParams | None:
+        """Keyword IDF over the tenant's points in the searched scopes
+        (``index_payload.idf_corpus``).
 
         The engine counts a term's documents over the corpus filter per query term (1.5 ms
-        of a search at 100k points). When no other tenant has a point here and no point
-        was deleted or rewritten since the last vacuum, that corpus is the whole shard and
-        the engine's own statistics give the same IDF without filtering. Its statistics
-        still count the old copies a delete or rewrite leaves until a vacuum, hence the
-        second condition (``test_a_tenant_alone_in_the_shard_gets_the_same_keyword_scores``)."""
-        if self._vacuumed and self._tenants <= {tenant}:
+        of a search at 100k points). When no other tenant and no other scope has a point
+        here and no point was deleted or rewritten since the last vacuum, that corpus is
+        the whole shard and the engine's own statistics give the same IDF without
+        filtering. Its statistics still count the old copies a delete or rewrite leaves
+        until a vacuum, hence the last condition
+        (``test_a_tenant_alone_in_the_shard_gets_the_same_keyword_scores``)."""
+        alone = self._tenants <= {tenant} and (scopes is None or self._scopes <= set(scopes))
+        if self._vacuumed and alone:
             return None
-        return qe.SearchParams(idf=qe.IdfParams(corpus=_filter(ip.idf_corpus(tenant))))
+        return qe.SearchParams(idf=qe.IdfParams(corpus=_filter(ip.idf_corpus(tenant, scopes))))
 
     def search(self, query: IndexQuery) -> list[IndexHit]:
         plan = ip.plan_search(query, self._dim)
         if plan is None:
             return []
         flt = _filter(plan.terms)
-        idf = self._idf_params(query.tenant)
+        idf = self._idf_params(query.tenant, query.scopes)
         # Points only, no payload: memory ids are looked up for the kept hits only.
         requests = [
             qe.QueryRequest(
@@ -520,7 +534,7 @@ class QdrantEdgeIndex:
                 ranked,
                 query.limit,
                 lambda ids: _turns(shard, ids),
-                lambda queries: [_neighbours(shard, q) for q in queries],
+                lambda queries: _neighbours(shard, queries),
             )
 
 
@@ -545,32 +559,49 @@ def _turns(shard: qe.EdgeShard, point_ids: Collection[str]) -> dict[str, dict[st
     return {_key(p.id): p.payload for p in found if p.payload}
 
 
-def _neighbours(shard: qe.EdgeShard, query: ip.NeighbourQuery) -> list[tuple[str, dict[str, Any]]]:
-    """The seed's nearest turns on one side, through the ``created_at`` range index."""
-    seed = query.seed
-    side = qe.RangeFloat(lt=seed.created_at) if query.before else qe.RangeFloat(gt=seed.created_at)
-    session = (
-        qe.IsEmptyCondition(ip.F_SESSION)
-        if seed.session is None
-        else qe.FieldCondition(ip.F_SESSION, match=qe.MatchValue(seed.session))
-    )
-    flt = _filter(
-        query.terms,
-        qe.FieldCondition(ip.F_SCOPE, match=qe.MatchValue(seed.scope)),
-        qe.FieldCondition(ip.F_TYPE, match=qe.MatchValue(ip.INTERACTION)),
-        qe.FieldCondition(ip.F_CREATED_AT, range=side),
-        session,
-    )
-    direction = qe.Direction.Desc if query.before else qe.Direction.Asc
-    records, _ = shard.scroll(
-        qe.ScrollRequest(
-            limit=query.limit,
-            filter=flt,
-            with_payload=_TURN_PAYLOAD,
-            order_by=qe.OrderBy(ip.F_CREATED_AT, direction=direction),
+def _neighbours(
+    shard: qe.EdgeShard, queries: Sequence[ip.NeighbourQuery]
+) -> list[list[tuple[str, dict[str, Any]]]]:
+    """Each seed's nearest turns on one side: a scroll ordered by the ``created_at``
+    range index (the engine has no batch of ordered reads). A search's queries share
+    its filter, so its conditions are built once."""
+    out: list[list[tuple[str, dict[str, Any]]]] = []
+    built: dict[ip.FilterTerms, tuple[list[Any], list[Any]]] = {}
+    interaction = qe.FieldCondition(ip.F_TYPE, match=qe.MatchValue(ip.INTERACTION))
+    for query in queries:
+        seed = query.seed
+        must, must_not = built.get(query.terms) or built.setdefault(
+            query.terms, _conditions(query.terms)
         )
-    )
-    return [(_key(r.id), r.payload) for r in records if r.payload]
+        side = (
+            qe.RangeFloat(lt=seed.created_at) if query.before else qe.RangeFloat(gt=seed.created_at)
+        )
+        session = (
+            qe.IsEmptyCondition(ip.F_SESSION)
+            if seed.session is None
+            else qe.FieldCondition(ip.F_SESSION, match=qe.MatchValue(seed.session))
+        )
+        flt = qe.Filter(
+            must=[
+                *must,
+                qe.FieldCondition(ip.F_SCOPE, match=qe.MatchValue(seed.scope)),
+                interaction,
+                qe.FieldCondition(ip.F_CREATED_AT, range=side),
+                session,
+            ],
+            must_not=must_not or None,
+        )
+        direction = qe.Direction.Desc if query.before else qe.Direction.Asc
+        records, _ = shard.scroll(
+            qe.ScrollRequest(
+                limit=query.limit,
+                filter=flt,
+                with_payload=_TURN_PAYLOAD,
+                order_by=qe.OrderBy(ip.F_CREATED_AT, direction=direction),
+            )
+        )
+        out.append([(_key(r.id), r.payload) for r in records if r.payload])
+    return out
 
 
 def _key(point_id: int | uuid.UUID | str) -> str:
@@ -579,9 +610,10 @@ def _key(point_id: int | uuid.UUID | str) -> str:
     return point_id.hex if isinstance(point_id, uuid.UUID) else str(point_id)
 
 
-def _tenants_of(shard: qe.EdgeShard) -> set[str]:
-    """The tenants with a point in ``shard`` (two are enough to know it is shared)."""
-    response = shard.facet(qe.FacetRequest(ip.F_TENANT, limit=2, exact=True))
+def _values_of(shard: qe.EdgeShard, field: str) -> set[str]:
+    """The tenants (or scopes) with a point in ``shard``; two are enough to know it is
+    shared."""
+    response = shard.facet(qe.FacetRequest(field, limit=2, exact=True))
     return {str(hit.value) for hit in response.hits}
 
 

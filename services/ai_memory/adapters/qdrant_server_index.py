@@ -376,7 +376,9 @@ class QdrantServerIndex:
                 using=r.using,
                 filter=flt,
                 limit=plan.limit,
-                params=self._params if r.using == ip.DENSE else _idf_params(query.tenant),
+                params=(
+                    self._params if r.using == ip.DENSE else _idf_params(query.tenant, query.scopes)
+                ),
                 with_payload=_TURN_PAYLOAD,
             )
             for r in plan.retrievers
@@ -439,9 +441,10 @@ def _neighbour_filter(q: ip.NeighbourQuery) -> qm.Filter:
     )
 
 
-def _idf_params(tenant: str) -> qm.SearchParams:
-    """Keyword IDF over the tenant's own points (``index_payload.idf_corpus``)."""
-    return qm.SearchParams(idf=qm.IdfCorpusParams(corpus=qs.to_filter(ip.idf_corpus(tenant))))
+def _idf_params(tenant: str, scopes: Sequence[str] | None) -> qm.SearchParams:
+    """Keyword IDF over the tenant's points in the searched scopes (``idf_corpus``)."""
+    corpus = qs.to_filter(ip.idf_corpus(tenant, scopes))
+    return qm.SearchParams(idf=qm.IdfCorpusParams(corpus=corpus))
 
 
 def _sparse(v: SparseVector) -> qm.SparseVector:
