@@ -79,9 +79,10 @@ class Settings(BaseSettings):
     )
     embedder: str = Field(
         default="static",
-        description="`static` (a distilled 256-d MiniLM table, fast) or `minilm` (the "
-        "contextual all-MiniLM-L6-v2, ~100x slower). One index per embedder: changing it "
-        "needs `ai-memory replay --projection index`.",
+        description="`static` (a distilled 256-d MiniLM table, fast), `minilm` (the "
+        "contextual all-MiniLM-L6-v2, ~100x slower) or `mpnet` (all-mpnet-base-v2, the "
+        "recall-first profile: install `ai-memory[recall]`; ≈ 40 ms of CPU per text). One "
+        "index per embedder: changing it needs `ai-memory replay --projection index`.",
     )
     model_dir: Path = Field(
         default=Path("~/.cache/ai-memory/models"),

@@ -1,13 +1,18 @@
-"""The BERT encoder forward pass in numpy (float32), for all-MiniLM-L6-v2.
+"""The BERT encoder forward pass in numpy (float32), for all-MiniLM-L6-v2 and MPNet.
 
 Pure functions over ``BertWeights``: embeddings → N × (self-attention, GELU feed-forward,
-post-layernorm) → masked mean pooling. This is what lets the default embedder run
-offline on CPU without torch; it reproduces the sentence-transformers output to float32
-rounding. GELU is the exact (erf) form BERT was trained with; numpy has no ``erf``, so
-it is computed with Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7, below float32 noise).
+post-layernorm) → masked mean pooling. MPNet (all-mpnet-base-v2) is the same encoder
+with positions counted from 2 and a relative position bias added to the attention
+logits of every layer (``relative_position_buckets``, as Hugging Face's ``MPNetModel``).
+This is what lets the embedders run offline on CPU without torch; it reproduces the
+sentence-transformers output to float32 rounding. GELU is the exact (erf) form BERT was
+trained with; numpy has no ``erf``, so it is computed with Abramowitz & Stegun 7.1.26
+(|error| < 1.5e-7, below float32 noise).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import numpy.typing as npt
@@ -91,6 +96,25 @@ def _layer(x: F32, bias: F32 | None, w: LayerWeights, heads: int, eps: float) ->
     return x2.reshape(b, s, h)
 
 
+def relative_position_buckets(
+    length: int, buckets: int = 32, max_distance: int = 128
+) -> npt.NDArray[np.int64]:
+    """(query, key) → bucket of ``key − query``: half the buckets per direction, exact up
+    to a quarter of them, logarithmic up to ``max_distance`` (MPNet's
+    ``relative_position_bucket``)."""
+    positions = np.arange(length, dtype=np.int64)
+    n = -(positions[None, :] - positions[:, None])  # query − key
+    half = buckets // 2
+    out = np.where(n < 0, half, 0).astype(np.int64)
+    n = np.abs(n)
+    exact = half // 2
+    # float32 throughout, as the reference computes it: a bucket edge must fall the same way
+    scaled = np.log(np.maximum(n, 1).astype(np.float32) / exact) / math.log(max_distance / exact)
+    large = np.minimum(exact + (scaled * (half - exact)).astype(np.int64), half - 1)
+    buckets_of: npt.NDArray[np.int64] = out + np.where(n < exact, n, large)
+    return buckets_of
+
+
 def encode(
     weights: BertWeights, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.bool_] | None = None
 ) -> F32:
@@ -99,11 +123,17 @@ def encode(
     ``ids`` is (batch, seq) including [CLS]/[SEP]; ``mask`` marks real tokens (None: all
     real, the fast path for equal-length inputs)."""
     _, s = ids.shape
-    x = weights.word[ids] + weights.position[:s] + weights.token_type0
+    offset = weights.position_offset
+    x = weights.word[ids] + weights.position[offset : offset + s] + weights.token_type0
     x = layer_norm(x, weights.emb_ln_g, weights.emb_ln_b, weights.layer_norm_eps)
     bias: F32 | None = None
     if mask is not None:
         bias = np.where(mask, np.float32(0.0), _MASKED).astype(np.float32)[:, None, None, :]
+    if weights.relative_attention_bias is not None:
+        table = weights.relative_attention_bias  # (buckets, heads)
+        relative = table[relative_position_buckets(s, table.shape[0])].transpose(2, 0, 1)
+        relative = np.ascontiguousarray(relative[None], dtype=np.float32)  # (1, heads, s, s)
+        bias = relative if bias is None else bias + relative
     for layer in weights.layers:
         x = _layer(x, bias, layer, weights.num_heads, weights.layer_norm_eps)
     if mask is None:

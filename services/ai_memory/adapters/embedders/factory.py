@@ -1,8 +1,9 @@
 """Choosing an embedder by configuration name (used by the composition root).
 
 ``static`` (the default) is the distilled ``StaticEmbedder``; ``minilm`` is the
-contextual ``MiniLMEmbedder``. The exact model names are accepted as aliases, so a
-stored index's embedder name can be fed back in.
+contextual ``MiniLMEmbedder``; ``mpnet`` the recall-first ``MPNetEmbedder`` (the
+``recall`` install extra). The exact model names are accepted as aliases, so a stored
+index's embedder name can be fed back in.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ai_memory.core.ports import Embedder
 
 from .artefact import STATIC_NAME
 from .minilm import MINILM_NAME, MiniLMEmbedder
+from .mpnet import MPNET_NAME, MPNetEmbedder
 from .static import StaticEmbedder
 
 DEFAULT_EMBEDDER = "static"
@@ -23,6 +25,8 @@ _FACTORIES: dict[str, Callable[[], Embedder]] = {
     STATIC_NAME: StaticEmbedder,
     "minilm": MiniLMEmbedder,
     MINILM_NAME: MiniLMEmbedder,
+    "mpnet": MPNetEmbedder,
+    MPNET_NAME: MPNetEmbedder,
 }
 
 
@@ -31,7 +35,8 @@ def embedder_names() -> list[str]:
 
 
 def make_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
-    """A ready embedder for ``name`` (case-insensitive): ``static`` or ``minilm``."""
+    """A ready embedder for ``name`` (case-insensitive): ``static``, ``minilm`` or
+    ``mpnet``."""
     factory = _FACTORIES.get(name.strip().lower())
     if factory is None:
         raise InvalidInput(

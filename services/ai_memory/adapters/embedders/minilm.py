@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from tokenizers import Tokenizer
 
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.ports import Vector
@@ -73,30 +74,36 @@ class MiniLMEmbedder:
         return self._weights.hidden
 
     def embed(self, texts: Sequence[str]) -> Vector:
-        items = check_texts(texts)
-        out = np.zeros((len(items), self.dim), dtype=np.float32)
-        if not items:
-            return out
-        encodings = self._tokenizer.encode_batch(items)
-        lengths = np.array([len(e.ids) for e in encodings], dtype=np.int64)
-        order = np.argsort(lengths, kind="stable")
-        start = 0
-        while start < len(order):
-            # Sorted ascending, so the last member of a batch is its longest.
-            stop = start + 1
-            while stop < len(order) and (stop - start + 1) * lengths[order[stop]] <= (
-                self._tokens_per_batch
-            ):
-                stop += 1
-            members = order[start:stop]
-            width = int(lengths[members[-1]])
-            ids = np.zeros((len(members), width), dtype=np.int64)
-            mask = np.zeros((len(members), width), dtype=np.bool_)
-            for row, index in enumerate(members):
-                seq = encodings[index].ids
-                ids[row, : len(seq)] = seq
-                mask[row, : len(seq)] = True
-            ragged = int(lengths[members[0]]) != width
-            out[members] = encode(self._weights, ids, mask if ragged else None)
-            start = stop
-        return l2_normalise(out)
+        return embed_batched(self._weights, self._tokenizer, texts, self._tokens_per_batch)
+
+
+def embed_batched(
+    weights: BertWeights, tokenizer: Tokenizer, texts: Sequence[str], tokens_per_batch: int
+) -> Vector:
+    """Unit sentence vectors of ``texts`` through the encoder, in batches of similar
+    lengths whose padded size stays within ``tokens_per_batch``."""
+    items = check_texts(texts)
+    out = np.zeros((len(items), weights.hidden), dtype=np.float32)
+    if not items:
+        return out
+    encodings = tokenizer.encode_batch(items)
+    lengths = np.array([len(e.ids) for e in encodings], dtype=np.int64)
+    order = np.argsort(lengths, kind="stable")
+    start = 0
+    while start < len(order):
+        # Sorted ascending, so the last member of a batch is its longest.
+        stop = start + 1
+        while stop < len(order) and (stop - start + 1) * lengths[order[stop]] <= tokens_per_batch:
+            stop += 1
+        members = order[start:stop]
+        width = int(lengths[members[-1]])
+        ids = np.zeros((len(members), width), dtype=np.int64)
+        mask = np.zeros((len(members), width), dtype=np.bool_)
+        for row, index in enumerate(members):
+            seq = encodings[index].ids
+            ids[row, : len(seq)] = seq
+            mask[row, : len(seq)] = True
+        ragged = int(lengths[members[0]]) != width
+        out[members] = encode(weights, ids, mask if ragged else None)
+        start = stop
+    return l2_normalise(out)

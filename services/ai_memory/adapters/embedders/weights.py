@@ -53,6 +53,10 @@ class BertWeights:
     layers: tuple[LayerWeights, ...]
     num_heads: int
     layer_norm_eps: float
+    # MPNet: T5-style relative position buckets (buckets, heads) added to every layer's
+    # attention logits, and positions counted from padding_idx + 1 = 2. BERT: neither.
+    relative_attention_bias: F32 | None = None
+    position_offset: int = 0
 
     @property
     def hidden(self) -> int:
@@ -136,4 +140,46 @@ def load_bert(directory: Path) -> BertWeights:
         layers=tuple(layers),
         num_heads=int(config["num_attention_heads"]),
         layer_norm_eps=float(config["layer_norm_eps"]),
+    )
+
+
+def load_mpnet(directory: Path) -> BertWeights:
+    """Read an MPNet encoder (``model.safetensors`` + ``config.json``, Hugging Face
+    ``MPNetModel`` names) into ``BertWeights``: the same layer shapes as BERT under other
+    names, no token types, a relative position bias shared by the layers."""
+    config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+    raw = load_file(str(directory / "model.safetensors"))
+    layers = []
+    for i in range(int(config["num_hidden_layers"])):
+        p = f"encoder.layer.{i}."
+        qkv_w = np.concatenate([raw[f"{p}attention.attn.{n}.weight"].T for n in "qkv"], axis=1)
+        qkv_b = np.concatenate([raw[f"{p}attention.attn.{n}.bias"] for n in "qkv"])
+        layers.append(
+            LayerWeights(
+                qkv_w=_f32(qkv_w),
+                qkv_b=_f32(qkv_b),
+                out_w=_f32(raw[f"{p}attention.attn.o.weight"].T),
+                out_b=_f32(raw[f"{p}attention.attn.o.bias"]),
+                ln1_g=_f32(raw[f"{p}attention.LayerNorm.weight"]),
+                ln1_b=_f32(raw[f"{p}attention.LayerNorm.bias"]),
+                ffn_in_w=_f32(raw[f"{p}intermediate.dense.weight"].T),
+                ffn_in_b=_f32(raw[f"{p}intermediate.dense.bias"]),
+                ffn_out_w=_f32(raw[f"{p}output.dense.weight"].T),
+                ffn_out_b=_f32(raw[f"{p}output.dense.bias"]),
+                ln2_g=_f32(raw[f"{p}output.LayerNorm.weight"]),
+                ln2_b=_f32(raw[f"{p}output.LayerNorm.bias"]),
+            )
+        )
+    hidden = int(config["hidden_size"])
+    return BertWeights(
+        word=_f32(raw["embeddings.word_embeddings.weight"]),
+        position=_f32(raw["embeddings.position_embeddings.weight"]),
+        token_type0=np.zeros(hidden, dtype=np.float32),
+        emb_ln_g=_f32(raw["embeddings.LayerNorm.weight"]),
+        emb_ln_b=_f32(raw["embeddings.LayerNorm.bias"]),
+        layers=tuple(layers),
+        num_heads=int(config["num_attention_heads"]),
+        layer_norm_eps=float(config["layer_norm_eps"]),
+        relative_attention_bias=_f32(raw["encoder.relative_attention_bias.weight"]),
+        position_offset=int(config["pad_token_id"]) + 1,
     )
