@@ -31,12 +31,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ai_memory.adapters import index_payload as ip
+from ai_memory.benchmarks.locomo_qa import KS, Conversation, RecallTable, load
 from ai_memory.bootstrap import build
 from ai_memory.core.fusion import DEFAULT_FUSION, Fusion, fuse
 from ai_memory.core.ports import IndexHit
 from ai_memory.service.memory_service import SearchHit, SearchMode, SearchRequest
 from ai_memory.settings import Settings
-from loadtest.locomo import KS, Conversation, RecallTable, data_path, load
+from loadtest.locomo import data_path
 
 TOP_K = max(KS)
 SOURCE = "locomo-bench"

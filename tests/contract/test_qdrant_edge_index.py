@@ -313,3 +313,22 @@ def test_a_scope_alone_in_the_shard_gets_the_shortcut_and_others_are_filtered(
         assert reopened._idf_params("default", alice) is not None
     finally:
         reopened.close()
+
+
+def test_mpnet_vectors_weigh_more_in_hybrid_fusion(tmp_path: Path) -> None:
+    """The fusion follows the index's model (``core.fusion.fusion_for``): all-mpnet-base-v2
+    vectors weigh 0.4 against the keywords' 0.6, the static default's 0.3 / 0.7."""
+    for model, dense_weight in (("all-mpnet-base-v2", 0.4), ("minilm-l6-static-256-v1", 0.3)):
+        idx = QdrantEdgeIndex(tmp_path / model, DIM, model, optimize_after=None)
+        try:
+            apply(idx, put("m1", 1, axis(1, 0), "green tea"))
+            apply(idx, put("m2", 2, axis(0, 1), "black coffee"))
+            apply(idx, put("m3", 3, axis(1, 1), "green coffee beans"))
+            hits = idx.search(q(axis(0, 1), "green tea", limit=3))
+            m1 = next(h for h in hits if h.memory_id == "m1")
+            assert m1.components["fused"] == pytest.approx(
+                dense_weight * m1.components.get("dense_norm", 0.0)
+                + (1 - dense_weight) * m1.components["keyword_norm"]
+            )
+        finally:
+            idx.close()

@@ -72,6 +72,7 @@ from typing import Any
 import qdrant_edge as qe
 
 from ai_memory.core.errors import InvalidInput, Unavailable
+from ai_memory.core.fusion import fusion_for
 from ai_memory.core.index_rebuild import InPlaceRebuild
 from ai_memory.core.ports import IndexHit, IndexQuery, IndexRebuild, SparseVector, Vector
 from ai_memory.core.projection import IndexMutation
@@ -145,6 +146,7 @@ class QdrantEdgeIndex:
         self._checkpoint_file = self._root / "checkpoint.json"
         self._dim = dim
         self._model_name = model_name
+        self._fusion = fusion_for(model_name)  # how hybrid search weighs this model's vectors
         # Vector KB after which the optimizers turn a segment into an indexed, immutable
         # one; ``None`` keeps the engine default (tests lower it to get such segments).
         self._layout = EdgeLayout(
@@ -503,7 +505,7 @@ class QdrantEdgeIndex:
         return qe.SearchParams(idf=qe.IdfParams(corpus=_filter(ip.idf_corpus(tenant, scopes))))
 
     def search(self, query: IndexQuery) -> list[IndexHit]:
-        plan = ip.plan_search(query, self._dim)
+        plan = ip.plan_search(query, self._dim, self._fusion)
         if plan is None:
             return []
         flt = _filter(plan.terms)

@@ -58,6 +58,7 @@ from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
 from ai_memory.core.errors import InvalidInput, Unavailable
+from ai_memory.core.fusion import fusion_for
 from ai_memory.core.index_rebuild import GenerationRebuild
 from ai_memory.core.ports import (
     IndexHit,
@@ -100,6 +101,7 @@ class QdrantServerIndex:
         self._client = client
         self._dim = dim
         self._model_name = model_name
+        self._fusion = fusion_for(model_name)  # how hybrid search weighs this model's vectors
         self._local = qs.is_local(client)
         self._guarded = (not self._local) if conditional_writes is None else conditional_writes
         # local mode ignores search params and warns about them
@@ -366,7 +368,7 @@ class QdrantServerIndex:
             return self._client.count(self._target, count_filter=flt, exact=True).count
 
     def search(self, query: IndexQuery) -> list[IndexHit]:
-        plan = ip.plan_search(query, self._dim)
+        plan = ip.plan_search(query, self._dim, self._fusion)
         if plan is None:
             return []
         flt = qs.to_filter(plan.terms)

@@ -1,5 +1,5 @@
-"""The scale profile's plots as PNG files, drawn with matplotlib when it is installed (the
-``bench`` extra); without it the caller says how to get them."""
+"""The scale and recall profiles' plots as PNG files, drawn with matplotlib when it is
+installed (the ``bench`` extra); without it the caller says how to get them."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ai_memory.benchmarks.recall import RecallResult
 from ai_memory.benchmarks.scale import SEARCH_KINDS, StepResult
 
 INSTALL_HINT = "plots need matplotlib: pip install 'ai-memory[bench]'"
@@ -100,4 +101,26 @@ def _footprint(results: Sequence[StepResult], path: Path) -> Path:
         ax.plot(*zip(*grown, strict=True), "-o", label="RSS above the empty server")
     ax.plot(sizes, [r.disk_bytes / r.stored for r in results], "-s", label="data dir on disk")
     _axes(ax, sizes, "bytes per stored memory", "bytes")
+    return _save(fig, path)
+
+
+def write_recall_plot(results: Sequence[RecallResult], path: Path) -> Path:
+    """Recall@10 against search latency (p50 marker, whisker to p95), one point per
+    configuration measured into the same directory. Call only when ``available()``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=110)
+    for r in results:
+        recall = r.recall_at(10)
+        p50, p95 = r.search.p50_ms, r.search.p95_ms
+        ax.errorbar([p50], [recall], xerr=[[0.0], [p95 - p50]], fmt="o", capsize=3)
+        ax.annotate(r.label, (p50, recall), textcoords="offset points", xytext=(6, 6))
+    ax.set_xscale("log")
+    ax.set_xlabel("search over HTTP, ms (point p50, bar to p95)")
+    ax.set_ylabel("LoCoMo recall@10, all questions (%)")
+    ax.set_title("recall against latency, per configuration", fontsize="medium")
+    ax.grid(True, alpha=0.3)
     return _save(fig, path)

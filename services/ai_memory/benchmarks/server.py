@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO
 
@@ -69,9 +70,13 @@ class ServerProcess:
     """One ``ai-memory serve`` child; ``start`` and ``stop`` may alternate (a restart keeps
     the port and the data directory)."""
 
-    def __init__(self, data_dir: Path, log_path: Path) -> None:
+    def __init__(
+        self, data_dir: Path, log_path: Path, env: Mapping[str, str] | None = None
+    ) -> None:
         self.data_dir = data_dir
         self.log_path = log_path
+        # Settings this run asks for (the embedder of a recall profile), over the inherited.
+        self.env = {**child_env(), **(env or {})}
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -92,7 +97,7 @@ class ServerProcess:
         self._log = self.log_path.open("ab")
         began = self.started_at = time.perf_counter()
         self.proc = subprocess.Popen(
-            [*CLI, *args], env=child_env(), stdout=self._log, stderr=subprocess.STDOUT
+            [*CLI, *args], env=self.env, stdout=self._log, stderr=subprocess.STDOUT
         )
         deadline = began + START_TIMEOUT
         with httpx.Client(base_url=self.url, timeout=2.0) as http:

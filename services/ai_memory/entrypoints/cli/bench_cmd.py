@@ -2,6 +2,8 @@
 
 ``bench scale`` grows one embedded server to each size and measures it there: import,
 search under writes, memory, disk, restart and replay (``ai_memory.benchmarks.scale``).
+``bench locomo`` asks LoCoMo's questions of a fresh server and reports recall@k per
+category with the latency (``ai_memory.benchmarks.recall``).
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ai_memory.benchmarks import locomo, plots
+from ai_memory.benchmarks import locomo, plots, recall
 from ai_memory.benchmarks.corpus import Corpus, SyntheticCorpus
+from ai_memory.benchmarks.recall import RecallOptions
 from ai_memory.benchmarks.report import markdown, write_json
 from ai_memory.benchmarks.scale import (
     ScaleOptions,
@@ -94,6 +97,50 @@ def scale_cmd(
     written = [out / "bench-scale.json", out / "bench-scale.md"]
     if plots.available():
         written += plots.write_plots(results, out)
+    else:
+        err.print(plots.INSTALL_HINT, highlight=False)
+    err.print("wrote " + ", ".join(str(p) for p in written), highlight=False, soft_wrap=True)
+
+
+@app.command("locomo")
+def locomo_cmd(
+    data: Annotated[
+        Path, typer.Option("--data", help="LoCoMo's locomo10.json (not shipped; CC BY-NC 4.0).")
+    ],
+    embedder: Annotated[
+        str | None,
+        typer.Option(help="The server's embedder (static, minilm, mpnet); default: its own."),
+    ] = None,
+    context: Annotated[
+        bool, typer.Option(help="Conversation context in search (the server's default: on).")
+    ] = True,
+    out: Annotated[
+        Path, typer.Option(help="Where the JSON, the table, the plot and the server log go.")
+    ] = Path("bench-locomo"),
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(help="Data dir of the server (empty or new; kept). Default: a temporary one."),
+    ] = None,
+    keep: Annotated[bool, typer.Option(help="Keep the temporary data dir.")] = False,
+) -> None:
+    """Ask LoCoMo's questions of a fresh server: recall@k per category, latency, config."""
+    options = RecallOptions(data, out, context, embedder, data_dir, keep)
+    try:
+        result = recall.run(
+            options, lambda line: err.print(line, markup=False, highlight=False, soft_wrap=True)
+        )
+    except BenchError as e:
+        err.print(f"[red]bench locomo: {escape(str(e))}[/red]", highlight=False)
+        raise typer.Exit(1) from None
+    table = recall.markdown(result)
+    typer.echo(table)
+    json_path = out / recall.file_name(result)
+    recall.write_json(json_path, result)
+    (out / json_path.with_suffix(".md").name).write_text(table + "\n", encoding="utf-8")
+    written = [json_path, out / json_path.with_suffix(".md").name]
+    if plots.available():
+        # Every configuration measured into this directory, so runs add up on one plot.
+        written.append(plots.write_recall_plot(recall.read_results(out), out / "recall.png"))
     else:
         err.print(plots.INSTALL_HINT, highlight=False)
     err.print("wrote " + ", ".join(str(p) for p in written), highlight=False, soft_wrap=True)
