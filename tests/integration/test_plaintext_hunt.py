@@ -237,3 +237,26 @@ def test_an_optimize_rewrites_a_forgotten_memorys_vectors_out_of_the_index(
     hits = client.post("/v1/memories/search", json={"query": "keep", "mode": "semantic"}).json()
     assert [h["record"]["id"] for h in hits["results"]] == ["keep"]
     assert client.get("/v1/memories/gone").status_code == 410
+
+
+def test_a_conversations_session_is_a_digest_in_the_index(
+    started: tuple[Container, TestClient], settings: Settings
+) -> None:
+    """Conversation context matches turns by session, so the index holds the session of
+    every interaction — sealed, only as a keyed digest (like tags): no file of the index
+    holds the session id, and context still finds a turn through its neighbour."""
+    c, client = started
+    session = canary()
+    turns = ["Ben: How long have you known your friends there?", "Anna: Four years now."]
+    for i, text in enumerate(turns):
+        body = memory(text, "t", "n", type="interaction", meta={"session_id": session})
+        put(client, f"turn-{i}", {**body, "created_at": f"2023-05-08T13:56:0{i}Z"})
+    c.index.flush()
+    hits = client.post(
+        "/v1/memories/search",
+        json={"query": "how long known friends", "mode": "keyword", "rerank": False},
+    ).json()["results"]
+    assert [h["record"]["id"] for h in hits] == ["turn-0", "turn-1"]
+    assert "context" in hits[1]["components"]
+    assert list((settings.data_dir / "index").rglob("*"))  # the index is there, and holds
+    assert files_holding(settings.data_dir, [session], "index/**/*") == {}  # no session id
