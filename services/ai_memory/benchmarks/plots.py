@@ -111,14 +111,30 @@ def write_recall_plot(results: Sequence[RecallResult], path: Path) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
 
-    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=110)
+    fig, ax = plt.subplots(figsize=(8, 4.8), dpi=110)
     for r in results:
         recall = r.recall_at(10)
         p50, p95 = r.search.p50_ms, r.search.p95_ms
         ax.errorbar([p50], [recall], xerr=[[0.0], [p95 - p50]], fmt="o", capsize=3)
-        ax.annotate(r.label, (p50, recall), textcoords="offset points", xytext=(6, 6))
+        ax.annotate(
+            r.label,
+            (p50, recall),
+            textcoords="offset points",
+            xytext=(0, 8),
+            ha="center",
+            fontsize="small",
+        )
     ax.set_xscale("log")
+    # Plain milliseconds on the log axis; room for the labels on both sides.
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    lows = [r.search.p50_ms for r in results] or [1.0]
+    highs = [r.search.p95_ms for r in results] or [1.0]
+    ax.set_xlim(min(lows) / 2, max(highs) * 2)
+    recalls = [r.recall_at(10) for r in results] or [0.0]
+    ax.set_ylim(min(recalls) - 3, max(recalls) + 3)
     ax.set_xlabel("search over HTTP, ms (point p50, bar to p95)")
     ax.set_ylabel("LoCoMo recall@10, all questions (%)")
     ax.set_title("recall against latency, per configuration", fontsize="medium")
