@@ -285,8 +285,9 @@ def idf_corpus(tenant: str, scopes: Sequence[str] | None = None) -> FilterTerms:
     filters. Only the documents being searched decide how rare a term is: a word common
     in one user's memories is no evidence in that user's scope however rare it is across
     the tenant (LoCoMo, one tenant with a scope per conversation: R@10 +1.1, +0.5 with
-    conversation context; ``docs/design/RETRIEVAL.md``). Tombstones carry no keywords, so they never count;
-    a type, tag or state filter does not change the scores (``keyword_idf`` below)."""
+    conversation context; ``docs/design/RETRIEVAL.md``). Tombstones carry no keywords, so
+    they never count; a type, tag or state filter does not change the scores
+    (``keyword_idf`` below)."""
     any_of = () if scopes is None else ((F_SCOPE, tuple(dict.fromkeys(scopes))),)
     return FilterTerms(tenant, any_of, float("inf"), False)
 

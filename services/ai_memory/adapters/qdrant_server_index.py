@@ -401,6 +401,9 @@ class QdrantServerIndex:
                     order_by=qm.OrderBy(
                         key=ip.F_CREATED_AT,
                         direction=qm.Direction.DESC if q.before else qm.Direction.ASC,
+                        # from the seed's time, not from one end of the index (inclusive:
+                        # the filter's strict range leaves the seed out)
+                        start_from=q.seed.created_at,
                     )
                 ),
                 filter=_neighbour_filter(q),
