@@ -281,40 +281,6 @@ def test_the_idf_shortcut_survives_a_restart_and_a_rewrite_is_on_disk_first(
         idx.close()
 
 
-def test_a_scope_alone_in_the_shard_gets_the_shortcut_and_others_are_filtered(
-    tmp_path: Path,
-) -> None:
-    """The IDF shortcut holds for a search of the shard's only scope; once a second scope
-    has points, a search of one of them counts its own points (and a search naming every
-    scope still takes the shortcut). The scope's scores do not move either way."""
-    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None)
-    text = "green tea biscuits"
-    alice = ["user:alice"]
-    try:
-        texts = ["green tea in the morning", "black tea and biscuits", "coffee at noon"]
-        for n, content in enumerate(texts, start=1):
-            apply(idx, put(f"m{n}", n, axis(1, n), content))
-        assert idx._idf_params("default", alice) is None
-
-        def scores() -> dict[str, float]:
-            found = idx.search(q(text=text, mode="keyword", scopes=alice, limit=20))
-            return {h.memory_id: h.score for h in found}
-
-        alone = scores()
-        apply(idx, put("b1", 10, axis(1), "tea tea tea", scope="user:bob"))
-        assert idx._idf_params("default", alice) is not None
-        assert scores() == pytest.approx(alone, rel=1e-6)
-        assert idx._idf_params("default", [*alice, "user:bob"]) is None
-    finally:
-        idx.close()
-    reopened = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None)
-    try:
-        assert reopened._scopes == {"user:alice", "user:bob"}
-        assert reopened._idf_params("default", alice) is not None
-    finally:
-        reopened.close()
-
-
 def test_mpnet_vectors_weigh_more_in_hybrid_fusion(tmp_path: Path) -> None:
     """The fusion follows the index's model (``core.fusion.fusion_for``): all-mpnet-base-v2
     vectors weigh 0.4 against the keywords' 0.6, the static default's 0.3 / 0.7."""

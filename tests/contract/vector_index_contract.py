@@ -209,39 +209,6 @@ class VectorIndexContract:
             assert [m for m, _ in now] == [m for m, _ in was]
             assert [s for _, s in now] == pytest.approx([s for _, s in was], rel=1e-6)
 
-    def test_keyword_idf_is_computed_over_the_searched_scopes(self, index: VectorIndex) -> None:
-        """A scope's keyword scores come from the scopes searched: another scope of the
-        same tenant flooding "zephyr" changes nothing in a search of ``user:x``, but a
-        search over both scopes sees the term as common."""
-        x = "user:x"
-        apply(
-            index,
-            merge(
-                put("a1", 1, axis(1, 0), "zephyr launch notes", scope=x),
-                put("a2", 2, axis(0, 1), "quarterly beta review", scope=x),
-                put("a3", 3, axis(1, 1), "beta rollout plan", scope=x),
-                put("a4", 4, axis(0, 0, 1), "unrelated memo", scope=x),
-            ),
-        )
-        scoped = [q(None, "zephyr beta", mode="keyword", scopes=[x])]
-        scoped.append(q(axis(0, 0, 1), "zephyr beta", mode="hybrid", scopes=[x]))
-
-        def scores(queries: list[IndexQuery]) -> list[list[tuple[str, float]]]:
-            return [[(h.memory_id, h.score) for h in index.search(x)] for x in queries]
-
-        before = scores(scoped)
-        flood = [
-            put(f"b{i}", 10 + i, axis(1, 0), f"zephyr deployment {i}", scope="user:y")
-            for i in range(60)
-        ]
-        apply(index, merge(*flood))
-        for was, now in zip(before, scores(scoped), strict=True):
-            assert [m for m, _ in now] == [m for m, _ in was]
-            assert [s for _, s in now] == pytest.approx([s for _, s in was], rel=1e-6)
-        both = index.search(q(None, "zephyr beta", mode="keyword", scopes=[x, "user:y"], limit=100))
-        a1 = next(h.score for h in both if h.memory_id == "a1")
-        assert a1 < before[0][0][1]  # "zephyr" is common across the two scopes
-
     def test_filters_on_scope_type_tags_and_state(self, index: VectorIndex) -> None:
         apply(
             index,

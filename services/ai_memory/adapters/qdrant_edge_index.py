@@ -169,7 +169,6 @@ class QdrantEdgeIndex:
         # shard was last vacuumed whole — kept in the checkpoint file too, cleared there
         # before the first rewrite after a vacuum, so a restart keeps the shortcut.
         self._tenants: set[str] = set()
-        self._scopes: set[str] = set()  # every scope with a point (never shrinks), likewise
         self._vacuumed = False
         self._durable_vacuumed = False
         with engine_call("open"):
@@ -255,8 +254,7 @@ class QdrantEdgeIndex:
             _ensure_field_indexes(self._shard)
             self._checkpoints = checkpoints
             self._durable = dict(checkpoints)
-            self._tenants = _values_of(self._shard, ip.F_TENANT)
-            self._scopes = _values_of(self._shard, ip.F_SCOPE)
+            self._tenants = _tenants_of(self._shard)
             self._vacuumed = self._durable_vacuumed = vacuumed
             return
         self._generation = FIRST_GENERATION
@@ -276,7 +274,6 @@ class QdrantEdgeIndex:
         self._shard = shard
         self._written_since_optimize = 0
         self._tenants = set()
-        self._scopes = set()
         self._vacuumed = True  # nothing in it yet
 
     def _live(self) -> qe.EdgeShard:
@@ -360,7 +357,6 @@ class QdrantEdgeIndex:
         plan = ip.plan_batch(mutations, vectors, stored, dim=self._dim)
         # Before the points land: a search that sees a new tenant's point sees its tenant.
         self._tenants.update(w.payload[ip.F_TENANT] for w in plan.writes)
-        self._scopes.update(w.payload[ip.F_SCOPE] for w in plan.writes if ip.F_SCOPE in w.payload)
         rewrote = bool(plan.state_writes) or any(w.point_id in stored for w in plan.writes)
         if rewrote and before_rewrite is not None:
             before_rewrite()
@@ -486,30 +482,25 @@ class QdrantEdgeIndex:
             flt = _filter(ip.count_terms(tenant))
             return self._live().count(qe.CountRequest(exact=True, filter=flt))
 
-    def _idf_params(
-        self, tenant: str, scopes: Sequence[str] | None = None
-    ) -> qe.SearchParams | None:
-        """Keyword IDF over the tenant's points in the searched scopes
-        (``index_payload.idf_corpus``).
+    def _idf_params(self, tenant: str) -> qe.SearchParams | None:
+        """Keyword IDF over the tenant's own points (``index_payload.idf_corpus``).
 
         The engine counts a term's documents over the corpus filter per query term (1.5 ms
-        of a search at 100k points). When no other tenant and no other scope has a point
-        here and no point was deleted or rewritten since the last vacuum, that corpus is
-        the whole shard and the engine's own statistics give the same IDF without
-        filtering. Its statistics still count the old copies a delete or rewrite leaves
-        until a vacuum, hence the last condition
-        (``test_a_tenant_alone_in_the_shard_gets_the_same_keyword_scores``)."""
-        alone = self._tenants <= {tenant} and (scopes is None or self._scopes <= set(scopes))
-        if self._vacuumed and alone:
+        of a search at 100k points). When no other tenant has a point here and no point
+        was deleted or rewritten since the last vacuum, that corpus is the whole shard and
+        the engine's own statistics give the same IDF without filtering. Its statistics
+        still count the old copies a delete or rewrite leaves until a vacuum, hence the
+        second condition (``test_a_tenant_alone_in_the_shard_gets_the_same_keyword_scores``)."""
+        if self._vacuumed and self._tenants <= {tenant}:
             return None
-        return qe.SearchParams(idf=qe.IdfParams(corpus=_filter(ip.idf_corpus(tenant, scopes))))
+        return qe.SearchParams(idf=qe.IdfParams(corpus=_filter(ip.idf_corpus(tenant))))
 
     def search(self, query: IndexQuery) -> list[IndexHit]:
         plan = ip.plan_search(query, self._dim, self._fusion)
         if plan is None:
             return []
         flt = _filter(plan.terms)
-        idf = self._idf_params(query.tenant, query.scopes)
+        idf = self._idf_params(query.tenant)
         # Points only, no payload: memory ids are looked up for the kept hits only.
         requests = [
             qe.QueryRequest(
@@ -613,10 +604,9 @@ def _key(point_id: int | uuid.UUID | str) -> str:
     return point_id.hex if isinstance(point_id, uuid.UUID) else str(point_id)
 
 
-def _values_of(shard: qe.EdgeShard, field: str) -> set[str]:
-    """The tenants (or scopes) with a point in ``shard``; two are enough to know it is
-    shared."""
-    response = shard.facet(qe.FacetRequest(field, limit=2, exact=True))
+def _tenants_of(shard: qe.EdgeShard) -> set[str]:
+    """The tenants with a point in ``shard`` (two are enough to know it is shared)."""
+    response = shard.facet(qe.FacetRequest(ip.F_TENANT, limit=2, exact=True))
     return {str(hit.value) for hit in response.hits}
 
 

@@ -378,9 +378,7 @@ class QdrantServerIndex:
                 using=r.using,
                 filter=flt,
                 limit=plan.limit,
-                params=(
-                    self._params if r.using == ip.DENSE else _idf_params(query.tenant, query.scopes)
-                ),
+                params=self._params if r.using == ip.DENSE else _idf_params(query.tenant),
                 with_payload=_TURN_PAYLOAD,
             )
             for r in plan.retrievers
@@ -446,10 +444,9 @@ def _neighbour_filter(q: ip.NeighbourQuery) -> qm.Filter:
     )
 
 
-def _idf_params(tenant: str, scopes: Sequence[str] | None) -> qm.SearchParams:
-    """Keyword IDF over the tenant's points in the searched scopes (``idf_corpus``)."""
-    corpus = qs.to_filter(ip.idf_corpus(tenant, scopes))
-    return qm.SearchParams(idf=qm.IdfCorpusParams(corpus=corpus))
+def _idf_params(tenant: str) -> qm.SearchParams:
+    """Keyword IDF over the tenant's own points (``index_payload.idf_corpus``)."""
+    return qm.SearchParams(idf=qm.IdfCorpusParams(corpus=qs.to_filter(ip.idf_corpus(tenant))))
 
 
 def _sparse(v: SparseVector) -> qm.SparseVector:

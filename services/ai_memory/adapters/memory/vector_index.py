@@ -2,9 +2,8 @@
 
 * dense: cosine similarity (vectors normalised on write, as the engine's ``Cosine``);
 * keywords: ``Σ q_i · d_i · idf_i`` with Qdrant's ``Modifier.Idf``,
-  ``idf = ln(1 + (N − n + 0.5) / (n + 0.5))`` over the searching tenant's points in the
-  searched scopes (the engines' IDF corpus, ``index_payload.idf_corpus``), N of them
-  with keywords, n of
+  ``idf = ln(1 + (N − n + 0.5) / (n + 0.5))`` over the searching tenant's points (the
+  engines' IDF corpus, ``index_payload.idf_corpus``), N of them with keywords, n of
   them holding the term;
 * filters, the order-safe batch plan and the fusion are the shared engine-neutral rules
   (``index_payload``, ``core.fusion``); brute force is fine for what tests hold.
@@ -125,7 +124,7 @@ class MemoryVectorIndex:
                 scored = _dense_scores(candidates, r.dense)
             else:
                 assert r.sparse is not None
-                corpus = [p for _, p in points if _in_corpus(p.payload, query)]
+                corpus = [p for _, p in points if p.payload.get(ip.F_TENANT) == query.tenant]
                 scored = _keyword_scores(candidates, corpus, r.sparse)
             results.append(by_score(scored)[: plan.limit])
         return ip.hits_of(
@@ -159,13 +158,6 @@ def _matches(payload: dict[str, Any], terms: ip.FilterTerms) -> bool:
             return False
     expires = payload.get(ip.F_EXPIRES_AT)
     return expires is None or expires > terms.expired_at_or_before
-
-
-def _in_corpus(payload: dict[str, Any], query: IndexQuery) -> bool:
-    """Whether a point counts in the query's keyword IDF (``index_payload.idf_corpus``)."""
-    if payload.get(ip.F_TENANT) != query.tenant:
-        return False
-    return query.scopes is None or payload.get(ip.F_SCOPE) in query.scopes
 
 
 def _neighbours(
