@@ -31,7 +31,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ai_memory.adapters import index_payload as ip
+from ai_memory.benchmarks.load import percentile
 from ai_memory.benchmarks.locomo_qa import KS, Conversation, RecallTable, load
+from ai_memory.benchmarks.recall import TUNING_HALF, memory_id
 from ai_memory.bootstrap import build
 from ai_memory.core.fusion import DEFAULT_FUSION, Fusion, fuse
 from ai_memory.core.ports import IndexHit
@@ -43,26 +45,13 @@ TOP_K = max(KS)
 SOURCE = "locomo-bench"
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 ONE_TENANT = "locomo"
-# The documented split (``docs/design/RETRIEVAL.md``): settings are chosen on the first
-# five conversations of the file and the last five are reported as held out.
-TUNING_HALF = 5
 
 
 def tenant_of(conv: Conversation, tenancy: str = "one") -> str:
     """One tenant holding every conversation as its own user scope (what a deployment
     serving many users looks like), or a tenant per conversation."""
     return ONE_TENANT if tenancy == "one" else f"locomo-{conv.sample_id}"
-
-
-def memory_id(conv: Conversation, dia_id: str) -> str:
-    """Turn ids (``D1:3``) repeat across conversations: prefixed by the conversation."""
-    return f"{conv.sample_id}-{dia_id}"
 
 
 def dia_ids(conv: Conversation, ids: Sequence[str]) -> list[str]:
@@ -174,8 +163,8 @@ def run(args: argparse.Namespace) -> None:
     print(
         f"\nindexing: {n_turns / acked:,.0f} writes/s acknowledged, "
         f"{n_turns / projected:,.0f} docs/s projected ({projected:.1f} s); "
-        f"query p50 {percentile(latencies, 0.5) * 1000:.2f} ms, "
-        f"p95 {percentile(latencies, 0.95) * 1000:.2f} ms (top_k={TOP_K}, in-process)"
+        f"query p50 {percentile(sorted(latencies), 0.5) * 1000:.2f} ms, "
+        f"p95 {percentile(sorted(latencies), 0.95) * 1000:.2f} ms (top_k={TOP_K}, in-process)"
     )
     if args.sweep:
         print(f"\nFusion sweep (dense + keyword lists of depth {depth}, fused offline):\n")
