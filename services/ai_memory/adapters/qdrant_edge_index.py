@@ -64,8 +64,7 @@ import logging
 import shutil
 import threading
 import time
-import uuid
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +87,7 @@ from .edge_compaction import (
     next_generation,
 )
 from .edge_engine import ReadWriteLock, engine_call, write_json_atomic
+from .edge_reads import conditions, ensure_field_indexes, neighbours, point_key, turns
 
 log = logging.getLogger(__name__)
 
@@ -104,22 +104,8 @@ def _sparse(v: SparseVector) -> qe.SparseVector:
 
 
 def _filter(terms: ip.FilterTerms) -> qe.Filter:
-    must, must_not = _conditions(terms)
+    must, must_not = conditions(terms)
     return qe.Filter(must=must, must_not=must_not or None)
-
-
-def _conditions(terms: ip.FilterTerms) -> tuple[list[Any], list[Any]]:
-    """``terms`` as the engine's conditions: (must, must not)."""
-    must: list[Any] = [qe.FieldCondition(ip.F_TENANT, match=qe.MatchValue(terms.tenant))]
-    must += [
-        qe.FieldCondition(name, match=qe.MatchAny(list(values))) for name, values in terms.any_of
-    ]
-    must_not: list[Any] = []
-    if terms.expired_at_or_before != float("inf"):
-        must_not.append(
-            qe.FieldCondition(ip.F_EXPIRES_AT, range=qe.RangeFloat(lte=terms.expired_at_or_before))
-        )
-    return must, must_not
 
 
 class QdrantEdgeIndex:
@@ -251,7 +237,7 @@ class QdrantEdgeIndex:
             # With the configuration (the engine checks it against the shard's and persists
             # it): a shard made before the vacuum settings gets them too.
             self._shard = qe.EdgeShard.load(str(self._shard_dir), self._config())
-            _ensure_field_indexes(self._shard)
+            ensure_field_indexes(self._shard)
             self._checkpoints = checkpoints
             self._durable = dict(checkpoints)
             self._tenants = _tenants_of(self._shard)
@@ -269,7 +255,7 @@ class QdrantEdgeIndex:
 
     def _create_shard(self) -> None:
         shard = qe.EdgeShard.create(str(self._shard_dir), self._config())
-        _ensure_field_indexes(shard)
+        ensure_field_indexes(shard)
         shard.flush()
         self._shard = shard
         self._written_since_optimize = 0
@@ -519,89 +505,16 @@ class QdrantEdgeIndex:
                 if len(requests) > 1
                 else [shard.query(requests[0])]
             )
-            ranked = [[(_key(p.id), float(p.score)) for p in found] for found in results]
+            ranked = [[(point_key(p.id), float(p.score)) for p in found] for found in results]
             # Named (and given context) under the same lock: the shard cannot be swapped
             # in between.
             return ip.hits_of(
                 plan,
                 ranked,
                 query.limit,
-                lambda ids: _turns(shard, ids),
-                lambda queries: _neighbours(shard, queries),
+                lambda ids: turns(shard, ids),
+                lambda queries: neighbours(shard, queries),
             )
-
-
-def _ensure_field_indexes(shard: qe.EdgeShard) -> None:
-    """Every payload index the searches need; a shard made by an older version gets the
-    ones it lacks (creating an index reads the points already stored)."""
-    have = set(shard.info().payload_schema)
-    for name in ip.KEYWORD_INDEXES:
-        if name not in have:
-            params = qe.KeywordIndexParams(is_tenant=name == ip.F_TENANT)
-            shard.update(qe.UpdateOperation.create_field_index(name, params))
-    for name in ip.FLOAT_INDEXES:
-        if name not in have:
-            shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Float))
-
-
-_TURN_PAYLOAD = qe.PayloadSelector.Include(list(ip.TURN_FIELDS))
-
-
-def _turns(shard: qe.EdgeShard, point_ids: Collection[str]) -> dict[str, dict[str, Any]]:
-    found = shard.retrieve(list(point_ids), _TURN_PAYLOAD, False)
-    return {_key(p.id): p.payload for p in found if p.payload}
-
-
-def _neighbours(
-    shard: qe.EdgeShard, queries: Sequence[ip.NeighbourQuery]
-) -> list[list[tuple[str, dict[str, Any]]]]:
-    """Each seed's nearest turns on one side: a scroll ordered by the ``created_at``
-    range index (the engine has no batch of ordered reads). A search's queries share
-    its filter, so its conditions are built once."""
-    out: list[list[tuple[str, dict[str, Any]]]] = []
-    built: dict[ip.FilterTerms, tuple[list[Any], list[Any]]] = {}
-    interaction = qe.FieldCondition(ip.F_TYPE, match=qe.MatchValue(ip.INTERACTION))
-    for query in queries:
-        seed = query.seed
-        must, must_not = built.get(query.terms) or built.setdefault(
-            query.terms, _conditions(query.terms)
-        )
-        side = (
-            qe.RangeFloat(lt=seed.created_at) if query.before else qe.RangeFloat(gt=seed.created_at)
-        )
-        session = (
-            qe.IsEmptyCondition(ip.F_SESSION)
-            if seed.session is None
-            else qe.FieldCondition(ip.F_SESSION, match=qe.MatchValue(seed.session))
-        )
-        flt = qe.Filter(
-            must=[
-                *must,
-                qe.FieldCondition(ip.F_SCOPE, match=qe.MatchValue(seed.scope)),
-                interaction,
-                qe.FieldCondition(ip.F_CREATED_AT, range=side),
-                session,
-            ],
-            must_not=must_not or None,
-        )
-        direction = qe.Direction.Desc if query.before else qe.Direction.Asc
-        # start_from: the engine walks the range index from the seed's time instead of
-        # from one end (2 ms → 0.06 ms a scroll at 100k points in one scope); it is
-        # inclusive, so the strict range above still leaves the seed out.
-        order = qe.OrderBy(ip.F_CREATED_AT, direction=direction, start_from=seed.created_at)
-        records, _ = shard.scroll(
-            qe.ScrollRequest(
-                limit=query.limit, filter=flt, with_payload=_TURN_PAYLOAD, order_by=order
-            )
-        )
-        out.append([(_key(r.id), r.payload) for r in records if r.payload])
-    return out
-
-
-def _key(point_id: int | uuid.UUID | str) -> str:
-    """A point's key in fusion: ``hex`` costs half of ``str`` for the engine's UUIDs and
-    orders them the same way (ties are ordered by key)."""
-    return point_id.hex if isinstance(point_id, uuid.UUID) else str(point_id)
 
 
 def _tenants_of(shard: qe.EdgeShard) -> set[str]:
