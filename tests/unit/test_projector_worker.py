@@ -361,3 +361,19 @@ def test_a_vault_down_while_decoding_is_waited_out_never_dead_lettered(
     assert dlq.entries() == [] and sink.skipped == []
     assert worker.failures == 4
     assert 'aimem_projection_stuck{partition="0",projection="records"} 0.0' in metrics
+
+
+def test_faust_keeps_its_data_directory_out_of_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Faust's default data directory is ``<app id>-data`` in the working directory:
+    every worker run left one behind wherever it was started."""
+    from ai_memory.adapters.kafka.config import KafkaLogConfig
+    from ai_memory.projector.faust_worker import app_settings
+
+    monkeypatch.chdir(tmp_path)
+    settings = app_settings(KafkaLogConfig(bootstrap="127.0.0.1:9", topic="t"), "c")
+    datadir = Path(settings["datadir"])
+    assert datadir.is_dir() and not datadir.is_relative_to(tmp_path)
+    assert datadir.stat().st_mode & 0o777 == 0o700  # private, like every data file
+    assert list(tmp_path.iterdir()) == []

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, cast
@@ -318,7 +319,20 @@ def app_settings(kafka: KafkaLogConfig, client_id: str) -> dict[str, Any]:
         # Faust would log every event stuck behind a down store as a slow processing
         # error; ``aimem_projection_stuck`` says it once.
         "stream_processing_timeout": 3600.0,
+        # Every table here is in memory (views keep their own positions), yet Faust
+        # creates its data directory, by default ``<app id>-data`` in the working
+        # directory: give it a private one that goes with the process.
+        "datadir": _scratch_dir(),
     }
+
+
+def _scratch_dir() -> str:
+    scratch = tempfile.TemporaryDirectory(prefix="aimem-faust-")
+    _SCRATCH.append(scratch)  # removed at exit (TemporaryDirectory's finalizer)
+    return scratch.name
+
+
+_SCRATCH: list[tempfile.TemporaryDirectory[str]] = []
 
 
 def faust_app(projection: str, kafka: KafkaLogConfig, worker: ProjectorWorker) -> ProjectorApp:

@@ -144,7 +144,16 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     """Import ``AiMemoryStore`` (and with it LangGraph) only when it is asked for."""
     if name == "AiMemoryStore":
-        from .langgraph_store import AiMemoryStore
-
+        try:
+            from .langgraph_store import AiMemoryStore
+        except ModuleNotFoundError as e:
+            if not (e.name or "").startswith("langgraph"):
+                raise
+            # The SDK alone (`pip install ai-memory`) has no LangGraph: say what to install.
+            raise ImportError(
+                "AiMemoryStore needs LangGraph, which the SDK alone does not install: "
+                "pip install 'ai-memory[langgraph]'",
+                name=e.name,
+            ) from e
         return AiMemoryStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
