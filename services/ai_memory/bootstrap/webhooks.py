@@ -59,6 +59,8 @@ def build_webhooks(s: Settings, feed: ChangeFeed, clock: Clock, limits: Limits) 
             pause_after=s.webhook_pause_after,
         ),
         batch=s.webhook_batch,
+        # Embedded, the data directory's lock makes this the one process: no lease.
+        leased=scheme_of(s.event_log_url) == "kafka",
     )
     service = WebhookService(
         store,

@@ -464,7 +464,8 @@ class WebhookStore(Protocol):
 
     def claim(self, lease: str, owner: str, ttl: float, now: datetime) -> bool:
         """Take or renew ``lease`` for ``ttl`` seconds: True while ``owner`` holds it
-        (free, expired or already its own), False while another owner does."""
+        (free, expired or already its own), False while another owner does. Its owner
+        releases it with ``ttl`` 0 (a store may round up to a second)."""
         ...
 
     def close(self) -> None: ...

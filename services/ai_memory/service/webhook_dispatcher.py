@@ -14,12 +14,14 @@ only then does the subscription's cursor move past it, and it is saved. So:
   too many consecutive failures, or too long failing, the subscription is **paused**
   (visible on ``GET /v1/webhooks/{id}``) until an admin resumes it.
 
-**One deliverer.** Every gateway runs a dispatcher, but only the holder of the
-``webhook-dispatcher`` lease in the webhook store delivers (renewed every ``refresh``
-seconds, for ``lease_ttl``): on a distributed deployment one gateway delivers for every
-tenant, and another takes over within ``lease_ttl`` after it dies. A gateway that
-stalls past its lease while a delivery is in flight can send that batch once more —
-allowed by at least once, and de-duplicated by event id.
+**One deliverer.** On a distributed deployment every gateway runs a dispatcher, but
+only the holder of the ``webhook-dispatcher`` lease in the webhook store delivers
+(renewed every ``refresh`` seconds, for ``lease_ttl``; released on a clean stop): one
+gateway delivers for every tenant, and another takes over within ``lease_ttl`` after it
+dies. A gateway that stalls past its lease while a delivery is in flight can send that
+batch once more — allowed by at least once, and de-duplicated by event id. An embedded
+server needs no lease (``leased=False``): its data directory's lock already makes it
+the only process.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ class WebhookDispatcher:
         *,
         batch: int = 100,
         timing: DispatchTiming | None = None,
+        leased: bool = True,
     ) -> None:
         self._store = store
         self._feed = feed
@@ -71,6 +74,7 @@ class WebhookDispatcher:
         self._retry = retry
         self._batch = batch
         self._timing = timing or DispatchTiming()
+        self._leased = leased
         self.owner = uuid.uuid4().hex  # this process, for the lease
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
@@ -91,6 +95,11 @@ class WebhookDispatcher:
         self._tasks.clear()
         self._supervisor = None
         await self._sender.aclose()
+        if self._leased:  # a lease of no time is a released one: another takes over now
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(
+                    self._store.claim, LEASE, self.owner, 0.0, self._clock.now()
+                )
 
     def poke(self, webhook_id: str | None = None) -> None:
         """From any thread: the subscription list changed (``None``) or one
@@ -120,7 +129,7 @@ class WebhookDispatcher:
 
     async def _reconcile(self) -> None:
         """Follow every subscription while holding the lease, none otherwise."""
-        held = await asyncio.to_thread(
+        held = not self._leased or await asyncio.to_thread(
             self._store.claim, LEASE, self.owner, self._timing.lease_ttl, self._clock.now()
         )
         subscriptions = await asyncio.to_thread(self._store.list_all) if held else []

@@ -79,7 +79,11 @@ class AddressPolicy:
         ip = parse_address(address)
         if ip is None:
             return f"{address!r} is not an address"
-        for candidate in (ip, *_embedded(ip)):
+        if any(ip in net for net in self.allowed):
+            return None
+        mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+        # A mapped address is its IPv4 address in another spelling: judged as that one.
+        for candidate in (mapped,) if mapped else (ip, *_embedded(ip)):
             if any(candidate in net for net in self.allowed):
                 continue
             why = _special(candidate)
@@ -143,8 +147,6 @@ def _embedded(ip: IPAddress) -> list[IPAddress]:
     if not isinstance(ip, ipaddress.IPv6Address):
         return []
     found: list[IPAddress] = []
-    if ip.ipv4_mapped is not None:
-        found.append(ip.ipv4_mapped)
     if ip.sixtofour is not None:
         found.append(ip.sixtofour)
     if ip.teredo is not None:
