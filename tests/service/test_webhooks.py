@@ -179,7 +179,7 @@ def test_a_private_destination_is_refused_naming_url(
     # The deployment may allow it.
     allowing = WebhookService(
         r.store,
-        r.service._feed,  # noqa: SLF001 - the same feed, another policy
+        r.service._feed,
         FakeResolver({}),
         AddressPolicy(allow_private=True),
         container.clock,
@@ -304,7 +304,7 @@ def test_an_acknowledgement_lost_before_its_save_sends_the_same_events_again(
 ) -> None:
     r = rig(container)
     store = SaveFailsOnce()
-    r.dispatcher._store = store  # noqa: SLF001 - the failure is the point
+    r.dispatcher._store = store
     r.service.store = store
     sub = subscribe(r, tenant)
 
