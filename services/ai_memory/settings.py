@@ -14,6 +14,7 @@ from them (``python -m ai_memory.settings_doc``). No other module reads the envi
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -387,6 +388,16 @@ class Settings(BaseSettings):
     def _comma_list(cls, value: object) -> object:
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("webhook_allowed_cidrs")
+    @classmethod
+    def _cidrs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for cidr in value:
+            try:
+                ipaddress.ip_network(cidr, strict=False)
+            except ValueError:
+                raise ValueError(f"{cidr!r} is not a CIDR range (e.g. 10.20.0.0/16)") from None
         return value
 
     @field_validator("log_level", mode="before")
