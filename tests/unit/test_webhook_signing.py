@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from pathlib import Path
 
 import pytest
 
@@ -85,3 +86,12 @@ def test_one_matching_signature_of_several_is_enough() -> None:
 def test_a_signed_body_that_is_not_an_object_is_refused() -> None:
     body = b"[1, 2]"
     assert refusal(signed(body), body) == "malformed_body"
+
+
+def test_the_documented_test_vector() -> None:
+    """docs/API.md gives this vector to verifiers in other languages."""
+    header = signature_header("whsec_test-secret", 1_800_000_000, b'{"a":1}')
+    vector = "77b55b9065c27028a07a7baaf5636e5988858d904a7c4f0b324ef23c0a22696a"
+    assert header == f"t=1800000000,v1={vector}"
+    doc = Path(__file__).resolve().parents[2] / "docs" / "API.md"
+    assert vector in doc.read_text(encoding="utf-8")
