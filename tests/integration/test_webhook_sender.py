@@ -6,9 +6,12 @@ followed; a silent receiver times out; the answer's body is never needed."""
 from __future__ import annotations
 
 import asyncio
+import ssl
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -151,3 +154,86 @@ def test_nothing_listening_is_a_failed_attempt() -> None:
         HttpWebhookSender(AddressPolicy(allow_private=True), timeout=2), f"http://127.0.0.1:{port}/"
     )
     assert attempt.status is None and attempt.error
+
+
+def test_https_pinned_to_the_address_checks_the_certificate_against_the_name(
+    tmp_path: Path,
+) -> None:
+    """The URL is rewritten to the address, but TLS still names the host: a certificate
+    for the name passes, the same connection named otherwise fails verification."""
+    ca_context, server_context = _certificates(tmp_path, "hooks.test")
+    seen = Seen()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            seen.requests.append((self.path, self.headers.get("Host", ""), body))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.socket = server_context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_port
+    policy = AddressPolicy(allow_private=True)
+    try:
+        good = Rebinding(["127.0.0.1"])
+        sender = HttpWebhookSender(policy, timeout=5, resolver=good, verify=ca_context)
+        attempt = send(sender, f"https://hooks.test:{port}/in")
+        assert attempt.ok, attempt.error
+        assert seen.requests == [("/in", f"hooks.test:{port}", b'{"events":[]}')]
+        other = Rebinding(["127.0.0.1"])
+        sender = HttpWebhookSender(policy, timeout=5, resolver=other, verify=ca_context)
+        attempt = send(sender, f"https://elsewhere.test:{port}/in")
+        assert attempt.status is None and "CERTIFICATE" in (attempt.error or "").upper()
+        assert len(seen.requests) == 1
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _certificates(tmp_path: Path, name: str) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """A CA and a server certificate for ``name``: (client context, server context)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.now(UTC)
+
+    def certificate(
+        subject: str, key: ec.EllipticCurvePrivateKey, issuer: x509.Name, signer: Any, ca: bool
+    ) -> x509.Certificate:
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+            .issuer_name(issuer)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - timedelta(minutes=5))
+            .not_valid_after(now + timedelta(hours=1))
+            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+        )
+        if not ca:
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName([x509.DNSName(subject)]), critical=False
+            )
+        return builder.sign(signer, hashes.SHA256())
+
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test CA")])
+    ca_cert = certificate("test CA", ca_key, ca_name, ca_key, ca=True)
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = certificate(name, key, ca_name, ca_key, ca=False)
+    pem = serialization.Encoding.PEM
+    (tmp_path / "server.pem").write_bytes(
+        cert.public_bytes(pem)
+        + key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_context.load_cert_chain(tmp_path / "server.pem")
+    client_context = ssl.create_default_context(cadata=ca_cert.public_bytes(pem).decode())
+    return client_context, server_context

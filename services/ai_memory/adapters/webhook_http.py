@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 
 import httpx
 
@@ -47,7 +48,11 @@ class HttpWebhookSender:
         *,
         timeout: float,
         resolver: SystemResolver | None = None,
+        verify: ssl.SSLContext | bool = True,
     ) -> None:
+        """``verify``: how receivers' certificates are checked (the system's CAs by
+        default; an ``SSLContext`` trusting a private CA)."""
+        self._verify = verify
         self._policy = policy
         self._resolver = resolver or SystemResolver()
         self._timeout = timeout
@@ -56,7 +61,10 @@ class HttpWebhookSender:
     def _opened(self) -> httpx.AsyncClient:
         if self._client is None:
             self._client = httpx.AsyncClient(
-                timeout=self._timeout, follow_redirects=False, trust_env=False
+                timeout=self._timeout,
+                follow_redirects=False,
+                trust_env=False,
+                verify=self._verify,
             )
         return self._client
 
