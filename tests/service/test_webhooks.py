@@ -9,6 +9,7 @@ import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import pytest
 
@@ -356,3 +357,52 @@ def _state_of(store: MemoryWebhookStore, tenant: str, webhook_id: str) -> Delive
     found = store.get(tenant, webhook_id)
     assert found is not None
     return found.state
+
+
+def test_two_gateways_one_deliverer_and_a_take_over(container: Container, tenant: str) -> None:
+    """Two dispatchers on one store (two gateways): only the lease holder delivers, so no
+    change is sent twice while both run; when it stops the other takes over from the
+    saved cursor."""
+    first = rig(container)
+    feed = container.services.changes
+    assert feed is not None
+    second_receiver = Receiver()
+    second = WebhookDispatcher(
+        first.store,
+        feed,
+        second_receiver,
+        SystemClockForLeases(),
+        RetryPolicy(base=0.01, cap=0.04),
+        batch=7,
+        timing=DispatchTiming(refresh=0.05, idle_wait=0.2),
+    )
+    first.dispatcher._clock = SystemClockForLeases()  # leases expire on a moving clock
+    sub = subscribe(first, tenant)
+
+    async def scenario() -> None:
+        await first.dispatcher.start()
+        await asyncio.sleep(0.2)  # the first takes the lease
+        await second.start()
+        try:
+            for n in range(1, 11):
+                write(container, tenant, f"w{n % 3}", "user:a", n)
+                await asyncio.sleep(0.01)
+            await until(lambda: _state(first, tenant, sub.id).delivered == 10)
+            assert second_receiver.bodies == []  # never both
+            await first.dispatcher.stop()  # releases the lease
+            for n in range(11, 16):
+                write(container, tenant, f"w{n % 3}", "user:a", n)
+            await until(lambda: _state(first, tenant, sub.id).delivered == 15)
+        finally:
+            await second.stop()
+
+    asyncio.run(scenario())
+    both = first.receiver.acknowledged_events() + second_receiver.acknowledged_events()
+    assert len(first.receiver.acknowledged_events()) == 10
+    assert len(second_receiver.acknowledged_events()) == 5
+    assert len({e["event_id"] for e in both}) == 15
+
+
+class SystemClockForLeases:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
