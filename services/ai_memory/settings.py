@@ -14,6 +14,7 @@ from them (``python -m ai_memory.settings_doc``). No other module reads the envi
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -313,6 +314,45 @@ class Settings(BaseSettings):
         "seed; an embedded deployment without it generates `<data_dir>/receipt.key` (0600) "
         "when first needed.",
     )
+    # --- webhooks (docs/design/WEBHOOKS.md) -----------------------------------------------
+    # A subscribed URL must not reach the gateway's own network (server-side request
+    # forgery): only globally routable addresses, checked when subscribed and at every
+    # delivery, unless the deployment says otherwise here.
+    webhook_allow_private: bool = Field(
+        default=False,
+        description="Let webhooks reach loopback, private, link-local and other "
+        "non-public addresses (a lab or a test; never on a shared gateway).",
+    )
+    webhook_allowed_cidrs: CommaList = Field(
+        default=(),
+        description="Comma-separated CIDR ranges webhooks may reach although they are not "
+        "public (e.g. `10.20.0.0/16` for an internal receiver).",
+    )
+    webhook_timeout: float = Field(
+        default=10.0, gt=0, le=60, description="Seconds a webhook receiver has to answer."
+    )
+    webhook_batch: int = Field(
+        default=100, ge=1, le=1000, description="At most this many changes per webhook POST."
+    )
+    webhook_backoff_base: float = Field(
+        default=1.0, gt=0, description="Seconds before the first retry of a failed delivery."
+    )
+    webhook_backoff_max: float = Field(
+        default=600.0, gt=0, description="The longest wait between two delivery attempts."
+    )
+    webhook_max_failures: int = Field(
+        default=10,
+        ge=1,
+        description="Consecutive failed deliveries after which a webhook is paused.",
+    )
+    webhook_pause_after: float = Field(
+        default=86400.0,
+        gt=0,
+        description="Seconds of failing without a success after which a webhook is paused.",
+    )
+    webhook_max_per_tenant: int = Field(
+        default=25, ge=0, description="Webhook subscriptions one tenant may hold."
+    )
     # --- processes and the command line --------------------------------------------------
     # The command line's options fall back on these variables (Typer's ``envvar``): they
     # are declared here so that every variable is described in one place.
@@ -336,11 +376,28 @@ class Settings(BaseSettings):
         default="INFO", description="Log level of a projector worker (`ai-memory project`)."
     )
 
-    @field_validator("govern_tenants", "llm_roles", "allowed_hosts", "cors_origins", mode="before")
+    @field_validator(
+        "govern_tenants",
+        "llm_roles",
+        "allowed_hosts",
+        "cors_origins",
+        "webhook_allowed_cidrs",
+        mode="before",
+    )
     @classmethod
     def _comma_list(cls, value: object) -> object:
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("webhook_allowed_cidrs")
+    @classmethod
+    def _cidrs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for cidr in value:
+            try:
+                ipaddress.ip_network(cidr, strict=False)
+            except ValueError:
+                raise ValueError(f"{cidr!r} is not a CIDR range (e.g. 10.20.0.0/16)") from None
         return value
 
     @field_validator("log_level", mode="before")
@@ -464,6 +521,15 @@ VARIABLES = (
     "AIMEM_TO_API_KEY",
     "AIMEM_LOG_LEVEL",
     "AIMEM_METRICS_PORT",
+    "AIMEM_WEBHOOK_ALLOW_PRIVATE",
+    "AIMEM_WEBHOOK_ALLOWED_CIDRS",
+    "AIMEM_WEBHOOK_TIMEOUT",
+    "AIMEM_WEBHOOK_BATCH",
+    "AIMEM_WEBHOOK_BACKOFF_BASE",
+    "AIMEM_WEBHOOK_BACKOFF_MAX",
+    "AIMEM_WEBHOOK_MAX_FAILURES",
+    "AIMEM_WEBHOOK_PAUSE_AFTER",
+    "AIMEM_WEBHOOK_MAX_PER_TENANT",
     "AIMEM_URL",
     "AIMEM_AGENT",
 )

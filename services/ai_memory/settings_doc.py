@@ -83,6 +83,20 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Credentials in writes", ("secret_policy", "secret_policy_by_tenant")),
     ("Encryption and erasure receipts", ("encryption", "root_key", "receipt_key")),
     ("The distributed write path", ("peer_listen", "peer_url", "peer_token")),
+    (
+        "Webhooks",
+        (
+            "webhook_allow_private",
+            "webhook_allowed_cidrs",
+            "webhook_timeout",
+            "webhook_batch",
+            "webhook_backoff_base",
+            "webhook_backoff_max",
+            "webhook_max_failures",
+            "webhook_pause_after",
+            "webhook_max_per_tenant",
+        ),
+    ),
     ("Client commands", ("url", "api_key", "from_api_key", "to_api_key", "agent")),
 )
 #: Set through another variable (``AIMEM_MAX_CONTENT_BYTES``), not read itself.

@@ -153,6 +153,18 @@ def test_the_sdk_works_with_the_base_install_only() -> None:
     assert "No module named 'fastapi'" in result.stderr
 
 
+def test_a_webhook_receiver_verifies_with_the_base_install_only() -> None:
+    result = run_with(
+        ("pydantic", "httpx"),
+        "import time\n"
+        "from ai_memory.sdk.webhooks import signature_header, verify_webhook\n"
+        "body = b'{\"events\": []}'\n"
+        "headers = {'X-AIMemory-Signature': signature_header('whsec_x', int(time.time()), body)}\n"
+        "print('verified', verify_webhook('whsec_x', headers, body))\n",
+    )
+    assert "verified {'events': []}" in result.stdout, result.stderr
+
+
 def test_the_console_script_names_the_missing_extra() -> None:
     launch = (
         "import sys\nfrom ai_memory.entrypoints.cli.launcher import main\n"

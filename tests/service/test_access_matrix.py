@@ -26,6 +26,7 @@ from ai_memory.core.errors import AiMemoryError, Unauthenticated
 from ai_memory.service.access import Caller, Embedded
 from ai_memory.service.facade import Services
 from ai_memory.service.memory_service import SearchRequest
+from ai_memory.service.webhooks import WebhookRequest
 
 OWN, OTHER, AGENT = "user:alice", "team:ops", "bot"
 CALLERS = ("reader", "writer", "admin", "operator", "open")
@@ -112,6 +113,9 @@ WRITE_OWN: Answers = (RF, OK, OK, RF, OK)
 WRITE_OTHER: Answers = (RF, SF, OK, RF, OK)
 ADMIN_ONLY: Answers = (RF, RF, OK, RF, OK)
 MISSING: Answers = (NF, NF, NF, RF, NF)
+NO_HOOK: Answers = (RF, RF, "webhook_not_found", RF, "webhook_not_found")
+# A literal public address: judged without a resolver, and nothing is delivered here.
+HOOK = WebhookRequest("https://93.184.216.34/hook", ["*"])
 
 CASES: dict[str, tuple[Call, Answers]] = {
     # memory: write, batch, read, forget, search, list
@@ -269,6 +273,19 @@ CASES: dict[str, tuple[Call, Answers]] = {
         (RF, RF, "interaction_not_found", RF, "interaction_not_found"),
     ),
     "receipt key": (lambda s, w, t: erasures(s).receipt_key(w), ADMIN_ONLY),
+    # webhooks: an owner of the tenant only; another tenant's is one that never existed
+    "create webhook": (lambda s, w, t: _webhooks(s).create(w, HOOK), ADMIN_ONLY),
+    "list webhooks": (lambda s, w, t: _webhooks(s).list_of(w), ADMIN_ONLY),
+    "get missing webhook": (lambda s, w, t: _webhooks(s).get(w, "wh_0000000000000000"), NO_HOOK),
+    "get other tenant's webhook": (lambda s, w, t: _webhooks(s).get(w, _theirs(s, t)), NO_HOOK),
+    "delete other tenant's webhook": (
+        lambda s, w, t: _webhooks(s).delete(w, _theirs(s, t)),
+        NO_HOOK,
+    ),
+    "resume other tenant's webhook": (
+        lambda s, w, t: _webhooks(s).resume(w, _theirs(s, t)),
+        NO_HOOK,
+    ),
 }
 
 
@@ -296,6 +313,16 @@ def _audit(s: Services) -> Any:
 def _usage(s: Services) -> Any:
     assert s.usage is not None
     return s.usage
+
+
+def _webhooks(s: Services) -> Any:
+    assert s.webhooks is not None
+    return s.webhooks
+
+
+def _theirs(s: Services, world: World) -> str:
+    """A webhook only the other tenant holds."""
+    return str(_webhooks(s).create(world.other, HOOK).id)
 
 
 def answer(call: Callable[..., object], *args: object) -> tuple[str, str]:
@@ -397,29 +424,33 @@ def test_what_a_limited_key_reads_comes_only_from_its_scopes(
 
 def test_every_facade_use_case_is_attacked() -> None:
     """A use case added to a service must be added here (a name of a case or below)."""
-    attacked = {
-        ("MemoryService", n)
-        for n in ("write", "write_many", "get", "delete", "search", "list_memories")
-    } | {
-        ("NotesService", "save"),
-        ("NotesService", "recall"),
-        ("GovernanceService", "record_interaction"),
-        ("GovernanceService", "persona"),
-        ("GovernanceService", "episodes"),
-        ("GovernanceService", "govern"),
-        ("GovernanceService", "lineage"),
-        ("TransferService", "export"),
-        ("TransferService", "begin_import"),
-        ("ChangeFeed", "page"),
-        ("ChangeFeed", "scopes"),
-        ("AuditService", "page"),
-        ("ErasureService", "erase"),
-        ("ErasureService", "receipt"),
-        ("ErasureService", "forget_interaction"),
-        ("ErasureService", "receipt_key"),
-        ("ErasureService", "owner"),
-        ("UsageService", "usage"),
-    }
+    attacked = (
+        {
+            ("MemoryService", n)
+            for n in ("write", "write_many", "get", "delete", "search", "list_memories")
+        }
+        | {
+            ("NotesService", "save"),
+            ("NotesService", "recall"),
+            ("GovernanceService", "record_interaction"),
+            ("GovernanceService", "persona"),
+            ("GovernanceService", "episodes"),
+            ("GovernanceService", "govern"),
+            ("GovernanceService", "lineage"),
+            ("TransferService", "export"),
+            ("TransferService", "begin_import"),
+            ("ChangeFeed", "page"),
+            ("ChangeFeed", "scopes"),
+            ("AuditService", "page"),
+            ("ErasureService", "erase"),
+            ("ErasureService", "receipt"),
+            ("ErasureService", "forget_interaction"),
+            ("ErasureService", "receipt_key"),
+            ("ErasureService", "owner"),
+            ("UsageService", "usage"),
+        }
+        | {("WebhookService", n) for n in ("create", "list_of", "get", "delete", "resume")}
+    )
     import inspect
 
     from ai_memory.service import (
@@ -431,10 +462,21 @@ def test_every_facade_use_case_is_attacked() -> None:
         notes,
         transfer,
         usage,
+        webhooks,
     )
 
     taking_a_caller = set()
-    modules = (memory_service, notes, governance, transfer, changes, audit, erasure, usage)
+    modules = (
+        memory_service,
+        notes,
+        governance,
+        transfer,
+        changes,
+        audit,
+        erasure,
+        usage,
+        webhooks,
+    )
     for module in modules:
         for cls_name, cls in inspect.getmembers(module, inspect.isclass):
             if cls.__module__ != module.__name__:

@@ -47,6 +47,7 @@ from ai_memory.core.ports import (
     RecordStore,
     UsageSource,
     VectorIndex,
+    WebhookStore,
 )
 from ai_memory.projector.policy import RawOf
 from ai_memory.projector.progress import Projections, ProjectionStatus
@@ -90,6 +91,7 @@ from .security import (
 )
 from .urls import scheme_of, url_path
 from .usage import build_usage_source, close_usage, quota_count, quota_ttl
+from .webhooks import build_webhooks
 
 # The composition root's face: what entry points (the command line) and tests may use.
 __all__ = [
@@ -139,6 +141,7 @@ class Container:
     keys: KeyStore | None = None
     sealer: Sealer | None = None  # crypto-shredding (AIMEM_ENCRYPTION=on)
     lock: DataDirLock | None = None  # the embedded data directory's, until ``close``
+    webhooks: WebhookStore | None = None  # subscriptions and their delivery state
 
     def start(self, *, governor: bool = False) -> None:
         """Start in-process projections and read reinforcement; ``governor``: also the
@@ -179,6 +182,8 @@ class Container:
             self.dead_letters.close()
         if self.keys is not None:
             self.keys.close()
+        if self.webhooks is not None:
+            self.webhooks.close()
         if self.sealer is not None:
             self.sealer.vault.close()
         self.index.close()
@@ -429,6 +434,8 @@ def _assemble(
         writers=log.writers,
     )
     key_store = build_key_store(s)
+    feed = ChangeFeed(log)
+    webhooks = build_webhooks(s, feed, clock, s.limits)
     services = Services(
         s,
         service,
@@ -438,11 +445,13 @@ def _assemble(
         health,
         keys=KeyService(key_store, clock, cache_ttl=s.key_cache_seconds),
         audit=AuditService(log),  # the trail reads the log itself
-        changes=ChangeFeed(log),  # so does the change feed
+        changes=feed,  # so does the change feed, and the webhooks built on it
         rates=RateLimiter(limit_table),  # this gateway's buckets
         erasures=build_erasures(s, writing, log, projections, sealer),
         usage=UsageService(usage, limit_table),
         index_compaction=index.compaction_status,
+        webhooks=webhooks.service,
+        webhook_dispatcher=webhooks.dispatcher,
     )
     return Container(
         s,
@@ -461,6 +470,7 @@ def _assemble(
         dead_letters=dead_letters,
         keys=key_store,
         sealer=sealer,
+        webhooks=webhooks.store,
     )
 
 

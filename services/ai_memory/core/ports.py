@@ -21,6 +21,7 @@ from .listing import ListQuery, RecordPage
 from .projection import IndexMutation, LineageEntry, RecordMutation
 from .record import MemoryRecord, MemoryState, MemoryType, StoredRecord, Tombstone
 from .usage import TenantUsage
+from .webhooks.model import DeliveryState, Subscription
 
 Vector = npt.NDArray[np.float32]
 
@@ -431,4 +432,69 @@ class ProjectabilityProof(Protocol):
         """Raise ``InvalidInput(field="event", rule="projectable")`` unless every
         projection can apply the event; a ``RetryableError`` when a store the proof
         needs is unreachable (an outage, not an unprojectable event)."""
+        ...
+
+
+class WebhookStore(Protocol):
+    """Webhook subscriptions and their delivery state (``core.webhooks``), kept where the
+    deployment keeps its API keys, so a restarted or another gateway picks them up."""
+
+    def create(self, subscription: Subscription) -> None:
+        """Store a new subscription; ``Conflict`` (``webhook_exists``) if its id is taken."""
+        ...
+
+    def get(self, tenant: str, webhook_id: str) -> Subscription | None: ...
+
+    def list_tenant(self, tenant: str) -> list[Subscription]:
+        """The tenant's subscriptions, oldest first."""
+        ...
+
+    def list_all(self) -> list[Subscription]:
+        """Every tenant's subscriptions (what the dispatcher follows)."""
+        ...
+
+    def delete(self, tenant: str, webhook_id: str) -> bool:
+        """Remove for good; whether it existed."""
+        ...
+
+    def save_state(self, tenant: str, webhook_id: str, state: DeliveryState) -> bool:
+        """Replace the delivery state; False (nothing written, nothing re-created) when
+        the subscription no longer exists."""
+        ...
+
+    def claim(self, lease: str, owner: str, ttl: float, now: datetime) -> bool:
+        """Take or renew ``lease`` for ``ttl`` seconds: True while ``owner`` holds it
+        (free, expired or already its own), False while another owner does. Its owner
+        releases it with ``ttl`` 0 (a store may round up to a second)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class DeliveryAttempt:
+    """What a delivery attempt got: a status, or no answer at all (``status`` None)."""
+
+    status: int | None
+    error: str | None = None  # None on a 2xx
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+
+class WebhookSender(Protocol):
+    """Posts a signed delivery to a subscribed URL, re-checking where it goes."""
+
+    async def send(self, url: str, body: bytes, headers: dict[str, str]) -> DeliveryAttempt:
+        """One attempt; never raises for the receiver's or the network's failures."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+class HostResolver(Protocol):
+    def resolve(self, host: str, port: int) -> list[str]:
+        """Every address ``host`` resolves to (an address resolves to itself);
+        ``InvalidInput`` naming ``url`` when it resolves to none."""
         ...

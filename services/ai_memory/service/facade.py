@@ -17,6 +17,8 @@ writes; an entry point only turns a credential into a caller and passes it.
 * ``changes``: the change feed of a tenant's scopes, read from the log;
 * ``erasures``: subject erasure and its signed receipts;
 * ``usage``: a tenant's live memories, their bytes and its quota;
+* ``webhooks``: a tenant's webhook subscriptions; ``webhook_dispatcher`` delivers them
+  (run with the app's lifespan);
 * ``rates``: this process's request-rate buckets per tenant and per key (the HTTP door);
 * ``settings``: the deployment's limits and edge configuration.
 """
@@ -39,6 +41,8 @@ from .memory_service import MemoryService
 from .notes import NotesService
 from .transfer import TransferService
 from .usage import UsageService
+from .webhook_dispatcher import WebhookDispatcher
+from .webhooks import WebhookService
 
 
 @dataclass(frozen=True)
@@ -57,3 +61,5 @@ class Services:
     usage: UsageService | None = None  # None: usage is not served
     # The index's background compaction, for /metrics (VectorIndex.compaction_status).
     index_compaction: Callable[[], dict[str, float]] | None = None
+    webhooks: WebhookService | None = None  # None: webhooks are not served
+    webhook_dispatcher: WebhookDispatcher | None = None  # None: nothing is delivered

@@ -10,12 +10,14 @@ from .key_store import CassandraKeyStore
 from .migrations import migrate
 from .record_store import CassandraRecordStore
 from .session import CassandraSession, CassandraSettings, parse_url
+from .webhook_store import CassandraWebhookStore
 
 __all__ = [
     "CassandraKeyStore",
     "CassandraRecordStore",
     "CassandraSession",
     "CassandraSettings",
+    "CassandraWebhookStore",
     "migrate",
     "parse_url",
 ]

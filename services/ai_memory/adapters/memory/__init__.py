@@ -14,6 +14,7 @@ from .event_log import LogBacking, MemoryEventLog
 from .key_store import KeyBacking, MemoryKeyStore
 from .record_store import MemoryRecordStore, RecordBacking
 from .vector_index import IndexBacking, MemoryVectorIndex
+from .webhook_store import MemoryWebhookStore, WebhookBacking
 
 __all__ = [
     "DeadLetterBacking",
@@ -25,5 +26,7 @@ __all__ = [
     "MemoryKeyStore",
     "MemoryRecordStore",
     "MemoryVectorIndex",
+    "MemoryWebhookStore",
     "RecordBacking",
+    "WebhookBacking",
 ]

@@ -57,6 +57,7 @@ from . import (
     problems,
     rate_limits,
     usage_routes,
+    webhook_routes,
 )
 from .body_limits import BodyTooLarge, refusal_behind
 from .ndjson_lines import numbered_lines
@@ -130,7 +131,7 @@ def create_app(services: Services) -> FastAPI:
         version=__version__,
         description="Event-sourced memory for AI agents: write, read, search, forget, "
         "export, import.",
-        lifespan=a2a.lifespan(mcp.lifespan),
+        lifespan=webhook_routes.lifespan(services.webhook_dispatcher, a2a.lifespan(mcp.lifespan)),
     )
     problems.install(app)
     # Rates and tenant body limits just inside the key door: they need the caller's key.
@@ -362,6 +363,7 @@ def create_app(services: Services) -> FastAPI:
     app.include_router(change_routes.router(services.changes, service, caller_of))
     app.include_router(erasure_routes.router(services.erasures, caller_of))
     app.include_router(usage_routes.router(services.usage, caller_of))
+    app.include_router(webhook_routes.router(services.webhooks, caller_of))
     mcp.mount(app)
     a2a.mount(app)
 
