@@ -1,4 +1,4 @@
-// npm run generate: rewrite src/generated/schema.d.ts from the current OpenAPI document.
+// npm run generate: rewrite src/generated/schema.ts from the current OpenAPI document.
 import { writeFileSync } from "node:fs";
 import { SCHEMA_FILE } from "./paths.ts";
 import { generatedSchema } from "./schema.ts";

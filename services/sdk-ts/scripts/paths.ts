@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 
 export const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const REPO_DIR = resolve(PACKAGE_DIR, "../..");
-export const SCHEMA_FILE = join(PACKAGE_DIR, "src", "generated", "schema.d.ts");
+export const SCHEMA_FILE = join(PACKAGE_DIR, "src", "generated", "schema.ts");
 export const REGENERATE = "make sdk-ts-generate (or: cd services/sdk-ts && npm run generate)";
 
 const VENV = resolve(PACKAGE_DIR, process.env.AIMEM_VENV ?? join(REPO_DIR, ".venv"));

@@ -1,5 +1,5 @@
 // The TypeScript types of the API, from the OpenAPI document the server itself builds
-// (ai_memory.entrypoints.http.openapi_dump), so they cannot drift from the routes.
+// (ai_memory.entrypoints.cli.openapi_dump), so they cannot drift from the routes.
 import { execFileSync } from "node:child_process";
 import openapiTS, { astToString } from "openapi-typescript";
 import { python } from "./paths.ts";
@@ -12,7 +12,7 @@ const BANNER = `/**
 `;
 
 export function openapiDocument(): string {
-  return execFileSync(python(), ["-m", "ai_memory.entrypoints.http.openapi_dump"], {
+  return execFileSync(python(), ["-m", "ai_memory.entrypoints.cli.openapi_dump"], {
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
     stdio: ["ignore", "pipe", "inherit"],

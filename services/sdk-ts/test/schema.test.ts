@@ -5,11 +5,11 @@ import { test } from "node:test";
 import { REGENERATE, SCHEMA_FILE } from "../scripts/paths.ts";
 import { generatedSchema } from "../scripts/schema.ts";
 
-test("src/generated/schema.d.ts matches the OpenAPI document", async () => {
+test("src/generated/schema.ts matches the OpenAPI document", async () => {
   const fresh = await generatedSchema();
   const committed = readFileSync(SCHEMA_FILE, "utf8");
   assert.ok(fresh.includes('"/v1/memories/search"'), "the document was really read");
   if (fresh !== committed) {
-    assert.fail(`src/generated/schema.d.ts is out of date with the server's OpenAPI document; regenerate it: ${REGENERATE}`);
+    assert.fail(`src/generated/schema.ts is out of date with the server's OpenAPI document; regenerate it: ${REGENERATE}`);
   }
 });

@@ -1,6 +1,7 @@
-"""Print the server's OpenAPI document without serving it.
+"""Print the server's OpenAPI document without serving it (a build step, not a command of
+``ai-memory``: it starts the composition root, which only the command line may).
 
-``python -m ai_memory.entrypoints.http.openapi_dump [PATH]`` builds the HTTP app on a
+``python -m ai_memory.entrypoints.cli.openapi_dump [PATH]`` builds the HTTP app on a
 throwaway data directory with default settings (so the document does not depend on who
 runs it) and writes ``/openapi.json`` as it would be served — sorted keys, two-space
 indent, so generated clients diff cleanly — to ``PATH`` or stdout. The TypeScript SDK
