@@ -163,6 +163,10 @@ describe("memories against a real server", () => {
     assert.equal(parsed.at(-1)?.kind, "trailer");
     const records = parsed.flatMap((l) => (l.kind === "record" && l.record ? [l.record] : []));
     assert.deepEqual(records.map((r) => r.id).sort(), ["exp-1", "exp-2"]);
+    // The bundle as one text, back where it came from: nothing changes.
+    const again = await memory.importBundle(`${lines.join("\n")}\n`, { wait: true });
+    assert.equal(again.unchanged, 2);
+    assert.equal(again.written, 0);
 
     // The same records into another scope: bare record lines, then bundle lines streamed.
     const target = freshScope();

@@ -8,6 +8,7 @@ import {
   RateLimitedError,
   RetryPolicy,
   UnavailableError,
+  WaitTimeoutError,
   parseRetryAfter,
 } from "../src/index.ts";
 
@@ -102,6 +103,24 @@ describe("retries honour Retry-After, only when a repeat is safe", () => {
     script = [busy(429, "0"), { status: 200, body: written }];
     await client.write("x", { id: "m1", scope: "public", sourceAgent: "a" });
     assert.deepEqual(seen, ["PUT /v1/memories/m1", "PUT /v1/memories/m1", "PUT /v1/memories/m1"]);
+  });
+
+  test("503 projection_lag is WaitTimeoutError, with the request id of the answer", async () => {
+    script = [
+      {
+        status: 503,
+        headers: { "x-request-id": "req-42" },
+        body: { status: 503, code: "projection_lag", detail: "written; the wait gave up" },
+      },
+    ];
+    const client = new MemoryClient({ baseUrl: base, retries: 0 });
+    await assert.rejects(client.get("m1"), (e: unknown) => {
+      assert.ok(e instanceof WaitTimeoutError && e instanceof UnavailableError);
+      assert.equal(e.code, "projection_lag");
+      assert.equal(e.requestId, "req-42");
+      assert.equal(e.detail, "written; the wait gave up");
+      return true;
+    });
   });
 
   test("no server at all: retried, then ConnectionFailedError", async () => {
