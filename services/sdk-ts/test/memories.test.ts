@@ -97,6 +97,12 @@ describe("memories against a real server", () => {
     for await (const record of memory.iterMemories({ scope, pageSize: 3 })) seen.push(record.id);
     assert.equal(seen.length, 7);
     assert.deepEqual(new Set(seen), ids);
+    // Several scopes at once (the query repeats `scope`).
+    const other = freshScope();
+    await memory.write("elsewhere", { scope: other, sourceAgent: "a", wait: true });
+    let both = 0;
+    for await (const _ of memory.iterMemories({ scope: [scope, other], pageSize: 5 })) both++;
+    assert.equal(both, 8);
   });
 
   test("forget: the memory is gone (410), an unknown id is 404, both typed", async () => {

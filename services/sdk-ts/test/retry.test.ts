@@ -12,7 +12,7 @@ import {
   parseRetryAfter,
 } from "../src/index.ts";
 
-type Answer = { status: number; headers?: Record<string, string>; body?: unknown };
+type Answer = { status: number; headers?: Record<string, string>; body?: unknown; drop?: boolean };
 const PROBLEM = "application/problem+json";
 
 describe("retries honour Retry-After, only when a repeat is safe", () => {
@@ -23,6 +23,12 @@ describe("retries honour Retry-After, only when a repeat is safe", () => {
     seen.push(`${request.method} ${request.url}`);
     request.resume();
     const answer = script.shift() ?? { status: 500 };
+    if (answer.drop) {
+      // The request arrived and the connection dies before any answer: the worst moment
+      // for a write, which may or may not have happened.
+      request.socket.destroy();
+      return;
+    }
     const json = answer.status >= 400 ? PROBLEM : "application/json";
     response.writeHead(answer.status, { "content-type": json, ...answer.headers });
     response.end(JSON.stringify(answer.body ?? {}));
@@ -121,6 +127,23 @@ describe("retries honour Retry-After, only when a repeat is safe", () => {
       assert.equal(e.detail, "written; the wait gave up");
       return true;
     });
+  });
+
+  test("a connection dropped after the request: a PUT is sent again, a create is not", async () => {
+    const written = { created: true, changed: true, position: 1, record };
+    script = [{ status: 0, drop: true }, { status: 201, body: written }];
+    const client = new MemoryClient({ baseUrl: base, retries: policy() });
+    const out = await client.write("x", { id: "m1", scope: "public", sourceAgent: "a" });
+    assert.equal(out.record.id, "m1");
+    assert.deepEqual(seen, ["PUT /v1/memories/m1", "PUT /v1/memories/m1"]);
+
+    seen = [];
+    script = [{ status: 0, drop: true }, { status: 201, body: written }];
+    await assert.rejects(
+      client.create({ content: "x", scope: "public", source_agent: "a", type: "fact" }),
+      (e: unknown) => e instanceof ConnectionFailedError,
+    );
+    assert.deepEqual(seen, ["POST /v1/memories"]);
   });
 
   test("no server at all: retried, then ConnectionFailedError", async () => {
