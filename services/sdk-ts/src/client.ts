@@ -172,6 +172,7 @@ interface Answer<T> {
 export class MemoryClient {
   readonly baseUrl: string;
   readonly retry: RetryPolicy;
+  readonly timeoutMs: number | undefined;
   private readonly transport: Transport;
   private readonly api: Client<paths>;
   private readonly headers: Record<string, string>;
@@ -179,8 +180,8 @@ export class MemoryClient {
   constructor(options: MemoryClientOptions = {}) {
     this.baseUrl = (options.baseUrl ?? DEFAULT_URL).replace(/\/+$/, "");
     this.retry = RetryPolicy.of(options.retries);
-    const timeout = options.timeoutMs === undefined ? 30_000 : (options.timeoutMs ?? undefined);
-    this.transport = new Transport(this.retry, timeout, options.fetch ?? globalThis.fetch);
+    this.timeoutMs = options.timeoutMs === undefined ? 30_000 : (options.timeoutMs ?? undefined);
+    this.transport = new Transport(this.retry, this.timeoutMs, options.fetch ?? globalThis.fetch);
     this.headers = { ...options.headers };
     if (options.apiKey) this.headers.Authorization = `Bearer ${options.apiKey}`;
     this.api = createClient<paths>({
@@ -376,11 +377,17 @@ export class MemoryClient {
    * nothing. With `follow` (default) it long-polls until the loop is left. */
   async *changes(scope?: string | string[], options: ChangesOptions = {}): AsyncGenerator<ChangeOut> {
     const follow = options.follow ?? true;
+    const pollTimeout = options.pollTimeout ?? 20;
+    // A long-poll answers after up to pollTimeout s: a client timeout shorter than that
+    // would cut every quiet poll and retry it for nothing.
+    if (follow && this.timeoutMs !== undefined && pollTimeout * 1000 >= this.timeoutMs) {
+      throw new RangeError(`pollTimeout (${pollTimeout} s) must be below the client's timeoutMs (${this.timeoutMs} ms)`);
+    }
     let cursor = options.since ?? null;
     for (;;) {
       const query = {
         limit: options.limit ?? 100,
-        timeout: follow ? (options.pollTimeout ?? 20) : 0,
+        timeout: follow ? pollTimeout : 0,
         ...(scope !== undefined && { scope: list(scope) }),
         ...(cursor ? { since: cursor } : {}),
       };

@@ -171,6 +171,12 @@ describe("retries honour Retry-After, only when a repeat is safe", () => {
     }
   });
 
+  test("a long-poll longer than the client's timeout is refused before any request", async () => {
+    const client = new MemoryClient({ baseUrl: base, timeoutMs: 5000 });
+    await assert.rejects(client.changes("public", { pollTimeout: 5 }).next(), /pollTimeout \(5 s\) must be below/);
+    assert.deepEqual(seen, []);
+  });
+
   test("Retry-After as an HTTP date", () => {
     const now = Date.parse("2026-01-01T00:00:00Z");
     assert.equal(parseRetryAfter("Thu, 01 Jan 2026 00:00:05 GMT", now), 5);
