@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml deploy/constraints.txt
 run: install
 	$(BIN)/ai-memory serve
 
-test: install lint typecheck
+test: install lint typecheck sdk-ts-test
 	$(BIN)/python -m pytest
 
 check: install lint typecheck
@@ -56,6 +56,27 @@ faults: install
 
 faults-cluster: install
 	$(BIN)/python -m loadtest.faults --profile cluster
+
+# The TypeScript SDK (services/sdk-ts): `sdk-ts` installs it from its lock file,
+# typechecks and builds it; `sdk-ts-test` runs its tests against a real `ai-memory serve`
+# of this virtualenv; `sdk-ts-generate` rewrites its types from the OpenAPI document (a
+# test fails while they differ).
+.PHONY: sdk-ts sdk-ts-test sdk-ts-generate
+SDK_TS := services/sdk-ts
+SDK_TS_ENV := AIMEM_VENV=$(abspath $(VENV))
+
+$(SDK_TS)/node_modules/.installed: $(SDK_TS)/package-lock.json
+	cd $(SDK_TS) && npm ci --no-audit --no-fund
+	touch $@
+
+sdk-ts: $(SDK_TS)/node_modules/.installed
+	cd $(SDK_TS) && npm run --silent typecheck && npm run --silent build
+
+sdk-ts-test: install sdk-ts
+	cd $(SDK_TS) && $(SDK_TS_ENV) npm test
+
+sdk-ts-generate: install $(SDK_TS)/node_modules/.installed
+	cd $(SDK_TS) && $(SDK_TS_ENV) npm run --silent generate
 
 # docs/CONFIGURATION.md is generated from the settings' descriptions (a unit test fails
 # when the committed file differs).
