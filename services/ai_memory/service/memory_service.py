@@ -19,7 +19,14 @@ from ai_memory.core.events import EventHeader
 from ai_memory.core.governance import Candidate, GovernanceParams, rerank
 from ai_memory.core.keywords import query_terms
 from ai_memory.core.listing import ListQuery
-from ai_memory.core.ports import Clock, Embedder, IndexQuery, RecordStore, VectorIndex
+from ai_memory.core.ports import (
+    Clock,
+    Embedder,
+    IndexHit,
+    IndexQuery,
+    RecordStore,
+    VectorIndex,
+)
 from ai_memory.core.preconditions import Preconditions
 from ai_memory.core.record import (
     Limits,
@@ -43,6 +50,7 @@ from ai_memory.service.secret_policy import Screened, SecretGuard
 from ai_memory.service.time_travel import TimePoint, TimeTravel
 from ai_memory.service.unit_of_work import PositionWaiter, UnitsOfWork
 from ai_memory.service.writing import DeleteResult, WriteResult, delete_in, write_in
+from ai_memory.telemetry import annotate, span, traced
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
 MAX_TOP_K = 100
@@ -171,6 +179,7 @@ class MemoryService:
         return self.secrets.screen(tenant, record, self.limits, where)
 
     # --- write / upsert --------------------------------------------------------------------
+    @traced("aimem.memory.write")
     def write(
         self,
         who: Who,
@@ -185,6 +194,7 @@ class MemoryService:
         (``write_in``)."""
         caller = access.caller_of(who)
         tenant = caller.tenant
+        annotate({"aimem.tenant": tenant})
         access.require_role(caller, "write")  # before the body is judged: a reader learns nothing
         now = self.clock.now()
         record = parse_record(body, now=now, limits=self.limits, memory_id=memory_id)
@@ -281,6 +291,7 @@ class MemoryService:
         return MemoryPage.of(page.items, page.next_after)
 
     # --- delete ----------------------------------------------------------------------------
+    @traced("aimem.memory.delete")
     def delete(
         self,
         who: Who,
@@ -322,10 +333,12 @@ class MemoryService:
         return result
 
     # --- search ----------------------------------------------------------------------------
+    @traced("aimem.memory.search")
     def search(self, who: Who, request: SearchRequest, *, min_position: int = 0) -> list[SearchHit]:
         """Hybrid search as ``who``: only in the scopes it may read."""
         caller = access.caller_of(who)
         tenant = caller.tenant
+        annotate({"aimem.tenant": tenant, "aimem.search.mode": request.mode})
         request = replace(request, scopes=access.readable(caller, request.scopes))
         if min_position:
             self.check_position(min_position)
@@ -338,24 +351,26 @@ class MemoryService:
         # Stage 1 recalls K candidates (more than asked: a hit can vanish between index
         # and store, and the rerank needs room to reorder); stage 2 reranks them.
         recall_k = max(self.ranking.recall_k, request.top_k) if request.rerank else request.top_k
-        hits = self.index.search(
-            IndexQuery(
-                tenant=tenant,
-                dense=dense,
-                sparse=sparse,
-                now=now,
-                limit=recall_k + 5,
-                scopes=request.scopes,
-                types=request.types,
-                tags=request.tags,
-                # At another time, today's state says nothing: ask for every state and
-                # judge each candidate by its lineage below.
-                states=request.states if at.is_now else tuple(MemoryState),
-                mode=request.mode,
-                context=request.context,
+        with span("aimem.index.search", {"aimem.limit": recall_k + 5}):
+            hits = self._recall(
+                IndexQuery(
+                    tenant=tenant,
+                    dense=dense,
+                    sparse=sparse,
+                    now=now,
+                    limit=recall_k + 5,
+                    scopes=request.scopes,
+                    types=request.types,
+                    tags=request.tags,
+                    # At another time, today's state says nothing: ask for every state and
+                    # judge each candidate by its lineage below.
+                    states=request.states if at.is_now else tuple(MemoryState),
+                    mode=request.mode,
+                    context=request.context,
+                )
             )
-        )
-        records = self.store.get_many(tenant, [h.memory_id for h in hits])
+        with span("aimem.records.get_many", {"aimem.ids": len(hits)}):
+            records = self.store.get_many(tenant, [h.memory_id for h in hits])
         live: list[SearchHit] = []
         for hit in hits:
             stored = records.get(hit.memory_id)
@@ -372,11 +387,17 @@ class MemoryService:
             live.append(SearchHit(stored, hit.score, dict(hit.components)))
         results = self._rerank(live, now, request.top_k) if request.rerank else live
         results = results[: request.top_k]
+        annotate({"aimem.results": len(results)})
         if self.recalls is not None and results:
             self.recalls.record(
                 tenant, [(h.stored.record.scope, h.stored.record.id) for h in results]
             )
         return results
+
+    def _recall(self, query: IndexQuery) -> list[IndexHit]:
+        hits = self.index.search(query)
+        annotate({"aimem.candidates": len(hits)})
+        return hits
 
     def _rerank(self, hits: list[SearchHit], now: datetime, top_k: int) -> list[SearchHit]:
         """Two-stage retrieval (docs/API.md, "Search"): relevance (the fused retrieval score,

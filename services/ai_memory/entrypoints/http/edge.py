@@ -1,7 +1,8 @@
 """The layers every HTTP request passes before a route, in one place and in order.
 
 Outermost first: ``ProblemGuard`` (request id; any failure becomes problem+json) →
-trusted ``Host`` → CORS (only when origins are configured) → ``CrossOriginGuard``
+``RequestTracing`` (a server span when tracing is on; the request's log fields) → trusted
+``Host`` → CORS (only when origins are configured) → ``CrossOriginGuard``
 (no cross-origin writes) → ``BodyLimit`` (413 before or while the body is read) → routes.
 """
 
@@ -17,6 +18,7 @@ from . import browser_guard
 from .body_limits import BodyLimit, EdgeRefusal
 from .browser_guard import mcp_transport_security, trusted_hosts
 from .problem_guard import ProblemGuard
+from .request_tracing import RequestTracing
 
 __all__ = ["body_limit_for", "install", "mcp_transport_security", "require_ndjson", "trusted_hosts"]
 
@@ -53,4 +55,5 @@ def install(app: FastAPI, settings: Settings, hosts: list[str]) -> None:
     limit_for = body_limit_for(settings)
     app.add_middleware(BodyLimit, limit_for=limit_for, timeout=settings.body_timeout)
     browser_guard.install(app, hosts, settings.cors_origins)
+    app.add_middleware(RequestTracing)
     app.add_middleware(ProblemGuard)
