@@ -14,8 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from opentelemetry import trace
-
 from . import tracing
 
 if TYPE_CHECKING:
@@ -77,7 +75,9 @@ def configure_tracing(
             # One span a line, written as it ends: a file a reader can follow.
             exporter = ConsoleSpanExporter(out=out, formatter=_one_line)
             provider.add_span_processor(SimpleSpanProcessor(exporter))
-    trace.set_tracer_provider(provider)  # also for libraries that trace themselves
+    # Not made the global provider: libraries that trace themselves when one is set
+    # (FastAPI's own request spans record the query string and validation inputs; the
+    # MCP and A2A SDKs their calls' arguments) stay silent. Only our spans are exported.
     tracing.enable(provider)
 
     def shutdown() -> None:

@@ -12,9 +12,11 @@ Tracing off, the request only binds its log fields (one context variable).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from typing import Any
 
+from fastapi import FastAPI
 from opentelemetry.trace import SpanKind
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -22,6 +24,16 @@ from ai_memory.core.access import AccessPrincipal
 from ai_memory.telemetry import bind_log_fields, enabled, span
 from ai_memory.telemetry.log_context import unbind_log_fields
 from ai_memory.telemetry.tracing import incoming_context
+
+
+def without_native_telemetry() -> dict[str, Any]:
+    """``FastAPI(...)`` arguments turning off FastAPI's own telemetry where it has any: once
+    a process has a global tracer provider (auto-instrumentation) its request spans would
+    record the query string and its logs the refused inputs."""
+    if "telemetry" not in inspect.signature(FastAPI).parameters:
+        return {}
+    off = {"tracing": False, "metrics": False, "logs": False, "operation_spans": False}
+    return {"telemetry": off}
 
 
 def route_of(scope: Scope) -> str | None:
