@@ -154,19 +154,16 @@ def context_from_headers(
     return found if found.is_valid else None
 
 
-@contextmanager
 def batch_span(
     name: str, parents: Sequence[SpanContext | None], attributes: Attributes
-) -> Iterator[Span | None]:
+) -> AbstractContextManager[Span | None]:
     """One span for a batch applied by a projector: the child of the first write it
     carries a context of, linked to every other one (a batch serves many requests)."""
     if not _on:
-        yield None
-        return
+        return _NOTHING
     by_id = {(p.trace_id, p.span_id): p for p in reversed(parents) if p is not None}
     distinct = list(reversed(by_id.values()))  # in order of first appearance
     parent = trace.set_span_in_context(trace.NonRecordingSpan(distinct[0])) if distinct else None
     links = [Link(p) for p in distinct[1 : MAX_LINKS + 1]]
     more = {"aimem.traced_writes": len(distinct)}
-    with _started(name, {**attributes, **more}, SpanKind.CONSUMER, parent, links) as current:
-        yield current
+    return _started(name, {**attributes, **more}, SpanKind.CONSUMER, parent, links)
