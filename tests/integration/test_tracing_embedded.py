@@ -137,7 +137,8 @@ def test_no_span_holds_content_queries_tags_keys_or_query_strings(
     token = key(container, "acme", "admin")
     who = auth(token)
     content = f"The vault code is {CANARY}."
-    assert client.put("/v1/memories/pathid-q9?wait=true", json=memory(content), headers=who).is_success
+    put = client.put("/v1/memories/pathid-q9?wait=true", json=memory(content), headers=who)
+    assert put.status_code == 201, put.text
     client.post("/v1/memories/search", json={"query": CANARY, "tags": [CANARY]}, headers=who)
     client.get(f"/v1/memories?tag={CANARY}", headers=who)
     client.get(f"/v1/notes?topic={CANARY}", headers=who)
