@@ -9,6 +9,7 @@ import json
 import logging
 import logging.config
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from ai_memory import telemetry
 from ai_memory.telemetry import EventContexts, logs, tracing
 from ai_memory.telemetry.log_context import unbind_log_fields
+from ai_memory.telemetry.setup import TracingUnavailable, configure_tracing
 
 
 @pytest.fixture
@@ -132,3 +134,25 @@ def test_json_log_lines_carry_the_request_fields_and_the_trace(
     assert (first["request_id"], first["tenant"]) == ("r-1", "acme")
     assert first["trace_id"] == format(s.get_span_context().trace_id, "032x")
     assert "request_id" not in second and "trace_id" not in second
+
+
+def test_an_unknown_exporter_is_refused_naming_the_variable() -> None:
+    with pytest.raises(TracingUnavailable, match="OTEL_TRACES_EXPORTER: jaeger"):
+        configure_tracing("otlp,jaeger", "ai-memory-gateway")
+    assert not telemetry.enabled()
+
+
+def test_the_console_exporter_writes_one_span_a_line_to_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "spans.jsonl"
+    stop = configure_tracing("console", "ai-memory-test", traces_file=path)
+    try:
+        assert telemetry.enabled()
+        with telemetry.span("aimem.a"), telemetry.span("aimem.b"):
+            pass
+    finally:
+        stop()
+    assert not telemetry.enabled()
+    spans = [json.loads(x) for x in path.read_text().splitlines()]
+    assert [s["name"] for s in spans] == ["aimem.b", "aimem.a"]
+    assert spans[0]["parent_id"] == spans[1]["context"]["span_id"]
+    assert spans[0]["resource"]["attributes"]["service.name"] == "ai-memory-test"

@@ -37,11 +37,15 @@ class RequestContext(logging.Filter):
 
 def json_formatter() -> dict[str, Any]:
     """A ``logging.config`` formatter entry writing one JSON object a line."""
+    from pythonjsonlogger.core import RESERVED_ATTRS
+
     return {
         "()": JSON_FORMATTER,
         "fmt": JSON_FIELDS,
         "style": "{",
         "rename_fields": RENAMED,
+        # uvicorn's copy of its message with terminal colour codes: noise in JSON
+        "reserved_attrs": [*RESERVED_ATTRS, "color_message"],
     }
 
 
