@@ -47,12 +47,12 @@ from ai_memory.adapters.kafka.config import KafkaLogConfig
 from ai_memory.core.ports import DeadLetters, EventSerializer
 from ai_memory.telemetry import context_from_headers, enabled
 
-if TYPE_CHECKING:
-    from opentelemetry.trace import SpanContext
-
 from .policy import Rewind, Stopping
 from .sinks import ProjectionSink
 from .worker import ProjectorWorker, WorkerMetrics
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import SpanContext
 
 log = logging.getLogger(__name__)
 

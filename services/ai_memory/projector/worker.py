@@ -40,11 +40,11 @@ from ai_memory.core.ports import DeadLetters, EventSerializer, decode_all
 from ai_memory.core.positions import offset_of, pack
 from ai_memory.telemetry import batch_span
 
-if TYPE_CHECKING:
-    from opentelemetry.trace import SpanContext
-
 from .policy import ApplyPolicy, Backoff, Rewind, Stopping
 from .sinks import ProjectionSink
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import SpanContext
 
 log = logging.getLogger(__name__)
 
