@@ -220,6 +220,7 @@ class MemoryService:
             self.wait_for(result.position)
         return result
 
+    @traced("aimem.memory.write_many")
     def write_many(
         self, who: Who, bodies: Sequence[Any], *, wait: bool = False
     ) -> list[ItemResult]:
@@ -228,6 +229,7 @@ class MemoryService:
         refused whole, an item in a scope it may not write is refused on its own."""
         caller = access.caller_of(who)
         tenant = caller.tenant
+        annotate({"aimem.tenant": tenant, "aimem.items": len(bodies)})
         access.require_role(caller, "write")
         results = batch_write.write_many(
             self.units,
@@ -243,6 +245,7 @@ class MemoryService:
         return results
 
     # --- read ------------------------------------------------------------------------------
+    @traced("aimem.memory.get")
     def get(
         self,
         who: Who,
@@ -254,6 +257,7 @@ class MemoryService:
         """One memory by id, as ``who`` may learn of it (``access.reveal``); ``to``:
         ``forget`` shows it to a caller about to forget it, judged as for the forget."""
         caller = access.caller_of(who)
+        annotate({"aimem.tenant": caller.tenant})
         access.require_role(caller, to)
         check_utf8(memory_id, "id")  # a store cannot even look up what UTF-8 cannot encode
         if min_position:
@@ -261,6 +265,7 @@ class MemoryService:
             self.wait_for(min_position)
         return access.reveal(caller, to, memory_id, self.store.get(caller.tenant, memory_id))
 
+    @traced("aimem.memory.list")
     def list_memories(
         self, who: Who, request: ListRequest | Mapping[str, Any], *, min_position: int = 0
     ) -> MemoryPage:
@@ -270,6 +275,7 @@ class MemoryService:
         not read learns nothing from how its parameters are refused."""
         caller = access.caller_of(who)
         tenant = caller.tenant
+        annotate({"aimem.tenant": tenant})
         access.require_role(caller, "read")
         if not isinstance(request, ListRequest):
             request = ListRequest.parse(self.limits, **request)
@@ -307,6 +313,7 @@ class MemoryService:
         is said of the memory (forgotten already, its version)."""
         caller = access.caller_of(who)
         tenant = caller.tenant
+        annotate({"aimem.tenant": tenant})
         access.require_role(caller, "forget")
         actor = access.actor_of(caller, actor)
         # Callers other than HTTP (MCP, A2A, the SDK) can send any JSON string.
