@@ -1,8 +1,9 @@
 """Spans at the coarse steps of a write and a search, and the W3C trace context on the log.
 
 Off (the default) every helper returns after one flag check: no context is attached,
-no span object is made. On, spans come from the global tracer provider the process
-configured (``setup``) — or a test installed (``enable``).
+no span object is made. On, spans come from the tracer provider the process configured
+(``setup``) or a test installed (``enable``), which is deliberately not the global one
+(libraries that trace themselves under a global provider record query strings).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def enabled() -> bool:
 
 
 def enable(provider: trace.TracerProvider | None = None) -> None:
-    """Turn span making on, with spans from ``provider`` (a test's) or the global one."""
+    """Turn span making on, with spans from ``provider`` (or the global provider's, for a
+    process whose tracing someone else configured)."""
     global _on, _tracer_of
     _tracer_of = provider.get_tracer(TRACER_NAME) if provider is not None else None
     _on = True
