@@ -6,6 +6,7 @@ memory's content, a query, a tag value, a key or a query string."""
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Iterator, Sequence
 
@@ -14,10 +15,12 @@ from fastapi.testclient import TestClient
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
 
 from ai_memory import telemetry
 from ai_memory.bootstrap import Container
 from ai_memory.telemetry import tracing
+from ai_memory.telemetry.logs import RequestContext
 from tests.integration.test_api_keys_http import auth, key
 
 CANARY = "zebracanary7731"  # content, tag, query text and query string: never on a span
@@ -155,3 +158,33 @@ def test_no_span_holds_content_queries_tags_keys_or_query_strings(
         assert secret not in exported
     for s in done:  # and the path's values are left to the route template
         assert "pathid-q9" not in json.dumps(dict(s.attributes or {})), s.name
+
+
+def test_an_unexpected_failure_is_an_error_span_and_log_lines_name_its_request(
+    client: TestClient,
+    container: Container,
+    spans: InMemorySpanExporter,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def explode(*_: object, **__: object) -> None:
+        raise RuntimeError(f"disk on fire near {CANARY}")
+
+    monkeypatch.setattr(container.services.memory, "get", explode)
+    lines: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = lines.append  # type: ignore[method-assign]
+    handler.addFilter(RequestContext())
+    logging.getLogger("ai_memory.entrypoints.http").addHandler(handler)
+    try:
+        r = client.get("/v1/memories/m1", headers={"x-request-id": "req-500"})
+    finally:
+        logging.getLogger("ai_memory.entrypoints.http").removeHandler(handler)
+    assert r.status_code == 500
+    server = one(finished(spans, "GET /v1/memories/{memory_id}"), "GET /v1/memories/{memory_id}")
+    assert (server.attributes or {})["http.response.status_code"] == 500
+    assert server.status.status_code is StatusCode.ERROR
+    assert CANARY not in server.to_json()
+    (logged,) = [x for x in lines if x.exc_info]
+    assert getattr(logged, "request_id", None) == "req-500"
+    assert getattr(logged, "route", None) == "/v1/memories/{memory_id}"
+    assert getattr(logged, "trace_id", None) == format(server.context.trace_id, "032x")

@@ -1,9 +1,10 @@
 """The layers every HTTP request passes before a route, in one place and in order.
 
-Outermost first: ``ProblemGuard`` (request id; any failure becomes problem+json) →
-``RequestTracing`` (a server span when tracing is on; the request's log fields) → trusted
-``Host`` → CORS (only when origins are configured) → ``CrossOriginGuard``
-(no cross-origin writes) → ``BodyLimit`` (413 before or while the body is read) → routes.
+Outermost first: ``RequestTracing`` (a server span when tracing is on; the request's log
+fields, so even the line of an unexpected 500 names its request) → ``ProblemGuard``
+(request id; any failure becomes problem+json) → trusted ``Host`` → CORS (only when
+origins are configured) → ``CrossOriginGuard`` (no cross-origin writes) → ``BodyLimit``
+(413 before or while the body is read) → routes.
 """
 
 from __future__ import annotations
@@ -55,5 +56,5 @@ def install(app: FastAPI, settings: Settings, hosts: list[str]) -> None:
     limit_for = body_limit_for(settings)
     app.add_middleware(BodyLimit, limit_for=limit_for, timeout=settings.body_timeout)
     browser_guard.install(app, hosts, settings.cors_origins)
-    app.add_middleware(RequestTracing)
     app.add_middleware(ProblemGuard)
+    app.add_middleware(RequestTracing)

@@ -1,6 +1,8 @@
 """A server span for every HTTP request, and the request's fields on every log line.
 
-Plain ASGI, just inside ``ProblemGuard`` (which gives the request its id). The span is
+Plain ASGI, the outermost layer: the access line and the span of a request that failed
+in a way only ``ProblemGuard`` (inside) turns into a 500 still name it, and its request id
+(which ``ProblemGuard`` puts in the scope) is read when a line is written. The span is
 named by the route template (``PUT /v1/memories/{memory_id}``) once the router matched
 it, and holds the method, the template, the status, the request id and, once the key
 door has run, the tenant and the key id. It never holds the path's values beyond the
@@ -17,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI
-from opentelemetry.trace import SpanKind
+from opentelemetry.trace import SpanKind, Status, StatusCode
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ai_memory.core.access import AccessPrincipal
@@ -99,6 +101,8 @@ class RequestTracing:
                         current.set_attribute("http.route", route)
                     if status:
                         current.set_attribute("http.response.status_code", status[0])
+                        if status[0] >= 500:  # a client's 4xx is not the server's error
+                            current.set_status(Status(StatusCode.ERROR, str(status[0])))
                     fields = request_fields(scope)
                     current.set_attributes(
                         {f"aimem.{k}": v for k, v in fields.items() if k != "route"}
