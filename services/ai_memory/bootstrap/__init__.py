@@ -521,11 +521,13 @@ def build_dead_letter_service(settings: Settings, *, redrive: bool = False) -> D
 WORKERS = (*PROJECTIONS, "usage")
 
 
-def run_projector_worker(app: Any, worker: Any, *, loglevel: str = "info") -> None:
+def run_projector_worker(
+    app: Any, worker: Any, *, loglevel: str = "info", logging_config: dict[str, Any] | None = None
+) -> None:
     """Run a worker from ``build_projector_worker`` until it stops (SIGTERM)."""
     from ai_memory.projector.faust_worker import run_worker
 
-    run_worker(app, loglevel=loglevel, stopping=worker.stopping)
+    run_worker(app, loglevel=loglevel, stopping=worker.stopping, logging_config=logging_config)
 
 
 def build_projector_worker(

@@ -37,7 +37,7 @@ import logging
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import faust
 from faust.transport.drivers import aiokafka as faust_kafka
@@ -46,10 +46,14 @@ from prometheus_client import start_http_server
 
 from ai_memory.adapters.kafka.config import KafkaLogConfig
 from ai_memory.core.ports import DeadLetters, EventSerializer
+from ai_memory.telemetry import context_from_headers, enabled
 
 from .policy import Rewind, Stopping
 from .sinks import ProjectionSink
 from .worker import ProjectorWorker, WorkerMetrics
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import SpanContext
 
 log = logging.getLogger(__name__)
 
@@ -208,6 +212,20 @@ def current_messages(
     return messages, unresumed
 
 
+def trace_parents(events: Sequence[Any]) -> dict[tuple[int, int], SpanContext]:
+    """The span context each event's producer sent (its ``traceparent`` header), by
+    ``(partition, offset)``; nothing when tracing is off."""
+    if not enabled():
+        return {}
+    found: dict[tuple[int, int], SpanContext] = {}
+    for event in events:
+        message = event.message
+        context = context_from_headers(message.headers)
+        if context is not None:
+            found[(message.partition, message.offset)] = context
+    return found
+
+
 class ProjectorRunner:
     """What the agent does with each batch; also the view's say in every seek."""
 
@@ -246,7 +264,7 @@ class ProjectorRunner:
         if not messages:
             return
         try:
-            await self.worker.handle(messages)
+            await self.worker.handle(messages, trace_parents(events))
         except Rewind as e:
             log.error(
                 "projection %s: %s — the store lost acknowledged writes; every partition "
@@ -381,7 +399,11 @@ def create_app(
 
 
 def run_worker(
-    app: faust.App, *, loglevel: str = "info", stopping: Callable[[], None] | None = None
+    app: faust.App,
+    *,
+    loglevel: str = "info",
+    stopping: Callable[[], None] | None = None,
+    logging_config: dict[str, Any] | None = None,
 ) -> None:
     """Run until SIGTERM/SIGINT (blocks): Faust's worker owns the loop and the signals.
     ``stopping`` is called as shutdown begins (a batch waiting for a down store gives up)."""
@@ -389,7 +411,8 @@ def run_worker(
 
     # uvloop: the consumer's fetches and heartbeats cost less CPU in a C event loop.
     asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-    worker = faust.Worker(app, loglevel=loglevel, quiet=True)
+    # ``logging_config``: ours (AIMEM_LOG_FORMAT) instead of Faust's coloured lines.
+    worker = faust.Worker(app, loglevel=loglevel, quiet=True, logging_config=logging_config)
     if stopping is not None:
         stop = stopping
 

@@ -27,6 +27,7 @@ from ai_memory.core.projection import (
     project_index,
     project_records,
 )
+from ai_memory.telemetry import span
 
 
 class ProjectionSink(Protocol):
@@ -64,7 +65,8 @@ class RecordsSink:
         mutations: list[RecordMutation] = []
         for logged in events:
             mutations.extend(project_records(logged))
-        self.store.apply(mutations, checkpoint=events[-1].position, partition=partition)
+        with span("aimem.records.apply", {"aimem.mutations": len(mutations)}):
+            self.store.apply(mutations, checkpoint=events[-1].position, partition=partition)
 
     def reset(self) -> None:
         self.store.reset()
@@ -97,10 +99,14 @@ class IndexSink:
         if puts:
             # One embedder call per batch: static embedders are fast, model ones batch well.
             texts = [index_text(p.record) for p in puts]
-            dense = self.embedder.embed(texts)
+            with span("aimem.index.embed", {"aimem.texts": len(texts)}):
+                dense = self.embedder.embed(texts)
             for put, text, row in zip(puts, texts, dense, strict=True):
                 vectors[put.position] = (row, sparse_terms(text))
-        self.index.apply(mutations, vectors, checkpoint=events[-1].position, partition=partition)
+        with span("aimem.index.apply", {"aimem.mutations": len(mutations)}):
+            self.index.apply(
+                mutations, vectors, checkpoint=events[-1].position, partition=partition
+            )
 
     def reset(self) -> None:
         self.index.reset()

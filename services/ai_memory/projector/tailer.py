@@ -17,7 +17,9 @@ import time
 from collections.abc import Callable
 
 from ai_memory.core.errors import UndecodableEvent
+from ai_memory.core.events import LoggedEvent
 from ai_memory.core.ports import DeadLetters, EventLog
+from ai_memory.telemetry import EVENT_CONTEXTS, batch_span
 
 from .policy import ApplyPolicy, Backoff, RawOf, Stopping
 from .sinks import ProjectionSink
@@ -116,9 +118,20 @@ class ProjectionTailer:
         if not events:
             self.policy.clear()
             return 0
-        self.policy.apply(events, self.partition, self._raw_of)
+        parents = EVENT_CONTEXTS.lookup(e.event.header.event_id for e in events)
+        with batch_span("aimem.projection.apply", parents, self._span_attributes(events)):
+            self.policy.apply(events, self.partition, self._raw_of)
         self._advance(events[-1].position)
         return len(events)
+
+    def _span_attributes(self, events: list[LoggedEvent]) -> dict[str, str | int]:
+        return {
+            "aimem.projection": self.sink.name,
+            "aimem.partition": self.partition,
+            "aimem.events": len(events),
+            "aimem.position.first": events[0].position,
+            "aimem.position.last": events[-1].position,
+        }
 
     def catch_up(self, progress: ProgressCallback | None = None) -> int:
         """Apply everything on the log now, synchronously (replay, tests, CLI)."""

@@ -24,9 +24,10 @@ import asyncio
 import functools
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry
 from prometheus_client.core import GaugeMetricFamily
@@ -37,9 +38,13 @@ from ai_memory.core.errors import RetryableError
 from ai_memory.core.events import LoggedEvent
 from ai_memory.core.ports import DeadLetters, EventSerializer, decode_all
 from ai_memory.core.positions import offset_of, pack
+from ai_memory.telemetry import batch_span
 
 from .policy import ApplyPolicy, Backoff, Rewind, Stopping
 from .sinks import ProjectionSink
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import SpanContext
 
 log = logging.getLogger(__name__)
 
@@ -179,9 +184,14 @@ class ProjectorWorker:
             )
             raise Rewind(partition, stored, held)
 
-    async def handle(self, messages: Sequence[tuple[int, int, bytes]]) -> None:
+    async def handle(
+        self,
+        messages: Sequence[tuple[int, int, bytes]],
+        parents: Mapping[tuple[int, int], SpanContext] | None = None,
+    ) -> None:
         """Apply ``(partition, offset, value)`` messages; return once every one of them is
-        applied or dead-lettered."""
+        applied or dead-lettered. ``parents``: the span context each message's producer
+        sent (tracing on), so a batch's span joins the traces of its writes."""
         by_partition: dict[int, list[tuple[int, bytes]]] = {}
         for partition, offset, value in messages:
             by_partition.setdefault(partition, []).append((offset, value))
@@ -190,7 +200,9 @@ class ProjectorWorker:
             with self._partitions_lock:
                 self._partitions.add(partition)
             before = dict(self.policy.dead_lettered_by_reason)
-            applied = await loop.run_in_executor(self.executor, self._project, partition, items)
+            traced = [parents.get((partition, o)) for o, _ in items] if parents else []
+            project = functools.partial(self._project_traced, partition, items, traced)
+            applied = await loop.run_in_executor(self.executor, project)
             name = self.sink.name
             self.metrics.position.labels(name, str(partition)).set(pack(partition, items[-1][0]))
             self.metrics.applied.labels(name).inc(applied)
@@ -198,6 +210,22 @@ class ProjectorWorker:
                 new = count - before.get(reason, 0)
                 if new:
                     self.metrics.dead_lettered.labels(name, reason).inc(new)
+
+    def _project_traced(
+        self,
+        partition: int,
+        items: list[tuple[int, bytes]],
+        parents: Sequence[SpanContext | None],
+    ) -> int:
+        attributes: dict[str, str | int] = {
+            "aimem.projection": self.sink.name,
+            "aimem.partition": partition,
+            "aimem.events": len(items),
+            "aimem.offset.first": items[0][0],
+            "aimem.offset.last": items[-1][0],
+        }
+        with batch_span("aimem.projection.apply", parents, attributes):
+            return self._project(partition, items)
 
     def _project(self, partition: int, items: list[tuple[int, bytes]]) -> int:
         """Decode and apply one partition's messages in offset order (on the sink thread).

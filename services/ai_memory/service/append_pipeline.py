@@ -46,6 +46,7 @@ from ai_memory.core.ports import (
 )
 from ai_memory.core.projection import unprojectable
 from ai_memory.core.record import StoredRecord
+from ai_memory.telemetry import EVENT_CONTEXTS, annotate, span
 
 RelatedKeys = Callable[[str, str], Sequence[str]]  # (tenant, memory id) → more key ids
 
@@ -79,13 +80,17 @@ class AppendPipeline:
         """Append ``events`` at once; their positions, in order."""
         if not events:
             return []
-        self._make_data_keys(events)
-        encoded = self._encode_once(events)
-        self._prove_projectable(encoded)
-        doomed = self._keys_forgotten_by(events)
-        positions = self.log.append_encoded(encoded)
-        self._destroy_keys(doomed)
-        return positions
+        with span("aimem.log.append", {"aimem.events": len(events)}):
+            self._make_data_keys(events)
+            encoded = self._encode_once(events)
+            self._prove_projectable(encoded)
+            doomed = self._keys_forgotten_by(events)
+            # Before the append: an in-process projection may read the events at once.
+            EVENT_CONTEXTS.remember(e.header.event_id for e in events)
+            positions = self.log.append_encoded(encoded)
+            annotate({"aimem.position.last": max(positions, default=0)})
+            self._destroy_keys(doomed)
+            return positions
 
     # --- the steps, in order ------------------------------------------------------------
     def _make_data_keys(self, events: Sequence[DomainEvent]) -> None:

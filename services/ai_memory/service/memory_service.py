@@ -19,7 +19,14 @@ from ai_memory.core.events import EventHeader
 from ai_memory.core.governance import Candidate, GovernanceParams, rerank
 from ai_memory.core.keywords import query_terms
 from ai_memory.core.listing import ListQuery
-from ai_memory.core.ports import Clock, Embedder, IndexQuery, RecordStore, VectorIndex
+from ai_memory.core.ports import (
+    Clock,
+    Embedder,
+    IndexHit,
+    IndexQuery,
+    RecordStore,
+    VectorIndex,
+)
 from ai_memory.core.preconditions import Preconditions
 from ai_memory.core.record import (
     Limits,
@@ -43,6 +50,7 @@ from ai_memory.service.secret_policy import Screened, SecretGuard
 from ai_memory.service.time_travel import TimePoint, TimeTravel
 from ai_memory.service.unit_of_work import PositionWaiter, UnitsOfWork
 from ai_memory.service.writing import DeleteResult, WriteResult, delete_in, write_in
+from ai_memory.telemetry import annotate, span, traced
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
 MAX_TOP_K = 100
@@ -171,6 +179,7 @@ class MemoryService:
         return self.secrets.screen(tenant, record, self.limits, where)
 
     # --- write / upsert --------------------------------------------------------------------
+    @traced("aimem.memory.write")
     def write(
         self,
         who: Who,
@@ -185,6 +194,7 @@ class MemoryService:
         (``write_in``)."""
         caller = access.caller_of(who)
         tenant = caller.tenant
+        annotate({"aimem.tenant": tenant})
         access.require_role(caller, "write")  # before the body is judged: a reader learns nothing
         now = self.clock.now()
         record = parse_record(body, now=now, limits=self.limits, memory_id=memory_id)
@@ -210,6 +220,7 @@ class MemoryService:
             self.wait_for(result.position)
         return result
 
+    @traced("aimem.memory.write_many")
     def write_many(
         self, who: Who, bodies: Sequence[Any], *, wait: bool = False
     ) -> list[ItemResult]:
@@ -218,6 +229,7 @@ class MemoryService:
         refused whole, an item in a scope it may not write is refused on its own."""
         caller = access.caller_of(who)
         tenant = caller.tenant
+        annotate({"aimem.tenant": tenant, "aimem.items": len(bodies)})
         access.require_role(caller, "write")
         results = batch_write.write_many(
             self.units,
@@ -233,6 +245,7 @@ class MemoryService:
         return results
 
     # --- read ------------------------------------------------------------------------------
+    @traced("aimem.memory.get")
     def get(
         self,
         who: Who,
@@ -244,6 +257,7 @@ class MemoryService:
         """One memory by id, as ``who`` may learn of it (``access.reveal``); ``to``:
         ``forget`` shows it to a caller about to forget it, judged as for the forget."""
         caller = access.caller_of(who)
+        annotate({"aimem.tenant": caller.tenant})
         access.require_role(caller, to)
         check_utf8(memory_id, "id")  # a store cannot even look up what UTF-8 cannot encode
         if min_position:
@@ -251,6 +265,7 @@ class MemoryService:
             self.wait_for(min_position)
         return access.reveal(caller, to, memory_id, self.store.get(caller.tenant, memory_id))
 
+    @traced("aimem.memory.list")
     def list_memories(
         self, who: Who, request: ListRequest | Mapping[str, Any], *, min_position: int = 0
     ) -> MemoryPage:
@@ -260,6 +275,7 @@ class MemoryService:
         not read learns nothing from how its parameters are refused."""
         caller = access.caller_of(who)
         tenant = caller.tenant
+        annotate({"aimem.tenant": tenant})
         access.require_role(caller, "read")
         if not isinstance(request, ListRequest):
             request = ListRequest.parse(self.limits, **request)
@@ -281,6 +297,7 @@ class MemoryService:
         return MemoryPage.of(page.items, page.next_after)
 
     # --- delete ----------------------------------------------------------------------------
+    @traced("aimem.memory.delete")
     def delete(
         self,
         who: Who,
@@ -296,6 +313,7 @@ class MemoryService:
         is said of the memory (forgotten already, its version)."""
         caller = access.caller_of(who)
         tenant = caller.tenant
+        annotate({"aimem.tenant": tenant})
         access.require_role(caller, "forget")
         actor = access.actor_of(caller, actor)
         # Callers other than HTTP (MCP, A2A, the SDK) can send any JSON string.
@@ -322,10 +340,12 @@ class MemoryService:
         return result
 
     # --- search ----------------------------------------------------------------------------
+    @traced("aimem.memory.search")
     def search(self, who: Who, request: SearchRequest, *, min_position: int = 0) -> list[SearchHit]:
         """Hybrid search as ``who``: only in the scopes it may read."""
         caller = access.caller_of(who)
         tenant = caller.tenant
+        annotate({"aimem.tenant": tenant, "aimem.search.mode": request.mode})
         request = replace(request, scopes=access.readable(caller, request.scopes))
         if min_position:
             self.check_position(min_position)
@@ -338,24 +358,26 @@ class MemoryService:
         # Stage 1 recalls K candidates (more than asked: a hit can vanish between index
         # and store, and the rerank needs room to reorder); stage 2 reranks them.
         recall_k = max(self.ranking.recall_k, request.top_k) if request.rerank else request.top_k
-        hits = self.index.search(
-            IndexQuery(
-                tenant=tenant,
-                dense=dense,
-                sparse=sparse,
-                now=now,
-                limit=recall_k + 5,
-                scopes=request.scopes,
-                types=request.types,
-                tags=request.tags,
-                # At another time, today's state says nothing: ask for every state and
-                # judge each candidate by its lineage below.
-                states=request.states if at.is_now else tuple(MemoryState),
-                mode=request.mode,
-                context=request.context,
+        with span("aimem.index.search", {"aimem.limit": recall_k + 5}):
+            hits = self._recall(
+                IndexQuery(
+                    tenant=tenant,
+                    dense=dense,
+                    sparse=sparse,
+                    now=now,
+                    limit=recall_k + 5,
+                    scopes=request.scopes,
+                    types=request.types,
+                    tags=request.tags,
+                    # At another time, today's state says nothing: ask for every state and
+                    # judge each candidate by its lineage below.
+                    states=request.states if at.is_now else tuple(MemoryState),
+                    mode=request.mode,
+                    context=request.context,
+                )
             )
-        )
-        records = self.store.get_many(tenant, [h.memory_id for h in hits])
+        with span("aimem.records.get_many", {"aimem.ids": len(hits)}):
+            records = self.store.get_many(tenant, [h.memory_id for h in hits])
         live: list[SearchHit] = []
         for hit in hits:
             stored = records.get(hit.memory_id)
@@ -372,11 +394,17 @@ class MemoryService:
             live.append(SearchHit(stored, hit.score, dict(hit.components)))
         results = self._rerank(live, now, request.top_k) if request.rerank else live
         results = results[: request.top_k]
+        annotate({"aimem.results": len(results)})
         if self.recalls is not None and results:
             self.recalls.record(
                 tenant, [(h.stored.record.scope, h.stored.record.id) for h in results]
             )
         return results
+
+    def _recall(self, query: IndexQuery) -> list[IndexHit]:
+        hits = self.index.search(query)
+        annotate({"aimem.candidates": len(hits)})
+        return hits
 
     def _rerank(self, hits: list[SearchHit], now: datetime, top_k: int) -> list[SearchHit]:
         """Two-stage retrieval (docs/API.md, "Search"): relevance (the fused retrieval score,

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterable
 
 from ai_memory.core.events import MemoriesRecalled
+from ai_memory.telemetry import span
 
 from .unit_of_work import UnitsOfWork
 
@@ -52,7 +53,11 @@ class RecallRecorder:
             by_tenant.setdefault(tenant, []).append((scope, ids))
         appended = 0
         for tenant, batches in by_tenant.items():
-            with self.units.begin(tenant, "recall") as uow:
+            # A trace of its own: one flush serves the searches of the last interval.
+            with (
+                span("aimem.recalls.append", {"aimem.tenant": tenant}),
+                self.units.begin(tenant, "recall") as uow,
+            ):
                 uow.append([MemoriesRecalled(uow.header(), s, tuple(ids)) for s, ids in batches])
             appended += sum(len(ids) for _, ids in batches)
         return appended

@@ -42,6 +42,7 @@ from ai_memory.core.events import DomainEvent, EventHeader, Head
 from ai_memory.core.heads import head_update
 from ai_memory.core.ports import Clock, EventLog
 from ai_memory.core.positions import newest_per_partition
+from ai_memory.telemetry import annotate, span
 
 from .access import Caller
 from .acting import authenticated_actor
@@ -221,14 +222,17 @@ class UnitsOfWork:
         """``step`` in a unit of its own; decided again (fresh heads) when another writer
         changed the same memory between this decision and its append. A conflict that
         persists is the caller's (409)."""
-        for attempt in range(DECISION_ATTEMPTS):
-            try:
-                with self.begin(tenant, actor, caller=caller) as uow:
-                    return step(uow)
-            except Conflict as e:
-                if e.code != "concurrent_write" or attempt == DECISION_ATTEMPTS - 1:
-                    raise
-                time.sleep(random.uniform(0, 0.005 * (attempt + 1)))  # de-synchronise racers
+        with span("aimem.unit_of_work", {"aimem.tenant": tenant}):
+            for attempt in range(DECISION_ATTEMPTS):
+                try:
+                    with self.begin(tenant, actor, caller=caller) as uow:
+                        result = step(uow)
+                    annotate({"aimem.decisions": attempt + 1})
+                    return result
+                except Conflict as e:
+                    if e.code != "concurrent_write" or attempt == DECISION_ATTEMPTS - 1:
+                        raise
+                    time.sleep(random.uniform(0, 0.005 * (attempt + 1)))  # de-synchronise
         raise AssertionError("unreachable")
 
     def header(self, tenant: str, actor: str) -> EventHeader:

@@ -33,6 +33,8 @@ from ai_memory.core.events import DomainEvent, Head
 from ai_memory.core.hosts import is_loopback
 from ai_memory.core.ports import EncodedEvent, EventSerializer, encode_events
 from ai_memory.core.positions import offset_of, partition_of
+from ai_memory.telemetry import trace_headers
+from ai_memory.telemetry.tracing import TRACE_HEADERS
 
 from .config import KafkaLogConfig
 from .errors import translate_errors
@@ -191,7 +193,12 @@ class KafkaLogWrites(KafkaLogReads):
                 "this event log was opened read-only (no writer configuration)",
                 code="event_log_read_only",
             )
-        items = [Item.of(e.event, e.frame, self._headers(e.event, e.event_type)) for e in events]
+        # The appending span's W3C context rides on every record (none while tracing is
+        # off), so a projector worker's span joins the write's trace.
+        traced = trace_headers()
+        items = [
+            Item.of(e.event, e.frame, self._headers(e.event, e.event_type) + traced) for e in events
+        ]
         groups: dict[int, list[int]] = {}
         for index, encoded in enumerate(events):
             groups.setdefault(self.partition_for(encoded.event.partition_key), []).append(index)
@@ -237,7 +244,9 @@ class KafkaLogWrites(KafkaLogReads):
                     return await writer.append(items)
                 owner = self._member.routes.owners.get(partition)
                 if owner is not None and owner != self.advertised:
-                    return await self._peers.append(owner, partition, [i.value for i in items])
+                    frames = [i.value for i in items]
+                    trace = [h for h in items[0].headers if h[0] in TRACE_HEADERS]
+                    return await self._peers.append(owner, partition, frames, trace)
             except (NotOwner, TimeoutError) as e:
                 last: BaseException = e
             except Unavailable as e:
@@ -254,13 +263,18 @@ class KafkaLogWrites(KafkaLogReads):
                 ) from last
             await asyncio.sleep(_ROUTE_POLL_SECONDS)
 
-    async def _append_forwarded(self, partition: int, frames: list[bytes]) -> list[int]:
+    async def _append_forwarded(
+        self, partition: int, frames: list[bytes], trace: list[tuple[str, bytes]] | None = None
+    ) -> list[int]:
         """A peer's append for a partition this process owns."""
         writer = self._writers.get(partition)
         if writer is None or writer.fenced or writer.paused:
             raise NotOwner(f"this gateway does not own partition {partition}")
         events = await asyncio.to_thread(lambda: [self._serializer.decode(f) for f in frames])
-        items = [Item.of(e, f, self._headers(e)) for e, f in zip(events, frames, strict=True)]
+        traced = trace or []
+        items = [
+            Item.of(e, f, self._headers(e) + traced) for e, f in zip(events, frames, strict=True)
+        ]
         if any(self.partition_for(i.event.partition_key) != partition for i in items):
             raise NotOwner(f"an event of this append does not belong to partition {partition}")
         await writer.ready(self.config.request_timeout)

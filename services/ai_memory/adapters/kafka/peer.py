@@ -35,11 +35,12 @@ from starlette.routing import Route
 from ai_memory.core.errors import AiMemoryError, Conflict, Unavailable
 from ai_memory.core.events import Head
 from ai_memory.core.timeparse import from_micros, to_micros
+from ai_memory.telemetry.tracing import TRACE_HEADERS
 
 log = logging.getLogger(__name__)
 
 TOKEN_HEADER = "x-aimem-peer-token"
-AppendLocal = Callable[[int, list[bytes]], Awaitable[list[int]]]
+AppendLocal = Callable[[int, list[bytes], list[tuple[str, bytes]]], Awaitable[list[int]]]
 HeadsLocal = Callable[[str, list[str]], dict[str, Head]]
 
 
@@ -145,7 +146,11 @@ class PeerServer:
         except ValueError as e:
             return JSONResponse({"status": 400, "code": "frames", "detail": str(e)}, 400)
         try:
-            positions = await self._append(int(request.path_params["partition"]), frames)
+            # The forwarding gateway's trace context travels on to the records it becomes.
+            trace = [
+                (k, request.headers[k].encode()) for k in TRACE_HEADERS if k in request.headers
+            ]
+            positions = await self._append(int(request.path_params["partition"]), frames, trace)
         except AiMemoryError as e:
             return _problem(e)
         return JSONResponse({"positions": positions})
@@ -165,12 +170,20 @@ class PeerClient:
         headers = {TOKEN_HEADER: token} if token else {}
         self._http = httpx.AsyncClient(headers=headers, timeout=timeout)
 
-    async def append(self, owner: str, partition: int, frames: Sequence[bytes]) -> list[int]:
+    async def append(
+        self,
+        owner: str,
+        partition: int,
+        frames: Sequence[bytes],
+        trace: Sequence[tuple[str, bytes]] = (),
+    ) -> list[int]:
+        headers = {"content-type": "application/octet-stream"}
+        headers.update((k, v.decode("latin-1")) for k, v in trace if k in TRACE_HEADERS)
         try:
             r = await self._http.post(
                 f"{owner}/peer/v1/append/{partition}",
                 content=pack_frames(frames),
-                headers={"content-type": "application/octet-stream"},
+                headers=headers,
             )
         except httpx.HTTPError as e:
             raise Unavailable(

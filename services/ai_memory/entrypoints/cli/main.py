@@ -164,6 +164,7 @@ def serve(
 
     from ai_memory.bootstrap import build
     from ai_memory.core.errors import AiMemoryError
+    from ai_memory.entrypoints.cli.observability import start_tracing
     from ai_memory.entrypoints.http import access_log, metrics
     from ai_memory.entrypoints.http.app import create_app
     from ai_memory.entrypoints.http.slow_headers import with_header_timeout
@@ -178,6 +179,7 @@ def serve(
         err.print(f"[red]{e}[/red]")
         raise typer.Exit(2) from None
     bind = host or settings.host
+    stop_tracing = start_tracing(settings, "ai-memory-gateway")
     container = build(settings)
     try:
         adopt_admin_key(container.services.keys, settings)
@@ -207,7 +209,7 @@ def serve(
             host=bind,
             port=port or settings.port,
             log_level="info",
-            log_config=access_log.log_config(),  # paths, never query strings
+            log_config=access_log.log_config(settings.log_format),  # never query strings
             # httptools parses in C and uvloop runs the loop in C: less CPU per request
             # (slow_headers). Slow clients cannot hold connections: headers within
             # header_timeout (the body has its own timeout at the edge), at most 64 KiB
@@ -220,6 +222,7 @@ def serve(
         if open_mode is not None:
             open_mode.stop()
         container.close()
+        stop_tracing()
 
 
 @app.command()

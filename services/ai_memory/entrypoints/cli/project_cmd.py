@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import logging
+import logging.config
 from typing import Annotated
 
 import typer
 
 from ai_memory.bootstrap import WORKERS, build_projector_worker, run_projector_worker
 from ai_memory.core.errors import InvalidInput
+from ai_memory.entrypoints.cli.observability import start_tracing
 from ai_memory.settings import Settings
+from ai_memory.telemetry.logs import process_log_config
 
 
 def project_cmd(
@@ -21,14 +24,23 @@ def project_cmd(
     if projection not in WORKERS:
         raise typer.BadParameter(f"must be one of {', '.join(WORKERS)}")
     settings = Settings.from_env()
-    logging.basicConfig(level=settings.log_level)
+    logging.config.dictConfig(process_log_config(settings.log_format, settings.log_level))
+    stop_tracing = start_tracing(settings, f"ai-memory-projector-{projection}")
     try:
         app, worker = build_projector_worker(
             settings, projection, metrics_port=metrics_port or None
         )
     except InvalidInput as e:
+        stop_tracing()
         raise typer.BadParameter(e.message) from e
     try:
-        run_projector_worker(app, worker, loglevel=settings.log_level.lower())
+        run_projector_worker(
+            app,
+            worker,
+            loglevel=settings.log_level.lower(),
+            # a copy: dictConfig consumes the one it is given, Faust configures again
+            logging_config=process_log_config(settings.log_format, settings.log_level),
+        )
     finally:
         worker.close()
+        stop_tracing()

@@ -56,6 +56,7 @@ from . import (
     openapi_doc,
     problems,
     rate_limits,
+    request_tracing,
     usage_routes,
     webhook_routes,
 )
@@ -132,6 +133,7 @@ def create_app(services: Services) -> FastAPI:
         description="Event-sourced memory for AI agents: write, read, search, forget, "
         "export, import.",
         lifespan=webhook_routes.lifespan(services.webhook_dispatcher, a2a.lifespan(mcp.lifespan)),
+        **request_tracing.without_native_telemetry(),
     )
     problems.install(app)
     # Rates and tenant body limits just inside the key door: they need the caller's key.

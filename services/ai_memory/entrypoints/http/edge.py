@@ -1,8 +1,10 @@
 """The layers every HTTP request passes before a route, in one place and in order.
 
-Outermost first: ``ProblemGuard`` (request id; any failure becomes problem+json) →
-trusted ``Host`` → CORS (only when origins are configured) → ``CrossOriginGuard``
-(no cross-origin writes) → ``BodyLimit`` (413 before or while the body is read) → routes.
+Outermost first: ``RequestTracing`` (a server span when tracing is on; the request's log
+fields, so even the line of an unexpected 500 names its request) → ``ProblemGuard``
+(request id; any failure becomes problem+json) → trusted ``Host`` → CORS (only when
+origins are configured) → ``CrossOriginGuard`` (no cross-origin writes) → ``BodyLimit``
+(413 before or while the body is read) → routes.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from . import browser_guard
 from .body_limits import BodyLimit, EdgeRefusal
 from .browser_guard import mcp_transport_security, trusted_hosts
 from .problem_guard import ProblemGuard
+from .request_tracing import RequestTracing
 
 __all__ = ["body_limit_for", "install", "mcp_transport_security", "require_ndjson", "trusted_hosts"]
 
@@ -54,3 +57,4 @@ def install(app: FastAPI, settings: Settings, hosts: list[str]) -> None:
     app.add_middleware(BodyLimit, limit_for=limit_for, timeout=settings.body_timeout)
     browser_guard.install(app, hosts, settings.cors_origins)
     app.add_middleware(ProblemGuard)
+    app.add_middleware(RequestTracing)
