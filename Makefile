@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test check lint typecheck bench bench-scale cost install clean faults faults-cluster docs
+.PHONY: run test check lint typecheck bench bench-scale cost install clean faults faults-cluster docs tools
 
 install: $(STAMP)
 
@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml deploy/constraints.txt
 run: install
 	$(BIN)/ai-memory serve
 
-test: install lint typecheck
+test: install lint typecheck $(if $(shell command -v npm),tools)
 	$(BIN)/python -m pytest
 
 check: install lint typecheck
@@ -57,10 +57,20 @@ faults: install
 faults-cluster: install
 	$(BIN)/python -m loadtest.faults --profile cluster
 
-# docs/CONFIGURATION.md is generated from the settings' descriptions (a unit test fails
-# when the committed file differs).
+# docs/CONFIGURATION.md is generated from the settings' descriptions, docs/openapi.json
+# from the HTTP app (a unit test fails when either committed file differs).
 docs: install
 	$(BIN)/python -m ai_memory.settings_doc > docs/CONFIGURATION.md
+	$(BIN)/python -m ai_memory.entrypoints.http.openapi_doc > docs/openapi.json
+
+# Node tools the tests run when present (redocly lint of the OpenAPI document); `make
+# test` installs them when npm is on the machine.
+TOOLS_STAMP := tests/tools/node_modules/.installed
+tools: $(TOOLS_STAMP)
+
+$(TOOLS_STAMP): tests/tools/package.json tests/tools/package-lock.json
+	npm ci --prefix tests/tools --ignore-scripts --no-audit --no-fund
+	touch $(TOOLS_STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
