@@ -105,6 +105,7 @@ _PRECONDITION: dict[int | str, dict[str, Any]] = {
     412: {"description": "precondition_failed: If-Match / If-None-Match"}
 }
 _WRITE_REFUSALS: dict[int | str, dict[str, Any]] = {
+    403: {"description": "quota_exceeded: the tenant stores as many memories as it may"},
     409: {"description": "scope_immutable: the id belongs to another scope"},
     410: {"description": "memory_forgotten: forgotten ids are never reused"},
 }

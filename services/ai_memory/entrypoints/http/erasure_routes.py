@@ -26,6 +26,9 @@ Wait = Annotated[bool, Query(description="Return once every projection applied i
 ErasureId = Annotated[str, Path(min_length=1, max_length=128)]
 InteractionId = Annotated[str, Path(min_length=1, max_length=200)]
 Reason = Annotated[str, Query(min_length=1, max_length=1000, description="Why it is erased.")]
+_NOT_SERVED: dict[int | str, dict[str, Any]] = {
+    404: {"description": "not_served: erasures are not served by this process"}
+}
 
 
 def router(erasures: ErasureService | None, caller_of: Callable[[Request], Caller]) -> APIRouter:
@@ -45,7 +48,7 @@ def router(erasures: ErasureService | None, caller_of: Callable[[Request], Calle
         "/v1/erasures/public-key",
         operation_id="getReceiptPublicKey",
         summary="Read the key that verifies erasure receipts",
-        responses={200: {"model": ReceiptKeyOut, "description": "The public key"}},
+        responses={200: {"model": ReceiptKeyOut, "description": "The public key"}, **_NOT_SERVED},
     )
     def public_key(request: Request) -> Any:
         """The Ed25519 public key that verifies erasure receipts (``ai-memory
@@ -65,6 +68,7 @@ def router(erasures: ErasureService | None, caller_of: Callable[[Request], Calle
         responses={
             201: {"model": ErasureOut, "description": "Erased"},
             200: {"model": ErasureOut, "description": "This erasure id had already run"},
+            **_NOT_SERVED,
         },
     )
     async def erase(
@@ -92,7 +96,7 @@ def router(erasures: ErasureService | None, caller_of: Callable[[Request], Calle
         summary="Read an erasure's signed receipt",
         responses={
             200: {"model": ReceiptOut, "description": "The signed receipt"},
-            404: {"description": "erasure_not_found"},
+            404: {"description": "erasure_not_found; not_served: no erasures in this process"},
         },
     )
     async def receipt(erasure_id: ErasureId, request: Request) -> Any:
@@ -107,7 +111,7 @@ def router(erasures: ErasureService | None, caller_of: Callable[[Request], Calle
         summary="Forget a raw interaction and the memories extracted from it",
         responses={
             200: {"model": ErasureOut, "description": "Erased"},
-            404: {"description": "interaction_not_found"},
+            404: {"description": "interaction_not_found; not_served: no erasures here"},
         },
     )
     async def forget_interaction(
