@@ -61,7 +61,7 @@ faults-cluster: install
 # from the HTTP app (a unit test fails when either committed file differs).
 docs: install
 	$(BIN)/python -m ai_memory.settings_doc > docs/CONFIGURATION.md
-	$(BIN)/python -m ai_memory.entrypoints.http.openapi_doc > docs/openapi.json
+	$(BIN)/python -m ai_memory.entrypoints.cli.openapi_doc > docs/openapi.json
 
 # Node tools the tests run when present (redocly lint of the OpenAPI document); `make
 # test` installs them when npm is on the machine.

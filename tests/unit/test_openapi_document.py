@@ -18,6 +18,7 @@ from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 
+from ai_memory.entrypoints.cli.openapi_doc import generated
 from ai_memory.entrypoints.http import openapi_doc
 from ai_memory.entrypoints.http.auth import OPEN_PATHS
 
@@ -49,7 +50,7 @@ METHODS = ("get", "put", "post", "delete", "patch")
 
 @pytest.fixture(scope="module")
 def doc() -> dict[str, Any]:
-    return openapi_doc.generated()
+    return generated()
 
 
 def operations(doc: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:

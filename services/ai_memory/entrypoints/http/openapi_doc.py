@@ -13,15 +13,13 @@ Beyond what FastAPI derives from the routes, the document
   examples of the main bodies (``openapi_examples``).
 
 The committed copy is ``docs/openapi.json``; regenerate it with
-``python -m ai_memory.entrypoints.http.openapi_doc > docs/openapi.json`` (``make docs``).
+``python -m ai_memory.entrypoints.cli.openapi_doc > docs/openapi.json`` (``make docs``):
+that process wires a throw-away server, which an entry point here may not do.
 """
 
 from __future__ import annotations
 
 import json
-import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -35,7 +33,7 @@ from .openapi_streams import COMPONENTS as STREAM_COMPONENTS
 from .openapi_tags import TAGS
 from .problems import PROBLEM_JSON
 
-REGENERATE = "python -m ai_memory.entrypoints.http.openapi_doc > docs/openapi.json"
+REGENERATE = "python -m ai_memory.entrypoints.cli.openapi_doc > docs/openapi.json"
 PROBLEM_SCHEMA: dict[str, Any] = {
     "title": "Problem",
     "description": "RFC 9457 problem details with a stable machine-readable code.",
@@ -185,26 +183,3 @@ def install(app: FastAPI) -> None:
 def render(schema: dict[str, Any]) -> str:
     """The committed form: stable key order as generated, two-space indent, UTF-8."""
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
-
-
-def generated() -> dict[str, Any]:
-    """The document of a server with the default settings (on a throw-away data dir)."""
-    from ai_memory.bootstrap import build
-    from ai_memory.settings import Settings
-
-    from .app import create_app
-
-    with tempfile.TemporaryDirectory() as scratch:
-        container = build(Settings(data_dir=Path(scratch) / "data"))
-        try:
-            return create_app(container.services).openapi()
-        finally:
-            container.close()
-
-
-def main() -> None:
-    sys.stdout.write(render(generated()))
-
-
-if __name__ == "__main__":
-    main()
