@@ -168,7 +168,7 @@ def create_app(services: Services) -> FastAPI:
         "/v1/memories",
         operation_id="createMemory",
         tags=["memories"],
-        summary="Write a memory (its id derived from its content)",
+        summary="Write a memory (a new id when the body has none)",
         response_model=WriteOut,
         status_code=201,
         responses={
