@@ -24,6 +24,7 @@ from ai_memory.entrypoints.http.auth import OPEN_PATHS
 
 ROOT = Path(__file__).resolve().parents[2]
 PINNED = ROOT / "docs" / "openapi.json"
+BUNDLE_LINE = ROOT / "schemas" / "bundle" / "bundle-line.v1.schema.json"
 TOOLS = ROOT / "tests" / "tools"
 REDOCLY = TOOLS / "node_modules" / ".bin" / "redocly"
 # lowerCamelCase verbNoun, the verb from this list: a generated id
@@ -160,12 +161,24 @@ def test_the_examples_match_their_schemas(doc: dict[str, Any]) -> None:
         bodies = [op.get("requestBody", {})]
         bodies += list(op["responses"].values())
         for body in bodies:
-            media = body.get("content", {}).get("application/json", {})
-            if "example" in media:
-                errors = list(_validator(doc, media["schema"]).iter_errors(media["example"]))
-                assert errors == [], (method, path, [e.message for e in errors])
-                checked += 1
-    assert checked >= 10  # write, upsert, search and batch, requests and answers
+            for media in body.get("content", {}).values():
+                if "example" in media and "schema" in media:
+                    validator = _validator(doc, media["schema"])
+                    errors = list(validator.iter_errors(media["example"]))
+                    assert errors == [], (method, path, [e.message for e in errors])
+                    checked += 1
+    assert checked >= 13  # write, upsert, search, batch, import, export: bodies and answers
+
+
+def test_the_export_example_is_a_valid_bundle(doc: dict[str, Any]) -> None:
+    """Its lines also follow the bundle's own line schema (schemas/bundle)."""
+    lines = doc["paths"]["/v1/export"]["get"]["responses"]["200"]["content"]
+    bundle = json.loads(BUNDLE_LINE.read_text(encoding="utf-8"))
+    validator = Draft202012Validator(bundle)
+    example = lines["application/x-ndjson"]["example"]
+    assert [line["kind"] for line in example] == ["header", "record", "tombstone", "trailer"]
+    for line in example:
+        assert [e.message for e in validator.iter_errors(line)] == [], line
 
 
 def test_a_wrong_example_is_caught(doc: dict[str, Any]) -> None:

@@ -141,10 +141,11 @@ def _examples(operation: dict[str, Any]) -> None:
     if examples is None:
         return
     if "request" in examples:
-        operation["requestBody"]["content"]["application/json"]["example"] = examples["request"]
+        media = examples.get("request_media", "application/json")
+        operation["requestBody"]["content"][media]["example"] = examples["request"]
+    answer = examples.get("response_media", "application/json")
     for status, body in examples.get("responses", {}).items():
-        content = operation["responses"][status].setdefault("content", {})
-        content.setdefault("application/json", {})["example"] = body
+        operation["responses"][status]["content"][answer]["example"] = body
 
 
 def document(app: FastAPI) -> dict[str, Any]:

@@ -24,6 +24,8 @@ BUNDLE_LINE_SCHEMA: dict[str, Any] = {
     "properties": {
         "kind": {"type": "string", "enum": ["header", "record", "tombstone", "trailer"]}
     },
+    # Each kind's fields are the bundle schema's: named there, allowed here.
+    "additionalProperties": True,
 }
 CHANGE_TRAILER_SCHEMA: dict[str, Any] = {
     "title": "ChangeTrailer",
