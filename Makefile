@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test check lint typecheck bench bench-scale cost install clean faults faults-cluster docs
+.PHONY: run test check lint typecheck bench bench-scale cost install clean faults faults-cluster docs tools
 
 install: $(STAMP)
 
@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml deploy/constraints.txt
 run: install
 	$(BIN)/ai-memory serve
 
-test: install lint typecheck sdk-ts-test
+test: install lint typecheck tools sdk-ts-test
 	$(BIN)/python -m pytest
 
 check: install lint typecheck
@@ -78,10 +78,20 @@ sdk-ts-test: install sdk-ts
 sdk-ts-generate: install $(SDK_TS)/node_modules/.installed
 	cd $(SDK_TS) && $(SDK_TS_ENV) npm run --silent generate
 
-# docs/CONFIGURATION.md is generated from the settings' descriptions (a unit test fails
-# when the committed file differs).
+# docs/CONFIGURATION.md is generated from the settings' descriptions, docs/openapi.json
+# from the HTTP app (a unit test fails when either committed file differs).
 docs: install
 	$(BIN)/python -m ai_memory.settings_doc > docs/CONFIGURATION.md
+	$(BIN)/python -m ai_memory.entrypoints.cli.openapi_doc > docs/openapi.json
+
+# Node tools the tests run (redocly lint of the OpenAPI document); `make test` installs
+# them first.
+TOOLS_STAMP := tests/tools/node_modules/.installed
+tools: $(TOOLS_STAMP)
+
+$(TOOLS_STAMP): tests/tools/package.json tests/tools/package-lock.json
+	npm ci --prefix tests/tools --ignore-scripts --no-audit --no-fund
+	touch $(TOOLS_STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

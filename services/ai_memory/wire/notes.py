@@ -23,7 +23,7 @@ class NoteIn(BaseModel):
     topic: str | list[str] = Field(
         description="Up to 5 tags in any language, split on commas or spaces, e.g. "
         "'neo, jobs'. Case-insensitive; the same tag set is the same topic.",
-        examples=["neo, jobs"],
+        examples=[["neo", "jobs"]],  # a string ("neo, jobs") is split the same way
         json_schema_extra={
             "anyOf": [
                 {"type": "string", "minLength": 1, "maxLength": 64, "pattern": wc.TAG_PATTERN},

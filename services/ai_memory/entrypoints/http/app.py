@@ -29,6 +29,7 @@ from ai_memory.service.facade import Services
 from ai_memory.service.memory_service import SearchRequest
 from ai_memory.service.transfer import Line, OversizedLine
 from ai_memory.wire import constraints as wc
+from ai_memory.wire.health import HealthOut
 from ai_memory.wire.models import (
     DeleteOut,
     ImportOut,
@@ -48,12 +49,14 @@ from . import (
     batch_routes,
     browse_routes,
     change_routes,
+    docs_pages,
     edge,
     erasure_routes,
     governance_routes,
     metrics,
     notes_routes,
     openapi_doc,
+    openapi_streams,
     problems,
     rate_limits,
     request_tracing,
@@ -103,6 +106,11 @@ _ETAG = {
 _PRECONDITION: dict[int | str, dict[str, Any]] = {
     412: {"description": "precondition_failed: If-Match / If-None-Match"}
 }
+_WRITE_REFUSALS: dict[int | str, dict[str, Any]] = {
+    403: {"description": "quota_exceeded: the tenant stores as many memories as it may"},
+    409: {"description": "scope_immutable: the id belongs to another scope"},
+    410: {"description": "memory_forgotten: forgotten ids are never reused"},
+}
 
 
 caller_of = auth.caller_of  # the request's caller: its key, or the open deployment
@@ -134,6 +142,8 @@ def create_app(services: Services) -> FastAPI:
         "export, import.",
         lifespan=webhook_routes.lifespan(services.webhook_dispatcher, a2a.lifespan(mcp.lifespan)),
         **request_tracing.without_native_telemetry(),
+        docs_url=None,  # docs_pages: the same pages from packaged assets, offline
+        redoc_url=None,
     )
     problems.install(app)
     # Rates and tenant body limits just inside the key door: they need the caller's key.
@@ -159,9 +169,15 @@ def create_app(services: Services) -> FastAPI:
 
     @app.post(
         "/v1/memories",
+        operation_id="createMemory",
+        tags=["memories"],
+        summary="Write a memory (a new id when the body has none)",
         response_model=WriteOut,
         status_code=201,
-        responses={200: {"model": WriteOut, "description": "Unchanged or updated"}},
+        responses={
+            200: {"model": WriteOut, "description": "Unchanged or updated"},
+            **_WRITE_REFUSALS,
+        },
     )
     async def create_memory(
         body: MemoryIn, request: Request, response: Response, wait: Wait = False
@@ -178,11 +194,15 @@ def create_app(services: Services) -> FastAPI:
 
     @app.put(
         "/v1/memories/{memory_id}",
+        operation_id="upsertMemory",
+        tags=["memories"],
+        summary="Create or update a memory by id",
         response_model=WriteOut,
         responses={
             200: {"description": "Unchanged or updated", "headers": _ETAG},
             201: {"model": WriteOut, "description": "Created", "headers": _ETAG},
             **_PRECONDITION,
+            **_WRITE_REFUSALS,
         },
     )
     async def upsert_memory(
@@ -208,6 +228,9 @@ def create_app(services: Services) -> FastAPI:
 
     @app.get(
         "/v1/memories/{memory_id}",
+        operation_id="getMemory",
+        tags=["memories"],
+        summary="Read a memory",
         response_model=MemoryOut,
         responses={
             200: {"description": "The memory", "headers": _ETAG},
@@ -223,7 +246,14 @@ def create_app(services: Services) -> FastAPI:
         response.headers["ETag"] = etag(stored.version)  # If-Match of a later PUT/DELETE
         return stored.to_json()
 
-    @app.delete("/v1/memories/{memory_id}", response_model=DeleteOut, responses=_PRECONDITION)
+    @app.delete(
+        "/v1/memories/{memory_id}",
+        operation_id="deleteMemory",
+        tags=["memories"],
+        summary="Forget a memory",
+        response_model=DeleteOut,
+        responses={**_PRECONDITION, 404: {"description": "memory_not_found: never existed"}},
+    )
     async def forget_memory(
         memory_id: MemoryId,
         request: Request,
@@ -247,7 +277,13 @@ def create_app(services: Services) -> FastAPI:
             "already_forgotten": result.already_forgotten,
         }
 
-    @app.post("/v1/memories/search", response_model=SearchOut)
+    @app.post(
+        "/v1/memories/search",
+        operation_id="searchMemories",
+        tags=["search"],
+        summary="Search memories (hybrid: semantic, keyword, recency, importance)",
+        response_model=SearchOut,
+    )
     async def search_memories(
         body: SearchIn, request: Request, min_position: MinPosition = 0
     ) -> dict[str, Any]:
@@ -275,8 +311,11 @@ def create_app(services: Services) -> FastAPI:
 
     @app.get(
         "/v1/export",
+        operation_id="exportMemories",
+        tags=["transfer"],
+        summary="Export memories as an NDJSON bundle",
         response_class=StreamingResponse,
-        responses={200: {"content": {NDJSON: {}}, "description": "NDJSON bundle"}},
+        responses={200: openapi_streams.EXPORT},
     )
     def export(
         request: Request, scope: Annotated[list[str] | None, ScopesQuery] = None
@@ -288,7 +327,14 @@ def create_app(services: Services) -> FastAPI:
 
     @app.post(
         "/v1/import",
+        operation_id="importMemories",
+        tags=["transfer"],
+        summary="Import an NDJSON bundle or bare records",
         response_model=ImportOut,
+        responses={
+            413: {"description": "line_too_long / body_too_large: the report of the lines before"},
+            415: {"description": "unsupported_media_type: the body is not application/x-ndjson"},
+        },
         openapi_extra={
             "requestBody": {
                 "description": "NDJSON: one JSON object per line — bundle lines (header, "
@@ -369,7 +415,14 @@ def create_app(services: Services) -> FastAPI:
     mcp.mount(app)
     a2a.mount(app)
 
-    @app.get("/healthz")
+    @app.get(
+        "/healthz",
+        operation_id="getHealth",
+        tags=["health"],
+        summary="Liveness and projection health",
+        response_model=None,  # documented below; the anonymous answer is only the status
+        responses={200: {"model": HealthOut, "description": "ok or degraded"}},
+    )
     def healthz(request: Request) -> dict[str, Any]:
         # "degraded" (a projection stuck, dead letters unresolved) still answers 200:
         # see service/health.py for why a liveness probe must not restart on it.
@@ -382,6 +435,7 @@ def create_app(services: Services) -> FastAPI:
         return report
 
     openapi_doc.install(app)
+    docs_pages.install(app)
     return app
 
 

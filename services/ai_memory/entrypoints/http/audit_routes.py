@@ -42,7 +42,13 @@ Tenant = Annotated[
 def router(audit: AuditService | None, caller_of: Callable[[Request], Caller]) -> APIRouter:
     api = APIRouter(tags=["audit"])
 
-    @api.get("/v1/audit", response_model=AuditOut)
+    @api.get(
+        "/v1/audit",
+        operation_id="listAuditEvents",
+        summary="Read the tenant's audit trail",
+        response_model=AuditOut,
+        responses={404: {"description": "audit_unavailable: this server keeps no trail"}},
+    )
     async def audit_trail(
         request: Request,
         since: Since = None,

@@ -27,6 +27,8 @@ def router(memory: MemoryService, caller_of: Callable[[Request], Caller]) -> API
 
     @api.post(
         "/v1/memories:batch",
+        operation_id="batchUpsertMemories",
+        summary="Upsert up to 1,000 memories in one request",
         response_model=BatchWriteOut,
         response_model_exclude_none=True,  # a written item has no problem, a refused no version
         responses={

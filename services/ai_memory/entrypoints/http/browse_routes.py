@@ -30,10 +30,12 @@ _LIMIT_DOC = f"Items per page, 1..{MAX_LIST_LIMIT} (default {DEFAULT_LIST_LIMIT}
 
 
 def router(service: MemoryService, caller_of: Callable[[Request], Caller]) -> APIRouter:
-    api = APIRouter()
+    api = APIRouter(tags=["memories"])
 
     @api.get(
         "/v1/memories",
+        operation_id="listMemories",
+        summary="List memories page by page",
         response_model=MemoryListOut,
         responses={
             403: {"description": "scope_forbidden / scope_required (a wildcard key)"},

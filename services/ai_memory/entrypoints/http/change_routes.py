@@ -48,7 +48,7 @@ from ai_memory.service.memory_service import MemoryService
 from ai_memory.wire import constraints as wc
 
 from ..stream_rights import Check, wait_checked
-from . import problems
+from . import openapi_streams, problems
 from .auth import rights_of
 
 NDJSON = "application/x-ndjson"
@@ -57,11 +57,8 @@ SSE_HEARTBEAT = 15.0
 _CURSOR_CHARS = 8192
 
 _DOC: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "NDJSON: entries then a trailer {next, more}; or an SSE stream "
-        "(Accept: text/event-stream) whose event ids are cursors.",
-        "content": {NDJSON: {}, EVENT_STREAM: {}},
-    },
+    200: openapi_streams.CHANGES,
+    404: {"description": "changes_unavailable: this server serves no change feed"},
     403: {"description": "scope_forbidden / scope_required (a wildcard key)"},
     422: {"description": "A bad parameter; `field` names it (since, limit, timeout, scope)"},
 }
@@ -72,7 +69,13 @@ def router(
 ) -> APIRouter:
     api = APIRouter(tags=["changes"])
 
-    @api.get("/v1/changes", response_class=StreamingResponse, responses=_DOC)
+    @api.get(
+        "/v1/changes",
+        operation_id="listChanges",
+        summary="Follow the change feed (NDJSON long-poll or Server-Sent Events)",
+        response_class=StreamingResponse,
+        responses=_DOC,
+    )
     async def changes(
         request: Request,
         scope: Annotated[

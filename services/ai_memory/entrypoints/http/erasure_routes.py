@@ -20,12 +20,15 @@ from ai_memory.core.errors import NotFound
 from ai_memory.service.access import Caller
 from ai_memory.service.erasure import ErasureService
 from ai_memory.service.receipts import key_id, public_key_pem
-from ai_memory.wire.erasure import ErasureIn
+from ai_memory.wire.erasure import ErasureIn, ErasureOut, ReceiptKeyOut, ReceiptOut
 
 Wait = Annotated[bool, Query(description="Return once every projection applied it.")]
 ErasureId = Annotated[str, Path(min_length=1, max_length=128)]
 InteractionId = Annotated[str, Path(min_length=1, max_length=200)]
 Reason = Annotated[str, Query(min_length=1, max_length=1000, description="Why it is erased.")]
+_NOT_SERVED: dict[int | str, dict[str, Any]] = {
+    404: {"description": "not_served: erasures are not served by this process"}
+}
 
 
 def router(erasures: ErasureService | None, caller_of: Callable[[Request], Caller]) -> APIRouter:
@@ -39,9 +42,14 @@ def router(erasures: ErasureService | None, caller_of: Callable[[Request], Calle
         may not erase learns nothing from how its request would be refused."""
         service().owner(caller_of(request))
 
-    api = APIRouter(tags=["erasure"], dependencies=[Depends(owner)])
+    api = APIRouter(tags=["erasures"], dependencies=[Depends(owner)])
 
-    @api.get("/v1/erasures/public-key")
+    @api.get(
+        "/v1/erasures/public-key",
+        operation_id="getReceiptPublicKey",
+        summary="Read the key that verifies erasure receipts",
+        responses={200: {"model": ReceiptKeyOut, "description": "The public key"}, **_NOT_SERVED},
+    )
     def public_key(request: Request) -> Any:
         """The Ed25519 public key that verifies erasure receipts (``ai-memory
         verify-receipt``)."""
@@ -52,7 +60,17 @@ def router(erasures: ErasureService | None, caller_of: Callable[[Request], Calle
             "pem": public_key_pem(verifying),
         }
 
-    @api.post("/v1/erasures", status_code=201)
+    @api.post(
+        "/v1/erasures",
+        operation_id="createErasure",
+        summary="Erase a subject (crypto-shredding) and sign a receipt",
+        status_code=201,
+        responses={
+            201: {"model": ErasureOut, "description": "Erased"},
+            200: {"model": ErasureOut, "description": "This erasure id had already run"},
+            **_NOT_SERVED,
+        },
+    )
     async def erase(
         body: ErasureIn, request: Request, response: Response, wait: Wait = False
     ) -> Any:
@@ -72,14 +90,30 @@ def router(erasures: ErasureService | None, caller_of: Callable[[Request], Calle
             response.status_code = 200
         return result.to_json()
 
-    @api.get("/v1/erasures/{erasure_id}")
+    @api.get(
+        "/v1/erasures/{erasure_id}",
+        operation_id="getErasureReceipt",
+        summary="Read an erasure's signed receipt",
+        responses={
+            200: {"model": ReceiptOut, "description": "The signed receipt"},
+            404: {"description": "erasure_not_found; not_served: no erasures in this process"},
+        },
+    )
     async def receipt(erasure_id: ErasureId, request: Request) -> Any:
         """The erasure's receipt, signed with the server's key: what was erased, the
         events, each projection's position, when the keys were destroyed, and a
         verification scan made now."""
         return await run_in_threadpool(service().receipt, caller_of(request), erasure_id)
 
-    @api.delete("/v1/interactions/{interaction_id}")
+    @api.delete(
+        "/v1/interactions/{interaction_id}",
+        operation_id="deleteInteraction",
+        summary="Forget a raw interaction and the memories extracted from it",
+        responses={
+            200: {"model": ErasureOut, "description": "Erased"},
+            404: {"description": "interaction_not_found; not_served: no erasures here"},
+        },
+    )
     async def forget_interaction(
         interaction_id: InteractionId,
         request: Request,

@@ -15,7 +15,16 @@ from ai_memory.service.access import Caller
 from ai_memory.service.governance import GovernanceService
 from ai_memory.service.time_travel import TimePoint
 from ai_memory.wire import constraints as wc
-from ai_memory.wire.governance import InteractionIn, TurnIn
+from ai_memory.wire.governance import (
+    EpisodesOut,
+    GovernorRunOut,
+    InteractionIn,
+    InteractionOut,
+    LineageOut,
+    PersonaOut,
+    TurnIn,
+    WriteTriggersOut,
+)
 
 ScopeQuery = Annotated[str, Query(json_schema_extra=wc.scope())]
 Wait = Annotated[bool, Query(description="Return once every projection applied it.")]
@@ -38,7 +47,13 @@ KnownAt = Annotated[
 def router(governance: GovernanceService, caller_of: Callable[[Request], Caller]) -> APIRouter:
     api = APIRouter(tags=["governance"])
 
-    @api.post("/v1/interactions", status_code=201)
+    @api.post(
+        "/v1/interactions",
+        operation_id="recordInteraction",
+        summary="Record a raw interaction and extract memories from it",
+        status_code=201,
+        responses={201: {"model": InteractionOut, "description": "Recorded"}},
+    )
     async def record_interaction(body: InteractionIn, request: Request, wait: Wait = False) -> Any:
         """Keep a raw interaction (L0) and extract atomic memories (L1) from it; conflicts
         with current memories are resolved by the θ rule and every decision is an event."""
@@ -51,7 +66,12 @@ def router(governance: GovernanceService, caller_of: Callable[[Request], Caller]
             await governance.units.wait_for_async(result.position)
         return result.to_json()
 
-    @api.post("/v1/write-triggers")
+    @api.post(
+        "/v1/write-triggers",
+        operation_id="suggestWrites",
+        summary="Suggest what to write for a conversation turn",
+        responses={200: {"model": WriteTriggersOut, "description": "Suggestions"}},
+    )
     def write_triggers(body: TurnIn) -> Any:
         """Whether and what to write for a conversation turn (core/governance/triggers): an explicit
         preference, a task closed, a problem solved (→ skill), a user correction, or the
@@ -74,7 +94,12 @@ def router(governance: GovernanceService, caller_of: Callable[[Request], Caller]
             ]
         }
 
-    @api.get("/v1/persona")
+    @api.get(
+        "/v1/persona",
+        operation_id="getPersona",
+        summary="Read a scope's persona (L3)",
+        responses={200: {"model": PersonaOut, "description": "The persona"}},
+    )
     def persona(
         request: Request, scope: ScopeQuery, as_of: AsOf = None, known_at: KnownAt = None
     ) -> Any:
@@ -83,12 +108,22 @@ def router(governance: GovernanceService, caller_of: Callable[[Request], Caller]
         at = TimePoint.parse(as_of, known_at)
         return governance.persona(caller_of(request), scope, at)
 
-    @api.get("/v1/episodes")
+    @api.get(
+        "/v1/episodes",
+        operation_id="listEpisodes",
+        summary="List a scope's episodes (L2)",
+        responses={200: {"model": EpisodesOut, "description": "The episodes"}},
+    )
     def episodes(request: Request, scope: ScopeQuery) -> Any:
         """L2: extracted memories grouped by the conversation they came from."""
         return governance.episodes(caller_of(request), scope)
 
-    @api.post("/v1/governance/run")
+    @api.post(
+        "/v1/governance/run",
+        operation_id="runGovernor",
+        summary="Run one governor pass now",
+        responses={200: {"model": GovernorRunOut, "description": "The transitions made"}},
+    )
     async def run_governor(request: Request, wait: Wait = False) -> Any:
         """Run one governor pass now (TTL expiry, soft forgetting, slow-update takeovers)."""
         transitions = await run_in_threadpool(governance.govern, caller_of(request))
@@ -96,7 +131,15 @@ def router(governance: GovernanceService, caller_of: Callable[[Request], Caller]
             await governance.units.wait_for_async(governance.last_position)
         return {"transitions": transitions}
 
-    @api.get("/v1/memories/{memory_id}/lineage")
+    @api.get(
+        "/v1/memories/{memory_id}/lineage",
+        operation_id="getLineage",
+        summary="Read a memory's lineage",
+        responses={
+            200: {"model": LineageOut, "description": "The lineage"},
+            404: {"description": "memory_not_found: never existed"},
+        },
+    )
     def lineage(
         memory_id: Annotated[str, Path(json_schema_extra=wc.identifier())],
         request: Request,

@@ -35,6 +35,8 @@ def router(
 
     @api.put(
         "/v1/notes",
+        operation_id="saveNote",
+        summary="Save, replace or delete an agent's note",
         response_model=NoteSaveOut,
         responses={
             201: {"model": NoteSaveOut, "description": "Created"},
@@ -58,7 +60,12 @@ def router(
             "redacted": list(r.redacted) or None,
         }
 
-    @api.get("/v1/notes", response_model=NotesOut)
+    @api.get(
+        "/v1/notes",
+        operation_id="recallNotes",
+        summary="Recall an agent's best notes for a topic",
+        response_model=NotesOut,
+    )
     async def recall_notes(
         request: Request,
         agent: Annotated[str, Query(description="Your agent id.", json_schema_extra=wc.name())],

@@ -35,7 +35,13 @@ Tenant = Annotated[
 def router(usage: UsageService | None, caller_of: Callable[[Request], Caller]) -> APIRouter:
     api = APIRouter(tags=["usage"])
 
-    @api.get("/v1/usage", response_model=UsageOut)
+    @api.get(
+        "/v1/usage",
+        operation_id="getUsage",
+        summary="Read the tenant's usage and quota",
+        response_model=UsageOut,
+        responses={404: {"description": "not_served: this server does not serve usage"}},
+    )
     async def tenant_usage(request: Request, tenant: Tenant = None) -> dict[str, Any]:
         """What the tenant stores: its memories (archived ones included; what the memory
         quota counts), the UTF-8 bytes of their content, its quota, and up to which log
