@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 export const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const REPO_DIR = resolve(PACKAGE_DIR, "../..");
 export const SCHEMA_FILE = join(PACKAGE_DIR, "src", "generated", "schema.ts");
-export const REGENERATE = "make sdk-ts-generate (or: cd services/sdk-ts && npm run generate)";
+export const OPENAPI_FILE = join(REPO_DIR, "docs", "openapi.json");
+export const REGENERATE = "make docs sdk-ts-generate (or: cd services/sdk-ts && npm run generate)";
 
 const VENV = resolve(PACKAGE_DIR, process.env.AIMEM_VENV ?? join(REPO_DIR, ".venv"));
 

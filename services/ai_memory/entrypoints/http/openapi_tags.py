@@ -34,6 +34,11 @@ TAGS: list[dict[str, Any]] = [
         "description": "An agent's notebook: a few notes per topic, recalled by topic.",
     },
     {
+        "name": "webhooks",
+        "description": "Signed deliveries of a tenant's change feed to a URL of its own "
+        "(admin keys): at least once, in order per memory, never content.",
+    },
+    {
         "name": "erasures",
         "description": "Subject erasure with destroyed data keys and signed receipts (admin keys).",
     },

@@ -68,6 +68,7 @@ def router(webhooks: WebhookService | None, caller_of: Callable[[Request], Calle
     @api.post(
         "/v1/webhooks",
         operation_id="createWebhook",
+        summary="Subscribe a URL to changes",
         status_code=201,
         response_model=WebhookCreated,
         responses={
@@ -89,6 +90,7 @@ def router(webhooks: WebhookService | None, caller_of: Callable[[Request], Calle
     @api.get(
         "/v1/webhooks",
         operation_id="listWebhooks",
+        summary="List webhooks",
         response_model=WebhookList,
         responses={403: _REFUSALS[403]},
     )
@@ -100,6 +102,7 @@ def router(webhooks: WebhookService | None, caller_of: Callable[[Request], Calle
     @api.get(
         "/v1/webhooks/{webhook_id}",
         operation_id="getWebhook",
+        summary="Get a webhook",
         response_model=WebhookOut,
         responses=_REFUSALS,
     )
@@ -111,6 +114,7 @@ def router(webhooks: WebhookService | None, caller_of: Callable[[Request], Calle
     @api.delete(
         "/v1/webhooks/{webhook_id}",
         operation_id="deleteWebhook",
+        summary="Delete a webhook",
         status_code=204,
         responses=_REFUSALS,
     )
@@ -122,6 +126,7 @@ def router(webhooks: WebhookService | None, caller_of: Callable[[Request], Calle
     @api.post(
         "/v1/webhooks/{webhook_id}:resume",
         operation_id="resumeWebhook",
+        summary="Resume a paused webhook",
         response_model=WebhookOut,
         responses=_REFUSALS,
     )
