@@ -335,6 +335,11 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
         default="INFO", description="Log level of a projector worker (`ai-memory project`)."
     )
+    debug: bool = Field(
+        default=False,
+        description="`ai-memory --debug`: a command that fails prints the Python traceback "
+        "as well as the one line naming the problem.",
+    )
 
     @field_validator("govern_tenants", "llm_roles", "allowed_hosts", "cors_origins", mode="before")
     @classmethod
@@ -463,6 +468,7 @@ VARIABLES = (
     "AIMEM_FROM_API_KEY",
     "AIMEM_TO_API_KEY",
     "AIMEM_LOG_LEVEL",
+    "AIMEM_DEBUG",
     "AIMEM_METRICS_PORT",
     "AIMEM_URL",
     "AIMEM_AGENT",

@@ -83,7 +83,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Credentials in writes", ("secret_policy", "secret_policy_by_tenant")),
     ("Encryption and erasure receipts", ("encryption", "root_key", "receipt_key")),
     ("The distributed write path", ("peer_listen", "peer_url", "peer_token")),
-    ("Client commands", ("url", "api_key", "from_api_key", "to_api_key", "agent")),
+    ("Client commands", ("url", "api_key", "from_api_key", "to_api_key", "agent", "debug")),
 )
 #: Set through another variable (``AIMEM_MAX_CONTENT_BYTES``), not read itself.
 NOT_VARIABLES = frozenset({"limits"})

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Table
 
+from ai_memory.entrypoints.cli.output import AlwaysJson
 from ai_memory.migration.importers import parse_scope_map
 from ai_memory.migration.importers.detect import FORMATS
 from ai_memory.migration.migrate import MigrationError, MigrationReport, migrate
@@ -44,6 +45,7 @@ def migrate_cmd(
         str, typer.Option(help="Scope for rows that name no owner.")
     ] = "user:default",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Doctor and convert only.")] = False,
+    as_json: AlwaysJson = False,
 ) -> None:
     """Migrate memories from Mem0, Letta, Zep/Graphiti, LangMem, cognee (COGX) or a bundle."""
     if fmt not in FORMATS:

@@ -29,6 +29,7 @@ from rich.progress import (
 )
 
 from ai_memory.bootstrap import PROJECTIONS, open_replay
+from ai_memory.entrypoints.cli.existing_data import require_data_dir
 from ai_memory.settings import Settings
 
 err = Console(stderr=True)
@@ -44,7 +45,9 @@ def replay_cmd(
         err.print(f"[red]unknown projection {projection!r}[/red] (records|index|all)")
         raise typer.Exit(2)
     overrides: dict[str, object] = {} if data_dir is None else {"data_dir": data_dir}
-    replay = open_replay(Settings.from_env(**overrides))
+    settings = Settings.from_env(**overrides)
+    require_data_dir(settings, settings.resolved().event_log_url)  # nothing to replay
+    replay = open_replay(settings)
     try:
         total = replay.log_size()
         columns = (
