@@ -114,7 +114,11 @@ def import_cmd(
                 # takes a while for a large bundle. Say so rather than sit at 100 %.
                 bar.stop()
                 doing = "import and project" if wait else "import"
-                stack.enter_context(err.status(f"uploaded; waiting for the server to {doing}…"))
+                waiting = f"uploaded; waiting for the server to {doing} it…"
+                if err.is_terminal:
+                    stack.enter_context(err.status(waiting))
+                else:  # a log: the line, not an animation
+                    err.print(waiting, markup=False)
 
             report = client.import_bundle(lines(), wait=wait)
     typer.echo(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2))
