@@ -204,6 +204,8 @@ def test_a_bad_setting_stops_serve_before_anything_exists(
         ({"AIMEM_EMBEDDER": "word2vec"}, "AIMEM_EMBEDDER"),
         ({"AIMEM_RECEIPT_KEY": "not a key"}, "AIMEM_RECEIPT_KEY"),
         ({"AIMEM_WAIT_TIMEOUT": "soon"}, "AIMEM_WAIT_TIMEOUT"),
+        ({"AIMEM_PORT": "eighty"}, "AIMEM_PORT"),
+        ({"AIMEM_INSECURE_OPEN": "maybe"}, "AIMEM_INSECURE_OPEN"),
     ],
 )
 def test_serve_names_the_bad_variable(

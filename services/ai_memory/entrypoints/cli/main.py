@@ -156,26 +156,29 @@ def adopt_admin_key(keys: KeyService | None, settings: Settings) -> None:
 
 @app.command()
 def serve(
-    host: Annotated[str | None, typer.Option(envvar="AIMEM_HOST")] = None,
-    port: Annotated[int | None, typer.Option(envvar="AIMEM_PORT")] = None,
-    data_dir: Annotated[Path | None, typer.Option(envvar="AIMEM_DATA_DIR")] = None,
+    # No ``envvar`` on these: the settings read AIMEM_HOST, AIMEM_PORT, … themselves, so a
+    # bad value is reported like any other setting (naming it, exit 5), not as usage.
+    host: Annotated[str | None, typer.Option(help="Address to bind [AIMEM_HOST].")] = None,
+    port: Annotated[int | None, typer.Option(help="Port [AIMEM_PORT].")] = None,
+    data_dir: Annotated[
+        Path | None, typer.Option(help="The embedded deployment's folder [AIMEM_DATA_DIR].")
+    ] = None,
     insecure_open: Annotated[
         bool,
         typer.Option(
             "--insecure-open",
-            envvar="AIMEM_INSECURE_OPEN",
             help="Serve beyond loopback with no API key (anyone who reaches the port can "
-            "read and forget everything). Development only.",
+            "read and forget everything). Development only [AIMEM_INSECURE_OPEN].",
         ),
     ] = False,
     metrics_port: Annotated[
-        int,
+        int | None,
         typer.Option(
-            envvar="AIMEM_METRICS_PORT",
             help="Also serve /metrics on this port, without a key, for Prometheus on the "
-            "internal network (0: only on the API port, where it needs an operator key).",
+            "internal network (0: only on the API port, where it needs an operator key) "
+            "[AIMEM_METRICS_PORT].",
         ),
-    ] = 0,
+    ] = None,
 ) -> None:
     """Run the HTTP server with the embedded log, record store and index."""
     import uvicorn
@@ -187,12 +190,15 @@ def serve(
     from ai_memory.entrypoints.http.slow_headers import with_header_timeout
     from ai_memory.settings import Settings
 
-    overrides: dict[str, object] = {}
-    if data_dir is not None:
-        overrides["data_dir"] = data_dir
+    given = {"host": host, "port": port, "data_dir": data_dir, "metrics_port": metrics_port}
+    overrides: dict[str, object] = {k: v for k, v in given.items() if v is not None}
+    if insecure_open:
+        overrides["insecure_open"] = True
     settings = Settings.from_env(**overrides)
     check_settings(settings)  # every value, before a store or the data dir is touched
-    bind = host or settings.host
+    bind = settings.host
+    insecure_open = settings.insecure_open
+    metrics_port = settings.metrics_port
     container = build(settings)
     try:
         adopt_admin_key(container.services.keys, settings)
@@ -219,7 +225,7 @@ def serve(
         uvicorn.run(
             api,
             host=bind,
-            port=port or settings.port,
+            port=settings.port,
             log_level="info",
             log_config=access_log.log_config(),  # paths, never query strings
             # httptools parses in C and uvloop runs the loop in C: less CPU per request
