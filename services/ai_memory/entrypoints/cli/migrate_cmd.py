@@ -6,11 +6,13 @@
     ai-memory migrate --from graph.json --to ./data --scope-map group:=user: --dry-run
 
 Prints the JSON report on stdout (progress and the check table on stderr) and exits 1
-when any of the five verification checks fails, 2 when the migration cannot start.
+when any of the five verification checks fails, 2 when the migration cannot start, 4 when
+the source does not exist, 3 when the target server cannot be reached (``docs/CLI.md``).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 from pathlib import Path
 from typing import Annotated
@@ -24,6 +26,7 @@ from ai_memory.entrypoints.cli.output import AlwaysJson
 from ai_memory.migration.importers import parse_scope_map
 from ai_memory.migration.importers.detect import FORMATS
 from ai_memory.migration.migrate import MigrationError, MigrationReport, migrate
+from ai_memory.sdk import ApiError
 from ai_memory.settings import client_api_key
 
 err = Console(stderr=True)
@@ -56,6 +59,8 @@ def migrate_cmd(
     except ValueError as e:
         err.print(f"[red]{e}[/red]")
         raise typer.Exit(2) from e
+    if not source.exists():
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(source))
     columns = (TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, console=err, transient=False) as bar:
         tasks: dict[str, TaskID] = {}
@@ -77,6 +82,9 @@ def migrate_cmd(
                 api_key=client_api_key(),
             )
         except MigrationError as e:
+            failed = e.__cause__
+            if isinstance(failed, ApiError):  # the target server: reported as any request
+                raise failed from failed.__cause__
             err.print(f"[red]migration cannot start:[/red] {e}")
             raise typer.Exit(2) from e
     typer.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
