@@ -61,17 +61,18 @@ def check_settings(settings: Settings, *, embedder: bool = True) -> None:
             "one_of",
             f"unknown embedder {s.embedder!r} (expected one of {', '.join(names)})",
         )
-    shared = scheme_of(s.record_store_url) == "cassandra"
-    root = s.root_key.get_secret_value()
-    if root.strip():
-        parse_root_key(root)
-    elif s.encryption == "on" and shared:
-        raise InvalidInput(
-            "AIMEM_ROOT_KEY",
-            "required",
-            "a distributed deployment with AIMEM_ENCRYPTION=on needs it (base64url of 32 "
-            "bytes, the same on every process; `openssl rand 32 | basenc --base64url`)",
-        )
+    if s.encryption == "on":  # as security.root_key reads it
+        root = s.root_key.get_secret_value()
+        shared = scheme_of(s.record_store_url) == "cassandra"
+        if root.strip():
+            parse_root_key(root)
+        elif shared and scheme_of(s.event_log_url) != "memory":
+            raise InvalidInput(
+                "AIMEM_ROOT_KEY",
+                "required",
+                "a distributed deployment with AIMEM_ENCRYPTION=on needs it (base64url of 32 "
+                "random bytes, the same on every process)",
+            )
     receipt = s.receipt_key.get_secret_value()
     if receipt.strip():
         parse_receipt_key(receipt)

@@ -22,6 +22,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Table
 
+from ai_memory.entrypoints.cli.exit_codes import ExitCode
+from ai_memory.entrypoints.cli.failures import CommandFailure
 from ai_memory.entrypoints.cli.output import AlwaysJson
 from ai_memory.migration.importers import parse_scope_map
 from ai_memory.migration.importers.detect import FORMATS
@@ -85,8 +87,7 @@ def migrate_cmd(
             failed = e.__cause__
             if isinstance(failed, ApiError):  # the target server: reported as any request
                 raise failed from failed.__cause__
-            err.print(f"[red]migration cannot start:[/red] {e}")
-            raise typer.Exit(2) from e
+            raise CommandFailure(f"migration cannot start: {e}", ExitCode.USAGE) from e
     typer.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     _summary(report)
     if not report.ok:

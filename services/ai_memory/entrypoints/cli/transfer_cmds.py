@@ -1,4 +1,8 @@
-"""``ai-memory export`` / ``ai-memory import``: stream NDJSON bundles with progress bars."""
+"""``ai-memory export`` / ``ai-memory import``: stream NDJSON bundles with progress bars.
+
+``export -o`` never leaves a partial file; ``import`` exits 6 when the server rejected
+lines (``exit_codes.py``), with the report on stdout all the same.
+"""
 
 from __future__ import annotations
 
