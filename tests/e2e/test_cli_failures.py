@@ -232,3 +232,15 @@ def test_5xx_problems(failing: str, status: int) -> None:
 def test_version() -> None:
     result = run("--version", url="http://127.0.0.1:9")
     assert result.returncode == 0 and result.stdout.startswith("ai-memory ")
+
+
+def test_a_bundle_that_is_not_gzip_is_bad_input(server: Server, tmp_path: Path) -> None:
+    fake = tmp_path / "fake.ndjson.gz"
+    fake.write_bytes(b'{"kind":"header"}\n')  # named .gz, not compressed
+    result = run("import", str(fake), url=server.url)
+    assert result.returncode == ExitCode.BAD_INPUT and "Traceback" not in result.stderr
+    assert (
+        result.stderr.strip()
+        .splitlines()[-1]
+        .startswith("ai-memory: cannot read the bundle: Not a gzipped file")
+    )
