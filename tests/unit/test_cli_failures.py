@@ -75,6 +75,8 @@ def _refused_connection() -> ConnectionFailedError:
         (IsADirectoryError(21, "Is a directory", "/tmp"), ExitCode.BAD_INPUT, "a directory"),
         (PermissionError(13, "Permission denied", "/root/x"), ExitCode.BAD_INPUT, "permission"),
         (RuntimeError("unexpected"), ExitCode.INTERNAL, "internal error"),
+        (ModuleNotFoundError("no uvicorn", name="uvicorn"), ExitCode.USAGE, "ai-memory[server]"),
+        (ModuleNotFoundError("a bug", name="ai_memory.nope"), ExitCode.INTERNAL, "internal"),
         (KeyboardInterrupt(), ExitCode.INTERRUPTED, "interrupted"),
     ],
 )
@@ -84,7 +86,21 @@ def test_each_failure_class_has_its_line_and_code(
     message, exit_code = explain(error)
     assert exit_code == code
     assert says in message
-    assert "\n" not in message
+    assert not message.startswith("ai-memory:")  # the reporter adds the program's name
+    # One line; the missing extra's message adds the command to run on a second.
+    assert message.count("\n") == (1 if isinstance(error, ModuleNotFoundError) and code == 2 else 0)
+
+
+def test_a_server_that_does_not_answer_in_time_is_not_unreachable() -> None:
+    request = httpx.Request("GET", "http://10.0.0.1:8080/v1/memories/x")
+    for cause, says in (
+        (httpx.ConnectTimeout("timed out", request=request), "cannot reach http://10.0.0.1:8080"),
+        (httpx.ReadTimeout("timed out", request=request), "did not answer in time"),
+    ):
+        error = ConnectionFailedError("GET /v1/memories/x: ...", code="connection_failed")
+        error.__cause__ = cause
+        message, code = explain(error)
+        assert code == ExitCode.UNREACHABLE and says in message, message
 
 
 def test_the_version_comes_from_the_package() -> None:
@@ -219,3 +235,16 @@ def test_serve_names_the_bad_variable(
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith(f"ai-memory: bad setting {variable}"), line
     assert not data.exists()
+
+
+def test_replay_json_summarises_each_projection(tmp_path: Path) -> None:
+    from ai_memory.bootstrap import build
+    from ai_memory.settings import Settings
+
+    data = tmp_path / "data"
+    build(Settings(data_dir=data, embedder="static")).close()  # an empty deployment
+    result = CliRunner().invoke(app, ["replay", "--json", "--data-dir", str(data)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert [row["projection"] for row in summary] == ["records", "index"]
+    assert all(row["events"] == 0 and row["dead_lettered"] == 0 for row in summary)

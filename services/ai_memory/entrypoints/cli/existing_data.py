@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ai_memory.bootstrap import scheme_of
 from ai_memory.entrypoints.cli.exit_codes import ExitCode
 from ai_memory.entrypoints.cli.failures import CommandFailure
 from ai_memory.settings import Settings
@@ -36,5 +35,7 @@ def require_data_dir(settings: Settings, *urls: str) -> None:
     s = settings.resolved()
     if s.data_dir.is_dir():
         return
-    if any(scheme_of(url) in _IN_DATA_DIR for url in urls):
+    # The scheme by hand, not through ai_memory.bootstrap: a client-only install (no
+    # server extra) imports this module with the command line.
+    if any(url.split(":", 1)[0] in _IN_DATA_DIR for url in urls):
         raise DataDirMissing(s.data_dir)

@@ -21,6 +21,8 @@ from typer.core import TyperGroup
 
 from ai_memory.core.errors import AiMemoryError, DataDirInUse, InvalidInput, RetryableError
 from ai_memory.entrypoints.cli.exit_codes import ExitCode
+from ai_memory.entrypoints.cli.launcher import explain as needs_extra
+from ai_memory.entrypoints.cli.launcher import missing_extra
 from ai_memory.sdk import ApiError
 from ai_memory.sdk.errors import ConnectionFailedError, ForbiddenError, UnauthenticatedError
 from ai_memory.settings import SettingsError
@@ -43,6 +45,9 @@ def explain(error: BaseException) -> tuple[str, ExitCode]:
         return error.message, error.code
     if isinstance(error, KeyboardInterrupt):
         return "interrupted", ExitCode.INTERRUPTED
+    if isinstance(error, ModuleNotFoundError) and (extra := missing_extra(error)) is not None:
+        # A command of an extra this install lacks (serve on a client-only install).
+        return needs_extra(error, extra).removeprefix(f"{PROG}: "), ExitCode.USAGE
     if isinstance(error, ApiError):
         return _api_error(error)
     if isinstance(error, SettingsError):
@@ -99,7 +104,10 @@ def _unreachable(error: ConnectionFailedError) -> str:
             base = f"{url.scheme}://{url.netloc.decode('ascii', 'replace')}"
         except RuntimeError:  # no request attached
             pass
-    if isinstance(cause, httpx.TimeoutException):
+    if isinstance(cause, httpx.TimeoutException) and not isinstance(cause, httpx.ConnectTimeout):
+        # Connected, but no answer in time: the server is there and too slow.
+        return f"{base} did not answer in time — it may be overloaded; try again"
+    if isinstance(cause, httpx.ConnectTimeout):
         why = "timed out"
     elif isinstance(cause, httpx.TransportError):
         text = str(cause)
