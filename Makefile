@@ -12,6 +12,7 @@ install: $(STAMP)
 # sentence-transformers (and so torch) as a dependency it does not need here: we read
 # the safetensors directly, so it is installed without dependencies.
 $(STAMP): pyproject.toml deploy/constraints.txt
+	@echo "installing ai-memory and its dependencies into $(VENV) (first time: a few minutes)…"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c deploy/constraints.txt -e '.[all,dev]'

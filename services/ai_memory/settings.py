@@ -412,6 +412,11 @@ class Settings(BaseSettings):
         description="With `OTEL_TRACES_EXPORTER=console`: append finished spans to this file, "
         "one JSON object a line, instead of printing them to standard output.",
     )
+    debug: bool = Field(
+        default=False,
+        description="`ai-memory --debug`: a command that fails prints the Python traceback "
+        "as well as the one line naming the problem.",
+    )
 
     @field_validator(
         "govern_tenants",
@@ -559,6 +564,7 @@ VARIABLES = (
     "AIMEM_LOG_LEVEL",
     "AIMEM_LOG_FORMAT",
     "AIMEM_TRACES_FILE",
+    "AIMEM_DEBUG",
     "AIMEM_METRICS_PORT",
     "AIMEM_WEBHOOK_ALLOW_PRIVATE",
     "AIMEM_WEBHOOK_ALLOWED_CIDRS",

@@ -99,7 +99,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "webhook_max_per_tenant",
         ),
     ),
-    ("Client commands", ("url", "api_key", "from_api_key", "to_api_key", "agent")),
+    ("Client commands", ("url", "api_key", "from_api_key", "to_api_key", "agent", "debug")),
 )
 #: Set through another variable (``AIMEM_MAX_CONTENT_BYTES``), not read itself.
 NOT_VARIABLES = frozenset({"limits"})

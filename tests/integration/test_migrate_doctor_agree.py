@@ -101,7 +101,7 @@ def test_artefacts_of_the_real_tools_migrate_and_verify(tmp_path: Path, name: st
 def test_doctor_format_knows_every_importer() -> None:
     for fmt in ("mem0", "letta", "zep", "langmem", "cognee", "generic", "bundle"):
         code, _, err = _run("doctor", str(FIXTURES / "nope"), "--format", fmt)
-        assert "unknown --format" not in err and code == 2  # only the path is missing
+        assert "unknown --format" not in err and code == 4  # only the path is missing
     code, _, err = _run("doctor", str(FIXTURES / "mem0"), "--format", "nonsense")
     assert code == 2 and "unknown --format" in err
 

@@ -80,7 +80,7 @@ def test_a_deployment_secret_closes_the_server_before_it_listens(
     monkeypatch.setenv("AIMEM_ADMIN_KEY", "not-a-key")
     data = str(tmp_path / "d")
     bad = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--data-dir", data])
-    assert bad.exit_code == 2 and "AIMEM_ADMIN_KEY" in bad.output and answers == []
+    assert bad.exit_code == 5 and "AIMEM_ADMIN_KEY" in bad.output and answers == []  # a bad setting
     monkeypatch.setenv("AIMEM_ADMIN_KEY", token)
     result = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--data-dir", data])
     assert result.exit_code == 0, result.output

@@ -89,6 +89,7 @@ from .security import (
     run_vault_reconcile,
     run_vault_rotate,
 )
+from .settings_check import check_settings
 from .urls import scheme_of, url_path
 from .usage import build_usage_source, close_usage, quota_count, quota_ttl
 from .webhooks import build_webhooks
@@ -108,6 +109,7 @@ __all__ = [
     "build_record_store",
     "build_sink",
     "build_usage_source",
+    "check_settings",
     "governance_params",
     "open_replay",
     "receipt_signing_key",
@@ -309,6 +311,7 @@ def build(
     drives projections but never appends (replay, re-drive); ``owns_partitions=False``:
     one that appends through the gateways that own the partitions (see build_event_log)."""
     s = (settings or Settings.from_env()).resolved()
+    check_settings(s, embedder=embedder is None)  # before anything exists on disk
     ensure_private_dir(s.data_dir)
     # Embedded: this process projects every view of the directory; a second one would
     # open the same index files (adapters/data_dir_lock.py). Taken before any store opens.

@@ -78,4 +78,4 @@ def test_cli_table_output(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "Memory types" in result.output and "warning" in result.output
     bad = CliRunner().invoke(app, ["doctor", str(tmp_path / "missing.json")])
-    assert bad.exit_code == 2
+    assert bad.exit_code == 4  # bad local input (docs/CLI.md)

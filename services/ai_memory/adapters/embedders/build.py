@@ -31,6 +31,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cache_dir: Path = args.cache_dir or model_cache_dir()
     existed = (cache_dir / STATIC_NAME).is_dir()
+    if not existed:
+        # The first build takes about a minute with no output of its own: say why.
+        print(
+            f"{STATIC_NAME}: distilling the embedding model into {cache_dir} "
+            "(once, about a minute)…",
+            flush=True,
+        )
     started = time.perf_counter()
     try:
         path = ensure_static_model(cache_dir)

@@ -12,7 +12,7 @@ own fails again until the code that rejected it is fixed, and shipping the fix r
 the server anyway — re-drive between the stop and the start. A distributed deployment can
 re-drive any time.
 Exit codes: 0 done, 1 some re-drives failed again (kept with the new error), 2 nothing
-matched.
+matched, 4 no such data directory (never created here). ``--json`` on every subcommand.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from rich.table import Table
 from ai_memory.bootstrap import PROJECTIONS, build_dead_letter_service
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.ports import DeadLetter
+from ai_memory.entrypoints.cli.existing_data import require_data_dir
+from ai_memory.entrypoints.cli.output import AlwaysJson, Json, emit_json
 from ai_memory.service.dead_letters import DeadLetterService
 from ai_memory.settings import Settings
 
@@ -47,7 +49,10 @@ All = Annotated[bool, typer.Option("--all", help="every entry of the projection"
 
 
 def _settings(data_dir: Path | None) -> Settings:
-    return Settings.from_env(**({} if data_dir is None else {"data_dir": data_dir}))
+    settings = Settings.from_env(**({} if data_dir is None else {"data_dir": data_dir}))
+    # The embedded dead letters are a table beside the log: never create a data dir.
+    require_data_dir(settings, settings.resolved().event_log_url)
+    return settings
 
 
 def _check(projection: str) -> None:
@@ -83,7 +88,7 @@ def _at(at: datetime) -> str:
     return at.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def as_json(entry: DeadLetter, *, raw: bool = False) -> dict[str, Any]:
+def entry_json(entry: DeadLetter, *, raw: bool = False) -> dict[str, Any]:
     body: dict[str, Any] = {
         "projection": entry.projection,
         "position": entry.position,
@@ -116,7 +121,7 @@ def list_cmd(
         store.close()
     if as_json_lines:
         for entry in entries:
-            typer.echo(json.dumps(as_json(entry), ensure_ascii=False))
+            typer.echo(json.dumps(entry_json(entry), ensure_ascii=False))
         return
     table = Table("projection", "position", "partition", "reason", "attempts", "last", "error")
     for e in entries:
@@ -135,14 +140,16 @@ def list_cmd(
 
 
 @app.command("show")
-def show_cmd(projection: Projection, position: int, data_dir: DataDir = None) -> None:
+def show_cmd(
+    projection: Projection, position: int, as_json: AlwaysJson = False, data_dir: DataDir = None
+) -> None:
     """One entry as JSON: error, original bytes (base64), the event if decodable."""
     store = _open(data_dir)
     try:
         (entry,) = _chosen(store, projection, position, False)
     finally:
         store.close()
-    body = as_json(entry, raw=True)
+    body = entry_json(entry, raw=True)
     try:
         body["event"] = store.describe(entry) if entry.raw else None
     except Exception as e:
@@ -155,6 +162,7 @@ def discard_cmd(
     projection: Projection,
     position: Position = None,
     every: All = False,
+    as_json: Json = False,
     data_dir: DataDir = None,
 ) -> None:
     """Remove entries without applying them (the view lacks them until a replay)."""
@@ -164,7 +172,10 @@ def discard_cmd(
         gone = store.discard(chosen)
     finally:
         store.close()
-    out.print(f"discarded {gone} dead letter(s)")
+    if as_json:
+        emit_json({"discarded": gone})
+    else:
+        out.print(f"discarded {gone} dead letter(s)")
 
 
 @app.command("redrive")
@@ -172,6 +183,7 @@ def redrive_cmd(
     projection: Projection,
     position: Position = None,
     every: All = False,
+    as_json: Json = False,
     data_dir: DataDir = None,
 ) -> None:
     """Re-read events from the log and apply them (stop an embedded server first).
@@ -185,8 +197,14 @@ def redrive_cmd(
         except InvalidInput as e:
             raise typer.BadParameter(e.message) from e
         failed = 0
+        outcomes: list[dict[str, Any]] = []
         for entry in chosen:
             result = redrive(entry)
+            outcomes.append(
+                {"position": entry.position, "applied": result.resolved, "error": result.error}
+            )
+            if as_json:
+                continue
             if result.resolved:
                 out.print(f"{projection} {entry.position}: applied")
             else:
@@ -194,6 +212,10 @@ def redrive_cmd(
                 err.print(f"[red]{projection} {entry.position}: failed again[/red]: {result.error}")
     finally:
         store.close()
-    out.print(f"re-driven {len(chosen) - failed}, still failing {failed}")
+    failed = sum(not o["applied"] for o in outcomes)
+    if as_json:
+        emit_json({"projection": projection, "redriven": outcomes})
+    else:
+        out.print(f"re-driven {len(chosen) - failed}, still failing {failed}")
     if failed:
         raise typer.Exit(1)

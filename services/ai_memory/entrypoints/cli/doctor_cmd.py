@@ -6,11 +6,13 @@ a report: type distribution,
 secrets and personal data (masked), context-dependent references, timestamp anomalies,
 duplicates, system logs and vector columns, with warnings. ``--json`` prints the report as
 JSON; ``--redact OUT`` also writes a copy with every secret replaced by
-``[REDACTED:<kind>]``. Exit code 0 even with warnings; 2 if the file cannot be read.
+``[REDACTED:<kind>]``. Exit code 0 even with warnings; 4 if the file is missing or cannot
+be read; 2 for a bad option or a dump migrate would refuse.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 from pathlib import Path
 from typing import Annotated
@@ -20,6 +22,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ai_memory.entrypoints.cli.exit_codes import ExitCode
+from ai_memory.entrypoints.cli.failures import CommandFailure
 from ai_memory.migration.doctor import DoctorReport, diagnose
 from ai_memory.migration.doctor_tool import IMPORTER_FORMATS, diagnose_converted, shared_format
 from ai_memory.migration.generic import GenericOptions
@@ -76,8 +80,7 @@ def doctor_cmd(
         err.print(f"[red]bad mapping[/red]: {e}")
         raise typer.Exit(2) from e
     if not path.exists():
-        err.print(f"[red]no such file[/red]: {path}")
-        raise typer.Exit(2)
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(path))
     if fmt is not None and fmt not in (*IMPORTER_FORMATS, *READER_FORMATS, "auto"):
         choices = ", ".join((*IMPORTER_FORMATS, *READER_FORMATS))
         err.print(f"[red]unknown --format {fmt!r}[/red]; choose one of {choices}")
@@ -101,9 +104,10 @@ def doctor_cmd(
     except RowError as e:
         err.print(f"[red]migrate would refuse {path}[/red]: {e}")
         raise typer.Exit(2) from e
-    except (OSError, ValueError) as e:
-        err.print(f"[red]cannot read {path}[/red]: {e}")
-        raise typer.Exit(2) from e
+    except OSError:
+        raise  # reported with its file name (exit 4)
+    except ValueError as e:
+        raise CommandFailure(f"cannot read {path}: {e}", ExitCode.BAD_INPUT) from e
     if as_json:
         typer.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:

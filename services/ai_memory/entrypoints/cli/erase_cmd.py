@@ -1,7 +1,8 @@
 """``ai-memory erase``: subject erasure through a running server (``--url`` /
 ``AIMEM_URL``, an admin key in ``AIMEM_API_KEY``), like every other client command.
 
-It prints the erasure id on stdout (so a script can keep it) and, with ``--receipt``,
+It prints the erasure id on stdout (so a script can keep it; ``--json``: the whole
+answer) and, with ``--receipt``,
 saves the signed receipt as the server served it — ready for ``ai-memory
 verify-receipt`` and an auditor (``--public-key`` saves the key that verifies it).
 """
@@ -13,11 +14,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 
+from ai_memory.entrypoints.cli.output import Json, emit
 from ai_memory.entrypoints.cli.transfer_cmds import DEFAULT_URL, api_key
-from ai_memory.sdk import ApiError, MemoryClient
+from ai_memory.sdk import MemoryClient
 
 err = Console(stderr=True)
 
@@ -49,6 +50,7 @@ def erase_cmd(
     public_key: Annotated[
         Path | None, typer.Option(help="Save the key that verifies receipts (PEM) here.")
     ] = None,
+    as_json: Json = False,
     url: Annotated[str, typer.Option(envvar="AIMEM_URL", help="Server base URL.")] = DEFAULT_URL,
 ) -> None:
     """Forget everything of one subject — exactly one of --scope, --source-agent, --id,
@@ -57,40 +59,33 @@ def erase_cmd(
         # Offboarding cannot be undone: a flag typed by mistake must not erase a tenant.
         err.print("[red]--everything erases the whole tenant; add --yes to confirm[/red]")
         raise typer.Exit(2)
-    try:
-        with MemoryClient(url, timeout=120.0, api_key=api_key()) as client:
-            done = client.erase(
-                reason=reason,
-                scope=scope,
-                source_agent=source_agent,
-                ids=memory_id or None,
-                interaction_ids=interaction_id or None,
-                everything=everything,
-                erasure_id=erasure_id,
-                wait=True,  # the receipt then shows every projection applied
-            )
+    with MemoryClient(url, timeout=120.0, api_key=api_key()) as client:
+        done = client.erase(
+            reason=reason,
+            scope=scope,
+            source_agent=source_agent,
+            ids=memory_id or None,
+            interaction_ids=interaction_id or None,
+            everything=everything,
+            erasure_id=erasure_id,
+            wait=True,  # the receipt then shows every projection applied
+        )
+        if as_json:
+            emit(done)
+        else:
             typer.echo(done.erasure_id)
-            again = " (already done before)" if done.already_done else ""
-            err.print(
-                f"erased {done.memories} memories and {done.interactions} raw turns{again}",
-                markup=False,
-            )
-            if receipt is not None:
-                signed = client.erasure_receipt(done.erasure_id)
-                text = json.dumps(signed.raw, ensure_ascii=False, indent=2) + "\n"
-                receipt.write_text(text, encoding="utf-8")
-                err.print(f"receipt saved to {receipt}", markup=False)
-            if public_key is not None:
-                public_key.write_text(client.erasure_public_key().pem, encoding="ascii")
-                err.print(f"public key saved to {public_key}", markup=False)
-    except ApiError as e:
-        err.print(f"[red]error {e.status or '-'} {e.code}[/red]: {e.detail}")
-        raise typer.Exit(1) from None
-    except OSError as e:  # --receipt / --public-key not writable (the erasure happened)
-        err.print(f"error: {e}", markup=False)
-        raise typer.Exit(1) from None
-    except ValidationError as e:
-        problem = e.errors()[0]
-        where = ".".join(str(p) for p in problem["loc"])
-        err.print(f"[red]error invalid_input[/red] [{where}]: {problem['msg']}")
-        raise typer.Exit(1) from None
+        again = " (already done before)" if done.already_done else ""
+        err.print(
+            f"erased {done.memories} memories and {done.interactions} raw turns{again}",
+            markup=False,
+        )
+        # The erasure happened whatever follows: a file that cannot be written is
+        # reported (exit 4) and the erasure id above still names it.
+        if receipt is not None:
+            signed = client.erasure_receipt(done.erasure_id)
+            text = json.dumps(signed.raw, ensure_ascii=False, indent=2) + "\n"
+            receipt.write_text(text, encoding="utf-8")
+            err.print(f"receipt saved to {receipt}", markup=False)
+        if public_key is not None:
+            public_key.write_text(client.erasure_public_key().pem, encoding="ascii")
+            err.print(f"public key saved to {public_key}", markup=False)

@@ -8,7 +8,8 @@ key.
 
 ``create`` prints the key on stdout and nothing else (``KEY=$(ai-memory keys create …)``);
 it is shown this once and cannot be recovered, only revoked and replaced.
-Exit codes: 0 done, 1 refused (bad argument, unknown key), 2 usage.
+Exit codes (``exit_codes.py``): 0 done, 1 refused (bad argument, unknown key), 2 usage,
+4 no such data directory (``list`` and ``revoke`` never create one), 5 bad setting.
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ from rich.table import Table
 
 from ai_memory.bootstrap import build_key_service
 from ai_memory.core.access import ROLES, KeyInfo, generate_token
-from ai_memory.core.errors import AiMemoryError, InvalidInput
+from ai_memory.core.errors import InvalidInput
+from ai_memory.entrypoints.cli.existing_data import require_data_dir
+from ai_memory.entrypoints.cli.output import Json, emit_json
 from ai_memory.service.keys import KeyService
-from ai_memory.settings import Settings, SettingsError
+from ai_memory.settings import Settings
 
 app = typer.Typer(no_args_is_help=True, help="Create, list and revoke API keys.")
 out = Console()
@@ -56,22 +59,17 @@ def parse_duration(text: str) -> timedelta:
 
 
 @contextmanager
-def _keys(data_dir: Path | None) -> Iterator[KeyService]:
-    """The key service on this deployment's store; a refusal exits 1 with its code."""
+def _keys(data_dir: Path | None, *, existing: bool = True) -> Iterator[KeyService]:
+    """The key service on this deployment's store. ``existing``: the command reads keys,
+    so an embedded data directory that does not exist is refused, not created."""
+    settings = Settings.from_env(**({} if data_dir is None else {"data_dir": data_dir}))
+    if existing:
+        require_data_dir(settings, settings.resolved().record_store_url)
+    service = build_key_service(settings)
     try:
-        settings = Settings.from_env(**({} if data_dir is None else {"data_dir": data_dir}))
-    except SettingsError as e:
-        err.print(f"[red]{e}[/red]")
-        raise typer.Exit(2) from None
-    try:
-        service = build_key_service(settings)
-        try:
-            yield service
-        finally:
-            service.close()
-    except AiMemoryError as e:
-        err.print(f"[red]error {e.code}[/red]: {e.message}", markup=True, highlight=False)
-        raise typer.Exit(1) from None
+        yield service
+    finally:
+        service.close()
 
 
 def _at(at: datetime | None) -> str:
@@ -84,7 +82,7 @@ def status(info: KeyInfo, now: datetime) -> str:
     return "active" if info.active(now) else "expired"
 
 
-def as_json(info: KeyInfo, now: datetime) -> dict[str, Any]:
+def as_json_info(info: KeyInfo, now: datetime) -> dict[str, Any]:
     return {
         "key_id": info.key_id,
         "tenant": info.tenant,
@@ -107,16 +105,22 @@ def create_cmd(
         str, typer.Option(help="comma-separated: '*', 'user:*', 'team:data', 'public'")
     ] = "*",
     expires: Annotated[str | None, typer.Option(help="lifetime: 30d, 12h, 15m, 8w")] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the key and its description as JSON.")
+    ] = False,
     data_dir: DataDir = None,
 ) -> None:
     """Issue a key and print it once (stdout); its id and rights go to stderr."""
-    with _keys(data_dir) as keys:
+    with _keys(data_dir, existing=False) as keys:  # the first key may open a new deployment
         lifetime = None if expires is None else parse_duration(expires)
         issued = keys.create(
             tenant=tenant, role=role, scopes=scopes.split(","), name=name, expires_in=lifetime
         )
     info = issued.key.info
-    typer.echo(issued.token)
+    if as_json:
+        emit_json({"key": issued.token, **as_json_info(info, datetime.now(UTC))})
+    else:
+        typer.echo(issued.token)
     until = f", expires {_at(info.expires_at)}" if info.expires_at else ""
     err.print(
         f"key {info.key_id} of tenant {info.tenant}: {info.role} in {', '.join(info.scopes)}"
@@ -138,9 +142,15 @@ def list_cmd(
     now = datetime.now(UTC)
     if as_json_lines:
         for info in infos:
-            typer.echo(json.dumps(as_json(info, now), ensure_ascii=False))
+            typer.echo(json.dumps(as_json_info(info, now), ensure_ascii=False))
         return
     table = Table("key_id", "name", "role", "scopes", "created", "expires", "status")
+    # Narrow terminals wrap the other columns; the id is printed whole (it is what
+    # `keys revoke` takes).
+    for column in table.columns:
+        column.overflow = "fold"
+    table.columns[0].no_wrap = True
+    table.columns[0].min_width = max((len(i.key_id) for i in infos), default=6)
     for i in infos:
         table.add_row(
             i.key_id,
@@ -158,18 +168,26 @@ def list_cmd(
 @app.command("revoke")
 def revoke_cmd(
     key_id: Annotated[str, typer.Argument(help="the key's id (the part after aimem_)")],
+    as_json: Json = False,
     data_dir: DataDir = None,
 ) -> None:
     """Revoke a key for good; running servers refuse it within 5 seconds."""
     with _keys(data_dir) as keys:
         info = keys.revoke(key_id)
+    if as_json:
+        emit_json(as_json_info(info, datetime.now(UTC)))
+        return
     out.print(
         f"revoked {info.key_id} ({info.name}, tenant {info.tenant}) at {_at(info.revoked_at)}"
     )
 
 
 @app.command("generate")
-def generate_cmd() -> None:
+def generate_cmd(as_json: Json = False) -> None:
     """Print a new, well-formed key without storing it: for a deployment's secret
     (``AIMEM_ADMIN_KEY``), which ``serve`` adopts as an admin key at start."""
-    typer.echo(generate_token())
+    token = generate_token()
+    if as_json:
+        emit_json({"key": token})
+    else:
+        typer.echo(token)

@@ -8,7 +8,6 @@ embedded index is single-process). Every other command is a client of a running 
 from __future__ import annotations
 
 import importlib
-import json
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -17,21 +16,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 from ai_memory.core.hosts import is_loopback
 from ai_memory.entrypoints.cli.erase_cmd import erase_cmd
+from ai_memory.entrypoints.cli.existing_data import require_data_dir
+from ai_memory.entrypoints.cli.exit_codes import ExitCode
+from ai_memory.entrypoints.cli.failures import CommandFailure, ReportingGroup
 from ai_memory.entrypoints.cli.launcher import explain, missing_extra
+from ai_memory.entrypoints.cli.output import AlwaysJson, emit
 from ai_memory.entrypoints.cli.sync_cmd import sync_cmd
 from ai_memory.entrypoints.cli.transfer_cmds import api_key, export_cmd, import_cmd
-from ai_memory.sdk import ApiError, MemoryClient, MemoryIn
+from ai_memory.sdk import MemoryClient, MemoryIn
 
 if TYPE_CHECKING:
     from ai_memory.service.keys import KeyService
     from ai_memory.settings import Settings
 
 app = typer.Typer(
+    cls=ReportingGroup,  # every failure: one line and its exit code (failures.py)
     add_completion=False,
     no_args_is_help=True,
     help="ai-memory: event-sourced memory for AI agents.",
@@ -88,27 +91,42 @@ Url = Annotated[str, typer.Option(envvar="AIMEM_URL", help="Server base URL.")]
 DEFAULT_URL = "http://127.0.0.1:8080"
 
 
+def _version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"ai-memory {version('ai-memory')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            typer.echo("ai-memory (version unknown: the package is not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            envvar="AIMEM_DEBUG",
+            help="On failure, print the Python traceback too (AIMEM_DEBUG=1).",
+        ),
+    ] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """ai-memory: event-sourced memory for AI agents."""
+
+
 @contextmanager
 def client(url: str) -> Iterator[MemoryClient]:
-    """The SDK client; a refused request or an invalid argument exits 1 naming the
-    problem code (the typed error's status is absent when no answer arrived)."""
-    try:
-        with MemoryClient(url, timeout=60.0, api_key=api_key()) as c:
-            yield c
-    except ApiError as e:
-        err.print(f"[red]error {e.status or '-'} {e.code}[/red]: {e.detail}")
-        raise typer.Exit(1) from None
-    except ValidationError as e:
-        problem = e.errors()[0]
-        where = ".".join(str(p) for p in problem["loc"])
-        err.print(f"[red]error invalid_input[/red] [{where}]: {problem['msg']}")
-        raise typer.Exit(1) from None
-
-
-def emit(answer: BaseModel) -> None:
-    """Print an answer as the server sent it (indented JSON)."""
-    body = answer.model_dump(mode="json")
-    typer.echo(json.dumps(body, ensure_ascii=False, indent=2))
+    """The SDK client; what it raises is reported by ``failures.ReportingGroup``."""
+    with MemoryClient(url, timeout=60.0, api_key=api_key()) as c:
+        yield c
 
 
 def open_bind_refusal(keys: KeyService | None, host: str, insecure_open: bool) -> str | None:
@@ -138,55 +156,57 @@ def adopt_admin_key(keys: KeyService | None, settings: Settings) -> None:
 
 @app.command()
 def serve(
-    host: Annotated[str | None, typer.Option(envvar="AIMEM_HOST")] = None,
-    port: Annotated[int | None, typer.Option(envvar="AIMEM_PORT")] = None,
-    data_dir: Annotated[Path | None, typer.Option(envvar="AIMEM_DATA_DIR")] = None,
+    # No ``envvar`` on these: the settings read AIMEM_HOST, AIMEM_PORT, … themselves, so a
+    # bad value is reported like any other setting (naming it, exit 5), not as usage.
+    host: Annotated[str | None, typer.Option(help="Address to bind [AIMEM_HOST].")] = None,
+    port: Annotated[int | None, typer.Option(help="Port [AIMEM_PORT].")] = None,
+    data_dir: Annotated[
+        Path | None, typer.Option(help="The embedded deployment's folder [AIMEM_DATA_DIR].")
+    ] = None,
     insecure_open: Annotated[
         bool,
         typer.Option(
             "--insecure-open",
-            envvar="AIMEM_INSECURE_OPEN",
             help="Serve beyond loopback with no API key (anyone who reaches the port can "
-            "read and forget everything). Development only.",
+            "read and forget everything). Development only [AIMEM_INSECURE_OPEN].",
         ),
     ] = False,
     metrics_port: Annotated[
-        int,
+        int | None,
         typer.Option(
-            envvar="AIMEM_METRICS_PORT",
             help="Also serve /metrics on this port, without a key, for Prometheus on the "
-            "internal network (0: only on the API port, where it needs an operator key).",
+            "internal network (0: only on the API port, where it needs an operator key) "
+            "[AIMEM_METRICS_PORT].",
         ),
-    ] = 0,
+    ] = None,
 ) -> None:
     """Run the HTTP server with the embedded log, record store and index."""
     import uvicorn
 
-    from ai_memory.bootstrap import build
+    from ai_memory.bootstrap import build, check_settings
     from ai_memory.core.errors import AiMemoryError
     from ai_memory.entrypoints.cli.observability import start_tracing
     from ai_memory.entrypoints.http import access_log, metrics
     from ai_memory.entrypoints.http.app import create_app
     from ai_memory.entrypoints.http.slow_headers import with_header_timeout
-    from ai_memory.settings import Settings, SettingsError
+    from ai_memory.settings import Settings
 
-    overrides: dict[str, object] = {}
-    if data_dir is not None:
-        overrides["data_dir"] = data_dir
-    try:
-        settings = Settings.from_env(**overrides)
-    except SettingsError as e:
-        err.print(f"[red]{e}[/red]")
-        raise typer.Exit(2) from None
-    bind = host or settings.host
+    given = {"host": host, "port": port, "data_dir": data_dir, "metrics_port": metrics_port}
+    overrides: dict[str, object] = {k: v for k, v in given.items() if v is not None}
+    if insecure_open:
+        overrides["insecure_open"] = True
+    settings = Settings.from_env(**overrides)
+    check_settings(settings)  # every value, before a store or the data dir is touched
+    bind = settings.host
+    insecure_open = settings.insecure_open
+    metrics_port = settings.metrics_port
     stop_tracing = start_tracing(settings, "ai-memory-gateway")
     container = build(settings)
     try:
         adopt_admin_key(container.services.keys, settings)
     except AiMemoryError as e:
         container.close()
-        err.print(f"[red]AIMEM_ADMIN_KEY: {e}[/red]")
-        raise typer.Exit(2) from None
+        raise CommandFailure(f"bad setting AIMEM_ADMIN_KEY: {e}", ExitCode.BAD_SETTING) from e
     refusal = open_bind_refusal(container.services.keys, bind, insecure_open)
     if refusal is not None:
         container.close()
@@ -207,7 +227,7 @@ def serve(
         uvicorn.run(
             api,
             host=bind,
-            port=port or settings.port,
+            port=settings.port,
             log_level="info",
             log_config=access_log.log_config(settings.log_format),  # never query strings
             # httptools parses in C and uvloop runs the loop in C: less CPU per request
@@ -235,6 +255,7 @@ def write(
     tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
     ttl: Annotated[int | None, typer.Option()] = None,
     created_at: Annotated[str | None, typer.Option()] = None,
+    as_json: AlwaysJson = False,
     url: Url = DEFAULT_URL,
 ) -> None:
     """Write (or upsert with --id) one memory."""
@@ -258,7 +279,7 @@ def write(
 
 
 @app.command()
-def get(memory_id: str, url: Url = DEFAULT_URL) -> None:
+def get(memory_id: str, as_json: AlwaysJson = False, url: Url = DEFAULT_URL) -> None:
     """Read one memory (exit 1 with 'gone' if it was forgotten)."""
     with client(url) as c:
         emit(c.get(memory_id))
@@ -272,6 +293,7 @@ def search(
     type_: Annotated[list[str] | None, typer.Option("--type")] = None,
     top_k: Annotated[int, typer.Option()] = 10,
     mode: Annotated[str, typer.Option(help="hybrid|semantic|keyword")] = "hybrid",
+    as_json: AlwaysJson = False,
     url: Url = DEFAULT_URL,
 ) -> None:
     """Hybrid (semantic + keyword) search."""
@@ -292,6 +314,7 @@ def search(
 def delete(
     memory_id: str,
     reason: Annotated[str, typer.Option()] = "user_request",
+    as_json: AlwaysJson = False,
     url: Url = DEFAULT_URL,
 ) -> None:
     """Forget one memory everywhere (log event, tombstone, every projection)."""
@@ -308,6 +331,7 @@ def audit(
     since: Annotated[str | None, typer.Option(help="Continue after a page's next.")] = None,
     limit: Annotated[int, typer.Option(help="At most this many entries (1-1000).")] = 100,
     tenant: Annotated[str | None, typer.Option(help="The tenant (operator keys).")] = None,
+    as_json: AlwaysJson = False,
     url: Url = DEFAULT_URL,
 ) -> None:
     """Who did what in your tenant, from the log (an admin key in AIMEM_API_KEY): one page
@@ -352,7 +376,9 @@ def optimize(
     from ai_memory.settings import Settings
 
     overrides: dict[str, object] = {} if data_dir is None else {"data_dir": data_dir}
-    container = build(Settings.from_env(**overrides))
+    settings = Settings.from_env(**overrides)
+    require_data_dir(settings, settings.resolved().index_url)  # nothing to optimize
+    container = build(settings)
     try:
         start = time.perf_counter()
         with err.status("optimizing the index"):

@@ -6,11 +6,13 @@
     ai-memory migrate --from graph.json --to ./data --scope-map group:=user: --dry-run
 
 Prints the JSON report on stdout (progress and the check table on stderr) and exits 1
-when any of the five verification checks fails, 2 when the migration cannot start.
+when any of the five verification checks fails, 2 when the migration cannot start, 4 when
+the source does not exist, 3 when the target server cannot be reached (``docs/CLI.md``).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 from pathlib import Path
 from typing import Annotated
@@ -20,9 +22,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Table
 
+from ai_memory.entrypoints.cli.exit_codes import ExitCode
+from ai_memory.entrypoints.cli.failures import CommandFailure
+from ai_memory.entrypoints.cli.output import AlwaysJson
 from ai_memory.migration.importers import parse_scope_map
 from ai_memory.migration.importers.detect import FORMATS
 from ai_memory.migration.migrate import MigrationError, MigrationReport, migrate
+from ai_memory.sdk import ApiError
 from ai_memory.settings import client_api_key
 
 err = Console(stderr=True)
@@ -44,6 +50,7 @@ def migrate_cmd(
         str, typer.Option(help="Scope for rows that name no owner.")
     ] = "user:default",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Doctor and convert only.")] = False,
+    as_json: AlwaysJson = False,
 ) -> None:
     """Migrate memories from Mem0, Letta, Zep/Graphiti, LangMem, cognee (COGX) or a bundle."""
     if fmt not in FORMATS:
@@ -54,6 +61,8 @@ def migrate_cmd(
     except ValueError as e:
         err.print(f"[red]{e}[/red]")
         raise typer.Exit(2) from e
+    if not source.exists():
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(source))
     columns = (TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, console=err, transient=False) as bar:
         tasks: dict[str, TaskID] = {}
@@ -75,8 +84,10 @@ def migrate_cmd(
                 api_key=client_api_key(),
             )
         except MigrationError as e:
-            err.print(f"[red]migration cannot start:[/red] {e}")
-            raise typer.Exit(2) from e
+            failed = e.__cause__
+            if isinstance(failed, ApiError):  # the target server: reported as any request
+                raise failed from failed.__cause__
+            raise CommandFailure(f"migration cannot start: {e}", ExitCode.USAGE) from e
     typer.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     _summary(report)
     if not report.ok:

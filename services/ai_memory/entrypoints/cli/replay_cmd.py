@@ -29,6 +29,8 @@ from rich.progress import (
 )
 
 from ai_memory.bootstrap import PROJECTIONS, open_replay
+from ai_memory.entrypoints.cli.existing_data import require_data_dir
+from ai_memory.entrypoints.cli.output import Json, emit_json
 from ai_memory.settings import Settings
 
 err = Console(stderr=True)
@@ -37,6 +39,7 @@ err = Console(stderr=True)
 def replay_cmd(
     projection: Annotated[str, typer.Option(help="records|index|all")] = "all",
     data_dir: Annotated[Path | None, typer.Option(envvar="AIMEM_DATA_DIR")] = None,
+    as_json: Json = False,
 ) -> None:
     """Rebuild projections from log position 0 (progress bar, events/s)."""
     chosen = PROJECTIONS if projection == "all" else (projection,)
@@ -44,7 +47,10 @@ def replay_cmd(
         err.print(f"[red]unknown projection {projection!r}[/red] (records|index|all)")
         raise typer.Exit(2)
     overrides: dict[str, object] = {} if data_dir is None else {"data_dir": data_dir}
-    replay = open_replay(Settings.from_env(**overrides))
+    settings = Settings.from_env(**overrides)
+    require_data_dir(settings, settings.resolved().event_log_url)  # nothing to replay
+    replay = open_replay(settings)
+    summary: list[dict[str, object]] = []
     try:
         total = replay.log_size()
         columns = (
@@ -73,6 +79,15 @@ def replay_cmd(
                 # CPU of this process (every thread) for the replay alone, start-up left out:
                 # what rebuilding a view costs per event, comparable across machines.
                 cpu_ms = 1000 * (time.process_time() - cpu) / max(applied, 1)
+                summary.append(
+                    {
+                        "projection": name,
+                        "events": applied,
+                        "seconds": round(elapsed, 3),
+                        "cpu_ms_per_event": round(cpu_ms, 4),
+                        "dead_lettered": parked,
+                    }
+                )
                 err.print(
                     f"{name}: {applied} events in {elapsed:.2f}s "
                     f"({applied / max(elapsed, 1e-9):,.0f} events/s, "
@@ -87,6 +102,8 @@ def replay_cmd(
                     )
     finally:
         replay.close()
+    if as_json:
+        emit_json(summary)
 
 
 def _switching() -> None:

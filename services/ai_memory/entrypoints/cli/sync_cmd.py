@@ -21,6 +21,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from ai_memory.entrypoints.cli.output import AlwaysJson
 from ai_memory.sdk import ApiError, MemoryClient
 from ai_memory.sdk.replication import Replicator, SyncReport
 from ai_memory.settings import client_api_key
@@ -66,6 +67,7 @@ def sync_cmd(
         Path | None, typer.Option("--state", help="File keeping the cursor (resume point).")
     ] = None,
     batch: Annotated[int, typer.Option(min=1, max=1000, help="Changes settled per batch.")] = 100,
+    as_json: AlwaysJson = False,
 ) -> None:
     """Replicate a scope between instances: writes, state changes and forgets, resumably."""
     path = state or default_state(source, target, scope)
@@ -89,8 +91,8 @@ def sync_cmd(
             )
     except KeyboardInterrupt:
         err.print("stopped; the next run resumes from the saved cursor")
-    except ApiError as e:
-        err.print(f"[red]error {e.status or '-'} {e.code}[/red]: {e.detail}")
+    except ApiError:
+        # What was settled before the failure, then the failure's own line and code.
         err.print(json.dumps(report.to_json()), markup=False)
-        raise typer.Exit(1) from None
+        raise
     typer.echo(json.dumps(report.to_json()))

@@ -19,8 +19,9 @@ import typer
 from rich.console import Console
 
 from ai_memory.bootstrap import run_vault_reconcile, run_vault_rotate
-from ai_memory.core.errors import AiMemoryError
-from ai_memory.settings import Settings, SettingsError
+from ai_memory.entrypoints.cli.existing_data import require_data_dir
+from ai_memory.entrypoints.cli.output import Json, emit_json
+from ai_memory.settings import Settings
 
 app = typer.Typer(no_args_is_help=True, help="The data-key vault of crypto-shredding.")
 out = Console()
@@ -29,19 +30,28 @@ err = Console(stderr=True)
 DataDir = Annotated[Path | None, typer.Option(envvar="AIMEM_DATA_DIR")]
 
 
+def _existing(data_dir: Path | None) -> Settings:
+    """The deployment's settings; its vault is never created here."""
+    settings = Settings.from_env(**({} if data_dir is None else {"data_dir": data_dir}))
+    require_data_dir(settings, settings.resolved().record_store_url)
+    return settings
+
+
 @app.command("reconcile")
-def reconcile_cmd(data_dir: DataDir = None) -> None:
+def reconcile_cmd(as_json: Json = False, data_dir: DataDir = None) -> None:
     """Destroy again every key whose forget is on the log."""
-    try:
-        settings = Settings.from_env(**({} if data_dir is None else {"data_dir": data_dir}))
-    except SettingsError as e:
-        err.print(f"[red]{e}[/red]")
-        raise typer.Exit(2) from None
-    try:
-        done = run_vault_reconcile(settings)
-    except AiMemoryError as e:
-        err.print(f"[red]{e.code}[/red]: {e}", markup=True)
-        raise typer.Exit(1) from None
+    settings = _existing(data_dir)
+    done = run_vault_reconcile(settings)
+    if as_json:
+        emit_json(
+            {
+                "destroyed": [{"tenant": t, "key_id": k} for t, k in done.destroyed],
+                "keks_destroyed": [{"tenant": t, "version": v} for t, v in done.keks_destroyed],
+                "tombstones": done.tombstones,
+                "events": done.events,
+            }
+        )
+        return
     out.print(
         f"{len(done.destroyed)} keys destroyed again "
         f"({done.tombstones} forgotten memories, {done.events} events read)"
@@ -55,19 +65,22 @@ def reconcile_cmd(data_dir: DataDir = None) -> None:
 @app.command("rotate")
 def rotate_cmd(
     tenant: Annotated[str, typer.Option(help="The tenant whose KEK is rotated.")],
+    as_json: Json = False,
     data_dir: DataDir = None,
 ) -> None:
     """Rotate a tenant's KEK: new version, every data key re-wrapped, old versions destroyed."""
-    try:
-        settings = Settings.from_env(**({} if data_dir is None else {"data_dir": data_dir}))
-    except SettingsError as e:
-        err.print(f"[red]{e}[/red]")
-        raise typer.Exit(2) from None
-    try:
-        done = run_vault_rotate(settings, tenant)
-    except AiMemoryError as e:
-        err.print(f"[red]{e.code}[/red]: {e}", markup=True)
-        raise typer.Exit(1) from None
+    done = run_vault_rotate(_existing(data_dir), tenant)
+    if as_json:
+        emit_json(
+            {
+                "tenant": done.tenant,
+                "new_version": done.new_version,
+                "rewrapped": done.rewrapped,
+                "old_versions_destroyed": list(done.old_versions),
+                "resumed": done.resumed,
+            }
+        )
+        return
     old = ", ".join(f"v{v}" for v in done.old_versions) or "none"
     out.print(
         f"tenant {done.tenant}: KEK v{done.new_version} wraps every data key "
