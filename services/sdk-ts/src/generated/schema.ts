@@ -4,15 +4,69 @@
  */
 
 export interface paths {
-    "/healthz": {
+    "/v1/memories": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Healthz */
-        get: operations["healthz_healthz_get"];
+        /** List memories page by page */
+        get: operations["listMemories"];
+        put?: never;
+        /** Write a memory (a new id when the body has none) */
+        post: operations["createMemory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memories/{memory_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a memory */
+        get: operations["getMemory"];
+        /** Create or update a memory by id */
+        put: operations["upsertMemory"];
+        post?: never;
+        /** Forget a memory */
+        delete: operations["deleteMemory"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memories/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Search memories (hybrid: semantic, keyword, recency, importance) */
+        post: operations["searchMemories"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export memories as an NDJSON bundle */
+        get: operations["exportMemories"];
         put?: never;
         post?: never;
         delete?: never;
@@ -21,7 +75,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/audit": {
+    "/v1/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import an NDJSON bundle or bare records */
+        post: operations["importMemories"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memories:batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upsert up to 1,000 memories in one request
+         * @description Upsert up to 1,000 memories: each item as ``PUT /v1/memories/{id}`` would
+         *     (idempotent, versioned, never moving scope, never reusing a forgotten id), all
+         *     decided together and appended to the log at once. One result per item, in order.
+         */
+        post: operations["batchUpsertMemories"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Recall an agent's best notes for a topic */
+        get: operations["recallNotes"];
+        /** Save, replace or delete an agent's note */
+        put: operations["saveNote"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/interactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a raw interaction and extract memories from it
+         * @description Keep a raw interaction (L0) and extract atomic memories (L1) from it; conflicts
+         *     with current memories are resolved by the θ rule and every decision is an event.
+         */
+        post: operations["recordInteraction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/write-triggers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suggest what to write for a conversation turn
+         * @description Whether and what to write for a conversation turn (core/governance/triggers): an explicit
+         *     preference, a task closed, a problem solved (→ skill), a user correction, or the
+         *     conversation summary. Advisory: nothing is written.
+         */
+        post: operations["suggestWrites"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/persona": {
         parameters: {
             query?: never;
             header?: never;
@@ -29,30 +183,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Audit Trail
-         * @description Who did what in the tenant, oldest first: position, time, actor, action,
-         *     memory ids and scope of each event — never content. A page reads at most
-         *     ``limit`` of the tenant's events; ``actor`` and ``action`` filter that page, so
-         *     it may be short while ``more`` is true: continue with ``since=next``.
+         * Read a scope's persona (L3)
+         * @description L3: the active preferences, goals, facts, skills and tasks of a scope — now, or
+         *     as true at ``as_of`` and as known at ``known_at``.
          */
-        get: operations["audit_trail_v1_audit_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/changes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Changes */
-        get: operations["changes_v1_changes_get"];
+        get: operations["getPersona"];
         put?: never;
         post?: never;
         delete?: never;
@@ -69,92 +204,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Episodes
+         * List a scope's episodes (L2)
          * @description L2: extracted memories grouped by the conversation they came from.
          */
-        get: operations["episodes_v1_episodes_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/erasures": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Erase
-         * @description Forget everything of a subject — a scope, a source agent, memory ids or raw
-         *     turns: memories, raw interactions, notes, episodes and persona — destroying their
-         *     keys; returns the erasure id. The same ``erasure_id`` again is the same erasure.
-         */
-        post: operations["erase_v1_erasures_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/erasures/public-key": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Public Key
-         * @description The Ed25519 public key that verifies erasure receipts (``ai-memory
-         *     verify-receipt``).
-         */
-        get: operations["public_key_v1_erasures_public_key_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/erasures/{erasure_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Receipt
-         * @description The erasure's receipt, signed with the server's key: what was erased, the
-         *     events, each projection's position, when the keys were destroyed, and a
-         *     verification scan made now.
-         */
-        get: operations["receipt_v1_erasures__erasure_id__get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Export */
-        get: operations["export_v1_export_get"];
+        get: operations["listEpisodes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -173,34 +226,99 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Run Governor
+         * Run one governor pass now
          * @description Run one governor pass now (TTL expiry, soft forgetting, slow-update takeovers).
          */
-        post: operations["run_governor_v1_governance_run_post"];
+        post: operations["runGovernor"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/v1/import": {
+    "/v1/memories/{memory_id}/lineage": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read a memory's lineage
+         * @description What this memory superseded, what superseded it, and the events and rules behind
+         *     each state change (kept after forgetting; never content).
+         */
+        get: operations["getLineage"];
         put?: never;
-        /** Import Bundle */
-        post: operations["import_bundle_v1_import_post"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/v1/interactions": {
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the tenant's audit trail
+         * @description Who did what in the tenant, oldest first: position, time, actor, action,
+         *     memory ids and scope of each event — never content. A page reads at most
+         *     ``limit`` of the tenant's events; ``actor`` and ``action`` filter that page, so
+         *     it may be short while ``more`` is true: continue with ``since=next``.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow the change feed (NDJSON long-poll or Server-Sent Events) */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/erasures/public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the key that verifies erasure receipts
+         * @description The Ed25519 public key that verifies erasure receipts (``ai-memory
+         *     verify-receipt``).
+         */
+        get: operations["getReceiptPublicKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/erasures": {
         parameters: {
             query?: never;
             header?: never;
@@ -210,11 +328,34 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Record Interaction
-         * @description Keep a raw interaction (L0) and extract atomic memories (L1) from it; conflicts
-         *     with current memories are resolved by the θ rule and every decision is an event.
+         * Erase a subject (crypto-shredding) and sign a receipt
+         * @description Forget everything of a subject — a scope, a source agent, memory ids or raw
+         *     turns: memories, raw interactions, notes, episodes and persona — destroying their
+         *     keys; returns the erasure id. The same ``erasure_id`` again is the same erasure.
          */
-        post: operations["record_interaction_v1_interactions_post"];
+        post: operations["createErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/erasures/{erasure_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an erasure's signed receipt
+         * @description The erasure's receipt, signed with the server's key: what was erased, the
+         *     events, each projection's position, when the keys were destroyed, and a
+         *     verification scan made now.
+         */
+        get: operations["getErasureReceipt"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -232,147 +373,11 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Forget Interaction
+         * Forget a raw interaction and the memories extracted from it
          * @description Forget one raw turn: its data key is destroyed and every memory extracted from
          *     it is forgotten (an erasure of ``interaction_ids: [id]``; the receipt is its).
          */
-        delete: operations["forget_interaction_v1_interactions__interaction_id__delete"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/memories": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List Memories */
-        get: operations["list_memories_v1_memories_get"];
-        put?: never;
-        /** Create Memory */
-        post: operations["create_memory_v1_memories_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/memories/search": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Search Memories */
-        post: operations["search_memories_v1_memories_search_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/memories/{memory_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read Memory */
-        get: operations["read_memory_v1_memories__memory_id__get"];
-        /** Upsert Memory */
-        put: operations["upsert_memory_v1_memories__memory_id__put"];
-        post?: never;
-        /** Forget Memory */
-        delete: operations["forget_memory_v1_memories__memory_id__delete"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/memories/{memory_id}/lineage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Lineage
-         * @description What this memory superseded, what superseded it, and the events and rules behind
-         *     each state change (kept after forgetting; never content).
-         */
-        get: operations["lineage_v1_memories__memory_id__lineage_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/memories:batch": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Write Batch
-         * @description Upsert up to 1,000 memories: each item as ``PUT /v1/memories/{id}`` would
-         *     (idempotent, versioned, never moving scope, never reusing a forgotten id), all
-         *     decided together and appended to the log at once. One result per item, in order.
-         */
-        post: operations["write_batch_v1_memories_batch_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/notes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Recall Notes */
-        get: operations["recall_notes_v1_notes_get"];
-        /** Save Note */
-        put: operations["save_note_v1_notes_put"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/persona": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Persona
-         * @description L3: the active preferences, goals, facts, skills and tasks of a scope — now, or
-         *     as true at ``as_of`` and as known at ``known_at``.
-         */
-        get: operations["persona_v1_persona_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
+        delete: operations["deleteInteraction"];
         options?: never;
         head?: never;
         patch?: never;
@@ -386,12 +391,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Tenant Usage
+         * Read the tenant's usage and quota
          * @description What the tenant stores: its memories (archived ones included; what the memory
          *     quota counts), the UTF-8 bytes of their content, its quota, and up to which log
          *     position of each partition that is counted.
          */
-        get: operations["tenant_usage_v1_usage_get"];
+        get: operations["getUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -400,7 +405,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/write-triggers": {
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks
+         * @description The tenant's webhooks and their delivery state (never their secrets).
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to changes
+         * @description Subscribe a URL to the changes of some scopes (from now on). The answer holds
+         *     the signing secret: it is never shown again.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook
+         * @description One webhook: active or paused (and why), the cursor and log positions
+         *     acknowledged, the last attempt, consecutive failures.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Stop delivering for good (a delivery in flight may still arrive).
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}:resume": {
         parameters: {
             query?: never;
             header?: never;
@@ -410,12 +465,28 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Write Triggers
-         * @description Whether and what to write for a conversation turn (core/governance/triggers): an explicit
-         *     preference, a task closed, a problem solved (→ skill), a user correction, or the
-         *     conversation summary. Advisory: nothing is written.
+         * Resume a paused webhook
+         * @description Resume a paused webhook: deliveries start again from the last change the
+         *     receiver acknowledged (nothing is skipped).
          */
-        post: operations["write_triggers_v1_write_triggers_post"];
+        post: operations["resumeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness and projection health */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -432,70 +503,77 @@ export interface components {
          */
         AuditEntryOut: {
             /**
-             * Action
-             * @enum {string}
+             * Position
+             * @description The event's log position.
              */
-            action: "written" | "forgotten" | "state_changed" | "recalled" | "imported" | "interaction_recorded" | "erased";
+            position: number;
+            /**
+             * Time
+             * @description When the event was recorded (ISO 8601).
+             */
+            time: string;
             /**
              * Actor
              * @description Who caused it: the API key (key:<id>) or a component.
              */
             actor: string;
             /**
+             * Action
+             * @enum {string}
+             */
+            action: "written" | "forgotten" | "state_changed" | "recalled" | "imported" | "interaction_recorded" | "erased";
+            /**
              * Memory Ids
              * @description The memories it concerns (may be empty).
              */
             memory_ids: string[];
             /**
-             * Position
-             * @description The event's log position.
-             */
-            position: number;
-            /**
              * Scope
              * @description The memories' scope; null for an import batch.
              */
             scope: string | null;
-            /**
-             * Time
-             * @description When the event was recorded (ISO 8601).
-             */
-            time: string;
         };
         /**
          * AuditOut
          * @description A page of the tenant's audit trail, oldest first.
          */
         AuditOut: {
+            /** Tenant */
+            tenant: string;
             /** Entries */
             entries: components["schemas"]["AuditEntryOut"][];
-            /**
-             * More
-             * @description Whether more events may follow next right now.
-             */
-            more: boolean;
             /**
              * Next
              * @description Cursor of what this page consumed: pass it as since.
              */
             next: string;
-            /** Tenant */
-            tenant: string;
+            /**
+             * More
+             * @description Whether more events may follow next right now.
+             */
+            more: boolean;
         };
         /** BatchItemOut */
         BatchItemOut: {
-            /**
-             * Changed
-             * @description False when the same content was stored.
-             */
-            changed?: boolean | null;
-            /** Id */
-            id?: string | null;
             /**
              * Index
              * @description The item's position in `items`, from 0.
              */
             index: number;
+            /**
+             * Status
+             * @description 201 created, 200 updated or unchanged, 4xx refused (see `problem`).
+             */
+            status: number;
+            /** Id */
+            id?: string | null;
+            /** Version */
+            version?: number | null;
+            /**
+             * Changed
+             * @description False when the same content was stored.
+             */
+            changed?: boolean | null;
             /**
              * Position
              * @description Log position of the item's write.
@@ -507,13 +585,6 @@ export interface components {
              * @description Fields whose credentials were redacted (`redact` secret policy).
              */
             redacted?: string[] | null;
-            /**
-             * Status
-             * @description 201 created, 200 updated or unchanged, 4xx refused (see `problem`).
-             */
-            status: number;
-            /** Version */
-            version?: number | null;
         };
         /** BatchWriteIn */
         BatchWriteIn: {
@@ -526,48 +597,70 @@ export interface components {
         /** BatchWriteOut */
         BatchWriteOut: {
             /**
-             * Position
-             * @description The highest position of the batch's items (0: none). On the embedded log, min_position for reading every one of them; on a partitioned log (Kafka) positions of different partitions are not ordered: use each item's position.
-             */
-            position: number;
-            /** Rejected */
-            rejected: number;
-            /**
              * Results
              * @description One per item, in input order.
              */
             results: components["schemas"]["BatchItemOut"][];
-            /** Unchanged */
-            unchanged: number;
             /** Written */
             written: number;
+            /** Unchanged */
+            unchanged: number;
+            /** Rejected */
+            rejected: number;
+            /**
+             * Position
+             * @description The highest position of the batch's items (0: none). On the embedded log, min_position for reading every one of them; on a partitioned log (Kafka) positions of different partitions are not ordered: use each item's position.
+             */
+            position: number;
         };
         /** DeleteOut */
         DeleteOut: {
-            /** Already Forgotten */
-            already_forgotten: boolean;
+            /** Id */
+            id: string;
+            /** Position */
+            position: number;
             /**
              * Forgotten
              * @default true
              */
             forgotten: boolean;
-            /** Id */
-            id: string;
-            /** Position */
-            position: number;
+            /** Already Forgotten */
+            already_forgotten: boolean;
+        };
+        /** EpisodeOut */
+        EpisodeOut: {
+            /**
+             * Session Id
+             * @description The conversation; null for memories without one.
+             */
+            session_id: string | null;
+            /** Memories */
+            memories: {
+                [key: string]: unknown;
+            }[];
+        };
+        /**
+         * EpisodesOut
+         * @description ``GET /v1/episodes``: extracted memories grouped by conversation (L2).
+         */
+        EpisodesOut: {
+            /** Scope */
+            scope: string;
+            /** Episodes */
+            episodes: components["schemas"]["EpisodeOut"][];
         };
         /** ErasureIn */
         ErasureIn: {
             /**
-             * Erasure Id
-             * @description Make a retry the same erasure (1-128 of A-Z a-z 0-9 . _ : -).
+             * Scope
+             * @description Erase everything of this scope.
              */
-            erasure_id?: string | null;
+            scope?: string | null;
             /**
-             * Everything
-             * @description Erase everything of the tenant (offboarding): every memory and turn.
+             * Source Agent
+             * @description Erase everything this agent wrote or said, and its notes.
              */
-            everything?: boolean | null;
+            source_agent?: string | null;
             /**
              * Ids
              * @description Erase these memories.
@@ -579,97 +672,223 @@ export interface components {
              */
             interaction_ids?: string[] | null;
             /**
+             * Everything
+             * @description Erase everything of the tenant (offboarding): every memory and turn.
+             */
+            everything?: boolean | null;
+            /**
              * Reason
              * @description Why: recorded on the log and in the receipt.
              */
             reason: string;
             /**
-             * Scope
-             * @description Erase everything of this scope.
+             * Erasure Id
+             * @description Make a retry the same erasure (1-128 of A-Z a-z 0-9 . _ : -).
              */
-            scope?: string | null;
+            erasure_id?: string | null;
+        };
+        /**
+         * ErasureOut
+         * @description ``POST /v1/erasures`` and ``DELETE /v1/interactions/{id}``.
+         */
+        ErasureOut: {
+            /** Erasure Id */
+            erasure_id: string;
             /**
-             * Source Agent
-             * @description Erase everything this agent wrote or said, and its notes.
+             * Position
+             * @description Log position of the erasure; pass as min_position.
              */
-            source_agent?: string | null;
+            position: number;
+            /**
+             * Memories
+             * @description How many memories were erased.
+             */
+            memories: number;
+            /**
+             * Interactions
+             * @description How many raw turns were erased.
+             */
+            interactions: number;
+            /**
+             * Already Done
+             * @description True when this erasure id had already run (200).
+             */
+            already_done: boolean;
+            /**
+             * Receipt
+             * @description Where its signed receipt is read: /v1/erasures/{id}.
+             */
+            receipt: string;
+        };
+        /**
+         * GovernorRunOut
+         * @description ``POST /v1/governance/run``: the transitions one governor pass made.
+         */
+        GovernorRunOut: {
+            /**
+             * Transitions
+             * @description One per state change: scope, memory id, from and to state, rule.
+             */
+            transitions: {
+                [key: string]: unknown;
+            }[];
+        };
+        /**
+         * HealthOut
+         * @description Without a key (once keys exist) or with a reader or writer key, only ``status``;
+         *     an admin or operator key sees the positions, lag and writers of every tenant.
+         */
+        HealthOut: {
+            /**
+             * Status
+             * @description degraded: a projection is stuck or dead letters wait (still 200).
+             * @enum {string}
+             */
+            status: "ok" | "degraded";
+            /** Version */
+            version?: string | null;
+            /** Projections */
+            projections?: components["schemas"]["ProjectionStatusOut"][] | null;
+            /**
+             * Lag
+             * @description Events behind, per projection.
+             */
+            lag?: {
+                [key: string]: number;
+            } | null;
+            /** Embedder */
+            embedder?: string | null;
+            /** Stuck */
+            stuck?: {
+                [key: string]: unknown;
+            }[] | null;
+            /** Dead Letters */
+            dead_letters?: {
+                [key: string]: unknown;
+            } | null;
+            /** Dead Letters Error */
+            dead_letters_error?: string | null;
+            /** Writers */
+            writers?: {
+                [key: string]: unknown;
+            } | null;
+            /** Warnings */
+            warnings?: unknown[] | null;
         };
         /** ImportError_ */
         ImportError_: {
-            /** Code */
-            code: string;
-            /** Field */
-            field?: string | null;
             /** Line */
             line: number;
+            /** Code */
+            code: string;
             /** Message */
             message: string;
+            /** Field */
+            field?: string | null;
         };
         /** ImportOut */
         ImportOut: {
             /** Batch Id */
             batch_id: string;
-            /** Errors */
-            errors: components["schemas"]["ImportError_"][];
-            /** Errors Truncated */
-            errors_truncated: boolean;
-            /** Position */
-            position: number;
             /** Received */
             received: number;
-            /**
-             * Redacted
-             * @default 0
-             */
-            redacted: number;
-            /** Rejected */
-            rejected: number;
+            /** Written */
+            written: number;
+            /** Unchanged */
+            unchanged: number;
             /** Skipped Tombstoned */
             skipped_tombstoned: number;
+            /** Tombstones Applied */
+            tombstones_applied: number;
+            /** Rejected */
+            rejected: number;
             /**
              * Stale
              * @default 0
              */
             stale: number;
             /**
+             * Redacted
+             * @default 0
+             */
+            redacted: number;
+            /**
              * States Applied
              * @default 0
              */
             states_applied: number;
-            /** Tombstones Applied */
-            tombstones_applied: number;
-            /** Unchanged */
-            unchanged: number;
-            /** Written */
-            written: number;
+            /** Errors */
+            errors: components["schemas"]["ImportError_"][];
+            /** Errors Truncated */
+            errors_truncated: boolean;
+            /** Position */
+            position: number;
         };
         /** InteractionIn */
         InteractionIn: {
-            /**
-             * At
-             * @description When it was said; defaults to now.
-             */
-            at?: string | number | null;
             /**
              * Scope
              * @example user:alice
              */
             scope: string;
-            /** Session Id */
-            session_id?: string | null;
             /** Source Agent */
             source_agent: string;
+            /** Session Id */
+            session_id?: string | null;
             /**
              * Text
              * @description What was said, verbatim (English or Chinese rules built in).
              */
             text: string;
+            /**
+             * At
+             * @description When it was said; defaults to now.
+             */
+            at?: string | number | null;
+        };
+        /**
+         * InteractionOut
+         * @description ``POST /v1/interactions``: the raw turn kept and what was extracted from it.
+         */
+        InteractionOut: {
+            /** Interaction Id */
+            interaction_id: string;
+            /**
+             * Position
+             * @description Log position of the last event; pass as min_position.
+             */
+            position: number;
+            /**
+             * Memories
+             * @description The memories written (L1).
+             */
+            memories: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Transitions
+             * @description State changes of current memories the θ rule decided (supersede, merge…).
+             */
+            transitions: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Redacted
+             * @description Present when the text's credentials were redacted: ['text'].
+             */
+            redacted?: string[] | null;
         };
         /**
          * ItemProblemOut
          * @description Why one item was refused: the problem the single-memory route would answer.
          */
         ItemProblemOut: {
+            /** Type */
+            type: string;
+            /** Title */
+            title: string;
+            /** Status */
+            status: number;
             /** Code */
             code: string;
             /** Detail */
@@ -678,41 +897,53 @@ export interface components {
             field?: string | null;
             /** Rule */
             rule?: string | null;
-            /** Status */
-            status: number;
-            /** Title */
-            title: string;
-            /** Type */
-            type: string;
+        };
+        /**
+         * LineageOut
+         * @description ``GET /v1/memories/{id}/lineage``: never content.
+         */
+        LineageOut: {
+            /** Id */
+            id: string;
+            /**
+             * State
+             * @description active, archived…; deleted when forgotten; else unknown.
+             */
+            state: string;
+            /** Version */
+            version: number | null;
+            /** Supersedes */
+            supersedes: string[];
+            /** Superseded By */
+            superseded_by: string[];
+            /**
+             * Valid From
+             * @description A live memory's validity window.
+             */
+            valid_from?: string | null;
+            /** Valid To */
+            valid_to?: string | null;
+            /**
+             * Events
+             * @description Oldest first: position, at, kind, rule…
+             */
+            events: {
+                [key: string]: unknown;
+            }[];
         };
         /** MemoryIn */
         MemoryIn: {
-            /**
-             * Content
-             * @description Self-contained UTF-8 text (the source of truth), at most 16 KiB (AIMEM_MAX_CONTENT_BYTES) as UTF-8.
-             */
-            content: string;
-            /**
-             * Created At
-             * @description ISO-8601 with offset or Z, naive ISO / 'YYYY-MM-DD HH:mm:ss' (UTC), or Unix seconds / milliseconds. Returned as UTC ISO-8601 with Z. Defaults to now (on upsert: the original creation time). Years 1–9999 after the offset.
-             */
-            created_at?: string | number | null;
             /**
              * Id
              * @description Stable id; a UUID is generated when absent.
              */
             id?: string | null;
+            type: components["schemas"]["MemoryType"];
             /**
-             * Meta
-             * @description Free-form JSON object (at most 16 KiB as JSON, 32 levels deep).
+             * Content
+             * @description Self-contained UTF-8 text (the source of truth), at most 16 KiB (AIMEM_MAX_CONTENT_BYTES) as UTF-8.
              */
-            meta?: Record<string, unknown> | null;
-            /**
-             * Schema Version
-             * @description The record schema this body follows; omit it for the current one.
-             * @enum {integer}
-             */
-            schema_version?: 1;
+            content: string;
             /**
              * Scope
              * @description Namespace: 'public' or '<kind>:<name>', e.g. 'user:alice'.
@@ -724,14 +955,29 @@ export interface components {
              * @description The agent that wrote this memory.
              */
             source_agent: string;
-            /** Tags */
-            tags?: string[] | null;
+            /**
+             * Created At
+             * @description ISO-8601 with offset or Z, naive ISO / 'YYYY-MM-DD HH:mm:ss' (UTC), or Unix seconds / milliseconds. Returned as UTC ISO-8601 with Z. Defaults to now (on upsert: the original creation time). Years 1–9999 after the offset.
+             */
+            created_at?: string | number | null;
             /**
              * Ttl
              * @description Seconds until the memory expires (at most 100 years, and the expiry must fall before year 10000).
              */
             ttl?: number | null;
-            type: components["schemas"]["MemoryType"];
+            /** Tags */
+            tags?: string[] | null;
+            /**
+             * Meta
+             * @description Free-form JSON object (at most 16 KiB as JSON, 32 levels deep).
+             */
+            meta?: Record<string, unknown> | null;
+            /**
+             * Schema Version
+             * @description The record schema this body follows; omit it for the current one.
+             * @enum {integer}
+             */
+            schema_version?: 1;
         };
         /** MemoryListOut */
         MemoryListOut: {
@@ -748,34 +994,34 @@ export interface components {
         };
         /** MemoryOut */
         MemoryOut: {
-            /** Content */
-            content: string;
-            /** Created At */
-            created_at: string;
             /** Id */
             id: string;
-            /** Meta */
-            meta: {
-                [key: string]: unknown;
-            };
-            /** Read Count */
-            read_count?: number | null;
-            /** Schema Version */
-            schema_version: number;
+            type: components["schemas"]["MemoryType"];
+            /** Content */
+            content: string;
             /** Scope */
             scope: string;
             /** Source Agent */
             source_agent: string;
-            state: components["schemas"]["MemoryState"];
-            /** Tags */
-            tags: string[];
+            /** Created At */
+            created_at: string;
             /** Ttl */
             ttl: number | null;
-            type: components["schemas"]["MemoryType"];
-            /** Updated At */
-            updated_at?: string | null;
+            /** Tags */
+            tags: string[];
+            /** Meta */
+            meta: {
+                [key: string]: unknown;
+            };
+            /** Schema Version */
+            schema_version: number;
             /** Version */
             version: number;
+            state: components["schemas"]["MemoryState"];
+            /** Updated At */
+            updated_at?: string | null;
+            /** Read Count */
+            read_count?: number | null;
         };
         /**
          * MemoryState
@@ -798,17 +1044,20 @@ export interface components {
              */
             agent: string;
             /**
+             * Topic
+             * @description Up to 5 tags in any language, split on commas or spaces, e.g. 'neo, jobs'. Case-insensitive; the same tag set is the same topic.
+             * @example [
+             *       "neo",
+             *       "jobs"
+             *     ]
+             */
+            topic: string | string[];
+            /**
              * Note
              * @description At most 500 characters. 'off' deletes the note on this topic.
              * @example neo asked about X; I owe a plain answer
              */
             note: string;
-            /**
-             * Topic
-             * @description Up to 5 tags in any language, split on commas or spaces, e.g. 'neo, jobs'. Case-insensitive; the same tag set is the same topic.
-             * @example neo, jobs
-             */
-            topic: string | string[];
             /** @description Memory type; defaults to 'fact'. */
             type?: components["schemas"]["MemoryType"] | null;
         };
@@ -817,20 +1066,35 @@ export interface components {
          * @description What a save did.
          */
         NoteSaveOut: {
-            /** Agent */
-            agent: string;
             /**
              * Id
              * @description The memory id of the note (readable at /v1/memories/{id}).
              */
             id: string;
-            /** Notes Used */
-            notes_used: number;
+            /** Agent */
+            agent: string;
+            /**
+             * Topic
+             * @description The normalised tags of the topic.
+             */
+            topic: string[];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "created" | "replaced" | "unchanged" | "deleted" | "already_off";
+            /**
+             * Version
+             * @description Memory version; null when deleted.
+             */
+            version: number | null;
             /**
              * Position
              * @description Log position of the change (0 when nothing changed).
              */
             position: number;
+            /** Notes Used */
+            notes_used: number;
             /** Quota */
             quota: number;
             /**
@@ -838,21 +1102,6 @@ export interface components {
              * @description note / topic when their credentials were redacted (secret policy).
              */
             redacted?: string[] | null;
-            /**
-             * Status
-             * @enum {string}
-             */
-            status: "created" | "replaced" | "unchanged" | "deleted" | "already_off";
-            /**
-             * Topic
-             * @description The normalised tags of the topic.
-             */
-            topic: string[];
-            /**
-             * Version
-             * @description Memory version; null when deleted.
-             */
-            version: number | null;
         };
         /**
          * NotesOut
@@ -861,15 +1110,6 @@ export interface components {
         NotesOut: {
             /** Agent */
             agent: string;
-            /** Notes Used */
-            notes_used: number;
-            /** Quota */
-            quota: number;
-            /**
-             * Recall Position
-             * @description Log position of the read recorded for topic_notes; null if none.
-             */
-            recall_position: number | null;
             /**
              * Topic
              * @description The normalised query words.
@@ -885,32 +1125,58 @@ export interface components {
              * @description All your topics, most read first.
              */
             your_topics: components["schemas"]["YourTopicOut"][];
+            /** Notes Used */
+            notes_used: number;
+            /** Quota */
+            quota: number;
+            /**
+             * Recall Position
+             * @description Log position of the read recorded for topic_notes; null if none.
+             */
+            recall_position: number | null;
         };
         /**
-         * Problem
-         * @description RFC 9457 problem details with a stable machine-readable code.
+         * PersonaOut
+         * @description ``GET /v1/persona``: the active memories of a scope by slot (L3).
          */
-        Problem: {
-            /** @description Stable error code, e.g. invalid_input. */
-            code: string;
-            /** @description What went wrong and what to do. */
-            detail: string;
-            errors?: Record<string, unknown>[];
-            /** @description The input at fault. */
-            field?: string | null;
-            /** @description 429: whose rate, key or tenant. */
-            limit?: string;
-            /** @description Also the X-Request-Id header. */
-            request_id?: string;
-            /** @description Seconds to wait (also Retry-After). */
-            retry_after?: number;
-            /** @description 429: the exact wait, in ms. */
-            retry_after_ms?: number;
-            /** @description The rule it broke. */
-            rule?: string | null;
-            status: number;
-            title: string;
-            type: string;
+        PersonaOut: {
+            /** Scope */
+            scope: string;
+            /** Preferences */
+            preferences: {
+                [key: string]: unknown;
+            }[];
+            /** Goals */
+            goals: {
+                [key: string]: unknown;
+            }[];
+            /** Facts */
+            facts: {
+                [key: string]: unknown;
+            }[];
+            /** Skills */
+            skills: {
+                [key: string]: unknown;
+            }[];
+            /** Tasks */
+            tasks: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** ProjectionStatusOut */
+        ProjectionStatusOut: {
+            /** Projection */
+            projection: string;
+            /** Partition */
+            partition: number;
+            /** Position */
+            position: number;
+            /** Head */
+            head: number;
+            /** Lag */
+            lag: number;
+            /** In Process */
+            in_process: boolean;
         };
         /**
          * QuotaOut
@@ -923,8 +1189,61 @@ export interface components {
              */
             max_memories: number | null;
         };
+        /**
+         * ReceiptKeyOut
+         * @description ``GET /v1/erasures/public-key``: the key that verifies receipts.
+         */
+        ReceiptKeyOut: {
+            /**
+             * Algorithm
+             * @description Ed25519.
+             */
+            algorithm: string;
+            /** Key Id */
+            key_id: string;
+            /**
+             * Pem
+             * @description The public key, PEM (SubjectPublicKeyInfo).
+             */
+            pem: string;
+        };
+        /**
+         * ReceiptOut
+         * @description ``GET /v1/erasures/{id}``: the receipt and its signature (``ai-memory verify-receipt``).
+         */
+        ReceiptOut: {
+            /**
+             * Receipt
+             * @description What was erased, the events, each projection's position, when the keys were destroyed, and a verification scan made now.
+             */
+            receipt: {
+                [key: string]: unknown;
+            };
+            signature: components["schemas"]["ReceiptSignatureOut"];
+        };
+        /** ReceiptSignatureOut */
+        ReceiptSignatureOut: {
+            /**
+             * Algorithm
+             * @description Ed25519.
+             */
+            algorithm: string;
+            /**
+             * Key Id
+             * @description The id of the key that signed (GET /v1/erasures/public-key).
+             */
+            key_id: string;
+            /**
+             * Value
+             * @description Base64 signature of the canonical JSON of `receipt`.
+             */
+            value: string;
+        };
         /** SearchHitOut */
         SearchHitOut: {
+            record: components["schemas"]["MemoryOut"];
+            /** Score */
+            score: number;
             /**
              * Components
              * @description Each retriever's rank and score; `context`: what neighbouring turns added.
@@ -939,28 +1258,28 @@ export interface components {
             explanation?: {
                 [key: string]: unknown;
             } | null;
-            record: components["schemas"]["MemoryOut"];
-            /** Score */
-            score: number;
         };
         /** SearchIn */
         SearchIn: {
             /**
-             * As Of
-             * @description Valid time, what was true then (ISO-8601 or Unix time): each memory is judged inside its validity window, from its created_at (or its import's valid_at) to the valid time of what superseded it.
+             * Query
+             * @description What to look for (at most AIMEM_MAX_QUERY_CHARS characters).
              */
-            as_of?: string | number | null;
+            query: string;
+            /** Scope */
+            scope?: string | null;
             /**
-             * Context
-             * @description Conversation context: an interaction also scores by the interactions just before and after it in its scope and session (meta.session_id), and those neighbours can be found through it (component `context`).
-             * @default true
+             * Tags
+             * @description Match memories with any of these tags.
              */
-            context: boolean;
+            tags?: string[] | null;
+            /** Types */
+            types?: components["schemas"]["MemoryType"][] | null;
             /**
-             * Known At
-             * @description Recorded time, what the system believed then (ISO-8601 or Unix time): only what the log held at this time counts.
+             * Top K
+             * @default 10
              */
-            known_at?: string | number | null;
+            top_k: number;
             /**
              * Mode
              * @default hybrid
@@ -968,35 +1287,32 @@ export interface components {
              */
             mode: "hybrid" | "semantic" | "keyword";
             /**
-             * Query
-             * @description What to look for (at most AIMEM_MAX_QUERY_CHARS characters).
+             * States
+             * @description Lifecycle states to include (default: only active memories).
              */
-            query: string;
+            states?: components["schemas"]["MemoryState"][] | null;
+            /**
+             * As Of
+             * @description Valid time, what was true then (ISO-8601 or Unix time): each memory is judged inside its validity window, from its created_at (or its import's valid_at) to the valid time of what superseded it.
+             */
+            as_of?: string | number | null;
+            /**
+             * Known At
+             * @description Recorded time, what the system believed then (ISO-8601 or Unix time): only what the log held at this time counts.
+             */
+            known_at?: string | number | null;
             /**
              * Rerank
              * @description Two-stage retrieval: recall K candidates by hybrid search, then rank by relevance 0.6 + recency 0.25 + type priority 0.15 (configurable), with explanations.
              * @default true
              */
             rerank: boolean;
-            /** Scope */
-            scope?: string | null;
             /**
-             * States
-             * @description Lifecycle states to include (default: only active memories).
+             * Context
+             * @description Conversation context: an interaction also scores by the interactions just before and after it in its scope and session (meta.session_id), and those neighbours can be found through it (component `context`).
+             * @default true
              */
-            states?: components["schemas"]["MemoryState"][] | null;
-            /**
-             * Tags
-             * @description Match memories with any of these tags.
-             */
-            tags?: string[] | null;
-            /**
-             * Top K
-             * @default 10
-             */
-            top_k: number;
-            /** Types */
-            types?: components["schemas"]["MemoryType"][] | null;
+            context: boolean;
         };
         /** SearchOut */
         SearchOut: {
@@ -1010,6 +1326,8 @@ export interface components {
         TopicNoteOut: {
             /** Id */
             id: string;
+            /** Topic */
+            topic: string[];
             /** Note */
             note: string;
             /**
@@ -1017,55 +1335,53 @@ export interface components {
              * @description Reads before this one.
              */
             read_count: number;
-            /** Topic */
-            topic: string[];
             /** Updated At */
             updated_at: string;
             why: components["schemas"]["WhyOut"];
         };
         /** TurnIn */
         TurnIn: {
-            /**
-             * Conversation Ended
-             * @default false
-             */
-            conversation_ended: boolean;
+            /** Text */
+            text: string;
             /**
              * Speaker
              * @default user
              * @enum {string}
              */
             speaker: "user" | "agent";
-            /** Summary */
-            summary?: string | null;
             /** Task Outcome */
             task_outcome?: ("succeeded" | "failed") | null;
-            /** Text */
-            text: string;
+            /**
+             * Conversation Ended
+             * @default false
+             */
+            conversation_ended: boolean;
+            /** Summary */
+            summary?: string | null;
         };
         /**
          * UsageOut
          * @description What a tenant stores: what its memory quota is checked against.
          */
         UsageOut: {
-            /**
-             * As Of
-             * @description Per log partition, the position up to which every event is counted: a write is in the answer once its partition's position reaches the write's.
-             */
-            as_of: components["schemas"]["UsagePositionOut"][];
-            /**
-             * Bytes
-             * @description UTF-8 bytes of their content.
-             */
-            bytes: number;
+            /** Tenant */
+            tenant: string;
             /**
              * Memories
              * @description Memories stored, archived ones included (forgotten ones are not).
              */
             memories: number;
+            /**
+             * Bytes
+             * @description UTF-8 bytes of their content.
+             */
+            bytes: number;
             quota: components["schemas"]["QuotaOut"];
-            /** Tenant */
-            tenant: string;
+            /**
+             * As Of
+             * @description Per log partition, the position up to which every event is counted: a write is in the answer once its partition's position reaches the write's.
+             */
+            as_of: components["schemas"]["UsagePositionOut"][];
         };
         /**
          * UsagePositionOut
@@ -1080,21 +1396,200 @@ export interface components {
              */
             position: number;
         };
+        /** WebhookCreated */
+        WebhookCreated: {
+            /** Id */
+            id: string;
+            /** Url */
+            url: string;
+            /** Scopes */
+            scopes: string[];
+            /** Kinds */
+            kinds: ("written" | "state_changed" | "forgotten")[];
+            /** Description */
+            description: string;
+            /** Created At */
+            created_at: string;
+            /**
+             * Created By
+             * @description The actor that created it (key:<id>).
+             */
+            created_by: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "active" | "paused";
+            /** Paused Reason */
+            paused_reason: string | null;
+            /**
+             * Cursor
+             * @description The change-feed cursor after the last change the receiver acknowledged (GET /v1/changes?since=<cursor> lists what is still to deliver).
+             */
+            cursor: string;
+            /**
+             * Positions
+             * @description The cursor as log positions.
+             */
+            positions: components["schemas"]["WebhookPosition"][];
+            /**
+             * Delivered
+             * @description Changes acknowledged so far.
+             */
+            delivered: number;
+            /**
+             * Failures
+             * @description Consecutive failed attempts (0 after a success).
+             */
+            failures: number;
+            /** Failing Since */
+            failing_since: string | null;
+            /** Last Attempt At */
+            last_attempt_at: string | null;
+            /** Last Success At */
+            last_success_at: string | null;
+            /**
+             * Last Status
+             * @description HTTP status of the last attempt (null: none).
+             */
+            last_status: number | null;
+            /** Last Error */
+            last_error: string | null;
+            /**
+             * Secret
+             * @description Signs every delivery (X-AIMemory-Signature). Shown only in this answer.
+             */
+            secret: string;
+        };
+        /** WebhookIn */
+        WebhookIn: {
+            /**
+             * Url
+             * @description Where deliveries are POSTed: http or https, no credentials; its host must resolve to public addresses only, unless the deployment allows others.
+             */
+            url: string;
+            /**
+             * Scopes
+             * @description The scopes to follow (1-16), or ["*"] for every scope of the tenant.
+             */
+            scopes: string[];
+            /**
+             * Kinds
+             * @description Which changes to deliver (default: all three kinds).
+             */
+            kinds?: ("written" | "state_changed" | "forgotten")[] | null;
+            /**
+             * Description
+             * @description Free text for people (≤ 500 chars).
+             * @default
+             */
+            description: string;
+        };
+        /** WebhookList */
+        WebhookList: {
+            /** Webhooks */
+            webhooks: components["schemas"]["WebhookOut"][];
+        };
+        /**
+         * WebhookOut
+         * @description A subscription and its delivery state — never its secret.
+         */
+        WebhookOut: {
+            /** Id */
+            id: string;
+            /** Url */
+            url: string;
+            /** Scopes */
+            scopes: string[];
+            /** Kinds */
+            kinds: ("written" | "state_changed" | "forgotten")[];
+            /** Description */
+            description: string;
+            /** Created At */
+            created_at: string;
+            /**
+             * Created By
+             * @description The actor that created it (key:<id>).
+             */
+            created_by: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "active" | "paused";
+            /** Paused Reason */
+            paused_reason: string | null;
+            /**
+             * Cursor
+             * @description The change-feed cursor after the last change the receiver acknowledged (GET /v1/changes?since=<cursor> lists what is still to deliver).
+             */
+            cursor: string;
+            /**
+             * Positions
+             * @description The cursor as log positions.
+             */
+            positions: components["schemas"]["WebhookPosition"][];
+            /**
+             * Delivered
+             * @description Changes acknowledged so far.
+             */
+            delivered: number;
+            /**
+             * Failures
+             * @description Consecutive failed attempts (0 after a success).
+             */
+            failures: number;
+            /** Failing Since */
+            failing_since: string | null;
+            /** Last Attempt At */
+            last_attempt_at: string | null;
+            /** Last Success At */
+            last_success_at: string | null;
+            /**
+             * Last Status
+             * @description HTTP status of the last attempt (null: none).
+             */
+            last_status: number | null;
+            /** Last Error */
+            last_error: string | null;
+        };
+        /** WebhookPosition */
+        WebhookPosition: {
+            /** Partition */
+            partition: number;
+            /** Position */
+            position: number;
+        };
         /**
          * WhyOut
          * @description Why a note was returned: its tier, what matched, the reads used to rank it.
          */
         WhyOut: {
             /**
-             * In Body
-             * @description The note's text contains a matched word.
+             * Tier
+             * @description 1: a tag equals a query word; 2: a tag or the body contains one.
              */
-            in_body: boolean;
+            tier: number;
             /**
              * Match
              * @enum {string}
              */
             match: "exact_tag" | "contains";
+            /**
+             * Words
+             * @description Query words that matched.
+             */
+            words: string[];
+            /**
+             * Tags
+             * @description Tags of the note that matched.
+             */
+            tags: string[];
+            /**
+             * In Body
+             * @description The note's text contains a matched word.
+             */
+            in_body: boolean;
             /**
              * Read Count
              * @description Reads before this one (the third ranking key).
@@ -1102,42 +1597,57 @@ export interface components {
             read_count: number;
             /** Summary */
             summary: string;
-            /**
-             * Tags
-             * @description Tags of the note that matched.
-             */
-            tags: string[];
-            /**
-             * Tier
-             * @description 1: a tag equals a query word; 2: a tag or the body contains one.
-             */
-            tier: number;
-            /**
-             * Words
-             * @description Query words that matched.
-             */
-            words: string[];
         };
         /** WriteOut */
         WriteOut: {
-            /**
-             * Changed
-             * @description False when the same content was already stored (no-op).
-             */
-            changed: boolean;
-            /** Created */
-            created: boolean;
+            record: components["schemas"]["MemoryOut"];
             /**
              * Position
              * @description Log position of the write; pass as min_position to read it.
              */
             position: number;
-            record: components["schemas"]["MemoryOut"];
+            /** Created */
+            created: boolean;
+            /**
+             * Changed
+             * @description False when the same content was already stored (no-op).
+             */
+            changed: boolean;
             /**
              * Redacted
              * @description Fields whose credentials were replaced by [REDACTED:<kind>] under the tenant's `redact` secret policy (e.g. content, meta.notes); null when none were.
              */
             redacted?: string[] | null;
+        };
+        /** WriteSuggestionOut */
+        WriteSuggestionOut: {
+            /**
+             * Trigger
+             * @description What fired: explicit_preference, task_closed, …
+             */
+            trigger: string;
+            /**
+             * Type
+             * @description The memory type to write.
+             */
+            type: string;
+            /**
+             * Content
+             * @description null: the agent composes it (task, summary).
+             */
+            content: string | null;
+            /** Reason */
+            reason: string;
+            /** Importance */
+            importance: number;
+        };
+        /**
+         * WriteTriggersOut
+         * @description ``POST /v1/write-triggers``: advisory, nothing is written.
+         */
+        WriteTriggersOut: {
+            /** Suggestions */
+            suggestions: components["schemas"]["WriteSuggestionOut"][];
         };
         /**
          * YourTopicOut
@@ -1146,10 +1656,104 @@ export interface components {
         YourTopicOut: {
             /** Id */
             id: string;
-            /** Read Count */
-            read_count: number;
             /** Topic */
             topic: string[];
+            /** Read Count */
+            read_count: number;
+        };
+        /**
+         * Problem
+         * @description RFC 9457 problem details with a stable machine-readable code.
+         */
+        Problem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @description Stable error code, e.g. invalid_input. */
+            code: string;
+            /** @description What went wrong and what to do. */
+            detail: string;
+            /** @description The input at fault. */
+            field?: string | null;
+            /** @description The rule it broke. */
+            rule?: string | null;
+            errors?: Record<string, unknown>[];
+            /** @description Seconds to wait (also Retry-After). */
+            retry_after?: number;
+            /** @description 429: the exact wait, in ms. */
+            retry_after_ms?: number;
+            /** @description 429: whose rate, key or tenant. */
+            limit?: string;
+            /** @description Also the X-Request-Id header. */
+            request_id?: string;
+        };
+        /**
+         * BundleLine
+         * @description One line of an ai-memory.bundle v1: a header first, then record and tombstone lines, a trailer last (counts and the SHA-256 of the lines before it). The full JSON Schema of a line is schemas/bundle/bundle-line.v1.schema.json.
+         */
+        BundleLine: {
+            /** @enum {string} */
+            kind: "header" | "record" | "tombstone" | "trailer";
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * ChangeTrailer
+         * @description The last line of a change-feed page: continue with since=next.
+         */
+        ChangeTrailer: {
+            /** @description The cursor to continue after. */
+            next: string | null;
+            /** @description True: read again at once. */
+            more: boolean;
+        };
+        /**
+         * ChangeOut
+         * @description What changed about one memory — never its content.
+         */
+        ChangeOut: {
+            /**
+             * Cursor
+             * @description Resume here (since=, or SSE Last-Event-ID) for what follows.
+             */
+            cursor: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "written" | "state_changed" | "forgotten";
+            /**
+             * Id
+             * @description The memory's id.
+             */
+            id: string;
+            /** Scope */
+            scope: string;
+            /**
+             * Version
+             * @description written: the new version; forgotten: the last one; state_changed: null.
+             */
+            version: number | null;
+            /**
+             * State
+             * @description The state after the change; null when forgotten.
+             */
+            state: string | null;
+            /**
+             * At
+             * @description When it happened (ISO 8601).
+             */
+            at: string;
+            /**
+             * Actor
+             * @description Who caused it: the API key (key:<id>) or a component.
+             */
+            actor: string;
+            /**
+             * Position
+             * @description The change's log position: a read with min_position=position sees it.
+             */
+            position: number;
         };
     };
     responses: never;
@@ -1160,628 +1764,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    healthz_healthz_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description The request was refused */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed or is not ready */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    audit_trail_v1_audit_get: {
-        parameters: {
-            query?: {
-                /** @description Continue after this cursor (a previous page's next); from the start without it. */
-                since?: string | null;
-                /** @description Only this actor's events. */
-                actor?: string | null;
-                action?: ("written" | "forgotten" | "state_changed" | "recalled" | "imported" | "interaction_recorded" | "erased") | null;
-                /** @description At most this many entries. */
-                limit?: number;
-                /** @description The tenant (operator keys must name it). */
-                tenant?: string | null;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuditOut"];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request was refused */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed or is not ready */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    changes_v1_changes_get: {
-        parameters: {
-            query?: {
-                /** @description Only these scopes (repeatable). Without it: every scope the key may read. */
-                scope?: string[] | null;
-                /** @description Continue after this cursor (an entry's cursor or a trailer's next); `now` for only what comes next; from the start without it. */
-                since?: string | null;
-                /** @description At most this many entries per page. */
-                limit?: number;
-                /** @description NDJSON: seconds to wait for a change when there is none (long-poll; default 0). SSE: seconds between heartbeats (default 15). */
-                timeout?: number | null;
-            };
-            header?: {
-                /** @description SSE resume: the id of the last event received (wins over since). */
-                "last-event-id"?: string | null;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description NDJSON: entries then a trailer {next, more}; or an SSE stream (Accept: text/event-stream) whose event ids are cursors. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/x-ndjson": unknown;
-                    "text/event-stream": unknown;
-                };
-            };
-            /** @description scope_forbidden / scope_required (a wildcard key) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A bad parameter; `field` names it (since, limit, timeout, scope) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request was refused */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed or is not ready */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    episodes_v1_episodes_get: {
-        parameters: {
-            query: {
-                scope: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request was refused */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed or is not ready */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    erase_v1_erasures_post: {
-        parameters: {
-            query?: {
-                /** @description Return once every projection applied it. */
-                wait?: boolean;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ErasureIn"];
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request was refused */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed or is not ready */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    public_key_v1_erasures_public_key_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
-            /** @description The request was refused */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed or is not ready */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    receipt_v1_erasures__erasure_id__get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                erasure_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request was refused */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed or is not ready */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    export_v1_export_get: {
-        parameters: {
-            query?: {
-                /** @description Only these scopes. */
-                scope?: string[] | null;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description NDJSON bundle */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/x-ndjson": unknown;
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request was refused */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed or is not ready */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    run_governor_v1_governance_run_post: {
-        parameters: {
-            query?: {
-                /** @description Return once every projection applied it. */
-                wait?: boolean;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request was refused */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed or is not ready */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    import_bundle_v1_import_post: {
-        parameters: {
-            query?: {
-                /** @description Return only after every projection applied the write. */
-                wait?: boolean;
-                /** @description Name of the import's source. */
-                source?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description NDJSON: one JSON object per line — bundle lines (header, record, tombstone, trailer) or bare records. Each line is checked and committed on its own; a line over the line limit is rejected by number. */
-        requestBody: {
-            content: {
-                "application/x-ndjson": components["schemas"]["MemoryIn"][];
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ImportOut"];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request was refused */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed or is not ready */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    record_interaction_v1_interactions_post: {
-        parameters: {
-            query?: {
-                /** @description Return once every projection applied it. */
-                wait?: boolean;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["InteractionIn"];
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request was refused */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed or is not ready */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    forget_interaction_v1_interactions__interaction_id__delete: {
-        parameters: {
-            query?: {
-                /** @description Why it is erased. */
-                reason?: string;
-                /** @description Return once every projection applied it. */
-                wait?: boolean;
-            };
-            header?: never;
-            path: {
-                interaction_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request was refused */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed or is not ready */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    list_memories_v1_memories_get: {
+    listMemories: {
         parameters: {
             query?: {
                 /** @description Only these scopes (repeatable). Without it: every scope the key may read. */
@@ -1814,7 +1797,16 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryListOut"];
                 };
             };
-            /** @description scope_forbidden / scope_required (a wildcard key) */
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description scope_forbidden / scope_required (a wildcard key); role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1826,6 +1818,28 @@ export interface operations {
             /** @description A bad parameter; `field` names it (e.g. cursor) */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1852,7 +1866,7 @@ export interface operations {
             };
         };
     };
-    create_memory_v1_memories_post: {
+    createMemory: {
         parameters: {
             query?: {
                 /** @description Return only after every projection applied the write. */
@@ -1864,6 +1878,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "preference",
+                 *       "content": "Alice prefers oolong tea, never coffee.",
+                 *       "scope": "user:alice",
+                 *       "source_agent": "planner",
+                 *       "tags": [
+                 *         "drinks"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["MemoryIn"];
             };
         };
@@ -1883,12 +1908,104 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "record": {
+                     *         "id": "pref-tea",
+                     *         "type": "preference",
+                     *         "content": "Alice prefers oolong tea, never coffee.",
+                     *         "scope": "user:alice",
+                     *         "source_agent": "planner",
+                     *         "created_at": "2026-01-05T09:30:00Z",
+                     *         "ttl": null,
+                     *         "tags": [
+                     *           "drinks"
+                     *         ],
+                     *         "meta": {},
+                     *         "schema_version": 1,
+                     *         "version": 1,
+                     *         "state": "active",
+                     *         "updated_at": null,
+                     *         "read_count": null
+                     *       },
+                     *       "position": 42,
+                     *       "created": true,
+                     *       "changed": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["WriteOut"];
                 };
             };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description quota_exceeded: the tenant stores as many memories as it may; role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description scope_immutable: the id belongs to another scope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description memory_forgotten: forgotten ids are never reused */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over its limit (AIMEM_MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1915,61 +2032,7 @@ export interface operations {
             };
         };
     };
-    search_memories_v1_memories_search_post: {
-        parameters: {
-            query?: {
-                /** @description Wait until projections reach this log position first (a position a write returned; one beyond the log head is refused at once). */
-                min_position?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SearchIn"];
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SearchOut"];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request was refused */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed or is not ready */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    read_memory_v1_memories__memory_id__get: {
+    getMemory: {
         parameters: {
             query?: {
                 /** @description Wait until projections reach this log position first (a position a write returned; one beyond the log head is refused at once). */
@@ -1992,7 +2055,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "pref-tea",
+                     *       "type": "preference",
+                     *       "content": "Alice prefers oolong tea, never coffee.",
+                     *       "scope": "user:alice",
+                     *       "source_agent": "planner",
+                     *       "created_at": "2026-01-05T09:30:00Z",
+                     *       "ttl": null,
+                     *       "tags": [
+                     *         "drinks"
+                     *       ],
+                     *       "meta": {},
+                     *       "schema_version": 1,
+                     *       "version": 1,
+                     *       "state": "active",
+                     *       "updated_at": null,
+                     *       "read_count": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["MemoryOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Never existed */
@@ -2022,6 +2123,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request was refused */
             "4XX": {
                 headers: {
@@ -2042,7 +2165,7 @@ export interface operations {
             };
         };
     };
-    upsert_memory_v1_memories__memory_id__put: {
+    upsertMemory: {
         parameters: {
             query?: {
                 /** @description Return only after every projection applied the write. */
@@ -2062,6 +2185,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "preference",
+                 *       "content": "Alice prefers oolong tea, never coffee.",
+                 *       "scope": "user:alice",
+                 *       "source_agent": "planner",
+                 *       "tags": [
+                 *         "drinks"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["MemoryIn"];
             };
         };
@@ -2074,6 +2208,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "record": {
+                     *         "id": "pref-tea",
+                     *         "type": "preference",
+                     *         "content": "Alice prefers oolong tea, never coffee.",
+                     *         "scope": "user:alice",
+                     *         "source_agent": "planner",
+                     *         "created_at": "2026-01-05T09:30:00Z",
+                     *         "ttl": null,
+                     *         "tags": [
+                     *           "drinks"
+                     *         ],
+                     *         "meta": {},
+                     *         "schema_version": 1,
+                     *         "version": 1,
+                     *         "state": "active",
+                     *         "updated_at": null,
+                     *         "read_count": null
+                     *       },
+                     *       "position": 42,
+                     *       "created": false,
+                     *       "changed": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["WriteOut"];
                 };
             };
@@ -2085,7 +2244,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "record": {
+                     *         "id": "pref-tea",
+                     *         "type": "preference",
+                     *         "content": "Alice prefers oolong tea, never coffee.",
+                     *         "scope": "user:alice",
+                     *         "source_agent": "planner",
+                     *         "created_at": "2026-01-05T09:30:00Z",
+                     *         "ttl": null,
+                     *         "tags": [
+                     *           "drinks"
+                     *         ],
+                     *         "meta": {},
+                     *         "schema_version": 1,
+                     *         "version": 1,
+                     *         "state": "active",
+                     *         "updated_at": null,
+                     *         "read_count": null
+                     *       },
+                     *       "position": 42,
+                     *       "created": true,
+                     *       "changed": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["WriteOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description quota_exceeded: the tenant stores as many memories as it may; role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description scope_immutable: the id belongs to another scope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description memory_forgotten: forgotten ids are never reused */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description precondition_failed: If-Match / If-None-Match */
@@ -2097,9 +2317,40 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description body_too_large: the body is over its limit (AIMEM_MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2126,7 +2377,7 @@ export interface operations {
             };
         };
     };
-    forget_memory_v1_memories__memory_id__delete: {
+    deleteMemory: {
         parameters: {
             query?: {
                 /** @description Return only after every projection applied the write. */
@@ -2152,7 +2403,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "pref-tea",
+                     *       "position": 43,
+                     *       "forgotten": true,
+                     *       "already_forgotten": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description memory_not_found: never existed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description precondition_failed: If-Match / If-None-Match */
@@ -2173,6 +2459,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request was refused */
             "4XX": {
                 headers: {
@@ -2193,21 +2501,28 @@ export interface operations {
             };
         };
     };
-    lineage_v1_memories__memory_id__lineage_get: {
+    searchMemories: {
         parameters: {
             query?: {
-                /** @description Valid time, what was true then (UTC ISO-8601 or Unix time). */
-                as_of?: string | null;
-                /** @description Recorded time, what the system believed then (UTC ISO-8601 or Unix time). */
-                known_at?: string | null;
+                /** @description Wait until projections reach this log position first (a position a write returned; one beyond the log head is refused at once). */
+                min_position?: number;
             };
             header?: never;
-            path: {
-                memory_id: string;
-            };
+            path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "query": "what does alice drink",
+                 *       "scope": "user:alice",
+                 *       "top_k": 5
+                 *     }
+                 */
+                "application/json": components["schemas"]["SearchIn"];
+            };
+        };
         responses: {
             /** @description Successful Response */
             200: {
@@ -2215,7 +2530,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "record": {
+                     *             "id": "pref-tea",
+                     *             "type": "preference",
+                     *             "content": "Alice prefers oolong tea, never coffee.",
+                     *             "scope": "user:alice",
+                     *             "source_agent": "planner",
+                     *             "created_at": "2026-01-05T09:30:00Z",
+                     *             "ttl": null,
+                     *             "tags": [
+                     *               "drinks"
+                     *             ],
+                     *             "meta": {},
+                     *             "schema_version": 1,
+                     *             "version": 1,
+                     *             "state": "active",
+                     *             "updated_at": null,
+                     *             "read_count": null
+                     *           },
+                     *           "score": 0.83,
+                     *           "components": {
+                     *             "semantic": 0.71,
+                     *             "keyword": 0.52,
+                     *             "recency": 0.98,
+                     *             "importance": 0.8
+                     *           },
+                     *           "explanation": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SearchOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over its limit (AIMEM_MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Validation Error */
@@ -2227,6 +2603,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request was refused */
             "4XX": {
                 headers: {
@@ -2247,7 +2645,305 @@ export interface operations {
             };
         };
     };
-    write_batch_v1_memories_batch_post: {
+    exportMemories: {
+        parameters: {
+            query?: {
+                /** @description Only these scopes. */
+                scope?: string[] | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An NDJSON bundle, streamed: one BundleLine per line. A key revoked mid-export cuts the body off before its trailer (a bundle without its trailer is incomplete). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "kind": "header",
+                     *         "format": "ai-memory.bundle",
+                     *         "format_version": 1,
+                     *         "producer": "ai-memory/0.1.0",
+                     *         "exported_at": "2026-03-12T09:30:00Z",
+                     *         "filters": {
+                     *           "scopes": [
+                     *             "user:alice"
+                     *           ],
+                     *           "tenant": "default"
+                     *         }
+                     *       },
+                     *       {
+                     *         "kind": "record",
+                     *         "record": {
+                     *           "id": "pref-tea",
+                     *           "type": "preference",
+                     *           "content": "Alice prefers oolong tea, never coffee.",
+                     *           "scope": "user:alice",
+                     *           "source_agent": "planner",
+                     *           "created_at": "2026-01-05T09:30:00Z",
+                     *           "ttl": null,
+                     *           "tags": [
+                     *             "drinks"
+                     *           ],
+                     *           "meta": {},
+                     *           "schema_version": 1
+                     *         },
+                     *         "state": "active",
+                     *         "version": 1,
+                     *         "updated_at": "2026-01-05T09:30:00Z"
+                     *       },
+                     *       {
+                     *         "kind": "tombstone",
+                     *         "id": "pref-coffee",
+                     *         "scope": "user:alice",
+                     *         "deleted_at": "2026-02-28T08:00:00Z",
+                     *         "reason": "user_request"
+                     *       },
+                     *       {
+                     *         "kind": "trailer",
+                     *         "counts": {
+                     *           "records": 1,
+                     *           "tombstones": 1
+                     *         },
+                     *         "sha256": "3f5d188b238300986e462f91429c48c9aaf0b0905b257cecaa473196114e194a"
+                     *       }
+                     *     ]
+                     */
+                    "application/x-ndjson": components["schemas"]["BundleLine"][];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    importMemories: {
+        parameters: {
+            query?: {
+                /** @description Return only after every projection applied the write. */
+                wait?: boolean;
+                /** @description Name of the import's source. */
+                source?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description NDJSON: one JSON object per line — bundle lines (header, record, tombstone, trailer) or bare records. Each line is checked and committed on its own; a line over the line limit is rejected by number. */
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "type": "preference",
+                 *         "content": "Alice prefers oolong tea, never coffee.",
+                 *         "scope": "user:alice",
+                 *         "source_agent": "planner",
+                 *         "tags": [
+                 *           "drinks"
+                 *         ],
+                 *         "id": "pref-tea"
+                 *       },
+                 *       {
+                 *         "type": "fact",
+                 *         "content": "Alice lives in Tokyo.",
+                 *         "scope": "user:alice",
+                 *         "source_agent": "planner",
+                 *         "tags": [
+                 *           "drinks"
+                 *         ],
+                 *         "id": "home"
+                 *       }
+                 *     ]
+                 */
+                "application/x-ndjson": components["schemas"]["MemoryIn"][];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch_id": "0f8c2d1e-5b7a-4c3e-9d2f-6a1b0c9e8d7f",
+                     *       "received": 2,
+                     *       "written": 2,
+                     *       "unchanged": 0,
+                     *       "skipped_tombstoned": 0,
+                     *       "tombstones_applied": 0,
+                     *       "rejected": 0,
+                     *       "stale": 0,
+                     *       "redacted": 0,
+                     *       "states_applied": 0,
+                     *       "errors": [],
+                     *       "errors_truncated": false,
+                     *       "position": 45
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description line_too_long / body_too_large: the report of the lines before */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/x-ndjson */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    batchUpsertMemories: {
         parameters: {
             query?: {
                 /** @description Return only after every projection applied every item. */
@@ -2259,6 +2955,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "type": "preference",
+                 *           "content": "Alice prefers oolong tea, never coffee.",
+                 *           "scope": "user:alice",
+                 *           "source_agent": "planner",
+                 *           "tags": [
+                 *             "drinks"
+                 *           ],
+                 *           "id": "pref-tea"
+                 *         },
+                 *         {
+                 *           "type": "preference",
+                 *           "content": "Alice prefers oolong tea, never coffee.",
+                 *           "scope": "team:kitchen",
+                 *           "source_agent": "planner",
+                 *           "tags": [
+                 *             "drinks"
+                 *           ],
+                 *           "id": "pref-coffee"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["BatchWriteIn"];
             };
         };
@@ -2269,10 +2991,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "index": 0,
+                     *           "status": 201,
+                     *           "id": "pref-tea",
+                     *           "version": 1,
+                     *           "changed": true,
+                     *           "position": 42
+                     *         },
+                     *         {
+                     *           "index": 1,
+                     *           "status": 409,
+                     *           "id": "pref-coffee",
+                     *           "problem": {
+                     *             "type": "urn:ai-memory:problem:scope_immutable",
+                     *             "title": "Conflict",
+                     *             "status": 409,
+                     *             "code": "scope_immutable",
+                     *             "detail": "memory 'pref-coffee' belongs to scope 'user:alice'; a memory never moves between scopes (delete it and write a new one)"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "written": 1,
+                     *       "unchanged": 0,
+                     *       "rejected": 1,
+                     *       "position": 42
+                     *     }
+                     */
                     "application/json": components["schemas"]["BatchWriteOut"];
                 };
             };
-            /** @description The API key may not write at all */
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key may not write at all; role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2299,6 +3060,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request was refused */
             "4XX": {
                 headers: {
@@ -2319,7 +3102,7 @@ export interface operations {
             };
         };
     };
-    recall_notes_v1_notes_get: {
+    recallNotes: {
         parameters: {
             query: {
                 /** @description Your agent id. */
@@ -2344,9 +3127,49 @@ export interface operations {
                     "application/json": components["schemas"]["NotesOut"];
                 };
             };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2373,7 +3196,7 @@ export interface operations {
             };
         };
     };
-    save_note_v1_notes_put: {
+    saveNote: {
         parameters: {
             query?: never;
             header?: never;
@@ -2404,6 +3227,24 @@ export interface operations {
                     "application/json": components["schemas"]["NoteSaveOut"];
                 };
             };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description 'off' for a topic that never had a note */
             404: {
                 headers: {
@@ -2422,9 +3263,40 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description body_too_large: the body is over its limit (AIMEM_MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description A limit was exceeded; `field` names it */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2451,7 +3323,210 @@ export interface operations {
             };
         };
     };
-    persona_v1_persona_get: {
+    recordInteraction: {
+        parameters: {
+            query?: {
+                /** @description Return once every projection applied it. */
+                wait?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InteractionIn"];
+            };
+        };
+        responses: {
+            /** @description Recorded */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InteractionOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over its limit (AIMEM_MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    suggestWrites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TurnIn"];
+            };
+        };
+        responses: {
+            /** @description Suggestions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteTriggersOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over its limit (AIMEM_MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPersona: {
         parameters: {
             query: {
                 scope: string;
@@ -2466,18 +3541,58 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
+            /** @description The persona */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PersonaOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Validation Error */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2504,7 +3619,921 @@ export interface operations {
             };
         };
     };
-    tenant_usage_v1_usage_get: {
+    listEpisodes: {
+        parameters: {
+            query: {
+                scope: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The episodes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EpisodesOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    runGovernor: {
+        parameters: {
+            query?: {
+                /** @description Return once every projection applied it. */
+                wait?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transitions made */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GovernorRunOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLineage: {
+        parameters: {
+            query?: {
+                /** @description Valid time, what was true then (UTC ISO-8601 or Unix time). */
+                as_of?: string | null;
+                /** @description Recorded time, what the system believed then (UTC ISO-8601 or Unix time). */
+                known_at?: string | null;
+            };
+            header?: never;
+            path: {
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lineage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LineageOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description memory_not_found: never existed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Continue after this cursor (a previous page's next); from the start without it. */
+                since?: string | null;
+                /** @description Only this actor's events. */
+                actor?: string | null;
+                action?: ("written" | "forgotten" | "state_changed" | "recalled" | "imported" | "interaction_recorded" | "erased") | null;
+                /** @description At most this many entries. */
+                limit?: number;
+                /** @description The tenant (operator keys must name it). */
+                tenant?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description audit_unavailable: this server keeps no trail */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description Only these scopes (repeatable). Without it: every scope the key may read. */
+                scope?: string[] | null;
+                /** @description Continue after this cursor (an entry's cursor or a trailer's next); `now` for only what comes next; from the start without it. */
+                since?: string | null;
+                /** @description At most this many entries per page. */
+                limit?: number;
+                /** @description NDJSON: seconds to wait for a change when there is none (long-poll; default 0). SSE: seconds between heartbeats (default 15). */
+                timeout?: number | null;
+            };
+            header?: {
+                /** @description SSE resume: the id of the last event received (wins over since). */
+                "last-event-id"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description NDJSON (the default): one ChangeOut per line, then a ChangeTrailer line. With Accept: text/event-stream, Server-Sent Events instead. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": (components["schemas"]["ChangeOut"] | components["schemas"]["ChangeTrailer"])[];
+                    /**
+                     * @example retry: 1000
+                     *
+                     *     id: YzF8MDoy
+                     *     data: {"cursor": "YzF8MDoy", "kind": "written", "id": "m1", "scope": "user:alice", "version": 1, "state": "active", "at": "2026-01-05T09:30:00+00:00", "actor": "api", "position": 2}
+                     *
+                     *     : heartbeat
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description scope_forbidden / scope_required (a wildcard key); role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description changes_unavailable: this server serves no change feed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A bad parameter; `field` names it (since, limit, timeout, scope) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReceiptPublicKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptKeyOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_served: erasures are not served by this process */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createErasure: {
+        parameters: {
+            query?: {
+                /** @description Return once every projection applied it. */
+                wait?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ErasureIn"];
+            };
+        };
+        responses: {
+            /** @description This erasure id had already run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureOut"];
+                };
+            };
+            /** @description Erased */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_served: erasures are not served by this process */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over its limit (AIMEM_MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getErasureReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                erasure_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed receipt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description erasure_not_found; not_served: no erasures in this process */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteInteraction: {
+        parameters: {
+            query?: {
+                /** @description Why it is erased. */
+                reason?: string;
+                /** @description Return once every projection applied it. */
+                wait?: boolean;
+            };
+            header?: never;
+            path: {
+                interaction_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Erased */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description interaction_not_found; not_served: no erasures here */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getUsage: {
         parameters: {
             query?: {
                 /** @description The tenant (operator keys must name it). */
@@ -2525,9 +4554,58 @@ export interface operations {
                     "application/json": components["schemas"]["UsageOut"];
                 };
             };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_served: this server does not serve usage */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2554,7 +4632,85 @@ export interface operations {
             };
         };
     };
-    write_triggers_v1_write_triggers_post: {
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden: not an admin key of the tenant; role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -2563,9 +4719,126 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TurnIn"];
+                "application/json": components["schemas"]["WebhookIn"];
             };
         };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden: not an admin key of the tenant; role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description webhook_not_found (also for another tenant's webhook) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description webhook_quota: AIMEM_WEBHOOK_MAX_PER_TENANT reached */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description body_too_large: the body is over its limit (AIMEM_MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A bad field (`url`: scheme, credentials, destination refused) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id (wh_ and 16 hex digits). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
         responses: {
             /** @description Successful Response */
             200: {
@@ -2573,7 +4846,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["WebhookOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden: not an admin key of the tenant; role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description webhook_not_found (also for another tenant's webhook) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Validation Error */
@@ -2583,6 +4883,262 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id (wh_ and 16 hex digits). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden: not an admin key of the tenant; role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description webhook_not_found (also for another tenant's webhook) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resumeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id (wh_ and 16 hex digits). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookOut"];
+                };
+            };
+            /** @description api_key_required / invalid_api_key: once API keys exist, a valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description role_forbidden: not an admin key of the tenant; role_forbidden / scope_forbidden: the key may not; cross_origin_refused: a browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description webhook_not_found (also for another tenant's webhook) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited (key or tenant) / auth_failures (too many refused keys) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description projection_lag / a store not ready: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request was refused */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed or is not ready */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok or degraded */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthOut"];
                 };
             };
             /** @description The request was refused */
