@@ -14,8 +14,9 @@ DOCS = sorted([ROOT / "README.md", ROOT / "deploy" / "README.md", *(ROOT / "docs
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 # A path in backticks: has a slash and ends in a file name with an extension, or a slash.
 CITED = re.compile(r"`([\w.\-]+(?:/[\w.\-*]+)+/?)`")
-# Where a path in the text may be relative to: the repository, the package, the doc itself.
-BASES = (ROOT, ROOT / "services" / "ai_memory", ROOT / "services")
+# Where a path in the text may be relative to: the repository, the package (Python or
+# TypeScript), the doc itself.
+BASES = (ROOT, ROOT / "services" / "ai_memory", ROOT / "services", ROOT / "services" / "sdk-ts")
 
 
 def _exists(path: str, doc: Path) -> bool:
