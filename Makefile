@@ -23,8 +23,10 @@ $(STAMP): pyproject.toml deploy/constraints.txt
 run: install
 	$(BIN)/ai-memory serve
 
+# AIMEM_TEST_TOOLS=required: a test that needs a tool (chromium, redocly) fails without it
+# instead of skipping.
 test: install lint typecheck tools sdk-ts-test
-	$(BIN)/python -m pytest
+	AIMEM_TEST_TOOLS=required $(BIN)/python -m pytest
 
 check: install lint typecheck
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -203,8 +204,10 @@ def test_the_validator_refuses_a_broken_document(doc: dict[str, Any]) -> None:
         validate(broken)
 
 
+# Under `make test` (AIMEM_TEST_TOOLS=required, after `make tools`) a missing linter fails.
 needs_redocly = pytest.mark.skipif(
-    not REDOCLY.exists() or shutil.which("node") is None,
+    (not REDOCLY.exists() or shutil.which("node") is None)
+    and os.environ.get("AIMEM_TEST_TOOLS") != "required",
     reason="redocly is not installed: npm ci --prefix tests/tools (make tools)",
 )
 # A problem in redocly's stylish format: "  12:3  error  rule-name  message".
