@@ -19,6 +19,7 @@ from ai_memory.core.timeparse import from_micros, to_micros
 from ai_memory.core.webhooks.model import DeliveryState, Subscription
 
 from .sqlite_util import Connections, translate_errors
+from .webhook_rows import state_columns, state_of
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS webhooks (
@@ -65,7 +66,7 @@ class SqliteWebhookStore:
         with self._db.transaction() as conn:
             cur = conn.execute(
                 f"INSERT INTO webhooks ({_ALL}) VALUES ({marks}) ON CONFLICT DO NOTHING",
-                (*config, *_state_row(s.state)),
+                (*config, *state_columns(s.state)),
             )
         if cur.rowcount != 1:
             raise Conflict(f"webhook {s.id} exists", code="webhook_exists")
@@ -102,7 +103,7 @@ class SqliteWebhookStore:
         with self._db.transaction() as conn:
             cur = conn.execute(
                 f"UPDATE webhooks SET {assignments} WHERE webhook_id = ? AND tenant = ?",
-                (*_state_row(state), webhook_id, tenant),
+                (*state_columns(state), webhook_id, tenant),
             )
         return cur.rowcount == 1
 
@@ -129,34 +130,8 @@ class SqliteWebhookStore:
             return list(self._db.reader().execute(sql, params).fetchall())
 
 
-def _micros(at: datetime | None) -> int | None:
-    return None if at is None else to_micros(at)
-
-
-def _at(micros: Any) -> datetime | None:
-    return None if micros is None else from_micros(int(micros))
-
-
-def _state_row(s: DeliveryState) -> tuple[Any, ...]:
-    return (
-        s.status,
-        s.cursor,
-        s.failures,
-        _micros(s.failing_since),
-        _micros(s.last_attempt_at),
-        _micros(s.last_success_at),
-        s.last_status,
-        s.last_error,
-        s.paused_reason,
-        s.delivered,
-    )
-
-
 def _subscription(row: Any) -> Subscription:
     (webhook_id, tenant, url, scopes, kinds, description, secret, created, created_by) = row[:9]
-    status, cursor, failures, failing, attempt, success, last_status, error, reason, delivered = (
-        row[9:]
-    )
     return Subscription(
         id=str(webhook_id),
         tenant=str(tenant),
@@ -167,16 +142,5 @@ def _subscription(row: Any) -> Subscription:
         secret=str(secret),
         created_at=from_micros(int(created)),
         created_by=str(created_by),
-        state=DeliveryState(
-            cursor=str(cursor),
-            status=status,
-            failures=int(failures),
-            failing_since=_at(failing),
-            last_attempt_at=_at(attempt),
-            last_success_at=_at(success),
-            last_status=None if last_status is None else int(last_status),
-            last_error=None if error is None else str(error),
-            paused_reason=None if reason is None else str(reason),
-            delivered=int(delivered),
-        ),
+        state=state_of(tuple(row[9:])),
     )

@@ -18,6 +18,7 @@ from ai_memory.core.errors import Conflict
 from ai_memory.core.timeparse import from_micros, to_micros
 from ai_memory.core.webhooks.model import DeliveryState, Subscription
 
+from ..webhook_rows import state_columns, state_of
 from .migrations import migrate
 from .session import CassandraSession, was_applied
 
@@ -77,7 +78,7 @@ class CassandraWebhookStore:
             s.secret,
             to_micros(s.created_at),
             s.created_by,
-            *_state_row(s.state),
+            *state_columns(s.state),
         )
         if not was_applied(self._s.execute(self._s.prepare(_CREATE), values)):
             raise Conflict(f"webhook {s.id} exists", code="webhook_exists")
@@ -99,7 +100,7 @@ class CassandraWebhookStore:
         return was_applied(self._s.execute(self._s.prepare(_DELETE), (tenant, webhook_id)))
 
     def save_state(self, tenant: str, webhook_id: str, state: DeliveryState) -> bool:
-        values = (*_state_row(state), tenant, webhook_id)
+        values = (*state_columns(state), tenant, webhook_id)
         return was_applied(self._s.execute(self._s.prepare(_SAVE), values))
 
     def claim(self, lease: str, owner: str, ttl: float, now: datetime) -> bool:
@@ -119,29 +120,6 @@ class CassandraWebhookStore:
             self._s.close()
 
 
-def _micros(at: datetime | None) -> int | None:
-    return None if at is None else to_micros(at)
-
-
-def _at(micros: Any) -> datetime | None:
-    return None if micros is None else from_micros(int(micros))
-
-
-def _state_row(s: DeliveryState) -> tuple[Any, ...]:
-    return (
-        s.status,
-        s.cursor,
-        s.failures,
-        _micros(s.failing_since),
-        _micros(s.last_attempt_at),
-        _micros(s.last_success_at),
-        s.last_status,
-        s.last_error,
-        s.paused_reason,
-        s.delivered,
-    )
-
-
 def _subscription(row: Any) -> Subscription:
     return Subscription(
         id=str(row.webhook_id),
@@ -153,16 +131,18 @@ def _subscription(row: Any) -> Subscription:
         secret=str(row.secret),
         created_at=from_micros(int(row.created_at_us)),
         created_by=str(row.created_by),
-        state=DeliveryState(
-            cursor=str(row.cursor or ""),
-            status=row.status,
-            failures=int(row.failures or 0),
-            failing_since=_at(row.failing_since_us),
-            last_attempt_at=_at(row.last_attempt_us),
-            last_success_at=_at(row.last_success_us),
-            last_status=None if row.last_status is None else int(row.last_status),
-            last_error=row.last_error,
-            paused_reason=row.paused_reason,
-            delivered=int(row.delivered or 0),
+        state=state_of(
+            (
+                row.status,
+                row.cursor,
+                row.failures,
+                row.failing_since_us,
+                row.last_attempt_us,
+                row.last_success_us,
+                row.last_status,
+                row.last_error,
+                row.paused_reason,
+                row.delivered,
+            )
         ),
     )
