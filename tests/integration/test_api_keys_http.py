@@ -429,6 +429,11 @@ DOORS = {
     ("GET", "/v1/erasures/{erasure_id}"): "key",
     ("GET", "/v1/erasures/public-key"): "key",
     ("DELETE", "/v1/interactions/{interaction_id}"): "key",
+    ("POST", "/v1/webhooks"): "key",
+    ("GET", "/v1/webhooks"): "key",
+    ("GET", "/v1/webhooks/{webhook_id}"): "key",
+    ("DELETE", "/v1/webhooks/{webhook_id}"): "key",
+    ("POST", "/v1/webhooks/{webhook_id}:resume"): "key",
 }
 
 
