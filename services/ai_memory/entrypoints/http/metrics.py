@@ -156,7 +156,7 @@ class _WebhookCollector(Collector):
         yield backlog
 
 
-def _observe_webhooks(dispatcher: WebhookDispatcher, registry: CollectorRegistry) -> None:
+def observe_webhooks(dispatcher: WebhookDispatcher, registry: CollectorRegistry) -> None:
     deliveries = mc.counter(mc.WEBHOOK_DELIVERIES, registry)
     latency = mc.histogram(mc.WEBHOOK_DELIVERY_SECONDS, registry)
     for outcome in (DELIVERED, FAILED, REFUSED_DESTINATION):
@@ -218,7 +218,7 @@ def install(
         registry.register(_UsageCollector(usage))
     registry.register(_CompactionCollector(compaction or dict))
     if webhooks is not None:
-        _observe_webhooks(webhooks, registry)
+        observe_webhooks(webhooks, registry)
     app.add_middleware(RequestMetrics, requests=requests, latency=latency)
 
     # Also served on a port of its own (``serve --metrics-port``) for Prometheus, which
