@@ -100,7 +100,12 @@ def list_cmd(as_json: Json = False, server: Server = DEFAULT_URL) -> None:
     if not found.webhooks:
         err.print("no webhooks", markup=False)
         return
-    table = Table("id", "status", "failures", "delivered", "scopes", "url")
+    table = Table()
+    # Ids whole (a command takes them); the rest folds on a narrow terminal.
+    table.add_column("id", no_wrap=True, min_width=19)
+    table.add_column("status", no_wrap=True)
+    for name in ("failures", "delivered", "scopes", "url"):
+        table.add_column(name, overflow="fold")
     for hook in found.webhooks:
         table.add_row(
             hook.id,
