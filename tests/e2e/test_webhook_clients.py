@@ -184,6 +184,9 @@ def test_the_cli_manages_webhooks(deployment: Deployment, receiver: Receiver) ->
     bad = deployment.cli(key, "create", "--url", "javascript:alert(1)", "--scope", "*")
     assert bad.returncode == ExitCode.REFUSED and "[url]" in one_line(bad)
 
+    down = deployment.cli(key, "list", "--server", f"http://127.0.0.1:{free_port()}")
+    assert down.returncode == ExitCode.UNREACHABLE and "cannot reach" in one_line(down)
+
     for hook in (webhook_id, second["id"]):
         gone = deployment.cli(key, "delete", hook, "--json")
         assert gone.returncode == 0 and json.loads(gone.stdout) == {"id": hook, "deleted": True}
