@@ -149,6 +149,40 @@ INDEX_LAST_COMPACTION_SECONDS = Metric(
     (),
     ("gateway",),
 )
+# Webhooks: by outcome and in total only — never a tenant or a URL label (a series must not
+# tell one tenant's receiver, or its address, to whoever reads the metrics).
+WEBHOOK_DELIVERIES = Metric(
+    "aimem_webhook_deliveries",
+    "counter",
+    "Webhook delivery attempts by outcome (delivered: a 2xx; failed: no answer, a timeout "
+    "or another status; refused_destination: the address policy refused where the name "
+    "now resolves)",
+    ("outcome",),
+    ("gateway",),
+)
+WEBHOOK_DELIVERY_SECONDS = Metric(
+    "aimem_webhook_delivery_seconds",
+    "histogram",
+    "Duration of a webhook delivery attempt (resolution, connection and the receiver's answer)",
+    (),
+    ("gateway",),
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+WEBHOOKS_PAUSED = Metric(
+    "aimem_webhooks_paused",
+    "gauge",
+    "Paused webhook subscriptions, every tenant (exposed by the gateway that delivers)",
+    (),
+    ("gateway",),
+)
+WEBHOOK_BACKLOG_SECONDS = Metric(
+    "aimem_webhook_backlog_seconds",
+    "gauge",
+    "Age of the oldest change a webhook receiver has not acknowledged yet (0: every "
+    "receiver caught up; exposed by the gateway that delivers)",
+    (),
+    ("gateway",),
+)
 
 CATALOG: tuple[Metric, ...] = (
     HTTP_REQUESTS,
@@ -168,6 +202,10 @@ CATALOG: tuple[Metric, ...] = (
     INDEX_POINTS_SINCE_COMPACTION,
     INDEX_FORGOTTEN_PENDING,
     INDEX_LAST_COMPACTION_SECONDS,
+    WEBHOOK_DELIVERIES,
+    WEBHOOK_DELIVERY_SECONDS,
+    WEBHOOKS_PAUSED,
+    WEBHOOK_BACKLOG_SECONDS,
 )
 
 

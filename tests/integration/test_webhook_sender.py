@@ -93,13 +93,14 @@ def test_a_name_rebound_to_a_private_address_is_refused_at_delivery(
     )
     assert attempt.status is None and "destination refused" in (attempt.error or "")
     assert "127.0.0.1" in (attempt.error or "") and seen.requests == []
+    assert attempt.refused_destination  # counted apart from the receiver's failures
     # One allowed address and one not: refused too (the resolver could pick either).
     mixed = Rebinding(["93.184.216.34", "10.0.0.1"])
     attempt = send(
         HttpWebhookSender(AddressPolicy(), timeout=5, resolver=mixed),
         f"http://hooks.test:{port}/in",
     )
-    assert attempt.status is None and seen.requests == []
+    assert attempt.status is None and attempt.refused_destination and seen.requests == []
 
 
 def test_the_connection_goes_to_the_address_checked_and_keeps_the_name(
@@ -112,6 +113,7 @@ def test_the_connection_goes_to_the_address_checked_and_keeps_the_name(
         HttpWebhookSender(policy, timeout=5, resolver=resolver), f"http://hooks.test:{port}/in?a=1"
     )
     assert attempt.ok and attempt.status == 204 and attempt.error is None
+    assert not attempt.refused_destination
     assert resolver.lookups == ["hooks.test"]
     assert seen.requests == [("/in?a=1", f"hooks.test:{port}", b'{"events":[]}')]
 

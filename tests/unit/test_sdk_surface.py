@@ -62,6 +62,9 @@ EXPECTED = [
     "UnavailableError",
     "UsageOut",
     "WaitTimeoutError",
+    "WebhookCreated",
+    "WebhookList",
+    "WebhookOut",
     "WriteOut",
     "WriteSuggestion",
     "WriteTriggersOut",
@@ -88,6 +91,7 @@ def test_every_export_resolves_and_belongs_to_the_sdk_or_the_wire() -> None:
             "ai_memory.wire.audit",
             "ai_memory.wire.changes",
             "ai_memory.wire.usage",
+            "ai_memory.wire.webhooks",
         )
         assert module.startswith(("ai_memory.sdk", *wire, "ai_memory.core")), (
             name,

@@ -95,3 +95,16 @@ def test_the_documented_test_vector() -> None:
     assert header == f"t=1800000000,v1={vector}"
     doc = Path(__file__).resolve().parents[2] / "docs" / "API.md"
     assert vector in doc.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("timestamp", ["²", "١٨٠٠٠٠٠٠٠٠", "1_800", " 1800000000", "+1800000000"])
+def test_a_timestamp_of_anything_but_ascii_digits_is_malformed(timestamp: str) -> None:
+    """``str.isdigit`` accepts "²" (then ``int`` fails) and other scripts' digits."""
+    v1 = signed()["X-AIMemory-Signature"].split(",")[1]
+    assert refusal({"X-AIMemory-Signature": f"t={timestamp},{v1}"}) == "malformed_signature"
+
+
+@pytest.mark.parametrize("v1", ["é" * 64, "\u00e9" * 32, "ff" * 31 + "\u0100"])
+def test_a_non_ascii_signature_is_a_mismatch_not_a_crash(v1: str) -> None:
+    """``hmac.compare_digest`` raises TypeError on str with non-ASCII characters."""
+    assert refusal({"X-AIMemory-Signature": f"t={NOW},v1={v1}"}) == "signature_mismatch"

@@ -78,7 +78,9 @@ class HttpWebhookSender:
             return DeliveryAttempt(None, str(e))
         refused = self._policy.first_refusal(addresses)
         if refused:
-            return DeliveryAttempt(None, f"destination refused: {refused}")
+            return DeliveryAttempt(
+                None, f"destination refused: {refused}", refused_destination=True
+            )
         extensions = {} if destination.literal else {"sni_hostname": destination.host}
         try:
             async with self._opened().stream(

@@ -477,6 +477,9 @@ class DeliveryAttempt:
 
     status: int | None
     error: str | None = None  # None on a 2xx
+    # The address policy refused every address the name resolved to at delivery time
+    # (never sent); counted apart, as it points at DNS or configuration, not the receiver.
+    refused_destination: bool = False
 
     @property
     def ok(self) -> bool:

@@ -8,6 +8,9 @@ LangGraph store.
                      scope="user:alice", source_agent="planner", wait=True)
         hits = memory.search("how should replies be formatted", scope="user:alice")
 
+Webhooks: ``memory.create_webhook(url, scopes=[...])`` (an admin key) and
+``ai_memory.sdk.webhooks.verify_webhook`` on the receiving side.
+
 Subject erasure: ``memory.erase(scope="user:alice", reason=...)``, then
 ``verify_receipt(memory.erasure_receipt(id), memory.erasure_public_key().pem)`` offline.
 
@@ -69,6 +72,9 @@ from .models import (
     SearchOut,
     TurnIn,
     UsageOut,
+    WebhookCreated,
+    WebhookList,
+    WebhookOut,
     WriteOut,
     WriteSuggestion,
     WriteTriggersOut,
@@ -130,6 +136,9 @@ __all__ = [
     "UnavailableError",
     "UsageOut",
     "WaitTimeoutError",
+    "WebhookCreated",
+    "WebhookList",
+    "WebhookOut",
     "WriteOut",
     "WriteSuggestion",
     "WriteTriggersOut",

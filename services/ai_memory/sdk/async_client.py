@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 
 from . import _erasure as e
+from . import _webhook_calls as wh
 from . import _wire as w
 from . import models as m
 from .client import DEFAULT_URL, T, with_api_key
@@ -450,3 +451,36 @@ class AsyncMemoryClient:
         """``DELETE /v1/interactions/{id}``: forget one raw turn and every memory
         extracted from it (an erasure; ``erasure_receipt`` of its id is the receipt)."""
         return await self._call(e.forget_interaction_call(interaction_id, reason, wait))
+
+    async def create_webhook(
+        self,
+        url: str,
+        *,
+        scopes: Sequence[str],
+        kinds: Sequence[str] | None = None,
+        description: str = "",
+    ) -> m.WebhookCreated:
+        """``POST /v1/webhooks``: deliver the changes of ``scopes`` (``["*"]``: every
+        scope of the tenant) from now on to ``url``, signed. ``kinds``: a subset of
+        ``written``, ``state_changed``, ``forgotten`` (all by default). The answer's
+        ``secret`` verifies deliveries (``ai_memory.sdk.webhooks.verify_webhook``) and is
+        never shown again. Not retried (a repeat would subscribe twice)."""
+        return await self._call(wh.create_call(wh.webhook_in(url, scopes, kinds, description)))
+
+    async def list_webhooks(self) -> m.WebhookList:
+        """``GET /v1/webhooks``: the tenant's webhooks and their delivery state."""
+        return await self._call(wh.list_call())
+
+    async def get_webhook(self, webhook_id: str) -> m.WebhookOut:
+        """``GET /v1/webhooks/{id}``: active or paused (and why), the cursor acknowledged,
+        the last attempt, consecutive failures; ``NotFoundError`` (404) otherwise."""
+        return await self._call(wh.get_call(webhook_id))
+
+    async def delete_webhook(self, webhook_id: str) -> None:
+        """``DELETE /v1/webhooks/{id}``: stop delivering for good."""
+        await self._call(wh.delete_call(webhook_id))
+
+    async def resume_webhook(self, webhook_id: str) -> m.WebhookOut:
+        """``POST /v1/webhooks/{id}:resume``: deliver again from the last change the
+        receiver acknowledged (nothing written meanwhile is skipped)."""
+        return await self._call(wh.resume_call(webhook_id))

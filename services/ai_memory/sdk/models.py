@@ -53,6 +53,13 @@ from ai_memory.wire.notes import (
     YourTopicOut,
 )
 from ai_memory.wire.usage import UsageOut
+from ai_memory.wire.webhooks import (
+    WebhookCreated,
+    WebhookIn,
+    WebhookList,
+    WebhookOut,
+    WebhookPosition,
+)
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -94,6 +101,11 @@ __all__ = [
     "TopicNoteOut",
     "TurnIn",
     "UsageOut",
+    "WebhookCreated",
+    "WebhookIn",
+    "WebhookList",
+    "WebhookOut",
+    "WebhookPosition",
     "WhyOut",
     "WriteOut",
     "WriteSuggestion",

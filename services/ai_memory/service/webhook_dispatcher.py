@@ -22,6 +22,11 @@ dies. A gateway that stalls past its lease while a delivery is in flight can sen
 batch once more — allowed by at least once, and de-duplicated by event id. An embedded
 server needs no lease (``leased=False``): its data directory's lock already makes it
 the only process.
+
+**What it tells metrics.** Observers (``observe``) hear every attempt's outcome
+(``delivered``, ``failed``, ``refused_destination``) and duration; ``paused_count`` and
+``backlog_seconds`` answer for the subscriptions this process delivers (``None`` while
+another gateway holds the lease). None of it names a tenant or a URL.
 """
 
 from __future__ import annotations
@@ -29,8 +34,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
+import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
 from ai_memory.core.ports import Clock, WebhookSender, WebhookStore
 from ai_memory.core.webhooks.model import DeliveryState, Subscription
@@ -45,6 +54,10 @@ log = logging.getLogger(__name__)
 LEASE = "webhook-dispatcher"
 EVENT_ID_HEADER = "X-AIMemory-Event-Id"
 WEBHOOK_ID_HEADER = "X-AIMemory-Webhook-Id"
+#: An attempt's outcome, as observers hear it.
+DELIVERED, FAILED, REFUSED_DESTINATION = "delivered", "failed", "refused_destination"
+#: Told each attempt's outcome and its duration in seconds (the metrics; must not raise).
+AttemptObserver = Callable[[str, float], None]
 
 
 @dataclass(frozen=True)
@@ -81,6 +94,47 @@ class WebhookDispatcher:
         self._nudges: dict[str, asyncio.Event] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._supervisor: asyncio.Task[None] | None = None
+        self._observers: list[AttemptObserver] = []
+        # Read by the metrics scrape, which may run on another thread (serve --metrics-port).
+        self._gauges = threading.Lock()
+        self._oldest_pending: dict[str, datetime] = {}  # webhook id -> its oldest unacked change
+        self._paused: int | None = None  # None: not the deliverer
+
+    def observe(self, observer: AttemptObserver) -> None:
+        """Call ``observer(outcome, seconds)`` after every delivery attempt."""
+        self._observers.append(observer)
+
+    def paused_count(self) -> int | None:
+        """Paused subscriptions (every tenant) at the last look at the list; ``None``
+        when this process does not deliver (another gateway holds the lease)."""
+        with self._gauges:
+            return self._paused
+
+    def backlog_seconds(self) -> float | None:
+        """How long ago the oldest change still waiting for its receiver's 2xx happened
+        (the batch in flight, retried, or stopped by a pause; 0 when every receiver is
+        caught up); ``None`` when this process does not deliver."""
+        with self._gauges:
+            if self._paused is None:
+                return None
+            oldest = min(self._oldest_pending.values(), default=None)
+        if oldest is None:
+            return 0.0
+        return max(0.0, (self._clock.now() - oldest).total_seconds())
+
+    def _pending(self, webhook_id: str, since: datetime | None) -> None:
+        with self._gauges:
+            if since is None:
+                self._oldest_pending.pop(webhook_id, None)
+            else:
+                self._oldest_pending[webhook_id] = since
+
+    def _attempted(self, outcome: str, seconds: float) -> None:
+        for observer in self._observers:
+            try:
+                observer(outcome, seconds)
+            except Exception:  # a metric must never stop a delivery
+                log.exception("webhook metrics observer failed")
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -134,6 +188,11 @@ class WebhookDispatcher:
         )
         subscriptions = await asyncio.to_thread(self._store.list_all) if held else []
         wanted = {s.id: s for s in subscriptions}
+        with self._gauges:
+            paused = sum(1 for s in subscriptions if s.state.status == "paused")
+            self._paused = paused if held else None
+            for webhook_id in [i for i in self._oldest_pending if i not in wanted]:
+                del self._oldest_pending[webhook_id]
         for webhook_id in [i for i in self._tasks if i not in wanted]:
             self._tasks.pop(webhook_id).cancel()
             self._nudges.pop(webhook_id, None)
@@ -190,6 +249,7 @@ class WebhookDispatcher:
         or someone else moved its cursor."""
         delivery, body = body_of(subscription.id, subscription.tenant, entries, after)
         state = subscription.state
+        self._pending(subscription.id, _oldest(entries))
         while True:
             timestamp = int(self._clock.now().timestamp())
             headers = {
@@ -197,9 +257,17 @@ class WebhookDispatcher:
                 EVENT_ID_HEADER: delivery,
                 WEBHOOK_ID_HEADER: subscription.id,
             }
+            started = time.perf_counter()
             attempt = await self._sender.send(subscription.url, body, headers)
+            elapsed = time.perf_counter() - started
+            if attempt.ok:
+                outcome = DELIVERED
+            else:
+                outcome = REFUSED_DESTINATION if attempt.refused_destination else FAILED
+            self._attempted(outcome, elapsed)
             now = self._clock.now()
             if attempt.ok:
+                self._pending(subscription.id, None)
                 await self._save(
                     subscription,
                     replace(
@@ -237,6 +305,7 @@ class WebhookDispatcher:
             if current is None or current.state.status == "paused":
                 return
             if current.state.cursor != subscription.state.cursor:
+                self._pending(subscription.id, None)
                 return  # moved by another deliverer: read the feed again from there
             state = current.state  # a resume meanwhile reset the failures
 
@@ -266,3 +335,16 @@ class WebhookDispatcher:
                 task.cancel()
             await asyncio.gather(*waits, return_exceptions=True)
         nudge.clear()
+
+
+def _oldest(entries: list[Change]) -> datetime | None:
+    """When the oldest of ``entries`` happened (entries of several partitions are merged
+    by time, so the first is not always the oldest)."""
+    times = []
+    for entry in entries:
+        try:
+            at = datetime.fromisoformat(entry.at)
+        except ValueError:
+            continue
+        times.append(at if at.tzinfo is not None else at.replace(tzinfo=UTC))
+    return min(times, default=None)

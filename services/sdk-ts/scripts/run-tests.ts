@@ -1,5 +1,6 @@
 // npm test: start a real `ai-memory serve` on a free port and a temporary data directory,
 // with an admin key (AIMEM_ADMIN_KEY, valid from the first request) and a reader key,
+// private webhook destinations allowed (a receiver on loopback),
 // run every test file against it with node's test runner, then stop it.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -33,7 +34,16 @@ const logPath = join(work, "server.log");
 // A log file, not a pipe: nobody reads a pipe while tests run, and a full one blocks the server.
 const log = openSync(logPath, "w");
 const server = spawn(cli, ["serve"], {
-  env: { ...process.env, AIMEM_PORT: String(port), AIMEM_HOST: "127.0.0.1", AIMEM_DATA_DIR: data, AIMEM_ADMIN_KEY: adminKey },
+  env: {
+    ...process.env,
+    AIMEM_PORT: String(port),
+    AIMEM_HOST: "127.0.0.1",
+    AIMEM_DATA_DIR: data,
+    AIMEM_ADMIN_KEY: adminKey,
+    // The webhook tests' receiver listens on loopback, which the address policy refuses
+    // by default (no server-side request forgery): this server allows it.
+    AIMEM_WEBHOOK_ALLOW_PRIVATE: "true",
+  },
   stdio: ["ignore", log, log],
 });
 const exited = new Promise<number | null>((done) => server.once("exit", (code) => done(code)));

@@ -29,7 +29,11 @@ import type {
   SearchOut,
   Timestamp,
   UsageOut,
+  WebhookCreated,
+  WebhookList,
+  WebhookOut,
   WriteOut,
+  ChangeKind,
 } from "./types.js";
 
 export const DEFAULT_URL = "http://127.0.0.1:8080";
@@ -109,6 +113,15 @@ export interface ChangesOptions {
   limit?: number;
   /** Seconds one long-poll waits for a change (keep it below timeoutMs); default 20. */
   pollTimeout?: number;
+}
+
+export interface CreateWebhookOptions {
+  /** The scopes to follow (1–16), or ["*"]: every scope of the tenant, now and later. */
+  scopes: string[];
+  /** Which changes to deliver (default: written, state_changed and forgotten). */
+  kinds?: ChangeKind[];
+  /** Free text for people (≤ 500 chars). */
+  description?: string;
 }
 
 export interface EraseOptions {
@@ -565,5 +578,47 @@ export class MemoryClient {
         fetch: this.via(false),
       }),
     ) as Promise<ErasureOut>;
+  }
+
+  // --- webhooks (an admin key of the tenant; others get ForbiddenError) ---------------
+
+  /** `POST /v1/webhooks`: deliver the changes of `scopes` from now on to `url`, signed.
+   * The answer's `secret` verifies deliveries (`verifyWebhook`) and is never shown
+   * again. Not retried: a repeat after a lost answer would subscribe the URL twice. */
+  createWebhook(url: string, options: CreateWebhookOptions): Promise<WebhookCreated> {
+    const body = {
+      url,
+      scopes: options.scopes,
+      ...(options.kinds !== undefined && { kinds: options.kinds }),
+      description: options.description ?? "",
+    };
+    return this.data(this.api.POST("/v1/webhooks", { body, fetch: this.via(false) }));
+  }
+
+  /** `GET /v1/webhooks`: the tenant's webhooks and their delivery state (no secrets). */
+  listWebhooks(): Promise<WebhookList> {
+    return this.data(this.api.GET("/v1/webhooks", {}));
+  }
+
+  /** `GET /v1/webhooks/{id}`: active or paused (and why), the cursor acknowledged, the
+   * last attempt, consecutive failures; NotFoundError (also for another tenant's). */
+  getWebhook(webhookId: string): Promise<WebhookOut> {
+    return this.data(this.api.GET("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: webhookId } } }));
+  }
+
+  /** `DELETE /v1/webhooks/{id}`: stop delivering for good. */
+  async deleteWebhook(webhookId: string): Promise<void> {
+    const { error, response } = await this.api.DELETE("/v1/webhooks/{webhook_id}", {
+      params: { path: { webhook_id: webhookId } },
+    });
+    if (!response.ok) throw errorFromResponse(response, error);
+  }
+
+  /** `POST /v1/webhooks/{id}:resume`: deliver again from the last change the receiver
+   * acknowledged (nothing written meanwhile is skipped). */
+  resumeWebhook(webhookId: string): Promise<WebhookOut> {
+    return this.data(
+      this.api.POST("/v1/webhooks/{webhook_id}:resume", { params: { path: { webhook_id: webhookId } } }),
+    );
   }
 }

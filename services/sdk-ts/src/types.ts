@@ -24,6 +24,13 @@ export type AuditOut = Schemas["AuditOut"];
 export type UsageOut = Schemas["UsageOut"];
 export type TurnIn = Schemas["TurnIn"];
 export type ErasureIn = Schemas["ErasureIn"];
+export type WebhookIn = Schemas["WebhookIn"];
+export type WebhookOut = Schemas["WebhookOut"];
+export type WebhookCreated = Schemas["WebhookCreated"];
+export type WebhookList = Schemas["WebhookList"];
+export type WebhookPosition = Schemas["WebhookPosition"];
+/** What a webhook delivers: a subset of these kinds of change (all by default). */
+export type ChangeKind = NonNullable<WebhookIn["kinds"]>[number];
 
 /** A timestamp as the API accepts it: ISO-8601, a date, Unix seconds or milliseconds. */
 export type Timestamp = string | number;

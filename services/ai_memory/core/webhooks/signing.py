@@ -72,7 +72,13 @@ def verify(
         if not sep:
             raise WebhookVerificationError("malformed_signature", "malformed signature header")
         if key == "t":
-            if not value.isdigit() or len(value) > 12 or timestamp is not None:
+            # ASCII digits only: str.isdigit() also accepts "²" (int() then fails) and
+            # other scripts' digits, which no signer writes.
+            if (
+                not (value.isascii() and value.isdigit())
+                or len(value) > 12
+                or timestamp is not None
+            ):
                 raise WebhookVerificationError("malformed_signature", "malformed timestamp")
             timestamp = int(value)
         elif key == _SCHEME:
@@ -90,7 +96,9 @@ def verify(
     # Every candidate is compared (no early exit on the first mismatch's position).
     matched = False
     for candidate in candidates:
-        matched |= hmac.compare_digest(expected, candidate.strip().lower())
+        # As bytes: compare_digest refuses str with non-ASCII characters (a TypeError).
+        given = candidate.strip().lower().encode("utf-8")
+        matched |= hmac.compare_digest(expected.encode("ascii"), given)
     if not matched:
         raise WebhookVerificationError("signature_mismatch", "the signature does not match")
     return timestamp

@@ -27,6 +27,7 @@ from ai_memory.entrypoints.cli.launcher import explain, missing_extra
 from ai_memory.entrypoints.cli.output import AlwaysJson, emit
 from ai_memory.entrypoints.cli.sync_cmd import sync_cmd
 from ai_memory.entrypoints.cli.transfer_cmds import api_key, export_cmd, import_cmd
+from ai_memory.entrypoints.cli.webhooks_cmd import app as webhooks_app
 from ai_memory.sdk import MemoryClient, MemoryIn
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ app.command("export")(export_cmd)
 app.command("import")(import_cmd)
 app.command("sync")(sync_cmd)
 app.command("erase")(erase_cmd)
+app.add_typer(webhooks_app, name="webhooks")
 err = Console(stderr=True)
 
 

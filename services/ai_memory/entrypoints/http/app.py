@@ -154,7 +154,13 @@ def create_app(services: Services) -> FastAPI:
         else None
     )
     auth.install(app, services.keys, failures)  # inside metrics and the edge: they see refusals
-    metrics.install(app, services.health, services.usage, services.index_compaction)
+    metrics.install(
+        app,
+        services.health,
+        services.usage,
+        services.index_compaction,
+        services.webhook_dispatcher,
+    )
     edge.install(app, settings, hosts)
     service = services.memory
     transfer = services.transfer

@@ -25,6 +25,12 @@ from ai_memory import metrics_catalog as mc
 from ai_memory.core.errors import AiMemoryError
 from ai_memory.service.health import HealthService
 from ai_memory.service.usage import UsageService
+from ai_memory.service.webhook_dispatcher import (
+    DELIVERED,
+    FAILED,
+    REFUSED_DESTINATION,
+    WebhookDispatcher,
+)
 
 from . import auth
 
@@ -129,6 +135,41 @@ class _CompactionCollector(Collector):
         yield last
 
 
+class _WebhookCollector(Collector):
+    """Paused subscriptions and the oldest unacknowledged change, as the dispatcher last
+    saw them; nothing from a gateway that does not deliver (so a sum over gateways counts
+    each subscription once)."""
+
+    def __init__(self, dispatcher: WebhookDispatcher) -> None:
+        self.dispatcher = dispatcher
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        paused = mc.gauge_family(mc.WEBHOOKS_PAUSED)
+        backlog = mc.gauge_family(mc.WEBHOOK_BACKLOG_SECONDS)
+        count = self.dispatcher.paused_count()
+        behind = self.dispatcher.backlog_seconds()
+        if count is not None:
+            paused.add_metric([], count)
+        if behind is not None:
+            backlog.add_metric([], behind)
+        yield paused
+        yield backlog
+
+
+def observe_webhooks(dispatcher: WebhookDispatcher, registry: CollectorRegistry) -> None:
+    deliveries = mc.counter(mc.WEBHOOK_DELIVERIES, registry)
+    latency = mc.histogram(mc.WEBHOOK_DELIVERY_SECONDS, registry)
+    for outcome in (DELIVERED, FAILED, REFUSED_DESTINATION):
+        deliveries.labels(outcome)  # every outcome exposed from the start, at 0
+
+    def attempted(outcome: str, seconds: float) -> None:
+        deliveries.labels(outcome).inc()
+        latency.observe(seconds)
+
+    dispatcher.observe(attempted)
+    registry.register(_WebhookCollector(dispatcher))
+
+
 class RequestMetrics:
     """Latency to the response's status line and a count per method, route and status.
 
@@ -167,6 +208,7 @@ def install(
     health: HealthService,
     usage: UsageService | None = None,
     compaction: Callable[[], dict[str, float]] | None = None,
+    webhooks: WebhookDispatcher | None = None,
 ) -> None:
     registry = CollectorRegistry()
     requests = mc.counter(mc.HTTP_REQUESTS, registry)
@@ -175,6 +217,8 @@ def install(
     if usage is not None:
         registry.register(_UsageCollector(usage))
     registry.register(_CompactionCollector(compaction or dict))
+    if webhooks is not None:
+        observe_webhooks(webhooks, registry)
     app.add_middleware(RequestMetrics, requests=requests, latency=latency)
 
     # Also served on a port of its own (``serve --metrics-port``) for Prometheus, which
