@@ -148,7 +148,7 @@ async def _async_list(deployment: Deployment) -> list[str]:
 def test_the_cli_manages_webhooks(deployment: Deployment, receiver: Receiver) -> None:
     key = deployment.admin
     created = deployment.cli(
-        key, "create", "--url", receiver.url, "--scope", "team:cli", "--kind", "written"
+        key, "create", receiver.url, "--scope", "team:cli", "--kind", "written"
     )
     assert created.returncode == 0, created.stderr
     fields = dict(line.split(":", 1) for line in created.stdout.splitlines())
@@ -156,7 +156,7 @@ def test_the_cli_manages_webhooks(deployment: Deployment, receiver: Receiver) ->
     assert webhook_id.startswith("wh_") and secret.startswith("whsec_")
     assert "will not be shown again" in created.stderr
 
-    as_json = deployment.cli(key, "create", "--url", receiver.url, "--scope", "*", "--json")
+    as_json = deployment.cli(key, "create", receiver.url, "--scope", "*", "--json")
     assert as_json.returncode == 0, as_json.stderr
     second = json.loads(as_json.stdout)
     assert second["secret"].startswith("whsec_") and second["scopes"] == ["*"]
@@ -176,15 +176,15 @@ def test_the_cli_manages_webhooks(deployment: Deployment, receiver: Receiver) ->
     resumed = deployment.cli(key, "resume", webhook_id, "--json")
     assert json.loads(resumed.stdout)["status"] == "active"
 
-    reader = deployment.cli(deployment.reader, "create", "--url", receiver.url, "--scope", "*")
+    reader = deployment.cli(deployment.reader, "create", receiver.url, "--scope", "*")
     assert reader.returncode == ExitCode.REFUSED
     assert "role_forbidden" in one_line(reader) and reader.stdout == ""
     stranger = deployment.cli(deployment.stranger, "show", webhook_id)
     assert stranger.returncode == ExitCode.REFUSED and "webhook_not_found" in one_line(stranger)
-    bad = deployment.cli(key, "create", "--url", "javascript:alert(1)", "--scope", "*")
+    bad = deployment.cli(key, "create", "javascript:alert(1)", "--scope", "*")
     assert bad.returncode == ExitCode.REFUSED and "[url]" in one_line(bad)
 
-    down = deployment.cli(key, "list", "--server", f"http://127.0.0.1:{free_port()}")
+    down = deployment.cli(key, "list", "--url", f"http://127.0.0.1:{free_port()}")
     assert down.returncode == ExitCode.UNREACHABLE and "cannot reach" in one_line(down)
 
     for hook in (webhook_id, second["id"]):

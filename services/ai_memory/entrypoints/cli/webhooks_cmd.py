@@ -1,7 +1,7 @@
 """``ai-memory webhooks create|list|show|delete|resume``: a tenant's webhook
 subscriptions, through a running server (``AIMEM_URL``, an admin key in
-``AIMEM_API_KEY``), like every other client command. The server's address is
-``--server`` here: ``--url`` names the receiver, as the API's field does.
+``AIMEM_API_KEY``), like every other client command (``--url`` is the server; the
+receiver is ``create``'s argument).
 
 ``create`` prints the signing secret once (the server never shows it again); ``--json``
 on every subcommand prints the server's answer. Failures (a refused destination, a
@@ -27,9 +27,7 @@ app = typer.Typer(
 out = Console()
 err = Console(stderr=True)
 
-Server = Annotated[
-    str, typer.Option("--server", envvar="AIMEM_URL", help="Server base URL (AIMEM_URL).")
-]
+Server = Annotated[str, typer.Option("--url", envvar="AIMEM_URL", help="Server base URL.")]
 WebhookId = Annotated[str, typer.Argument(help="The webhook's id (wh_…).")]
 
 
@@ -61,7 +59,9 @@ def _describe(hook: WebhookOut) -> None:
 
 @app.command("create")
 def create_cmd(
-    url: Annotated[str, typer.Option("--url", help="Where deliveries are POSTed (http or https).")],
+    receiver: Annotated[
+        str, typer.Argument(help="Where deliveries are POSTed (an http or https URL).")
+    ],
     scope: Annotated[
         list[str], typer.Option("--scope", help="A scope to follow (repeatable; '*': every one).")
     ],
@@ -76,7 +76,7 @@ def create_cmd(
     """Subscribe a URL to the changes of some scopes, from now on; prints the secret once."""
     with _client(server) as client:
         created = client.create_webhook(
-            url, scopes=scope, kinds=kind or None, description=description
+            receiver, scopes=scope, kinds=kind or None, description=description
         )
     if as_json:
         emit(created)
