@@ -153,12 +153,14 @@ export function render({ main, rights }, [id = ""]) {
   }
 
   function travelControls() {
+    // The instants as the API wrote them (microseconds: a JS Date would round them down
+    // to before the event); ordered by time, then by text (the microseconds, same format).
+    /** @type {Set<string>} */
     const instants = new Set();
-    for (const lineage of lineages.values()) {
-      if (lineage.valid_from) instants.add(new Date(lineage.valid_from).getTime());
-      for (const event of lineage.events) instants.add(new Date(event.at).getTime());
-    }
-    const times = [...instants].sort((a, b) => a - b);
+    // The instants something happened: what the log recorded (a valid time before its
+    // record was known answers "unknown", so those instants would show nothing).
+    for (const lineage of lineages.values()) for (const event of lineage.events) instants.add(event.at);
+    const times = [...instants].sort((a, b) => Date.parse(a) - Date.parse(b) || (a < b ? -1 : a > b ? 1 : 0));
     const axis = el(
       "select",
       {},
@@ -173,8 +175,7 @@ export function render({ main, rights }, [id = ""]) {
     async function look() {
       const index = Number(/** @type {HTMLInputElement} */ (slider).value);
       const t = index >= times.length ? null : times[index];
-      const instant = t === null ? new Date() : new Date(t);
-      label.textContent = t === null ? "now" : when(instant.toISOString());
+      label.textContent = t === null ? "now" : t.replace("T", " ");
       slider.setAttribute("aria-valuetext", label.textContent);
       const mine = ++seq;
       try {
@@ -182,7 +183,7 @@ export function render({ main, rights }, [id = ""]) {
         const states = await Promise.all(
           [...lineages.keys()].map(async (memory) => {
             const then = await call("GET", `v1/memories/${encodeURIComponent(memory)}/lineage`, {
-              query: { [name]: instant.toISOString() },
+              query: t === null ? {} : { [name]: t },
               signal,
             });
             return { memory, state: then.state };
