@@ -41,9 +41,9 @@ ERASED = "user:bob"
 # Words that must never reach a URL or the log: memory content and the search query.
 PARIS = "I live in Paris with my cat Miso."
 BERLIN = "I moved to Berlin, I live in Berlin now."
-BOB = "Bob keeps his bike in the courtyard."
+BOB = "I live in Lisbon, by the courtyard."
 QUERY = "where does the user reside nowadays"
-SECRET_WORDS = ("Paris", "Berlin", "Miso", "courtyard", "reside", "nowadays")
+SECRET_WORDS = ("Paris", "Berlin", "Lisbon", "Miso", "courtyard", "reside", "nowadays")
 
 
 class Deployment:
@@ -218,8 +218,12 @@ def test_forget_needs_the_id_typed_and_an_erasure_receipt_verifies_in_the_page(
 ) -> None:
     victim = deployment.http.post(
         "/v1/memories?wait=true",
-        json={"type": "fact", "content": "Alice's locker code is in the Miso drawer.",
-              "scope": SUBJECT, "source_agent": "chat"},
+        json={
+            "type": "fact",
+            "content": "Alice's locker code is in the Miso drawer.",
+            "scope": SUBJECT,
+            "source_agent": "chat",
+        },
     ).json()["record"]["id"]
     sign_in(page, deployment.url, deployment.admin)
     go(page, deployment.url, f"forgetting/{victim}")
@@ -271,9 +275,7 @@ def test_forget_needs_the_id_typed_and_an_erasure_receipt_verifies_in_the_page(
     sync_api.expect(verdict).to_have_attribute("data-verified", "true")
 
 
-def test_health_shows_the_lag_fall_to_zero_after_a_write(
-    page: Any, deployment: Deployment
-) -> None:
+def test_health_shows_the_lag_fall_to_zero_after_a_write(page: Any, deployment: Deployment) -> None:
     sign_in(page, deployment.url, deployment.admin)
     go(page, deployment.url, "health")
     head = page.locator("[data-log-head]")
@@ -281,8 +283,12 @@ def test_health_shows_the_lag_fall_to_zero_after_a_write(
     before = int(head.get_attribute("data-log-head") or 0)
     r = deployment.http.post(
         "/v1/memories",  # no wait: the projections catch up on their own
-        json={"type": "fact", "content": "A note for the health page.", "scope": "team:ops",
-              "source_agent": "chat"},
+        json={
+            "type": "fact",
+            "content": "A note for the health page.",
+            "scope": "team:ops",
+            "source_agent": "chat",
+        },
     )
     assert r.status_code in (201, 202), r.text
     # (expect polls; a wait_for_function string would be eval, which the page's CSP refuses)
@@ -311,8 +317,12 @@ def test_activity_follows_the_change_feed_and_shows_the_audit_trail(
     time.sleep(0.5)  # the long-poll is open
     written = deployment.http.post(
         "/v1/memories?wait=true",
-        json={"type": "task", "content": "Rotate the on-call pager.", "scope": "team:live",
-              "source_agent": "chat"},
+        json={
+            "type": "task",
+            "content": "Rotate the on-call pager.",
+            "scope": "team:live",
+            "source_agent": "chat",
+        },
     ).json()["record"]["id"]
     sync_api.expect(page.locator(".feed li", has_text=written)).to_be_visible(timeout=30000)
     shoot(page, "activity")
@@ -372,7 +382,9 @@ def test_keyboard_reaches_the_controls_and_every_input_has_a_label(
     page: Any, deployment: Deployment
 ) -> None:
     page.goto(f"{deployment.url}/console")
-    focused = "document.activeElement.labels?.[0]?.textContent || document.activeElement.textContent"
+    focused = (
+        "document.activeElement.labels?.[0]?.textContent || document.activeElement.textContent"
+    )
     sync_api.expect(page.get_by_label("API key")).to_be_focused()  # ready to type
     page.keyboard.press("Tab")
     assert page.evaluate(focused) == "Sign in"
@@ -416,9 +428,7 @@ def test_keyboard_reaches_the_controls_and_every_input_has_a_label(
         assert missing == [], (route, missing, names)
 
 
-def test_open_development_mode_takes_an_empty_key(
-    browser: Any, tmp_path: Path
-) -> None:
+def test_open_development_mode_takes_an_empty_key(browser: Any, tmp_path: Path) -> None:
     server = Server(tmp_path / "data")
     try:
         page = browser.new_page()

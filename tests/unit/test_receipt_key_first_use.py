@@ -18,25 +18,30 @@ def _raw(key: object) -> bytes:
     return raw
 
 
+def _made_at_once(data: Path, threads: int) -> tuple[list[bytes], list[BaseException]]:
+    start = threading.Barrier(threads)
+    keys: list[bytes] = []
+    errors: list[BaseException] = []
+
+    def make() -> None:
+        start.wait()
+        try:
+            keys.append(_raw(load_receipt_key("", data, embedded=True)))
+        except BaseException as e:  # collected and asserted by the test
+            errors.append(e)
+
+    workers = [threading.Thread(target=make) for _ in range(threads)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    return keys, errors
+
+
 def test_threads_making_the_key_at_once_all_get_the_same_key(tmp_path: Path) -> None:
     for attempt in range(5):
         data = tmp_path / f"data{attempt}"
-        start = threading.Barrier(8)
-        keys: list[bytes] = []
-        errors: list[BaseException] = []
-
-        def make() -> None:
-            start.wait()
-            try:
-                keys.append(_raw(load_receipt_key("", data, embedded=True)))  # noqa: B023
-            except BaseException as e:  # noqa: BLE001 - collected and asserted below
-                errors.append(e)  # noqa: B023
-
-        threads = [threading.Thread(target=make) for _ in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        keys, errors = _made_at_once(data, 8)
         assert errors == []
         assert len(keys) == 8 and len(set(keys)) == 1
         assert [p.name for p in data.iterdir()] == ["receipt.key"]  # no temporary left

@@ -4,8 +4,8 @@
 every request's caller is the deployment itself (``service.access.Embedded``, tenant
 ``default``), exactly as before keys existed. Once one exists every request needs a
 valid key, except ``GET /healthz`` (probes: without a key it says only ``ok`` or
-``degraded``; an admin or operator key sees the details), and its caller is the key's
-principal.
+``degraded``; an admin or operator key sees the details) and the operator console's own
+files (``is_static_page``), and its caller is the key's principal.
 
 The door authenticates; it does not authorize. What a caller may do — role, scopes,
 tenant, what it may learn of a memory it may not reach — is decided by the service every

@@ -71,6 +71,7 @@ export function render({ main, rights }, [prefill = ""]) {
     } catch (error) {
       verdict = el("p", { class: "verdict bad", role: "alert", "data-verified": "false" }, `✘ Verification failed: ${explain(error)}`);
     }
+    /** @type {unknown} */
     let shown = body;
     if (!shown) {
       try {

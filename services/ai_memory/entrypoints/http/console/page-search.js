@@ -44,7 +44,12 @@ function result(hit, maxima) {
       "div",
       { class: "score" },
       el("h3", {}, "Retrieval components"),
-      Object.entries(hit.components ?? {}).map(([name, value]) => bar(name, Number(value), maxima[name] || 1)),
+      Object.entries(hit.components ?? {}).map(([name, value]) =>
+        // A rank is better the lower it is: its bar is 1/rank (first = full), its text the rank.
+        name.endsWith("_rank") && Number(value) > 0
+          ? bar(name, 1 / Number(value), 1, `#${value}`)
+          : bar(name, Number(value), maxima[name] || 1),
+      ),
     ),
     explanation?.inputs
       ? el("details", {}, el("summary", {}, "Explanation inputs"), el("pre", {}, JSON.stringify(explanation.inputs, null, 2)))

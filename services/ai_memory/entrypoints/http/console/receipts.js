@@ -17,7 +17,7 @@ export class ReceiptInvalid extends Error {
   }
 }
 
-/** @param {string} text @returns {Uint8Array} */
+/** @param {string} text @returns {Uint8Array<ArrayBuffer>} */
 function strictBase64(text) {
   // atob skips nothing but accepts missing padding; Python's b64decode(validate=True) does not.
   if (!BASE64.test(text)) throw new ReceiptInvalid("not base64");
@@ -82,14 +82,15 @@ export async function verifyReceipt(text, pem) {
   if (!isObject(document) || members.join(",") !== "receipt,signature") {
     throw new ReceiptInvalid("a receipt has exactly the fields receipt and signature");
   }
-  const body = document.receipt;
-  const signature = document.signature;
+  const signed = /** @type {Record<string, any>} */ (document);
+  const body = signed.receipt;
+  const signature = signed.signature;
   if (!isObject(body) || !isObject(signature)) throw new ReceiptInvalid("receipt and signature must be objects");
   if (signature.algorithm !== "Ed25519") throw new ReceiptInvalid("signature.algorithm must be Ed25519");
   if (signature.key_id !== keyId) throw new ReceiptInvalid("signed by another key (signature.key_id)");
   const value = strictBase64(String(signature.value));
-  const signed = new TextEncoder().encode(canonicalJson(body));
-  const valid = await crypto.subtle.verify({ name: "Ed25519" }, key, value, signed);
+  const message = new TextEncoder().encode(canonicalJson(body));
+  const valid = await crypto.subtle.verify({ name: "Ed25519" }, key, value, message);
   if (!valid) throw new ReceiptInvalid("the signature does not match the receipt");
   return JSON.parse(JSON.stringify(body));
 }

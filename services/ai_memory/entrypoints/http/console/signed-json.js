@@ -28,7 +28,8 @@ export class SignedJsonError extends Error {
   }
 }
 
-/** @typedef {null | boolean | string | JsonNumber | SignedValue[] | {[key: string]: SignedValue}} SignedValue */
+// (JSDoc cannot name a recursive type: the members of arrays and objects are SignedValue too.)
+/** @typedef {null | boolean | string | JsonNumber | any[] | {[key: string]: any}} SignedValue */
 
 const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
 /** @type {Record<string, string>} */
