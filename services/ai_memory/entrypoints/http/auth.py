@@ -140,10 +140,12 @@ def is_static_page(path: str, method: str) -> bool:
     return method in _READS and ".." not in path and _STATIC_PAGE.fullmatch(path) is not None
 
 
-def door_of(path: str) -> str:
-    """Which door a path is: ``open`` (no key) or ``key`` (any valid key: the service
-    behind the route judges it)."""
-    return "open" if path in OPEN_PATHS else "key"
+def door_of(path: str, method: str = "GET") -> str:
+    """Which door a path is: ``open`` (no key), ``static`` (the console's files: no key,
+    no caller) or ``key`` (any valid key: the service behind the route judges it)."""
+    if path in OPEN_PATHS:
+        return "open"
+    return "static" if is_static_page(path, method) else "key"
 
 
 class KeyDoor:
