@@ -275,6 +275,41 @@ def test_forget_needs_the_id_typed_and_an_erasure_receipt_verifies_in_the_page(
     sync_api.expect(verdict).to_have_attribute("data-verified", "true")
 
 
+# Documents the page must write exactly as the server signs them, and texts it must refuse
+# as the server's parser does (a lenient reader would see something else in them).
+CANONICAL_CASES = [
+    {"b": 1, "a": [True, False, None], "é": "ünïcödé", "\U0001f600": "astral key"},
+    {"float": 0.1, "small": 1e-05, "big": 1e16, "neg": -2.5, "int": 12345678901234567890},
+    {"esc": 'quote " backslash \\ tab \t nl \n ctl \u0001 del \u007f', "": {}},
+    {"\uff5e": 1, "\U00010000": 2, "z": 3},  # code point order, not UTF-16 order
+]
+REFUSED_TEXTS = ['{"a":1,"a":2}', '{"a":NaN}', '{"a":1.0e0}', '{"a":01}', '{"a":-0}', '{"a":1} x']
+
+
+def test_the_page_writes_canonical_json_as_the_server_does(
+    page: Any, deployment: Deployment
+) -> None:
+    from ai_memory.core.receipt_format import canonical_json, parse_signed
+
+    page.goto(f"{deployment.url}/console")
+    run = """async ([texts, refused]) => {
+        const m = await import('./console/assets/signed-json.js');
+        const written = texts.map((t) => m.canonicalJson(m.parseSigned(t)));
+        const refusals = refused.map((t) => {
+            try { m.parseSigned(t); return null; } catch (e) { return e.name; }
+        });
+        return [written, refusals];
+    }"""
+    texts = [json.dumps(case, indent=1, ensure_ascii=True) for case in CANONICAL_CASES]
+    written, refusals = page.evaluate(run, [texts, REFUSED_TEXTS])
+    for text, mine in zip(texts, written, strict=True):
+        assert mine.encode() == canonical_json(parse_signed(text)), text
+    assert refusals == ["SignedJsonError"] * len(REFUSED_TEXTS)
+    for text in REFUSED_TEXTS:
+        with pytest.raises(ValueError):
+            parse_signed(text)
+
+
 def test_health_shows_the_lag_fall_to_zero_after_a_write(page: Any, deployment: Deployment) -> None:
     sign_in(page, deployment.url, deployment.admin)
     go(page, deployment.url, "health")

@@ -78,7 +78,7 @@ export function render({ main }) {
 
   // The audit trail, a page at a time.
   const audit = el("div", {});
-  const more = el("button", { type: "button", hidden: true }, "Older entries");
+  const more = el("button", { type: "button", hidden: true }, "Later entries"); // the trail reads forward from the start
   /** @type {string | null} */
   let next = null;
   /** @type {any[]} */
