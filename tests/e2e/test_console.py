@@ -106,8 +106,14 @@ def page(browser: Any, deployment: Deployment) -> Iterator[Any]:
 
 def shoot(page: Any, name: str) -> None:
     if os.environ.get("AIMEM_CONSOLE_SCREENSHOTS") == "1":
+        from PIL import Image  # pillow comes with matplotlib, a dev dependency
+
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+        path = SHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        # A 128-colour palette keeps the committed pictures about a third of the size.
+        shot = Image.open(path).convert("RGB")
+        shot.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
 
 
 def sign_in(page: Any, url: str, key: str) -> None:
