@@ -373,6 +373,26 @@ def test_activity_follows_the_change_feed_and_shows_the_audit_trail(
     page.get_by_role("button", name="Stop").click()
 
 
+def test_a_key_revoked_mid_session_ends_the_session(page: Any, deployment: Deployment) -> None:
+    data = deployment.server.log_path.parent / "data"
+    doomed = create_key(data, "--tenant", "acme", "--role", "reader")
+    sign_in(page, deployment.url, doomed)
+    sync_api.expect(page.get_by_role("link", name=BERLIN)).to_be_visible()
+    key_id = doomed.split("_")[1]
+    deployment.server.cli("keys", "revoke", key_id, "--data-dir", str(data))
+    # Running servers refuse a revoked key within AIMEM_KEY_CACHE_SECONDS (5 s); the next
+    # refused call ends the session.
+    form = page.get_by_label("API key")
+    deadline = time.monotonic() + 20
+    while not form.is_visible() and time.monotonic() < deadline:
+        page.get_by_role("button", name="Apply filters").click()
+        page.wait_for_timeout(500)
+    sync_api.expect(form).to_be_visible()
+    sync_api.expect(page.get_by_role("alert")).to_contain_text("refused")
+    assert page.evaluate("sessionStorage.getItem('aimem.console.key')") is None
+    sync_api.expect(page.get_by_role("navigation", name="Pages")).to_be_hidden()
+
+
 def test_a_reader_is_offered_no_admin_action(page: Any, deployment: Deployment) -> None:
     sign_in(page, deployment.url, deployment.reader)
     sync_api.expect(page.locator("#whoami")).to_contain_text("no admin actions")

@@ -4,6 +4,8 @@
 // types, tags and cursors; memory content and search queries only ever travel in bodies.
 
 const KEY_SLOT = "aimem.console.key";
+/** The event a 401 answer raises on window (app.js signs out on it). */
+export const REFUSED_EVENT = "aimem:key-refused";
 
 /** @returns {string | null} the key of this tab ("" in open development mode), if signed in */
 export function storedKey() {
@@ -90,6 +92,8 @@ export async function call(method, path, options = {}) {
     } catch {
       // not problem+json: keep the start of the text
     }
+    // A key refused mid-session (revoked, expired) ends the session: the shell listens.
+    if (response.status === 401) window.dispatchEvent(new CustomEvent(REFUSED_EVENT));
     throw new ApiError(response.status, code, detail);
   }
   if (options.text) return text;

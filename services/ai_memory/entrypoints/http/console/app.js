@@ -3,7 +3,7 @@
 // Routes (#/memories, #/memory/<id>, #/search, #/forgetting, #/activity, #/health) carry
 // ids and nothing else: a memory's content or a search query is never part of a URL.
 
-import { ApiError, call, forgetKey, keepKey, storedKey } from "./api.js";
+import { ApiError, REFUSED_EVENT, call, forgetKey, keepKey, storedKey } from "./api.js";
 import { el, explain, field, notice, show } from "./ui.js";
 import * as activity from "./page-activity.js";
 import * as forgetting from "./page-forgetting.js";
@@ -56,7 +56,8 @@ async function probe() {
   return { detailed: Array.isArray(health.projections), open: storedKey() === "" };
 }
 
-function signInPage() {
+/** @param {string} [why] shown above the form (a session that ended) */
+function signInPage(why) {
   nav.hidden = true;
   signOutButton.hidden = true;
   whoami.textContent = "";
@@ -90,6 +91,7 @@ function signInPage() {
     el("button", { type: "submit" }, "Sign in"),
     status,
   );
+  if (why) show(status, notice(why, "error"));
   show(main, form);
   key.focus();
 }
@@ -129,6 +131,14 @@ signOutButton.addEventListener("click", () => {
   route();
 });
 window.addEventListener("hashchange", route);
+window.addEventListener(REFUSED_EVENT, () => {
+  if (rights === null) return; // signing in: the form says why
+  if (typeof leave === "function") leave();
+  leave = undefined;
+  forgetKey();
+  rights = null;
+  signInPage("The key was refused (revoked, expired or no longer valid): sign in again.");
+});
 
 async function boot() {
   if (storedKey() === null) return signInPage();
