@@ -25,7 +25,7 @@ run: install
 
 # AIMEM_TEST_TOOLS=required: a test that needs a tool (chromium, redocly) fails without it
 # instead of skipping.
-test: install lint typecheck tools sdk-ts-test
+test: install lint typecheck tools sdk-ts-test console-typecheck
 	AIMEM_TEST_TOOLS=required $(BIN)/python -m pytest
 
 check: install lint typecheck
@@ -80,6 +80,12 @@ sdk-ts-test: install sdk-ts
 
 sdk-ts-generate: install $(SDK_TS)/node_modules/.installed
 	cd $(SDK_TS) && $(SDK_TS_ENV) npm run --silent generate
+
+# The console's modules (services/ai_memory/entrypoints/http/console) are plain JavaScript
+# with JSDoc types, checked by the SDK's TypeScript compiler: no build step, nothing emitted.
+.PHONY: console-typecheck
+console-typecheck: $(SDK_TS)/node_modules/.installed
+	$(SDK_TS)/node_modules/.bin/tsc -p services/ai_memory/entrypoints/http/console/tsconfig.json
 
 # docs/CONFIGURATION.md is generated from the settings' descriptions, docs/openapi.json
 # from the HTTP app (a unit test fails when either committed file differs).

@@ -124,6 +124,9 @@ def test_a_burst_then_429_with_retry_after(client: TestClient, ticker: Ticker) -
     assert get(client).status_code == 404
     assert client.get("/healthz").status_code == 200  # probes are never limited
     assert all(client.get("/healthz").status_code == 200 for _ in range(20))
+    # Nor are the console's files: page loads without a key are no tenant's requests.
+    assert all(client.get("/console/assets/app.js").status_code == 200 for _ in range(20))
+    assert get(client).status_code == 429  # the tenant's bucket is still the API's
 
 
 def test_one_key_spent_does_not_throttle_another_tenants_key(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import os
+import secrets
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
@@ -52,8 +53,10 @@ def load_receipt_key(configured: str, data_dir: Path, *, embedded: bool) -> Ed25
             serialization.NoEncryption(),
         )
         # Written whole beside it, then linked into place (as root.key): two processes
-        # starting at once never see a partial file or sign with two keys.
-        tmp = data_dir / f".{RECEIPT_KEY_FILE}.{os.getpid()}"
+        # starting at once never see a partial file or sign with two keys. The temporary
+        # name is the writer's own (not just the pid): two first requests of one process,
+        # on two worker threads, would otherwise write, link and unlink the same file.
+        tmp = data_dir / f".{RECEIPT_KEY_FILE}.{os.getpid()}.{secrets.token_hex(8)}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(pem)

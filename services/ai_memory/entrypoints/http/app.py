@@ -49,6 +49,7 @@ from . import (
     batch_routes,
     browse_routes,
     change_routes,
+    console_pages,
     docs_pages,
     edge,
     erasure_routes,
@@ -442,6 +443,7 @@ def create_app(services: Services) -> FastAPI:
 
     openapi_doc.install(app)
     docs_pages.install(app)
+    console_pages.install(app)
     return app
 
 

@@ -4,8 +4,8 @@
 every request's caller is the deployment itself (``service.access.Embedded``, tenant
 ``default``), exactly as before keys existed. Once one exists every request needs a
 valid key, except ``GET /healthz`` (probes: without a key it says only ``ok`` or
-``degraded``; an admin or operator key sees the details), and its caller is the key's
-principal.
+``degraded``; an admin or operator key sees the details) and the operator console's own
+files (``is_static_page``), and its caller is the key's principal.
 
 The door authenticates; it does not authorize. What a caller may do — role, scopes,
 tenant, what it may learn of a memory it may not reach — is decided by the service every
@@ -34,6 +34,7 @@ recheck), and a stream opened in open development mode ends once a key exists.
 from __future__ import annotations
 
 import asyncio
+import re
 
 from fastapi import FastAPI, Request
 from starlette.concurrency import run_in_threadpool
@@ -51,6 +52,11 @@ from ai_memory.service.keys import KeyService
 from . import problems
 
 OPEN_PATHS = frozenset({"/healthz"})
+# The console's own files (``console_pages``): they hold no data, and a browser cannot
+# send a key with a page load; the page then calls the API with the key typed into it.
+# Exactly the page and its flat asset folder: no other path, no "..", no other method.
+_STATIC_PAGE = re.compile(r"/console/?|/console/assets/[A-Za-z0-9_-][A-Za-z0-9._-]*")
+_READS = frozenset({"GET", "HEAD"})
 _STATE_KEY = "principal"
 _RIGHTS_KEY = "rights"
 _ANONYMOUS_KEY = "anonymous"
@@ -129,10 +135,17 @@ def bearer_token(header: str | None) -> str | None:
     return token.strip() if scheme.lower() == "bearer" else None
 
 
-def door_of(path: str) -> str:
-    """Which door a path is: ``open`` (no key) or ``key`` (any valid key: the service
-    behind the route judges it)."""
-    return "open" if path in OPEN_PATHS else "key"
+def is_static_page(path: str, method: str) -> bool:
+    """A read of the console's files: ``/console`` itself or one of its assets."""
+    return method in _READS and ".." not in path and _STATIC_PAGE.fullmatch(path) is not None
+
+
+def door_of(path: str, method: str = "GET") -> str:
+    """Which door a path is: ``open`` (no key), ``static`` (the console's files: no key,
+    no caller) or ``key`` (any valid key: the service behind the route judges it)."""
+    if path in OPEN_PATHS:
+        return "open"
+    return "static" if is_static_page(path, method) else "key"
 
 
 class KeyDoor:
@@ -153,6 +166,9 @@ class KeyDoor:
         path = scope.get("path", "")
         if path in OPEN_PATHS:
             await self._open_door(keys, scope, receive, send)
+            return
+        if is_static_page(path, scope.get("method", "")):
+            await self.app(scope, receive, send)
             return
         # Cached answers on the loop; a worker thread only when the store must be read.
         required = keys.required_if_known()

@@ -2,7 +2,9 @@
 
 Pure ASGI, inside ``KeyDoor`` (``auth``): it knows the caller's key and tenant, and it
 runs for every HTTP request — the REST routes and ``/mcp`` and ``/a2a`` alike — except
-``/healthz`` (probes are never limited). In open development mode (no key) the caller is
+``/healthz`` (probes are never limited) and the console's static files (they are not a
+tenant's requests: charged to ``default``, a flood of page loads without a key would
+empty that tenant's bucket). In open development mode (no key) the caller is
 tenant ``default`` and only the tenant's bucket applies.
 
 * **429** ``rate_limited`` with ``Retry-After`` (whole seconds, rounded up: the exact
@@ -33,7 +35,7 @@ from ai_memory.core.access.rate import RateLimiter, Refusal
 from ai_memory.core.record import DEFAULT_TENANT
 
 from . import problems
-from .auth import OPEN_PATHS
+from .auth import OPEN_PATHS, is_static_page
 from .body_limits import BodyLimit
 
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -57,7 +59,11 @@ class RateDoor:
         self._bounded: dict[int, BodyLimit] = {}  # a tenant byte limit → its BodyLimit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+        if (
+            scope["type"] != "http"
+            or scope["path"] in OPEN_PATHS
+            or is_static_page(scope["path"], scope["method"])
+        ):
             await self.app(scope, receive, send)
             return
         # Left in the scope by KeyDoor (auth.principal_of reads the same place).
