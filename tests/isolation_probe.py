@@ -196,6 +196,7 @@ class World:
     key_ids: dict[str, str] = field(default_factory=dict)
     # Victim markers acme's own requests wrote into acme (see ``leaks``).
     planted: set[str] = field(default_factory=set)
+    webhooks: dict[str, str] = field(default_factory=dict)  # tenant -> its webhook's id
     _http: httpx.Client | None = None
 
     @property
@@ -239,6 +240,9 @@ class World:
             for scope in ("user:alice", GLOBEX.own_scope):
                 rows.append(victim.get("/v1/persona", params={"scope": scope}).json())
                 rows.append(victim.get("/v1/episodes", params={"scope": scope}).json())
+            # Its webhooks, without the delivery state (failing attempts move it).
+            hooks = victim.get("/v1/webhooks").json()["webhooks"]
+            rows.append([{k: h[k] for k in ("id", "url", "scopes", "kinds")} for h in hooks])
             for m in GLOBEX.memories:
                 r = victim.get(f"/v1/memories/{m.id}/lineage")
                 rows.append([r.status_code, r.json()])
@@ -329,6 +333,16 @@ def _seed(world: World, who: Tenant, authorization: str) -> None:
             }
             r = http.post("/v1/interactions", json=turn, params={"wait": "true"})
             assert r.status_code == 201, r.text
+        # A webhook per tenant (a public address nobody answers: deliveries fail and back
+        # off, which changes nothing here); its description carries a canary.
+        hook = {
+            "url": f"https://93.184.216.34/{who.prefix}-hook",
+            "scopes": [who.own_scope],
+            "description": canary(who.name, "hook"),
+        }
+        r = http.post("/v1/webhooks", json=hook)
+        assert r.status_code == 201, r.text
+        world.webhooks[who.name] = r.json()["id"]
         # Reads of the notes so that read counts exist (an attacker must not move them).
         r = http.get("/v1/notes", params={"agent": "planner", "topic": "deploy"})
         assert r.status_code == 200, r.text

@@ -954,6 +954,72 @@ def attacks_usage(world: World) -> list[Attack]:
     ]
 
 
+def webhooks_are_own(world: World, principal: str, response: httpx.Response) -> None:
+    if response.status_code == 200:
+        ids = {h["id"] for h in response.json()["webhooks"]}
+        assert world.webhooks[GLOBEX.name] not in ids
+        assert world.webhooks[ACME.name] in ids
+
+
+# A webhook is an admin's of its own tenant: no other role may touch one, and globex's
+# id is no webhook of acme's (404 for acme's admin, whatever the operation).
+ADMIN_ONLY_NOT_FOUND = expect(404, 403, 403, 403)
+# A body no key may send: refused as input before or after the role (nothing is created).
+BAD_BODY = expect(422, {403, 422}, {403, 422}, {403, 422})
+
+
+def hook(path: str, world: World) -> str:
+    return path.format(webhook_id=world.webhooks[GLOBEX.name])
+
+
+def attacks_create_webhook(world: World) -> list[Attack]:
+    p, path = "POST", "/v1/webhooks"
+    return [
+        # acme's own scope of that name: acme's changes only (its admin may subscribe)
+        Attack(
+            "globex's scope name",
+            p,
+            path,
+            expect(201, 403, 403, 403),
+            json={"url": "https://93.184.216.34/ac-2", "scopes": [GLOBEX.own_scope]},
+            plants=(GLOBEX.own_scope,),
+        ),
+        Attack(
+            "tenant field",
+            p,
+            path,
+            BAD_BODY,
+            json={"url": "https://93.184.216.34/ac-3", "scopes": ["*"], "tenant": GLOBEX.name},
+        ),
+        Attack(
+            "a private receiver",
+            p,
+            path,
+            BAD_BODY,
+            json={"url": "http://169.254.169.254/latest/meta-data", "scopes": ["*"]},
+        ),
+    ]
+
+
+def attacks_list_webhooks(world: World) -> list[Attack]:
+    return [
+        Attack(
+            "own list", "GET", "/v1/webhooks", expect(200, 403, 403, 403), check=webhooks_are_own
+        )
+    ]
+
+
+def attacks_webhook(method: str, suffix: str = "") -> Callable[[World], list[Attack]]:
+    def attacks(world: World) -> list[Attack]:
+        path = "/v1/webhooks/{webhook_id}" + suffix
+        return [
+            Attack("globex's webhook", method, hook(path, world), ADMIN_ONLY_NOT_FOUND),
+            Attack("a trick id", method, "/v1/webhooks/..%2f.." + suffix, TRICK),
+        ]
+
+    return attacks
+
+
 def simple(
     method: str,
     path: str,
@@ -969,6 +1035,7 @@ NOT_FOUND_CODES = (
     "memory_not_found",
     "erasure_not_found",
     "interaction_not_found",
+    "webhook_not_found",
     "route_not_found",
 )
 DOCS = expect(200, 200, 200, 200)
@@ -1005,6 +1072,25 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
     ("GET", "/healthz"): simple("GET", "/healthz", ANY_KEY),
     ("GET", "/v1/audit"): Operation(attacks_audit),
     ("GET", "/v1/usage"): Operation(attacks_usage),
+    ("POST", "/v1/webhooks"): Operation(attacks_create_webhook),
+    ("GET", "/v1/webhooks"): Operation(attacks_list_webhooks),
+    # The console: static files, no data, no key needed; nothing outside its folder.
+    ("GET", "/console"): simple("GET", "/console", ANY_KEY),
+    ("GET", "/console/"): Operation(
+        lambda _w: [
+            Attack("to the page", "GET", "/console/", expect(308, 308, 308, 308)),
+            Attack("a file", "GET", "/console/assets/app.js", ANY_KEY),
+            Attack(
+                "out of its folder",
+                "GET",
+                "/console/assets/..%2f..%2fsettings.py",
+                expect(404, 404, 404, 404),
+            ),
+        ]
+    ),
+    ("GET", "/v1/webhooks/{webhook_id}"): Operation(attacks_webhook("GET")),
+    ("DELETE", "/v1/webhooks/{webhook_id}"): Operation(attacks_webhook("DELETE")),
+    ("POST", "/v1/webhooks/{webhook_id}:resume"): Operation(attacks_webhook("POST", ":resume")),
     # Routes left out of the OpenAPI document.
     ("GET", "/openapi.json"): simple("GET", "/openapi.json", DOCS),
     ("GET", "/docs"): simple("GET", "/docs", DOCS),
@@ -1136,6 +1222,13 @@ def judge(world: World, principal: str, attack: Attack, response: httpx.Response
     assert not found, f"{where}: leaks {found}: {response.text[:2000]}"
     if attack.path == "/healthz":
         assert status == 200, where
+        return
+    if attack.path.startswith("/console"):
+        # The console's page and files hold no data and take no key (a bad one is not
+        # looked at): every caller gets the same answer; what is no console file stays
+        # behind the door (a bad key: 401).
+        refused = {401} if principal in BROKEN else set()
+        assert status in attack.expect["admin"] | refused, f"{where}: {status}"
         return
     if principal in BROKEN:
         assert status == 401, f"{where}: {status} {response.text[:500]}"

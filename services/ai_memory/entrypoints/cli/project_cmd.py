@@ -24,7 +24,13 @@ def project_cmd(
     if projection not in WORKERS:
         raise typer.BadParameter(f"must be one of {', '.join(WORKERS)}")
     settings = Settings.from_env()
-    logging.config.dictConfig(process_log_config(settings.log_format, settings.log_level))
+    # Text: Faust's own lines, as before (operators and tests read its "[^Worker]: Ready").
+    # JSON: our configuration, for this process and again for Faust's worker.
+    as_json = settings.log_format == "json"
+    if as_json:
+        logging.config.dictConfig(process_log_config(settings.log_format, settings.log_level))
+    else:
+        logging.basicConfig(level=settings.log_level)
     stop_tracing = start_tracing(settings, f"ai-memory-projector-{projection}")
     try:
         app, worker = build_projector_worker(
@@ -39,7 +45,9 @@ def project_cmd(
             worker,
             loglevel=settings.log_level.lower(),
             # a copy: dictConfig consumes the one it is given, Faust configures again
-            logging_config=process_log_config(settings.log_format, settings.log_level),
+            logging_config=(
+                process_log_config(settings.log_format, settings.log_level) if as_json else None
+            ),
         )
     finally:
         worker.close()
