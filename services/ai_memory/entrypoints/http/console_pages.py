@@ -4,7 +4,7 @@ The console is plain ES modules and CSS shipped in this package (``console/``); 
 server only hands out the files. Everything the page shows it asks the API for, with the
 API key the operator typed into it, so it can show nothing that key could not read with
 curl. The files hold no data, which is why they are served without a key (a browser
-cannot attach ``Authorization`` to a page load; ``auth.STATIC_PREFIXES``).
+cannot attach ``Authorization`` to a page load; ``auth.is_static_page``).
 
 Every answer carries a strict ``Content-Security-Policy``: scripts and styles only from
 this server and never inline, requests only to this server, no frames, no plugins, no
