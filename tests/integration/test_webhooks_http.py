@@ -5,6 +5,7 @@ tag in the OpenAPI document."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -100,3 +101,31 @@ def test_the_operations_are_named_and_tagged(client: TestClient) -> None:
         ("/v1/webhooks/{webhook_id}", "delete"): "deleteWebhook",
         ("/v1/webhooks/{webhook_id}:resume", "post"): "resumeWebhook",
     }
+
+
+def test_no_file_of_the_data_directory_holds_a_webhook_secret(tmp_path: Path) -> None:
+    """The secret is shown once and kept sealed at rest under a key derived from the root
+    key: a copied ``webhooks.db`` or backup must not be enough to sign forged deliveries."""
+    data = tmp_path / "data"
+    container = build(Settings(data_dir=data))
+    container.start()
+    try:
+        with TestClient(create_app(container.services)) as http:
+            secrets = []
+            for n in range(3):
+                r = http.post(
+                    "/v1/webhooks",
+                    json={"url": f"https://93.184.216.34/hook/{n}", "scopes": ["*"]},
+                )
+                assert r.status_code == 201, r.text
+                secrets.append(r.json()["secret"])
+            # The dispatcher reads them back in clear to sign (the store opens them).
+            assert container.webhooks is not None
+            stored = container.webhooks.list_all()
+            assert sorted(s.secret for s in stored) == sorted(secrets)
+            disk = b"".join(p.read_bytes() for p in data.rglob("*") if p.is_file())
+    finally:
+        container.close()
+    for secret in secrets:
+        assert secret.encode() not in disk
+        assert secret.removeprefix("whsec_").encode() not in disk

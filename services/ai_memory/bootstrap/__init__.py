@@ -438,7 +438,7 @@ def _assemble(
     )
     key_store = build_key_store(s)
     feed = ChangeFeed(log)
-    webhooks = build_webhooks(s, feed, clock, s.limits)
+    webhooks = build_webhooks(s, feed, clock, s.limits, root)
     services = Services(
         s,
         service,

@@ -17,9 +17,19 @@ from ai_memory.settings import Settings
 from .urls import scheme_of
 
 
-def build_webhook_store(s: Settings) -> WebhookStore:
+def build_webhook_store(s: Settings, root: bytes | None = None) -> WebhookStore:
     """Subscriptions live with the API keys: in Cassandra for a distributed deployment
-    (every gateway sees them, one delivers), else ``webhooks.db`` in the data directory."""
+    (every gateway sees them, one delivers), else ``webhooks.db`` in the data directory;
+    with a root key (encryption on) their signing secrets are sealed at rest."""
+    store = _webhook_store(s)
+    if root is None:
+        return store
+    from ai_memory.adapters.webhook_secret_sealing import SealedSecretWebhookStore
+
+    return SealedSecretWebhookStore(store, root)
+
+
+def _webhook_store(s: Settings) -> WebhookStore:
     s = s.resolved()
     if scheme_of(s.record_store_url) == "cassandra":
         from ai_memory.adapters.cassandra.webhook_store import CassandraWebhookStore
@@ -41,11 +51,13 @@ class Webhooks:
     dispatcher: WebhookDispatcher
 
 
-def build_webhooks(s: Settings, feed: ChangeFeed, clock: Clock, limits: Limits) -> Webhooks:
+def build_webhooks(
+    s: Settings, feed: ChangeFeed, clock: Clock, limits: Limits, root: bytes | None
+) -> Webhooks:
     from ai_memory.adapters.webhook_http import HttpWebhookSender, SystemResolver
 
     policy = AddressPolicy.of(s.webhook_allow_private, s.webhook_allowed_cidrs)
-    store = build_webhook_store(s)
+    store = build_webhook_store(s, root)
     resolver = SystemResolver()
     dispatcher = WebhookDispatcher(
         store,
