@@ -64,3 +64,32 @@ def test_the_broker_never_holds_a_canary(kafka_hunt: tuple[TestClient, Container
     assert files_holding(KAFKA_DATA / "data", needles, segments) == {}
     assert files_holding(c.settings.data_dir, list(canaries["m1"])) == {}
     assert canaries["m3"][0] in client.get("/v1/memories/m3").json()["content"]
+
+
+def test_the_broker_never_holds_a_session_id(
+    kafka_hunt: tuple[TestClient, Container, str],
+) -> None:
+    """A turn's session id is sealed with its text: no segment of the log topic (nor its
+    head changelog or dead letters) holds it while the turn lives, and after the turn is
+    forgotten neither do they nor the data directory; with no compaction, what was
+    appended is still all there, so a clear field would be found."""
+    client, c, topic = kafka_hunt
+    session = canary()
+    turn = {
+        "scope": "user:alice",
+        "source_agent": "planner",
+        "session_id": session,
+        "text": f"I live in Canary{uuid.uuid4().hex}.",
+    }
+    r = client.post("/v1/interactions?wait=true", json=turn)
+    assert r.status_code == 201, r.text
+    interaction_id = r.json()["interaction_id"]
+    segments = f"{topic}*/*"
+    assert files_holding(KAFKA_DATA / "data", [interaction_id], f"{topic}-*/*.log")
+    assert files_holding(KAFKA_DATA / "data", [session], segments) == {}
+
+    gone = client.delete(f"/v1/interactions/{interaction_id}?wait=true")
+    assert gone.status_code == 200, gone.text
+    c.service.wait_for(c.log.last_position())
+    assert files_holding(KAFKA_DATA / "data", [session], segments) == {}
+    assert files_holding(c.settings.data_dir, [session]) == {}
