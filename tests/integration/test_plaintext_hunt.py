@@ -23,6 +23,7 @@ from ai_memory.bootstrap import Container, build
 from ai_memory.core.data_keys import interaction_key_id, memory_key_id
 from ai_memory.core.events import InteractionRecorded
 from ai_memory.entrypoints.http.app import create_app
+from ai_memory.service.notes import note_id
 from ai_memory.settings import Settings
 from tests.integration.hunt_support import (
     canary,
@@ -318,3 +319,31 @@ def test_an_erased_turns_session_is_on_no_byte_of_the_data_dir(
         turns["deleted"]["interaction_id"]: None,
         turns["kept"]["interaction_id"]: sessions["kept"],
     }
+
+
+def test_a_forgotten_notes_topic_is_on_no_byte_of_the_data_dir(
+    started: tuple[Container, TestClient], settings: Settings
+) -> None:
+    """A note's topic is its tags (sealed) and once decided its id: the id stays on the
+    tombstone for good, so it is a keyed digest — the plain hash of agent and topic, which
+    anyone can compute from a guess, is in no file either, before or after the note is
+    turned off; a kept note still reads back by its topic."""
+    c, client = started
+    data = settings.data_dir
+    topic, kept_topic = canary().lower(), canary().lower()
+    for t in (topic, kept_topic):
+        note = {"agent": "scribe", "topic": [t], "note": f"About {t}."}
+        r = client.put("/v1/notes", json=note)
+        assert r.status_code in (200, 201), r.text
+    guessable = [note_id("scribe", (t,)) for t in (topic, kept_topic)]
+    assert files_holding(data, [topic, kept_topic, *guessable], "events.db*") == {}
+
+    off = {"agent": "scribe", "topic": [topic], "note": "off"}
+    r = client.put("/v1/notes", json=off)
+    assert r.status_code == 200 and r.json()["status"] == "deleted", r.text
+    c.service.wait_for(c.log.last_position())
+    c.index.flush()
+    leftover = files_holding(data, [topic, *guessable])
+    assert leftover == {}, leftover
+    page = client.get("/v1/notes", params={"agent": "scribe", "topic": kept_topic}).json()
+    assert [n["topic"] for n in page["topic_notes"]] == [[kept_topic]]
