@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from ai_memory.adapters.memory.data_key_vault import VaultBacking, memory_vault
 from ai_memory.core.data_keys import interaction_key_id, memory_key_id
@@ -17,8 +18,6 @@ from ai_memory.core.projection import (
     project_index,
     project_records,
 )
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
 from ai_memory.core.sealing import ALGORITHM, NONCE_BYTES, SealedInteraction, aad, keyed_fingerprint
 from ai_memory.serialization import AvroEventSerializer, UndecodableEvent, UnencodableEvent
 from ai_memory.serialization.sealer import Sealer

@@ -12,8 +12,9 @@ AES-256-GCM.
 * A ``MemoryWritten`` without an envelope is sealed under a key of its memory (issued by
   the vault on the memory's first write here: ``DataKeyVault.issue_many``; the envelope
   names the key id, which on Cassandra is one per creation), an ``InteractionRecorded``
-  (its text, extraction and session id) under a key of its own. One that already carries an envelope — an event read back whose
-  key was destroyed — passes through as it is.
+  (its text, extraction and session id) under a key of its own. One that already
+  carries an envelope — an event read back whose key was destroyed — passes through as
+  it is.
 * Unsealing a ``MemoryWritten`` whose key was destroyed leaves it sealed: the decoded
   event has empty content and its envelope, which projections read as "no longer
   exists" (``core.projection``). A key the vault never had, or a ciphertext that does not
