@@ -21,7 +21,9 @@ from fastapi.testclient import TestClient
 
 from ai_memory.bootstrap import Container, build
 from ai_memory.core.data_keys import interaction_key_id, memory_key_id
+from ai_memory.core.events import InteractionRecorded
 from ai_memory.entrypoints.http.app import create_app
+from ai_memory.service.notes import note_id
 from ai_memory.settings import Settings
 from tests.integration.hunt_support import (
     canary,
@@ -260,3 +262,88 @@ def test_a_conversations_session_is_a_digest_in_the_index(
     assert "context" in hits[1]["components"]
     assert list((settings.data_dir / "index").rglob("*"))  # the index is there, and holds
     assert files_holding(settings.data_dir, [session], "index/**/*") == {}  # no session id
+
+
+def test_an_erased_turns_session_is_on_no_byte_of_the_data_dir(
+    started: tuple[Container, TestClient], settings: Settings
+) -> None:
+    """A session id is the caller's handle on a conversation (often a user's): it is sealed
+    with the turn's text, so no file of the log holds it even while the turn lives; the
+    conversation still groups the turn's memories (episodes) while it lives; and once the
+    turn is erased — by ``POST /v1/erasures`` or ``DELETE /v1/interactions/{id}`` — no
+    file of the data directory holds a byte of its session, while a kept turn's session
+    is still read back."""
+    c, client = started
+    data = settings.data_dir
+    sessions = {name: canary() for name in ("erased", "deleted", "kept")}
+    turns = {}
+    for name, session in sessions.items():
+        place = f"Canary{uuid.uuid4().hex}"
+        turn = {
+            "scope": "user:alice",
+            "source_agent": "planner",
+            "session_id": session,
+            "text": f"I live in {place}.",
+        }
+        r = client.post("/v1/interactions?wait=true", json=turn)
+        assert r.status_code == 201, r.text
+        turns[name] = r.json()
+    c.service.wait_for(c.log.last_position())
+    c.index.flush()
+    # While the turns live: their conversations are read back from the opened events...
+    episodes = client.get("/v1/episodes", params={"scope": "user:alice"}).json()["episodes"]
+    assert {e["session_id"] for e in episodes} == set(sessions.values())
+    # ...and the log's files never held a session id in the clear.
+    assert files_holding(data, list(sessions.values()), "events.db*") == {}
+    assert files_holding(data, ["user:alice"], "events.db*")  # the clear fields are there
+
+    asked = {"interaction_ids": [turns["erased"]["interaction_id"]], "reason": "asked"}
+    assert client.post("/v1/erasures?wait=true", json=asked).status_code == 201
+    gone = client.delete(f"/v1/interactions/{turns['deleted']['interaction_id']}?wait=true")
+    assert gone.status_code == 200, gone.text
+    c.service.wait_for(c.log.last_position())
+    c.index.flush()
+    forgotten = [sessions["erased"], sessions["deleted"]]
+    leftover = files_holding(data, forgotten)
+    assert leftover == {}, leftover
+    episodes = client.get("/v1/episodes", params={"scope": "user:alice"}).json()["episodes"]
+    assert [e["session_id"] for e in episodes] == [sessions["kept"]]
+    # A reader of the log gets the kept turn's session back; the erased ones' are gone.
+    opened = {
+        e.event.interaction_id: e.event.session_id
+        for e in c.log.read(after=0, limit=10_000)
+        if isinstance(e.event, InteractionRecorded)
+    }
+    assert opened == {
+        turns["erased"]["interaction_id"]: None,
+        turns["deleted"]["interaction_id"]: None,
+        turns["kept"]["interaction_id"]: sessions["kept"],
+    }
+
+
+def test_a_forgotten_notes_topic_is_on_no_byte_of_the_data_dir(
+    started: tuple[Container, TestClient], settings: Settings
+) -> None:
+    """A note's topic is its tags (sealed) and once decided its id: the id stays on the
+    tombstone for good, so it is a keyed digest — the plain hash of agent and topic, which
+    anyone can compute from a guess, is in no file either, before or after the note is
+    turned off; a kept note still reads back by its topic."""
+    c, client = started
+    data = settings.data_dir
+    topic, kept_topic = canary().lower(), canary().lower()
+    for t in (topic, kept_topic):
+        note = {"agent": "scribe", "topic": [t], "note": f"About {t}."}
+        r = client.put("/v1/notes", json=note)
+        assert r.status_code in (200, 201), r.text
+    guessable = [note_id("scribe", (t,)) for t in (topic, kept_topic)]
+    assert files_holding(data, [topic, kept_topic, *guessable], "events.db*") == {}
+
+    off = {"agent": "scribe", "topic": [topic], "note": "off"}
+    r = client.put("/v1/notes", json=off)
+    assert r.status_code == 200 and r.json()["status"] == "deleted", r.text
+    c.service.wait_for(c.log.last_position())
+    c.index.flush()
+    leftover = files_holding(data, [topic, *guessable])
+    assert leftover == {}, leftover
+    page = client.get("/v1/notes", params={"agent": "scribe", "topic": kept_topic}).json()
+    assert [n["topic"] for n in page["topic_notes"]] == [[kept_topic]]

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from ai_memory.bootstrap import Container, build
 from ai_memory.entrypoints.http.app import create_app
+from ai_memory.service.notes import note_id
 from ai_memory.settings import Settings
 from tests.contract.test_kafka_event_log import delete_topics
 from tests.integration.hunt_support import KAFKA_DATA, canary, files_holding, memory, put
@@ -64,3 +65,39 @@ def test_the_broker_never_holds_a_canary(kafka_hunt: tuple[TestClient, Container
     assert files_holding(KAFKA_DATA / "data", needles, segments) == {}
     assert files_holding(c.settings.data_dir, list(canaries["m1"])) == {}
     assert canaries["m3"][0] in client.get("/v1/memories/m3").json()["content"]
+
+
+def test_the_broker_never_holds_a_session_id_or_a_note_topic(
+    kafka_hunt: tuple[TestClient, Container, str],
+) -> None:
+    """A turn's session id is sealed with its text, a note's topic is its sealed tags and
+    a keyed id: no segment of the log topic (nor its head changelog or dead letters)
+    holds either, nor the plain hash of the topic, while they live, and after both are
+    forgotten neither do they nor the data directory; with no compaction, what was
+    appended is still all there, so a clear field would be found."""
+    client, c, topic = kafka_hunt
+    session, note_topic = canary(), canary().lower()
+    note = {"agent": "scribe", "topic": [note_topic], "note": "Carol likes tea."}
+    r = client.put("/v1/notes", json=note)
+    assert r.status_code in (200, 201), r.text
+    needles = [session, note_topic, note_id("scribe", (note_topic,))]
+    turn = {
+        "scope": "user:alice",
+        "source_agent": "planner",
+        "session_id": session,
+        "text": f"I live in Canary{uuid.uuid4().hex}.",
+    }
+    r = client.post("/v1/interactions?wait=true", json=turn)
+    assert r.status_code == 201, r.text
+    interaction_id = r.json()["interaction_id"]
+    segments = f"{topic}*/*"
+    assert files_holding(KAFKA_DATA / "data", [interaction_id], f"{topic}-*/*.log")
+    assert files_holding(KAFKA_DATA / "data", needles, segments) == {}
+
+    r = client.put("/v1/notes", json={**note, "note": "off"})
+    assert r.status_code == 200 and r.json()["status"] == "deleted", r.text
+    gone = client.delete(f"/v1/interactions/{interaction_id}?wait=true")
+    assert gone.status_code == 200, gone.text
+    c.service.wait_for(c.log.last_position())
+    assert files_holding(KAFKA_DATA / "data", needles, segments) == {}
+    assert files_holding(c.settings.data_dir, needles) == {}

@@ -8,7 +8,7 @@ import pytest
 
 from ai_memory.bootstrap import Container
 from ai_memory.core.errors import Conflict, InvalidInput, NotFound
-from ai_memory.service.notes import NoteRules, NotesService
+from ai_memory.service.notes import NoteRules, NotesService, note_id
 
 
 @pytest.fixture
@@ -72,3 +72,43 @@ def test_bad_agent_is_refused_naming_the_field(notes: NotesService, tenant: str)
     with pytest.raises(InvalidInput) as e:
         notes.save(tenant, "", "editor", "x")
     assert e.value.field == "agent"
+
+
+KEY = bytes(range(32))
+
+
+def test_with_a_key_a_notes_id_is_a_keyed_digest_of_its_topic(
+    container: Container, tenant: str
+) -> None:
+    """The id outlives a forgotten note on its tombstone: keyed, it confirms no guess."""
+    keyed = NotesService(container.notes.deps, id_key=KEY)
+    saved = keyed.save(tenant, "coder", "alice diagnosis", "Alice is allergic to nuts.")
+    guess = note_id("coder", ("alice", "diagnosis"))  # what anyone can compute
+    assert saved.id != guess
+    assert saved.id == note_id("coder", ("diagnosis", "alice"), key=KEY, tenant=tenant)
+    assert saved.id != note_id("coder", ("alice", "diagnosis"), key=KEY, tenant="other")
+    assert saved.id != note_id("coder", ("alice", "diagnosis"), key=bytes(32), tenant=tenant)
+    assert keyed.save(tenant, "coder", "diagnosis alice", "Nuts.").id == saved.id
+    off = keyed.save(tenant, "coder", "alice diagnosis", "off")
+    assert (off.status, off.id) == ("deleted", saved.id)
+    again = keyed.save(tenant, "coder", "alice diagnosis", "Alice is fine now.")
+    assert again.status == "created" and again.id == f"{saved.id}-2"
+
+
+def test_a_note_saved_before_ids_were_keyed_keeps_its_id_until_turned_off(
+    container: Container, tenant: str
+) -> None:
+    previous = NotesService(container.notes.deps)  # the previous release: plain ids
+    old = previous.save(tenant, "coder", "editor", "Alice edits in Neovim.")
+    assert old.id == note_id("coder", ("editor",))
+    keyed = NotesService(container.notes.deps, id_key=KEY)
+    replaced = keyed.save(tenant, "coder", "editor", "Alice edits in Helix.")
+    assert (replaced.status, replaced.id, replaced.notes_used) == ("replaced", old.id, 1)
+    assert [n.id for n in keyed.notes_of(tenant, "coder")] == [old.id]  # no duplicate
+    off = keyed.save(tenant, "coder", "editor", "off")
+    assert (off.status, off.id) == ("deleted", old.id)
+    assert keyed.save(tenant, "coder", "editor", "off").id == old.id  # already off
+    again = keyed.save(tenant, "coder", "editor", "Alice edits in Zed.")
+    assert again.status == "created"
+    assert again.id == note_id("coder", ("editor",), key=KEY, tenant=tenant)
+    assert keyed.save(tenant, "coder", "editor", "off").id == again.id

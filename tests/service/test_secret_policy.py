@@ -248,3 +248,35 @@ def test_a_forget_reason_is_free_text_too(
     svc = use(monkeypatch, container, "redact")
     svc.delete(tenant, "f1", actor="a", reason=f"leaked {KEY}", wait=True)
     assert KEY not in logged(container, tenant)
+
+
+def test_an_erasure_reason_outlives_the_erasure_so_it_is_screened_too(
+    container: Container, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reason stays on ``SubjectErased`` (and its tombstones) after every key is
+    destroyed: an operator's note, under the tenant's secret policy like any free text."""
+    erasures = container.services.erasures
+    assert erasures is not None
+    svc = use(monkeypatch, container, "refuse")
+    svc.write(tenant, {**BODY, "content": "tea"}, memory_id="e1", wait=True)
+    asked = {"scope": "user:alice", "reason": f"asked by {KEY}", "erasure_id": "era-1"}
+    with pytest.raises(InvalidInput) as caught:
+        erasures.erase(tenant, erasures.parse(asked), actor="ops")
+    assert (caught.value.code, caught.value.field) == ("secret_detected", "reason")
+    svc.get(tenant, "e1")  # nothing was erased
+    use(monkeypatch, container, "redact")
+    erasures.erase(tenant, erasures.parse(asked), actor="ops", wait=True)
+    assert KEY not in logged(container, tenant)
+
+
+def test_an_import_source_is_a_name_on_the_log_so_a_credential_there_is_refused(
+    container: Container, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use(monkeypatch, container, "redact")  # a name cannot be redacted meaningfully
+    with pytest.raises(InvalidInput) as caught:
+        container.services.transfer.begin_import(tenant, source=f"dump-{KEY}")
+    assert (caught.value.code, caught.value.field) == ("secret_detected", "source")
+    assert KEY not in logged(container, tenant)
+    session = container.services.transfer.begin_import(tenant, source="mem0")
+    session.feed([(1, json.dumps({**BODY, "id": "i1", "content": "tea"}))])
+    assert session.finish(wait=True).written == 1

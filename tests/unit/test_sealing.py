@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from ai_memory.adapters.memory.data_key_vault import VaultBacking, memory_vault
 from ai_memory.core.data_keys import interaction_key_id, memory_key_id
@@ -16,7 +18,7 @@ from ai_memory.core.projection import (
     project_index,
     project_records,
 )
-from ai_memory.core.sealing import keyed_fingerprint
+from ai_memory.core.sealing import ALGORITHM, NONCE_BYTES, SealedInteraction, aad, keyed_fingerprint
 from ai_memory.serialization import AvroEventSerializer, UndecodableEvent, UnencodableEvent
 from ai_memory.serialization.sealer import Sealer
 from tests.factories import T0, header, record, written
@@ -172,6 +174,69 @@ def test_an_interaction_is_sealed_under_a_key_of_its_own() -> None:
     sealer.forget("default", interaction_key_id("i1"))
     gone = s.decode(frame)
     assert isinstance(gone, InteractionRecorded) and gone.sealed and gone.text == ""
+
+
+def test_an_interactions_session_is_sealed_with_it_and_gone_with_its_key() -> None:
+    """A session id is the caller's handle on a conversation (often a user's): it goes
+    into the ciphertext, the clear field is null, and once the turn's key is destroyed no
+    reader of the log gets it back."""
+    s, sealer = sealing()
+    session = f"{CANARY}-session"
+    e = replace(interaction(), session_id=session)
+    frame = s.encode(e)
+    assert session.encode() not in frame
+    _, body = s.transcoder.decode(frame)
+    assert body["session_id"] is None
+    assert s.decode(frame) == e  # opened: the session is back
+    clear = AvroEventSerializer().decode(frame)  # a reader without the vault
+    assert isinstance(clear, InteractionRecorded) and clear.session_id is None
+    sealer.forget("default", interaction_key_id("i1"))
+    gone = s.decode(frame)
+    assert isinstance(gone, InteractionRecorded) and gone.sealed and gone.session_id is None
+
+
+def test_a_turn_without_a_session_opens_without_one() -> None:
+    s, _ = sealing()
+    e = replace(interaction(), session_id=None)
+    assert s.decode(s.encode(e)) == e
+
+
+def test_a_turn_sealed_before_sessions_were_sealed_keeps_its_clear_session() -> None:
+    """Written by the previous release: text and extraction sealed (``{"x","e"}``), the
+    session in the clear field. It still decodes, with its session, and the plaintext
+    layout it was sealed with still parses."""
+    s, sealer = sealing()
+    e = interaction()
+    tenant = e.header.tenant
+    key_id, key = sealer.vault.issue_many(tenant, [interaction_key_id("i1")])[
+        interaction_key_id("i1")
+    ]
+    old_plain = json.dumps({"x": e.text, "e": e.extraction_json}).encode()
+    nonce = b"\x07" * NONCE_BYTES
+    body = {
+        **s.mapper.to_dict(e),
+        "text": "",
+        "extraction_json": None,
+        "session_id": "s1",  # the clear session of the old layout
+        "encryption": {
+            "key_id": key_id,
+            "algorithm": ALGORITHM,
+            "nonce": nonce,
+            "ciphertext": AESGCM(key).encrypt(
+                nonce, old_plain, aad(tenant, "InteractionRecorded", "i1", 0)
+            ),
+        },
+    }
+    frame = s.transcoder.encode("InteractionRecorded", body)
+    assert s.decode(frame) == e
+    assert SealedInteraction.parse(old_plain) == SealedInteraction(e.text, e.extraction_json)
+
+
+@pytest.mark.parametrize("session", [1, ["s"], {"s": 1}])
+def test_a_sealed_session_of_the_wrong_type_does_not_parse(session: object) -> None:
+    data = json.dumps({"x": "t", "e": None, "s": session}).encode()
+    with pytest.raises(ValueError):
+        SealedInteraction.parse(data)
 
 
 class _OutageVault:

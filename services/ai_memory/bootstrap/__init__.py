@@ -84,6 +84,7 @@ from .security import (
     build_key_store,
     build_sealer,
     index_tag_key,
+    note_id_key,
     receipt_signing_key,
     root_key,
     run_vault_reconcile,
@@ -428,7 +429,7 @@ def _assemble(
     )
     # What the use cases that decide writes beside the memory service are given.
     writing = Writing(units=units, store=store, secrets=secrets, limits=s.limits, clock=clock)
-    notes = NotesService(writing, NoteRules(quota=s.note_quota))
+    notes = NotesService(writing, NoteRules(quota=s.note_quota), id_key=note_id_key(root))
     health = HealthService(
         statuses=projections.status,
         drivers=projections.driver_states,

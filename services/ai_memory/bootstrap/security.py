@@ -62,6 +62,11 @@ def index_tag_key(root: bytes | None) -> bytes | None:
     return None if root is None else derived_key(root, "index-tags")
 
 
+def note_id_key(root: bytes | None) -> bytes | None:
+    """What a note's id is keyed with (``service.notes.note_id``); None: encryption off."""
+    return None if root is None else derived_key(root, "note-ids")
+
+
 def build_data_key_vault(s: Settings, root: bytes) -> DataKeyVault:
     """Data keys (crypto-shredding) live with the records: in Cassandra for a distributed
     deployment (every gateway and projector shares them; AIMEM_ROOT_KEY required), in

@@ -5,10 +5,11 @@ event into an AES-256-GCM ciphertext under the data key of its memory; the ciphe
 runs in ``serialization.sealer``. This module says:
 
 * **which fields** are sealed — a memory's ``content``, ``tags`` and ``meta``; in the
-  clear record they become ``""``, ``[]`` and ``"{}"``; an interaction's ``text`` and
-  ``extraction_json`` (``""`` and null in the clear), under a key of its own; everything
-  that routes, orders and governs (ids, tenant, scope, type, times, versions, states)
-  stays clear;
+  clear record they become ``""``, ``[]`` and ``"{}"``; an interaction's ``text``,
+  ``extraction_json`` and ``session_id`` (``""``, null and null in the clear), under a
+  key of its own; everything that routes, orders and governs (ids, tenant, scope, type,
+  times, versions, states) stays clear (the table of every field a user gives, and why
+  it is sealed, digested or left clear: ``docs/design/FORGETTING.md``);
 * **the plaintext**: compact JSON of those fields plus the plain fingerprint, so a
   decoded event is exactly the event that was encoded (idempotent upserts compare it);
 * **the AAD**: tenant, event type, memory (or interaction) id and version (0 for an
@@ -65,14 +66,18 @@ class SealedFields:
 
 @dataclass(frozen=True)
 class SealedInteraction:
-    """The fields of an InteractionRecorded that go into the ciphertext: what was said
-    and the extractor's decision (which quotes the memories it found)."""
+    """The fields of an InteractionRecorded that go into the ciphertext: what was said,
+    the extractor's decision (which quotes the memories it found) and the conversation
+    it was said in — a session id is the caller's, often a user's or a chat's handle, and
+    must not outlive the turn's forgetting on the log."""
 
     text: str
     extraction_json: str | None
+    # None: no session, or sealed before sessions were sealed (the clear field holds it).
+    session_id: str | None = None
 
     def plaintext(self) -> bytes:
-        body = {"x": self.text, "e": self.extraction_json}
+        body = {"x": self.text, "e": self.extraction_json, "s": self.session_id}
         return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
     @staticmethod
@@ -81,9 +86,12 @@ class SealedInteraction:
         if not isinstance(body, dict):
             raise ValueError("sealed fields are not a JSON object")
         text, extraction = body["x"], body["e"]
+        session = body.get("s")  # absent from turns sealed before sessions were
         if not isinstance(text, str) or not (extraction is None or isinstance(extraction, str)):
             raise ValueError("sealed fields have the wrong types")
-        return SealedInteraction(text, extraction)
+        if not (session is None or isinstance(session, str)):
+            raise ValueError("the sealed session is not a string")
+        return SealedInteraction(text, extraction, session)
 
 
 #: What the clear record holds in place of each sealed field.

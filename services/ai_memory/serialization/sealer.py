@@ -12,8 +12,9 @@ AES-256-GCM.
 * A ``MemoryWritten`` without an envelope is sealed under a key of its memory (issued by
   the vault on the memory's first write here: ``DataKeyVault.issue_many``; the envelope
   names the key id, which on Cassandra is one per creation), an ``InteractionRecorded``
-  under a key of its own. One that already carries an envelope — an event read back whose
-  key was destroyed — passes through as it is.
+  (its text, extraction and session id) under a key of its own. One that already
+  carries an envelope — an event read back whose key was destroyed — passes through as
+  it is.
 * Unsealing a ``MemoryWritten`` whose key was destroyed leaves it sealed: the decoded
   event has empty content and its envelope, which projections read as "no longer
   exists" (``core.projection``). A key the vault never had, or a ciphertext that does not
@@ -328,11 +329,17 @@ class Sealer:
     def _seal_interaction(self, body: EventDict) -> EventDict:
         tenant, interaction_id = body["tenant"], body["interaction_id"]
         key_id, key = self._live_key(tenant, interaction_key_id(interaction_id))
-        fields = SealedInteraction(body["text"], body["extraction_json"])
+        fields = SealedInteraction(body["text"], body["extraction_json"], body.get("session_id"))
         envelope = self._envelope(
             key, key_id, fields.plaintext(), aad(tenant, _INTERACTION, interaction_id, 0)
         )
-        return {**body, "text": CLEAR_CONTENT, "extraction_json": None, "encryption": envelope}
+        return {
+            **body,
+            "text": CLEAR_CONTENT,
+            "extraction_json": None,
+            "session_id": None,
+            "encryption": envelope,
+        }
 
     def _seal_evidence(self, body: EventDict) -> EventDict:
         """Seal the personal parts of a decision (``core.evidence_sealing``) under the keys
@@ -446,10 +453,13 @@ class Sealer:
             raise UndecodableEvent(
                 "unsealable", f"the sealed fields of {body['interaction_id']!r}"
             ) from e
+        # A turn sealed before sessions were sealed keeps its session in the clear field.
+        session = body.get("session_id") if fields.session_id is None else fields.session_id
         return {
             **body,
             "text": fields.text,
             "extraction_json": fields.extraction_json,
+            "session_id": session,
             "encryption": None,
         }
 

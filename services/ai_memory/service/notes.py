@@ -5,6 +5,9 @@ A note is one memory: scope ``agent:<agent>``, tags = its topic (≤5 tags, any 
 the agent and the normalised tag set, so saving a topic again replaces the note and
 ``note: "off"`` forgets it (``MemoryDeleted``). Forgotten ids are never reused: a topic
 saved after "off" takes the id's next generation (``…-2``), found from the log's heads.
+With encryption on the id is a keyed digest (``note_id``): the id outlives the note on
+its tombstone, and a plain hash of a topic would let anyone holding the log confirm a
+guessed topic ("alice, diagnosis") long after the note was forgotten.
 
 Recall ranks tier by tier with rules an agent can check (``rank_notes``, pure): 1. a tag
 equals a query word, 2. a tag or the body contains one (substring: works for Chinese);
@@ -18,10 +21,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
+import json
 import re
 import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
@@ -123,10 +128,25 @@ def validate_note(value: str, rules: NoteRules) -> str:
     return text
 
 
-def note_id(agent: str, tags: Sequence[str], generation: int = 1) -> str:
-    """Deterministic id of an agent's note on a tag set (order-insensitive)."""
-    key = "\x1f".join([agent, *sorted(tags)])
-    base = "note-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+def note_id(
+    agent: str,
+    tags: Sequence[str],
+    generation: int = 1,
+    *,
+    key: bytes | None = None,
+    tenant: str = "",
+) -> str:
+    """Deterministic id of an agent's note on a tag set (order-insensitive). With ``key``
+    (encryption on) an HMAC of the tenant, agent and tags: the same topic keeps one id,
+    and the id tells nobody without the key what the topic was, not even by guessing.
+    Without it, the plain hash notes were first written with."""
+    if key is None:
+        plain = "\x1f".join([agent, *sorted(tags)])
+        digest = hashlib.sha256(plain.encode("utf-8")).hexdigest()[:32]
+    else:
+        keyed = json.dumps([tenant, agent, *sorted(tags)], ensure_ascii=False).encode("utf-8")
+        digest = hmac.new(key, keyed, hashlib.sha256).hexdigest()[:32]
+    base = "note-" + digest
     return base if generation == 1 else f"{base}-{generation}"
 
 
@@ -217,8 +237,12 @@ class NotesService:
     new topics for the same agent at the same instant may both pass the quota check.
     """
 
-    def __init__(self, deps: Writing, rules: NoteRules | None = None) -> None:
+    def __init__(
+        self, deps: Writing, rules: NoteRules | None = None, *, id_key: bytes | None = None
+    ) -> None:
+        """``id_key`` (encryption on): notes get keyed ids (``note_id``)."""
         self.deps = deps
+        self._id_key = id_key
         self.units, self.store, self.secrets = deps.units, deps.store, deps.secrets
         self.limits, self.clock = deps.limits, deps.clock
         self.rules = rules or NoteRules()
@@ -226,7 +250,7 @@ class NotesService:
 
     def with_rules(self, rules: NoteRules) -> NotesService:
         """The same notebook under other rules (an entry point's own quota or ranking)."""
-        return NotesService(self.deps, rules)
+        return NotesService(self.deps, rules, id_key=self._id_key)
 
     def save(
         self, who: Who, agent: str, topic: object, note: str, type_: MemoryType | None = None
@@ -342,10 +366,24 @@ class NotesService:
     def _slot(
         self, uow: UnitOfWork, agent: str, tags: Sequence[str]
     ) -> tuple[str, bool, str | None]:
-        """(id, live, last forgotten id): this topic's live id, or the next free one."""
+        """(id, live, last forgotten id): this topic's live id, or the next free one. A
+        note saved before ids were keyed keeps its plain id while it lives (replaced or
+        turned off in place, never duplicated); a new one, or one saved after that note
+        was turned off, takes a keyed id."""
+        plain = self._chain(uow, lambda g: note_id(agent, tags, g))
+        if self._id_key is None or plain[1]:
+            return plain
+        key, tenant = self._id_key, uow.tenant
+        keyed = self._chain(uow, lambda g: note_id(agent, tags, g, key=key, tenant=tenant))
+        memory_id, live, forgotten = keyed
+        return memory_id, live, plain[2] if forgotten is None else forgotten
+
+    @staticmethod
+    def _chain(uow: UnitOfWork, id_of: Callable[[int], str]) -> tuple[str, bool, str | None]:
+        """The first generation of ``id_of`` that is live or unused, and the one before."""
         generation, forgotten = 1, None
         while True:
-            memory_id = note_id(agent, tags, generation)
+            memory_id = id_of(generation)
             head = uow.heads([memory_id]).get(memory_id)
             if head is None or not head.deleted:
                 return memory_id, head is not None, forgotten

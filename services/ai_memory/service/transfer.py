@@ -557,6 +557,9 @@ class TransferService:
         refused line is rejected in the report while the others land."""
         caller = access.caller_of(who)
         access.require_role(caller, "write")
+        # The source names the batch on the log for good (``MemoriesImported.source``): a
+        # label, so a credential in it is refused like one in any other name.
+        self.deps.secrets.identifier(caller.tenant, "source", source)
 
         def permit(action: Action, scope: str) -> None:
             access.require(caller, action, scope)
