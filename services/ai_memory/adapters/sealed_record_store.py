@@ -22,7 +22,6 @@ keyed digests — ``core.view_sealing``) and opened on its way out (``get``, ``g
 
 from __future__ import annotations
 
-import json
 import os
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
@@ -36,7 +35,7 @@ from ai_memory.core.data_keys import memory_key_id
 from ai_memory.core.listing import ListQuery, RecordPage
 from ai_memory.core.ports import RecordStore
 from ai_memory.core.projection import LineageEntry, PutRecord, RecordMutation
-from ai_memory.core.record import StoredRecord, Tombstone
+from ai_memory.core.record import MemoryRecord, StoredRecord, Tombstone
 from ai_memory.core.sealing import NONCE_BYTES, keyed_fingerprint, tag_digest
 from ai_memory.core.view_sealing import (
     FORGOTTEN,
@@ -81,12 +80,7 @@ class SealedRecordStore:
             value, sha = SealedValue(FORGOTTEN, b"").encode(), ""
         else:
             key_id, key = issued
-            fields = ViewFields(
-                r.content,
-                tuple(r.tags),
-                json.dumps(dict(r.meta), ensure_ascii=False, sort_keys=True),
-                s.content_sha256,
-            )
+            fields = ViewFields(r.content, tuple(r.tags), dict(r.meta), s.content_sha256)
             nonce = os.urandom(NONCE_BYTES)
             aad = view_aad(s.tenant, r.id, s.version)
             blob = nonce + AESGCM(key).encrypt(nonce, fields.plaintext(), aad)
@@ -206,18 +200,29 @@ def _open(
             value.blob[:NONCE_BYTES], value.blob[NONCE_BYTES:], view_aad(s.tenant, r.id, s.version)
         )
         fields = ViewFields.parse(plaintext)
-        meta = _meta(fields.meta_json)
     except (InvalidTag, ValueError, KeyError):
         return None
-    return replace(
-        s,
-        record=replace(r, content=fields.content, tags=fields.tags, meta=meta),
-        content_sha256=fields.content_sha256,
+    # Built field by field: ``dataclasses.replace`` was half the cost of opening a row.
+    record = MemoryRecord(
+        r.id,
+        r.type,
+        fields.content,
+        r.scope,
+        r.source_agent,
+        r.created_at,
+        r.ttl,
+        fields.tags,
+        fields.meta,
+        r.schema_version,
     )
-
-
-def _meta(text: str) -> dict[str, object]:
-    parsed = json.loads(text)
-    if not isinstance(parsed, dict):
-        raise ValueError("sealed view meta is not a JSON object")
-    return parsed
+    return StoredRecord(
+        s.tenant,
+        record,
+        s.version,
+        s.state,
+        fields.content_sha256,
+        s.updated_at,
+        s.position,
+        s.read_count,
+        s.last_read_at,
+    )

@@ -27,6 +27,7 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
+from typing import Any
 
 VIEW_FORMAT = "aimem.view.v1"
 PREFIX = f"\x00{VIEW_FORMAT}\x00"
@@ -41,16 +42,11 @@ class ViewFields:
 
     content: str
     tags: tuple[str, ...]
-    meta_json: str
+    meta: dict[str, Any]
     content_sha256: str
 
     def plaintext(self) -> bytes:
-        body = {
-            "c": self.content,
-            "t": list(self.tags),
-            "m": self.meta_json,
-            "h": self.content_sha256,
-        }
+        body = {"c": self.content, "t": list(self.tags), "m": self.meta, "h": self.content_sha256}
         return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
     @staticmethod
@@ -61,7 +57,7 @@ class ViewFields:
         tags, content, meta, sha = body["t"], body["c"], body["m"], body["h"]
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise ValueError("sealed view tags are not a list of strings")
-        if not (isinstance(content, str) and isinstance(meta, str) and isinstance(sha, str)):
+        if not (isinstance(content, str) and isinstance(meta, dict) and isinstance(sha, str)):
             raise ValueError("sealed view fields have the wrong types")
         return ViewFields(content, tuple(tags), meta, sha)
 
