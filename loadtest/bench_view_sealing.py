@@ -147,6 +147,13 @@ def main() -> None:
             a = statistics.median(r[key] for r in runs["plain"])
             b = statistics.median(r[key] for r in runs["sealed"])
             print(f"{key:<34} {a:7.4f}  {b:7.4f}  {b - a:+7.4f}")
+        if args.cassandra:  # the two keyspaces the run made
+            from ai_memory.adapters.cassandra.record_store import CassandraRecordStore
+
+            assert isinstance(plain, CassandraRecordStore)
+            session = plain._s  # the bench's own connection
+            for ks in (session.keyspace, session.keyspace + "s"):
+                session.execute(f"DROP KEYSPACE IF EXISTS {ks}")
         plain.close()
         wrapped.close()
         vault.close()
