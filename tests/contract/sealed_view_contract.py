@@ -23,7 +23,7 @@ from ai_memory.core.ports import RecordStore
 from ai_memory.core.projection import PutRecord, PutTombstone, RemoveRecord
 from ai_memory.core.record import StoredRecord, Tombstone
 from ai_memory.core.sealing import derived_key
-from ai_memory.core.view_sealing import PREFIX
+from ai_memory.core.view_sealing import PREFIX, parse_sealed
 from ai_memory.serialization.sealer import Sealer
 from tests.contract.record_store_contract import RecordStoreContract, stored, tombstone
 from tests.factories import record
@@ -143,11 +143,29 @@ class SealedViewContract(RecordStoreContract):
         assert store.get("default", "b") is None
         assert store.get("globex", "a") is None
         assert store.get("default", "a") is None
+        # the size it names (usage reads it without opening) is bound too
+        store.apply([PutRecord(canary("c", position=13))], checkpoint=13)
+        c = inner.get("default", "c")
+        assert isinstance(c, StoredRecord)
+        value = parse_sealed(c.record.content)
+        resized = replace(value, content_bytes=value.content_bytes - 1).encode()
+        inner.apply(
+            [PutRecord(replace(c, record=replace(c.record, content=resized), position=14))],
+            checkpoint=14,
+        )
+        assert store.get("default", "c") is None
 
     def test_a_malformed_sealed_value_reads_as_absent(
         self, store: RecordStore, inner: RecordStore
     ) -> None:
-        for i, content in enumerate([PREFIX, PREFIX + "memory/m1\x00%%%", PREFIX + "k\x00AAAA"]):
+        malformed = [
+            PREFIX,
+            PREFIX + "12\x00memory/m1\x00%%%",
+            PREFIX + "x\x00k\x00AAAA",
+            PREFIX + "4\x00k\x00AAAA",
+            PREFIX + "4\x00memory/m1",
+        ]
+        for i, content in enumerate(malformed):
             bad = stored(content=content, position=i + 1)
             inner.apply([PutRecord(bad)], checkpoint=i + 1)
             assert store.get("default", "m1") is None

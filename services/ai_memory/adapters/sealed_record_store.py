@@ -77,14 +77,16 @@ class SealedRecordStore:
     def _seal(self, s: StoredRecord, issued: tuple[str, bytes] | None) -> StoredRecord:
         r = s.record
         if issued is None:  # the key is gone: the memory was forgotten meanwhile
-            value, sha = SealedValue(FORGOTTEN, b"").encode(), ""
+            value, sha = SealedValue(0, FORGOTTEN, b"").encode(), ""
         else:
             key_id, key = issued
             fields = ViewFields(r.content, tuple(r.tags), dict(r.meta), s.content_sha256)
+            size = len(r.content.encode("utf-8"))
             nonce = os.urandom(NONCE_BYTES)
-            aad = view_aad(s.tenant, r.id, s.version)
+            aad = view_aad(s.tenant, r.id, s.version, size)
             blob = nonce + AESGCM(key).encrypt(nonce, fields.plaintext(), aad)
-            value, sha = SealedValue(key_id, blob).encode(), keyed_fingerprint(key, r.content)
+            value = SealedValue(size, key_id, blob).encode()
+            sha = keyed_fingerprint(key, r.content)
         tags = tuple(self._digest(s.tenant, t) for t in r.tags)
         return replace(s, record=replace(r, content=value, tags=tags, meta={}), content_sha256=sha)
 
@@ -197,7 +199,9 @@ def _open(
     r = s.record
     try:
         plaintext = AESGCM(key).decrypt(
-            value.blob[:NONCE_BYTES], value.blob[NONCE_BYTES:], view_aad(s.tenant, r.id, s.version)
+            value.blob[:NONCE_BYTES],
+            value.blob[NONCE_BYTES:],
+            view_aad(s.tenant, r.id, s.version, value.content_bytes),
         )
         fields = ViewFields.parse(plaintext)
     except (InvalidTag, ValueError, KeyError):

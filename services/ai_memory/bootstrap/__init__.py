@@ -247,15 +247,12 @@ def build_record_store(url: str, *, shred: bool = False) -> RecordStore:
 
 
 def seals_view_at_rest(url: str) -> bool:
-    """Whether the records view keeps content sealed at rest when encryption is on.
-
-    Cassandra: a deleted row stays in SSTables, commit-log segments, snapshots and
-    backups until compaction, so only a sealed row is unreadable the moment its key is
-    destroyed. The embedded SQLite store needs no sealing to leave no bytes behind (it
-    zeroes freed pages and truncates its WAL on a forget: ``shred``), and it counts usage
-    bytes in SQL over the clear content; the in-memory store has no files.
-    """
-    return scheme_of(url) == "cassandra"
+    """Whether the records view keeps content sealed at rest when encryption is on: the
+    stores with files. Cassandra keeps a deleted row in SSTables, commit-log segments,
+    snapshots and backups until compaction; SQLite zeroes freed pages and truncates its
+    WAL on a forget, but a copy of ``records.db`` taken before keeps it. The in-memory
+    store has no files."""
+    return scheme_of(url) in ("cassandra", "sqlite")
 
 
 def build_index(

@@ -5,17 +5,17 @@ records view used to keep them in clear, so a forgotten memory stayed readable i
 Cassandra node's SSTables and commit log until compaction. With encryption on, a view row
 holds instead (``adapters.sealed_record_store`` runs the cipher):
 
-* ``content``: a **sealed value** — ``PREFIX``, the id of the memory's data key, and
-  ``base64(nonce || AES-256-GCM ciphertext)`` of content, tags, meta and the plain
-  fingerprint. ``PREFIX`` starts with a NUL, which no accepted content holds
-  (``core.record`` refuses control characters), so a row written in clear before sealing
-  was on is told apart without a migration;
+* ``content``: a **sealed value** — ``PREFIX``, the content's UTF-8 size (usage sums it
+  in SQL), the id of the memory's data key, and ``base64(nonce || AES-256-GCM
+  ciphertext)`` of content, tags, meta and the plain fingerprint. ``PREFIX`` starts with
+  a NUL, which no accepted content holds (``core.record`` refuses control characters),
+  so a row written in clear before sealing was on is told apart without a migration;
 * ``tags``: tenant-keyed digests (``core.sealing.tag_digest``), so listing by tag still
   filters in the store and the files say nothing of the tags;
 * ``meta``: ``{}``; ``content_sha256``: the keyed fingerprint (a plain SHA-256 of a short
   sentence would be a dictionary oracle).
 
-The AAD binds tenant, memory id and version under a format tag of its own (a view
+The AAD binds tenant, memory id, version and size under a format tag of its own (a view
 ciphertext is never an event ciphertext): a sealed value copied onto another memory,
 tenant or version does not open. A value sealed under no key (``FORGOTTEN``: the key was
 destroyed before the row was written) never opens either.
@@ -64,13 +64,17 @@ class ViewFields:
 
 @dataclass(frozen=True)
 class SealedValue:
-    """A parsed sealed ``content`` column: the key id and ``nonce || ciphertext``."""
+    """A parsed sealed ``content`` column: the UTF-8 size of the content (what usage
+    counts; the ciphertext's length tells it anyway, and the AAD binds it), the key id
+    and ``nonce || ciphertext``."""
 
+    content_bytes: int
     key_id: str
     blob: bytes
 
     def encode(self) -> str:
-        return PREFIX + self.key_id + _SEP + base64.b64encode(self.blob).decode("ascii")
+        blob = base64.b64encode(self.blob).decode("ascii")
+        return f"{PREFIX}{self.content_bytes}{_SEP}{self.key_id}{_SEP}{blob}"
 
 
 def is_sealed(content: str) -> bool:
@@ -82,18 +86,21 @@ def parse_sealed(content: str) -> SealedValue:
     is malformed (it then reads as unreadable, like one whose key was destroyed)."""
     if not is_sealed(content):
         raise ValueError("not a sealed view value")
-    key_id, sep, blob = content[len(PREFIX) :].partition(_SEP)
-    if not sep:
-        raise ValueError("sealed view value without a ciphertext")
+    parts = content[len(PREFIX) :].split(_SEP)
+    if len(parts) != 3 or not parts[0].isascii() or not parts[0].isdigit():
+        raise ValueError("sealed view value is not size, key id and ciphertext")
+    size, key_id, blob = parts
     try:
-        return SealedValue(key_id, base64.b64decode(blob.encode("ascii"), validate=True))
+        return SealedValue(int(size), key_id, base64.b64decode(blob.encode("ascii"), validate=True))
     except (binascii.Error, UnicodeEncodeError) as e:
         raise ValueError("sealed view ciphertext is not base64") from e
 
 
-def view_aad(tenant: str, memory_id: str, version: int) -> bytes:
+def view_aad(tenant: str, memory_id: str, version: int, content_bytes: int) -> bytes:
     """Associated data of a view row: a JSON array, so no value can hold a separator that
     makes two different tuples encode alike."""
     return json.dumps(
-        [VIEW_FORMAT, tenant, memory_id, version], ensure_ascii=False, separators=(",", ":")
+        [VIEW_FORMAT, tenant, memory_id, version, content_bytes],
+        ensure_ascii=False,
+        separators=(",", ":"),
     ).encode("utf-8")
