@@ -5,8 +5,9 @@ interaction turns (the raw text, the extractor's decision, the memory extracted)
 forget, reads and searches find them while no byte of any canary is in the log's files
 (``events.db`` with its WAL) nor in the records view's (``records.db`` with its WAL: sealed
 at rest), and a copy of the view taken then no longer opens the forgotten memory after.
-After one memory is forgotten and the projections applied its tombstone, no file of the data directory holds a byte of its canaries — the log,
-the vault, the record store, the index — while every other canary is still readable; a
+After one memory is forgotten and the projections applied its tombstone, no file of the
+data directory holds a byte of its canaries — the log, the vault, the record store, the
+index — while every other canary is still readable; a
 replay from position 0 rebuilds the same projections without it, and re-importing an
 export taken before the forget resurrects nothing.
 """
