@@ -163,7 +163,7 @@ def test_an_erasure_killed_half_way_finishes_when_asked_again(tmp_path: Path) ->
     # Kept ones read back above, yet no file holds them in clear (the records view is
     # sealed at rest); their ids (clear by design) show the scan reads the files.
     assert files_holding(data_dir, list(kept.values())) == {}
-    ids = {
+    seen = {
         hit for hits in files_holding(data_dir, list(kept), "records.db*").values() for hit in hits
     }
-    assert ids == set(kept)
+    assert seen == set(kept)
