@@ -28,6 +28,7 @@ from ai_memory.core.positions import pack
 from ai_memory.core.projection import AddReads, PutRecord, PutTombstone, RemoveRecord
 from ai_memory.core.record import StoredRecord, Tombstone
 from tests.contract.record_store_contract import RecordStoreContract, stored, tombstone
+from tests.contract.sealed_view_contract import SealedViewContract
 from tests.contract.usage_source_contract import Stack, UsageSourceContract
 from tests.factories import T0
 
@@ -44,6 +45,14 @@ def session(cassandra_contact: str) -> Iterator[CassandraSession]:
 class TestCassandraRecordStore(RecordStoreContract):
     @pytest.fixture
     def store(self, session: CassandraSession) -> Iterator[RecordStore]:
+        store = CassandraRecordStore(session)
+        yield store
+        store.close()
+
+
+class TestSealedCassandraRecordStore(SealedViewContract):
+    @pytest.fixture
+    def inner(self, session: CassandraSession) -> Iterator[RecordStore]:
         store = CassandraRecordStore(session)
         yield store
         store.close()

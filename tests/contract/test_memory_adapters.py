@@ -30,6 +30,7 @@ from tests.contract.dead_letters_contract import DeadLettersContract
 from tests.contract.event_log_contract import EventLogContract
 from tests.contract.key_store_contract import KeyStoreContract
 from tests.contract.record_store_contract import RecordStoreContract
+from tests.contract.sealed_view_contract import SealedViewContract
 from tests.contract.vector_index_contract import (
     DIM,
     VectorIndexContract,
@@ -51,6 +52,12 @@ class TestMemoryEventLog(EventLogContract):
 class TestMemoryRecordStore(RecordStoreContract):
     @pytest.fixture
     def store(self) -> Iterator[RecordStore]:
+        yield MemoryRecordStore()
+
+
+class TestSealedMemoryRecordStore(SealedViewContract):
+    @pytest.fixture
+    def inner(self) -> Iterator[RecordStore]:
         yield MemoryRecordStore()
 
 

@@ -5,17 +5,23 @@ fold over the real log its writes went to."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from ai_memory.adapters.memory import MemoryRecordStore
+from ai_memory.adapters.memory.data_key_vault import memory_vault
 from ai_memory.adapters.record_scan_usage import RecordScanUsage
+from ai_memory.adapters.sealed_record_store import SealedRecordStore
 from ai_memory.adapters.sqlite_record_store import SqliteRecordStore
 from ai_memory.bootstrap import build
+from ai_memory.bootstrap.usage import record_store_usage
 from ai_memory.core.usage import UsageFold, tenants_in, usage_of
+from ai_memory.serialization.sealer import Sealer
 from ai_memory.settings import Settings
+from tests.contract.sealed_view_contract import TAG_KEY
 from tests.contract.usage_source_contract import Stack, UsageSourceContract
 from tests.factories import FixedClock
 
@@ -32,6 +38,18 @@ class TestSqliteRecordStoreUsage(UsageSourceContract):
     def stack(self, tmp_path: Path) -> Iterator[Stack]:
         store = SqliteRecordStore(tmp_path / "records.db")
         yield Stack(store, store)
+        store.close()
+
+
+class TestSealedSqliteRecordStoreUsage(UsageSourceContract):
+    """Rows sealed at rest: the store sums the sizes their sealed values name (what the
+    embedded deployment does with encryption on, ``bootstrap.usage``)."""
+
+    @pytest.fixture
+    def stack(self, tmp_path: Path) -> Iterator[Stack]:
+        store = SqliteRecordStore(tmp_path / "records.db", shred=True)
+        sealed = SealedRecordStore(store, Sealer(memory_vault(os.urandom(32))), TAG_KEY)
+        yield Stack(sealed, record_store_usage(sealed, lambda: [0]))
         store.close()
 
 

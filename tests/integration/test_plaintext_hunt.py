@@ -3,15 +3,18 @@
 Unique canaries go into memories (content, tags, meta, and an update of one) and into
 interaction turns (the raw text, the extractor's decision, the memory extracted). Before any
 forget, reads and searches find them while no byte of any canary is in the log's files
-(``events.db`` with its WAL). After one memory is forgotten and the projections applied
-its tombstone, no file of the data directory holds a byte of its canaries — the log,
-the vault, the record store, the index — while every other canary is still readable; a
+(``events.db`` with its WAL) nor in the records view's (``records.db`` with its WAL: sealed
+at rest), and a copy of the view taken then no longer opens the forgotten memory after.
+After one memory is forgotten and the projections applied its tombstone, no file of the
+data directory holds a byte of its canaries — the log, the vault, the record store, the
+index — while every other canary is still readable; a
 replay from position 0 rebuilds the same projections without it, and re-importing an
 export taken before the forget resurrects nothing.
 """
 
 from __future__ import annotations
 
+import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,9 +22,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from ai_memory.adapters.sealed_record_store import SealedRecordStore
+from ai_memory.adapters.sqlite_record_store import SqliteRecordStore
 from ai_memory.bootstrap import Container, build
 from ai_memory.core.data_keys import interaction_key_id, memory_key_id
 from ai_memory.core.events import InteractionRecorded
+from ai_memory.core.record import StoredRecord
 from ai_memory.entrypoints.http.app import create_app
 from ai_memory.service.notes import note_id
 from ai_memory.settings import Settings
@@ -74,6 +80,14 @@ def test_forget_means_forgotten(started: tuple[Container, TestClient], settings:
     assert [h["record"]["id"] for h in hits][:1] == ["keep-1"]
     assert files_holding(data, all_forgotten + all_kept, "events.db*") == {}
     assert files_holding(data, ["user:alice"], "events.db*")  # the clear fields are there
+    # The records view is sealed at rest too: records.db (with its WAL) holds no canary,
+    # kept or not — so neither does a copy of it taken now, a backup of the data dir.
+    assert files_holding(data, all_forgotten + all_kept, "records.db*") == {}
+    assert files_holding(data, ["user:alice"], "records.db*")
+    backup = data.parent / "backup"
+    backup.mkdir()
+    for f in data.glob("records.db*"):
+        shutil.copy(f, backup / f.name)
     exported = client.get("/v1/export").text
     assert forgotten_v2[0] in exported  # an export is a copy in clear, by design
 
@@ -93,6 +107,15 @@ def test_forget_means_forgotten(started: tuple[Container, TestClient], settings:
         assert [h["record"]["id"] for h in hits] == [memory_id]  # tag filters still work
     assert c.sealer is not None
     assert c.sealer.vault.destroyed("default", memory_key_id("forget-me"))
+    # The copy taken before the forget still holds its row, which no longer opens.
+    old = SealedRecordStore(SqliteRecordStore(backup / "records.db"), c.sealer, b"unused")
+    try:
+        assert isinstance(old.inner.get("default", "forget-me"), StoredRecord)  # still there
+        assert old.get("default", "forget-me") is None
+        got_old = old.get("default", "keep-1")
+        assert isinstance(got_old, StoredRecord) and kept["keep-1"][0] in got_old.record.content
+    finally:
+        old.close()
     # A forgotten id is never written again, so its destroyed key is never needed again.
     again = client.put("/v1/memories/forget-me", json=memory("new", "t", "n"))
     assert again.status_code == 410

@@ -3,25 +3,22 @@ Cassandra record store and the Cassandra data-key vault, encryption on.
 
 Canaries go into memories (content, tags, meta; two conflicting versions of one), raw
 turns (and the memories extracted from them, a conflict between two of them), and notes.
-One memory is forgotten and one subject (a source agent) erased. The records view holds
-live content in clear (it is what reads serve), so Cassandra's own deletion rules decide
-when a forgotten value leaves its disk, and the test walks through them on the node's
-files with automatic compaction off:
+One memory is forgotten and one subject (a source agent) erased. The records view keeps
+content, tags and meta sealed under each memory's data key (``adapters/
+sealed_record_store.py``), so the test walks through the node's files with automatic
+compaction off and **no** ``garbagecollect``:
 
-* after a flush, the forgotten values are still in the SSTables written before the
-  forget — a delete is a tombstone that shadows them, nothing rewrites the older file;
-* ``nodetool garbagecollect -g CELL`` (or ``compact``) rewrites every SSTable of the keyspace
-  without the shadowed cells: then no SSTable holds a byte of a forgotten canary, nor the
-  wrapped bytes of a destroyed data key, while every kept canary and kept key is still on
-  disk — at the default ``gc_grace_seconds`` (ten days): the grace period delays the
-  purge of the tombstone itself (which carries the ids, clear by design), not of the
-  data it shadows;
+* after a flush, no SSTable and no commit-log segment holds a canary in clear — kept or
+  forgotten: the view's rows are ciphertext, and a unique memory id (clear by design)
+  shows the scan reads both;
+* after the forget, the erasure and a flush — still no compaction — no SSTable and no
+  commit-log segment holds a byte of a forgotten canary, while every kept one reads back
+  through the API: destroying a key is enough, whatever the node keeps on disk;
+* the vault's wrapped bytes of a destroyed key stay in the SSTables flushed before the
+  destroy until ``nodetool garbagecollect -g CELL`` (or ``compact``) — the residue
+  FORGETTING.md bounds — after which none is left while every kept key is;
 * the broker's segments hold no canary at all, before or after, and the local
   directory (the Qdrant Edge index) no forgotten one.
-
-The commit log is scanned and reported, not asserted on: its active segment keeps every
-mutation in clear until the segment is full and every table written in it is flushed
-(FORGETTING.md, "Cassandra": the residue and its bound).
 """
 
 from __future__ import annotations
@@ -197,6 +194,8 @@ def test_forgotten_values_leave_the_cassandra_files(
     forget_v1 = (canary(), canary().lower(), canary())
     forget_v2 = (canary(), canary().lower(), canary())
     put(client, "keep-1", memory(f"Alice said {keep[0]} twice.", *keep[1:]))
+    marker = f"marker-{uuid.uuid4().hex}"  # an id: clear by design, unique to this run
+    put(client, marker, memory("A marker.", "marker", "m"))
     put(client, "forget-me", memory(f"Alice lives at {forget_v1[0]}.", *forget_v1[1:]))
     put(client, "forget-me", memory(f"Alice moved to {forget_v2[0]}.", *forget_v2[1:]))
     # The subject: a memory, two raw turns whose extracted memories conflict, a note.
@@ -219,8 +218,8 @@ def test_forgotten_values_leave_the_cassandra_files(
     settle(h)
 
     bob_memories = ["bob-1", *(m["id"] for t in bob_turns for m in t["memories"])]
-    # What the records view holds in clear while the memories live (forget_v1 was
-    # overwritten in the memtable before any flush, so it never reached an SSTable).
+    # What the records view held while the memories lived (forget_v1 was overwritten in
+    # the memtable before any flush).
     live_forgotten = [*forget_v2, bob_said, bob_old, bob_new, bob_note]
     kept = [*keep, alice_old, alice_new, scribe_note]
     # Stricter after the forget: every value ever written, in both cases.
@@ -243,10 +242,14 @@ def test_forgotten_values_leave_the_cassandra_files(
     broker, segments = KAFKA_DATA / "data", f"{h.topic}*/*"
     vectors = {m: stored_dense(h.container, m) for m in ("keep-1", "forget-me", "bob-1")}
 
-    # Before any forget: the records view holds live content in clear (the scan's
-    # positive control, compression being off), the log none of it.
+    # Before any forget: the records view holds no canary in clear, in its SSTables or
+    # in the commit log; the marker's id (a partition key, clear by design) shows the
+    # scan reads both, compression being off.
     nodetool("flush", h.keyspace)
-    assert found_in(h.sstables, live_forgotten + kept) == set(live_forgotten + kept)
+    assert files_holding(h.sstables, [marker], "records-*/*-Data.db")  # the positive control
+    assert files_holding(h.commitlog, [marker])
+    assert found_in(h.sstables, live_forgotten + kept) == set()
+    assert found_in(h.commitlog, live_forgotten + kept) == set()
     assert files_holding(broker, ["user:alice"], f"{h.topic}-*/*.log")  # the scan reads them
     assert files_holding(broker, forgotten + kept, segments) == {}
 
@@ -258,29 +261,28 @@ def test_forgotten_values_leave_the_cassandra_files(
         assert client.get(f"/v1/memories/{memory_id}").status_code == 410, memory_id
     assert client.get("/v1/notes", params={"agent": "bob-agent"}).json()["notes_used"] == 0
 
-    # A delete writes a tombstone; the SSTables flushed before it keep the values it
-    # shadows, and the wrapped bytes of every destroyed key, until a compaction drops them.
+    # No compaction: the SSTables flushed before the forget still hold its rows (shadowed,
+    # not removed) and the commit log its mutations, but as ciphertext under destroyed
+    # keys — not a byte of a forgotten canary, while the kept ones still read back.
     nodetool("flush", h.keyspace)
-    assert found_in(h.sstables, live_forgotten) == set(live_forgotten)
+    assert files_holding(h.sstables, forgotten) == {}
+    assert files_holding(h.commitlog, forgotten) == {}
+    assert keep[0] in client.get("/v1/memories/keep-1").json()["content"]
+    # The vault's residue: a destroy is a cell tombstone, so the SSTables flushed before
+    # it keep every destroyed key's wrapped bytes until a compaction drops them.
     assert {k for ks in files_holding_bytes(h.sstables, destroyed).values() for k in ks} == set(
         destroyed
     )
-    # The commit log holds recent mutations in clear until its segment is retired (full,
-    # and every table written in it flushed): reported, not asserted (FORGETTING.md).
-    residue = files_holding(h.commitlog, forgotten)
     key_residue = files_holding_bytes(h.commitlog, destroyed)
-    record_property("commitlog_residue", {"canaries": residue, "wrapped_keys": key_residue})
-    print("commit log segments holding forgotten canaries:", residue)
+    record_property("commitlog_wrapped_key_residue", key_residue)
     print("commit log segments holding destroyed wrapped keys:", key_residue)
 
     # garbagecollect rewrites each SSTable without what a tombstone in any other one
     # shadows; -g CELL also drops deleted cells (a destroyed key is a cell tombstone: the
     # default ROW granularity leaves its wrapped bytes).
     nodetool("garbagecollect", "-g", "CELL", h.keyspace)
-    leftover = files_holding(h.sstables, forgotten)
-    assert leftover == {}, leftover
+    assert files_holding(h.sstables, forgotten) == {}
     assert files_holding_bytes(h.sstables, destroyed) == {}
-    assert found_in(h.sstables, kept) == set(kept)
     assert {k for ks in files_holding_bytes(h.sstables, kept_keys).values() for k in ks} == set(
         kept_keys
     )
@@ -299,7 +301,6 @@ def test_forgotten_values_leave_the_cassandra_files(
     nodetool("compact", h.keyspace)
     assert files_holding(h.sstables, forgotten) == {}
     assert files_holding_bytes(h.sstables, destroyed) == {}
-    assert found_in(h.sstables, kept) == set(kept)
     assert files_holding(h.sstables, ["forget-me"], "records-*/*-Data.db")  # its tombstone
 
     # The broker never held a canary; the local directory (the index) holds no forgotten

@@ -4,19 +4,24 @@ tailers resume from their stored checkpoints after a restart."""
 from __future__ import annotations
 
 import re
+import uuid
 from pathlib import Path
 from typing import Any
 
 from typer.testing import CliRunner
 
+from ai_memory.adapters.sealed_record_store import SealedRecordStore
 from ai_memory.bootstrap import Container, build
 from ai_memory.core.keywords import query_terms
+from ai_memory.core.listing import ListQuery
 from ai_memory.core.ports import IndexQuery
-from ai_memory.core.record import MemoryType
+from ai_memory.core.projection import PutRecord
+from ai_memory.core.record import MemoryType, StoredRecord
 from ai_memory.entrypoints.cli.main import app
 from ai_memory.service.memory_service import SearchRequest
 from ai_memory.settings import Settings
 from tests.factories import T0
+from tests.integration.hunt_support import files_holding
 
 QUERIES = ["what does alice drink", "rust toolchain", "trip to kyoto", "deploy checklist"]
 
@@ -146,3 +151,41 @@ def test_cli_replay_reports_progress_and_rate(tmp_path: Path) -> None:
     # What a rebuild costs per event, start-up left out (loadtest/bench_cost.py reads it)
     costs = re.findall(r"([\d.]+) ms of CPU per event here", result.output)
     assert len(costs) == 2 and all(float(c) > 0 for c in costs), result.output
+
+
+def test_a_records_replay_seals_rows_written_in_clear(tmp_path: Path) -> None:
+    """A records view written before it was sealed at rest (rows in clear) still reads
+    as it is, and ``ai-memory replay --projection records`` rewrites it sealed."""
+    settings = Settings(data_dir=tmp_path / "data", encryption="on")
+    data, secret = settings.data_dir, f"Canary{uuid.uuid4().hex}"
+    c = build(settings)
+    c.start()
+    try:
+        body = {"type": "fact", "content": f"Alice hides {secret}.", "scope": "user:alice"}
+        c.service.write("default", body | {"id": "m1", "source_agent": "a", "tags": [secret]})
+        c.service.wait_for(c.log.last_position())
+        store = c.store
+        assert isinstance(store, SealedRecordStore)
+        opened = store.get("default", "m1")
+        assert isinstance(opened, StoredRecord) and secret in opened.record.content
+        assert files_holding(data, [secret], "records.db*") == {}  # sealed as written
+        # The rows as the store wrote them before sealing: in clear, same positions.
+        store.inner.reset()
+        store.inner.apply([PutRecord(opened)], checkpoint=c.log.last_position())
+        assert files_holding(data, [secret], "records.db*")
+        assert store.get("default", "m1") == opened  # a clear row reads, migration-free
+        assert store.list_records(ListQuery("default", tag=secret)).items == []  # until replayed
+    finally:
+        c.close()
+    result = CliRunner().invoke(app, ["replay", "--projection", "records", "--data-dir", str(data)])
+    assert result.exit_code == 0, result.output
+    assert files_holding(data, [secret], "records.db*") == {}
+    c = build(settings)
+    try:
+        again = c.store.get("default", "m1")
+        assert isinstance(again, StoredRecord) and secret in again.record.content
+        assert [
+            s.record.id for s in c.store.list_records(ListQuery("default", tag=secret)).items
+        ] == ["m1"]
+    finally:
+        c.close()

@@ -11,7 +11,9 @@ with ``wal_checkpoint(TRUNCATE)``, which cuts the WAL holding its old page image
 zero bytes. Only forgets pay for the checkpoint.
 
 It is also the embedded deployment's ``UsageSource`` (``usage``, ``tenants``): the
-records it holds are what usage counts, so it is counted where it is.
+records it holds are what usage counts, so it is counted where it is — also when its
+rows are sealed at rest (``adapters.sealed_record_store``: a sealed value names the size
+of its content).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from ai_memory.core.record import (
 )
 from ai_memory.core.timeparse import from_micros, to_micros
 from ai_memory.core.usage import TenantUsage
+from ai_memory.core.view_sealing import PREFIX
 
 from .record_rows import RECORD_COLUMNS, record_values, to_stored, to_tombstone
 from .sqlite_util import Connections, rows_for_ids, translate_errors
@@ -186,9 +189,9 @@ class SqliteRecordStore:
             conn.execute("BEGIN")
             try:
                 memories, size = conn.execute(
-                    "SELECT COUNT(*), COALESCE(SUM(length(CAST(content AS BLOB))), 0)"
+                    f"SELECT COUNT(*), COALESCE(SUM({_CONTENT_BYTES}), 0)"
                     " FROM records WHERE tenant = ?",
-                    (tenant,),
+                    (SEALED_PREFIX, tenant),
                 ).fetchone()
                 marks = conn.execute("SELECT projection, position FROM checkpoints").fetchall()
             finally:
@@ -314,6 +317,17 @@ def listing_sql(query: ListQuery) -> tuple[str, list[Any]]:
         f"SELECT * FROM ({' UNION ALL '.join([one] * len(scopes))}) ORDER BY memory_id LIMIT {rows}"
     )
     return sql, params
+
+
+# The UTF-8 size of a record's content: its length, or — a row sealed at rest
+# (``core.view_sealing``) — the size its sealed value names after the prefix. Compared and
+# cut as bytes: SQLite's text functions stop at the prefix's NUL.
+SEALED_PREFIX = PREFIX.encode("utf-8")
+_CONTENT_BYTES = (
+    f"CASE WHEN substr(CAST(content AS BLOB), 1, {len(SEALED_PREFIX)}) = ?"
+    f" THEN CAST(CAST(substr(CAST(content AS BLOB), {len(SEALED_PREFIX) + 1}, 20) AS TEXT)"
+    " AS INTEGER) ELSE length(CAST(content AS BLOB)) END"
+)
 
 
 def _checkpoint_key(partition: int) -> str:

@@ -32,6 +32,7 @@ from ai_memory.adapters.embedders import make_embedder
 from ai_memory.adapters.private_dir import ensure_private_dir
 from ai_memory.adapters.projectability import ProjectabilityCheck
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
+from ai_memory.adapters.sealed_record_store import SealedRecordStore
 from ai_memory.adapters.sqlite_event_log import SqliteEventLog
 from ai_memory.adapters.sqlite_record_store import SqliteRecordStore
 from ai_memory.clock import SystemClock
@@ -89,6 +90,7 @@ from .security import (
     root_key,
     run_vault_reconcile,
     run_vault_rotate,
+    view_tag_key,
 )
 from .settings_check import check_settings
 from .urls import scheme_of, url_path
@@ -245,6 +247,15 @@ def build_record_store(url: str, *, shred: bool = False) -> RecordStore:
     raise InvalidInput("AIMEM_RECORD_STORE", "scheme", f"unsupported record store URL: {url!r}")
 
 
+def seals_view_at_rest(url: str) -> bool:
+    """Whether the records view keeps content sealed at rest when encryption is on: the
+    stores with files. Cassandra keeps a deleted row in SSTables, commit-log segments,
+    snapshots and backups until compaction; SQLite zeroes freed pages and truncates its
+    WAL on a forget, but a copy of ``records.db`` taken before keeps it. The in-memory
+    store has no files."""
+    return scheme_of(url) in ("cassandra", "sqlite")
+
+
 def build_index(
     url: str,
     embedder: Embedder,
@@ -345,6 +356,8 @@ def _assemble(
     serializer = AvroEventSerializer(sealer=sealer)
     log = build_event_log(s, serializer, writer=writer, owns_partitions=owns_partitions)
     store = build_record_store(s.record_store_url, shred=sealer is not None)
+    if sealer is not None and root is not None and seals_view_at_rest(s.record_store_url):
+        store = SealedRecordStore(store, sealer, view_tag_key(root))
     index = build_index(
         s.index_url, embedder, tag_key=index_tag_key(root), compaction=compaction_policy(s)
     )

@@ -67,6 +67,12 @@ def note_id_key(root: bytes | None) -> bytes | None:
     return None if root is None else derived_key(root, "note-ids")
 
 
+def view_tag_key(root: bytes) -> bytes:
+    """The key of the tag digests a sealed records view keeps (a purpose of its own: the
+    view's digests and the index's say nothing of each other)."""
+    return derived_key(root, "view-tags")
+
+
 def build_data_key_vault(s: Settings, root: bytes) -> DataKeyVault:
     """Data keys (crypto-shredding) live with the records: in Cassandra for a distributed
     deployment (every gateway and projector shares them; AIMEM_ROOT_KEY required), in

@@ -71,7 +71,10 @@ def close_usage(usage: UsageSource) -> None:
 def record_store_usage(store: RecordStore, partitions: Callable[[], list[int]]) -> UsageSource:
     """What the record store holds, counted where it can be counted cheaply."""
     from ai_memory.adapters.memory import MemoryRecordStore
+    from ai_memory.adapters.sealed_record_store import SealedRecordStore
 
+    if isinstance(store, SealedRecordStore) and isinstance(store.inner, SqliteRecordStore):
+        return store.inner  # it sums the sizes its sealed rows name, without opening them
     if isinstance(store, SqliteRecordStore | MemoryRecordStore):
         return store
     return RecordScanUsage(store, partitions)

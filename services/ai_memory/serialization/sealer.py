@@ -266,6 +266,55 @@ class Sealer:
             for issued in list(self._ids_of.pop((tenant, subject_of(key_id)), ())):
                 self._cache.pop((tenant, issued), None)
 
+    # --- keys of the records view (``adapters.sealed_record_store``) -------------------
+    def view_keys(self, tenant: str, subjects: Sequence[str]) -> dict[str, tuple[str, bytes]]:
+        """A key to seal each subject's view row with, as (key id, key): the live key this
+        process holds (the projector has just opened the subject's event with it), else
+        one the vault issues — one vault call for all the batch misses. Destroyed subjects
+        are left out. During a vault outage a key within its stale window serves, as for
+        sealing events (``_live_key``)."""
+        found: dict[str, tuple[str, bytes]] = {}
+        missing: list[str] = []
+        for subject in dict.fromkeys(subjects):
+            hit = self._sealing_cached(tenant, subject)
+            if hit is None:
+                missing.append(subject)
+            else:
+                found[subject] = hit
+        if not missing:
+            return found
+        try:
+            issued = self.vault.issue_many(tenant, missing)
+        except Unavailable:
+            for subject in missing:
+                stale = self._rearm_stale(tenant, subject)
+                if stale is None:
+                    raise
+                self.stale_seals += 1
+                found[subject] = stale
+            return found
+        for subject, (key_id, key) in issued.items():
+            self._remember(tenant, key_id, key)
+            found[subject] = (key_id, key)
+        return found
+
+    def view_open_keys(self, tenant: str, key_ids: Sequence[str]) -> dict[str, bytes]:
+        """The live keys among ``key_ids``: cached ones, the rest in one vault call.
+        Destroyed (or unknown) ids are left out: what they sealed reads as forgotten."""
+        found: dict[str, bytes] = {}
+        missing: list[str] = []
+        for key_id in dict.fromkeys(key_ids):
+            key = self._cached(tenant, key_id)
+            if key is None:
+                missing.append(key_id)
+            else:
+                found[key_id] = key
+        if missing:
+            for key_id, key in self.vault.get_many(tenant, missing).items():
+                self._remember(tenant, key_id, key)
+                found[key_id] = key
+        return found
+
     # --- the stage ---------------------------------------------------------------------
     def _live_key(self, tenant: str, subject: str) -> tuple[str, bytes]:
         try:
