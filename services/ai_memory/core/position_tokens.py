@@ -10,11 +10,12 @@ each other: not their order, not their distance.
 
 The permutation is a 4-round Feistel network over two 31-bit halves with keyed BLAKE2b
 as round function (Luby–Rackoff: four rounds of a pseudorandom function make a strong
-pseudorandom permutation; keyed BLAKE2b is a PRF by design, like HMAC-SHA256, and a
-third of its cost here — no maintained format-preserving-encryption library was at hand). A Feistel network permutes ``[0, 2**62)``; 0 means "no wait"
-and stays 0, so the other values walk the cycle past 0 (cycle walking keeps a bijection
-of ``[1, 2**62)``). A token of another tenant, or a made-up one, decodes to an unrelated
-position: far beyond the log head but with a negligible chance, and then refused.
+pseudorandom permutation; keyed BLAKE2b is a PRF by design, like HMAC-SHA256, at a
+third of its cost here; no maintained format-preserving-encryption library was at
+hand). A Feistel network permutes ``[0, 2**62)``; 0 means "no wait" and stays 0, so the
+other values walk the cycle past 0 (cycle walking keeps a bijection of ``[1, 2**62)``).
+A token of another tenant, or a made-up one, decodes to an unrelated position: far
+beyond the log head but with a negligible chance, and then refused.
 """
 
 from __future__ import annotations
