@@ -173,21 +173,22 @@ class ChangeFeed:
     def _heads(self) -> dict[int, int]:
         return {p: self._log.last_position(p) for p in self._log.partitions()}
 
-    def cursor(self, who: Who, positions: Mapping[int, int]) -> str:
-        """The cursor of ``positions`` for ``who``'s tenant."""
-        return self.tokens.seal_cursor(_CURSOR_VERSION, who, positions)
+    def cursor(self, owner: Who, positions: Mapping[int, int]) -> str:
+        """The cursor of ``positions`` for ``owner``'s tenant. ``owner`` binds the
+        cursors of these helpers to a tenant and authorizes nothing (``page`` judges)."""
+        return self.tokens.seal_cursor(_CURSOR_VERSION, owner, positions)
 
-    def start(self, who: Who) -> str:
+    def start(self, owner: Who) -> str:
         """The cursor of "now": a subscriber starting here sees only what comes next."""
-        return self.cursor(who, self._heads())
+        return self.cursor(owner, self._heads())
 
-    def positions(self, who: Who, since: str | None, field: str = "since") -> dict[int, int]:
-        """``who``'s cursor as positions per partition (every partition; 0 = from the
+    def positions(self, owner: Who, since: str | None, field: str = "since") -> dict[int, int]:
+        """``owner``'s cursor as positions per partition (every partition; 0 = from the
         start); a cursor of another tenant is refused."""
         partitions = self._log.partitions()
         cursor = dict.fromkeys(partitions, 0)
         if since:
-            cursor.update(decode_cursor(self.tokens, who, since, partitions, field))
+            cursor.update(decode_cursor(self.tokens, owner, since, partitions, field))
         return cursor
 
     def scopes(self, who: Who, requested: Sequence[str] | None) -> list[str] | None:
@@ -236,14 +237,14 @@ class ChangeFeed:
                 more = True
         return ChangePage(changes, self.cursor(who, walked), more)
 
-    async def wait(self, who: Who, cursor: str, timeout: float) -> bool:
-        """True once the log has something after ``who``'s ``cursor`` (in any scope: the
+    async def wait(self, owner: Who, cursor: str, timeout: float) -> bool:
+        """True once the log has something after ``owner``'s ``cursor`` (in any scope: the
         next page tells whether it is for this subscriber); False after ``timeout``."""
-        return await self.watch.wait_beyond(self.positions(who, cursor), timeout)
+        return await self.watch.wait_beyond(self.positions(owner, cursor), timeout)
 
-    def wait_blocking(self, who: Who, cursor: str, timeout: float) -> bool:
+    def wait_blocking(self, owner: Who, cursor: str, timeout: float) -> bool:
         """``wait`` for a caller without an event loop (the in-process client)."""
-        positions = self.positions(who, cursor)
+        positions = self.positions(owner, cursor)
         deadline = time.monotonic() + timeout
         while True:
             if any(self._log.last_position(p) > pos for p, pos in positions.items()):

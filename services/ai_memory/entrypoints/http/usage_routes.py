@@ -54,8 +54,8 @@ def router(
         caller = caller_of(request)
         report = await run_in_threadpool(lambda: usage.usage(caller, tenant=tenant))
         answer = report.to_json()
-        for counted in answer["as_of"]:  # the caller's tokens, not log positions
-            positions.shown_in(caller, counted)
+        for counted in answer["as_of"]:  # the tenant's tokens, not log positions
+            positions.shown_in(report.tenant, counted)
         return answer
 
     return api
