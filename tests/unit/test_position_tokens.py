@@ -1,4 +1,4 @@
-"""Position tokens (``core.position_tokens``): a keyed permutation of [1, 2**62) per
+"""Position tokens (``core.position_tokens``): a keyed permutation of [1, 2**52) per
 tenant — reversible with the key, and saying nothing about order or distance without it."""
 
 from __future__ import annotations
