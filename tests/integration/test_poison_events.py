@@ -218,7 +218,8 @@ def test_a_projection_stuck_on_a_down_store_is_reported_and_recovers(
 
     monkeypatch.setattr(container.index, "apply", flaky_apply)
     r = client.post("/v1/memories", json=memory("Written while the index is down."))
-    position = r.json()["position"]
+    token = r.json()["position"]  # the tenant's; /healthz (deployment-wide here) the log's
+    position = container.services.positions.taken("default", token)
     wait_until(lambda: client.get("/healthz").json()["stuck"] != [])
     body = client.get("/healthz").json()
     assert body["status"] == "degraded"
@@ -232,7 +233,7 @@ def test_a_projection_stuck_on_a_down_store_is_reported_and_recovers(
 
     down = False
     assert (
-        client.get(f"/v1/memories/{r.json()['record']['id']}?min_position={position}").status_code
+        client.get(f"/v1/memories/{r.json()['record']['id']}?min_position={token}").status_code
         == 200
     )
     wait_until(lambda: client.get("/healthz").json()["status"] == "ok")
