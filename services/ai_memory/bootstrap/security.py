@@ -84,8 +84,11 @@ def position_tokens(s: Settings, root: bytes | None) -> PositionTokens:
         )
     from ai_memory.adapters.root_key import POSITIONS_KEY_FILE, generated_key
 
-    ensure_private_dir(s.data_dir)
-    return PositionTokens(generated_key(s.data_dir / POSITIONS_KEY_FILE))
+    def generated() -> bytes:  # when first needed: a worker or a CLI command makes none
+        ensure_private_dir(s.data_dir)
+        return generated_key(s.data_dir / POSITIONS_KEY_FILE)
+
+    return PositionTokens(generated)
 
 
 def index_tag_key(root: bytes | None) -> bytes | None:

@@ -50,29 +50,37 @@ def beyond_head(field: str, token: int) -> InvalidInput:
 
 
 class PositionTokens:
-    def __init__(self, secret: bytes | None) -> None:
-        self._secret = secret
-        self._sealer = (
-            None
-            if secret is None
-            else AESSIV(derived_key(secret, "cursors|mac") + derived_key(secret, "cursors|ctr"))
+    def __init__(self, secret: bytes | Callable[[], bytes] | None) -> None:
+        """``secret``: the deployment's, or what reads it when first needed (a process
+        that never answers a tenant — a worker, a CLI command — never makes one)."""
+        self._source = secret
+        self._secret = functools.cache(self._read_secret)
+        self._sealer = functools.cache(
+            lambda: AESSIV(
+                derived_key(self._secret(), "cursors|mac")
+                + derived_key(self._secret(), "cursors|ctr")
+            )
         )
         # One keyed permutation per tenant, built once (a tenant is a short string).
         self._cipher: Callable[[str], PositionCipher] = functools.lru_cache(maxsize=4096)(
             self._build
         )
 
+    def _read_secret(self) -> bytes:
+        source = self._source
+        assert source is not None  # only asked when there is a secret
+        return source if isinstance(source, bytes) else source()
+
     @property
     def enabled(self) -> bool:
-        return self._secret is not None
+        return self._source is not None
 
     def _build(self, tenant: str) -> PositionCipher:
-        assert self._secret is not None
-        return PositionCipher(derived_key(self._secret, "positions|" + tenant))
+        return PositionCipher(derived_key(self._secret(), "positions|" + tenant))
 
     def shown(self, who: Who, position: int) -> int:
         """What ``who`` is shown of ``position`` (0 stays 0)."""
-        if self._secret is None or not position:
+        if self._source is None or not position:
             return position
         return self._cipher(access.caller_of(who).tenant).encode(position)
 
@@ -93,7 +101,7 @@ class PositionTokens:
     def taken(self, who: Who, token: int, field: str = "min_position") -> int:
         """The position of a token ``who`` was shown; ``beyond_head`` for anything else
         that is not a valid token of the domain."""
-        if self._secret is None or not token:
+        if self._source is None or not token:
             return token
         try:
             return self._cipher(access.caller_of(who).tenant).decode(token)
@@ -110,7 +118,7 @@ class PositionTokens:
             try:
                 check(position, field)
             except InvalidInput as e:
-                if self._secret is None:
+                if self._source is None:
                     raise
                 raise beyond_head(field, token) from e
         return position
@@ -123,8 +131,8 @@ class PositionTokens:
         # say that others wrote).
         pairs = (f"{p:04x}:{pos:016x}" for p, pos in sorted(positions.items()))
         text = "|".join([kind, tenant, *pairs]).encode()
-        if self._sealer is not None:
-            text = self._sealer.encrypt(text, [kind.encode()])
+        if self._source is not None:
+            text = self._sealer().encrypt(text, [kind.encode()])
         return base64.urlsafe_b64encode(text).rstrip(b"=").decode("ascii")
 
     def open_cursor(self, kind: str, who: Who, cursor: str) -> dict[int, int]:
@@ -132,8 +140,8 @@ class PositionTokens:
         ``ValueError`` for anything else (forged, of another tenant, of another kind)."""
         try:
             data = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-            if self._sealer is not None:
-                data = self._sealer.decrypt(data, [kind.encode()])
+            if self._source is not None:
+                data = self._sealer().decrypt(data, [kind.encode()])
             found, tenant, *pairs = data.decode().split("|")
             positions = {int(p, 16): int(pos, 16) for p, pos in (pair.split(":") for pair in pairs)}
         except (ValueError, UnicodeDecodeError, binascii.Error, InvalidTag) as e:
