@@ -320,7 +320,8 @@ def test_the_page_writes_canonical_json_as_the_server_does(
 
 
 def test_health_shows_the_lag_fall_to_zero_after_a_write(page: Any, deployment: Deployment) -> None:
-    sign_in(page, deployment.url, deployment.admin)
+    # Positions and lag count every tenant's writes: a deployment-wide operator sees them.
+    sign_in(page, deployment.url, deployment.operator)
     go(page, deployment.url, "health")
     head = page.locator("[data-log-head]")
     sync_api.expect(head).to_be_visible()
@@ -343,10 +344,22 @@ def test_health_shows_the_lag_fall_to_zero_after_a_write(page: Any, deployment: 
     for i in range(2):
         sync_api.expect(lags.nth(i)).to_have_attribute("data-lag", "0")
     sync_api.expect(page.locator("[data-status]")).to_have_attribute("data-status", "ok")
+    shoot(page, "health")
+
+
+def test_a_tenants_admin_sees_health_without_positions(page: Any, deployment: Deployment) -> None:
+    """A tenant's admin sees the status and stuck projections, never a position or lag
+    (they count every tenant's writes), and keeps its admin actions."""
+    sign_in(page, deployment.url, deployment.admin)
+    sync_api.expect(page.locator("#whoami")).not_to_contain_text("no admin actions")
+    go(page, deployment.url, "health")
+    sync_api.expect(page.get_by_text("Stuck projections: none")).to_be_visible()
+    sync_api.expect(page.locator("[data-log-head]")).to_have_count(0)
+    sync_api.expect(page.locator("td.lag")).to_have_count(0)
     page.get_by_role("textbox", name="Scope", exact=True).fill(SUBJECT)
     page.get_by_role("button", name="Show persona and episodes").click()
     sync_api.expect(page.get_by_text("Persona (L3)")).to_be_visible()
-    shoot(page, "health")
+    shoot(page, "health-tenant")
 
 
 def test_activity_follows_the_change_feed_and_shows_the_audit_trail(

@@ -117,3 +117,30 @@ def test_mcp_stdio_session(container: Container, tokens: dict[str, str]) -> None
 
     anyio.run(main)
     nothing_written(container)
+
+
+def test_every_transport_answers_the_tenants_own_position_tokens(
+    http: TestClient, container: Container
+) -> None:
+    """A write over REST, MCP or A2A answers acme's token of its log position — not the
+    position, which counts every tenant's events — and a read with ``min_position`` of
+    that token works over REST; globex giving acme's token is refused as beyond the head."""
+    keys = container.services.keys
+    assert keys is not None
+    acme = keys.create(tenant="acme", role="writer", scopes=["*"], name="w").token
+    globex = keys.create(tenant="globex", role="admin", scopes=["*"], name="g").token
+    rest = http.post("/v1/memories?wait=true", json=FACT, headers=bearer(acme)).json()
+    mcp = mcp_tool(http, acme, "memory_write", FACT)
+    a2a = a2a_skill(http, acme, {"skill": "memory.write", **FACT})
+    # A2A data parts are protobuf Structs: numbers arrive as doubles, exact below 2**53.
+    tokens = [int(rest["position"]), int(mcp["position"]), int(a2a["position"])]
+    positions = container.services.positions
+    logged = [positions.taken("acme", t) for t in tokens]
+    assert logged == sorted(logged) and len(set(logged)) == 3  # three writes, in order
+    assert all(t != p for t, p in zip(tokens, logged, strict=True))  # never the position
+    assert [positions.shown("acme", p) for p in logged] == tokens
+    for token in tokens:
+        read = http.get("/v1/memories", params={"min_position": token}, headers=bearer(acme))
+        assert read.status_code == 200, read.text
+        stolen = http.get("/v1/memories", params={"min_position": token}, headers=bearer(globex))
+        assert (stolen.status_code, stolen.json()["code"]) == (422, "position_beyond_head")

@@ -55,7 +55,8 @@ def test_the_feed_pages_over_partitions_by_scope(kafka_app: tuple[TestClient, Co
     admin = key(container, "acme", "admin")
     limited = key(container, "acme", "reader", "team:k0,team:k1,team:k2")
     other = key(container, "globex", "writer")
-    positions = [put(client, admin, f"a{i}", f"team:k{i}") for i in range(6)]
+    tokens = [put(client, admin, f"a{i}", f"team:k{i}") for i in range(6)]
+    positions = [container.services.positions.taken("acme", t) for t in tokens]  # the log's
     for i in range(6):
         put(client, other, f"g{i}", f"team:k{i}")
     assert len({partition_of(p) for p in positions}) > 1

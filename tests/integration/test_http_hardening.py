@@ -203,7 +203,9 @@ def test_a_cross_site_read_appends_nothing(client: TestClient, container: Contai
     request is refused before it runs; the log does not move."""
     saved = client.put("/v1/notes", json={"agent": "neo", "topic": "tea", "note": "Oolong at 4."})
     assert saved.status_code == 201, saved.text
-    container.service.wait_for(saved.json()["position"])
+    container.service.wait_for(
+        container.services.positions.taken("default", saved.json()["position"])
+    )
     container.service.recalls.flush()
     head = container.log.last_position()
     for headers in ({"sec-fetch-site": "cross-site"}, {"origin": EVIL}, {"origin": "null"}):

@@ -19,6 +19,8 @@ fails — a new route cannot be added without saying how it is attacked here.
 
 from __future__ import annotations
 
+import base64
+import itertools
 import json
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -1375,23 +1377,86 @@ def test_a_quota_counts_only_the_tenants_own_memories(tmp_path: Path) -> None:
         container.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="a write answers its log position, and a partition's positions count every "
-    "tenant's events: the gap between two of acme's writes is how much others wrote "
-    "(read-your-writes tokens, change-feed and audit cursors carry the same positions)",
-)
+def _feed(client: httpx.Client, **params: Any) -> list[dict[str, Any]]:
+    """One page of the change feed (NDJSON): its entries, then its trailer."""
+    answer = client.get("/v1/changes", params={"limit": 1000, **params})
+    assert answer.status_code == 200, answer.text
+    return [json.loads(line) for line in answer.text.splitlines() if line]
+
+
+def _acme_sees(acme: httpx.Client) -> tuple[list[int], list[str], dict[str, Any]]:
+    """Every position and cursor acme's admin can read now — its change feed and audit
+    trail (entries and cursors), its usage — and its /healthz."""
+    *changes, trailer = _feed(acme)
+    audit = acme.get("/v1/audit", params={"limit": 1000}).json()
+    usage = acme.get("/v1/usage").json()
+    positions = [
+        *(c["position"] for c in changes),
+        *(e["position"] for e in audit["entries"]),
+        *(u["position"] for u in usage["as_of"]),
+    ]
+    cursors = [trailer["next"], audit["next"], *(c["cursor"] for c in changes)]
+    return positions, cursors, acme.get("/healthz").json()
+
+
 def test_positions_do_not_count_another_tenants_writes(world: World) -> None:
-    initech = issue(world, "initech", "writer", ["*"])
-    with world.client("admin") as acme:
-        first = acme.post("/v1/memories", json=memory("team:data")).json()["position"]
-        headers = {"Authorization": f"Bearer {initech}"}
-        with httpx.Client(base_url=world.url, headers=headers, timeout=60) as other:
-            for _ in range(5):
-                assert other.post("/v1/memories", json=memory("team:x")).status_code == 201
-        second = acme.post("/v1/memories", json=memory("team:data")).json()["position"]
-    assert second - first == 1
+    """acme writes twice with nothing between (N=0), then twice with initech's five
+    writes between (N=5). On a log whose positions count every tenant, the second gap
+    is the first plus five, and acme's cursors, usage and /healthz say the same. Here
+    every number acme reads is its own token — no two a small distance apart, so no gap
+    tells how much anyone wrote — its cursors are sealed, and /healthz shows acme's
+    admin no position at all."""
+    initech = issue(world, "initech", "admin", ["*"])
+    headers = {"Authorization": f"Bearer {initech}"}
+    with (
+        world.client("admin") as acme,
+        httpx.Client(base_url=world.url, headers=headers, timeout=60) as other,
+    ):
+
+        def write(client: httpx.Client, scope: str) -> int:
+            answer = client.post("/v1/memories", json=memory(scope), params={"wait": "true"})
+            assert answer.status_code == 201, answer.text
+            return int(answer.json()["position"])
+
+        quiet = [write(acme, "team:data"), write(acme, "team:data")]  # N = 0
+        _, _, health_before = _acme_sees(acme)
+        busy = [write(acme, "team:data")]
+        theirs = [write(other, "team:x") for _ in range(5)]  # N = 5
+        busy.append(write(acme, "team:data"))
+        seen, cursors, health_after = _acme_sees(acme)
+
+        # No two numbers acme reads are close: a gap of 1 (N=0) or 6 (N=5) between
+        # neighbouring writes would count initech's writes.
+        mine = sorted({*quiet, *busy, *seen})
+        assert len(mine) >= 6 and all(0 < p < 2**53 for p in mine)
+        closest = min(b - a for a, b in itertools.pairwise(mine))
+        assert closest > 2**20, f"two of acme's positions are {closest} apart"
+        # Cursors hold no readable positions: sealed, never plain text.
+        for cursor in cursors:
+            raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+            assert not raw.isascii() or not raw.decode().isprintable(), raw
+        # /healthz: acme's admin sees statuses, the same whatever initech wrote.
+        assert health_before == health_after
+        assert not {"projections", "lag", "writers", "dead_letters"} & set(health_after)
+
+        # Read-your-writes works with acme's token...
+        last = acme.get("/v1/memories", params={"min_position": busy[-1]})
+        assert last.status_code == 200, last.text
+        # ...and initech's token is not acme's: refused as beyond the head, the head unsaid.
+        for token in theirs:
+            refused = acme.get("/v1/memories", params={"min_position": token})
+            assert (refused.status_code, problem_code(refused)) == (
+                422,
+                "position_beyond_head",
+            ), refused.text
+            assert refused.json()["field"] == "min_position"
+            assert str(token) in refused.json()["detail"]
+        # acme's cursors are refused to initech (and initech's to acme).
+        owned = [("/v1/changes", _feed(acme)[-1]["next"]), ("/v1/audit", cursors[1])]
+        owned.append(("/v1/changes", _feed(other)[-1]["next"]))  # initech's, to acme
+        for (path, cursor), thief in zip(owned, (other, other, acme), strict=True):
+            stolen = thief.get(path, params={"since": cursor})
+            assert (stolen.status_code, stolen.json().get("field")) == (422, "since")
 
 
 def test_zz_the_victim_is_unchanged(world: World, victim_before: list[Any]) -> None:

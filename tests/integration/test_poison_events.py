@@ -152,6 +152,8 @@ def test_the_cli_lists_redrives_and_discards_dead_letters(
     (far,) = container.log.append([far_future_write()])
     junk = insert_raw(data_dir / "events.db", JUNK)
     ok = client.post("/v1/memories?wait=true", json=memory("A healthy memory.")).json()
+    # The answer shows the tenant's token; dead letters (the operator's) hold log positions.
+    ok["position"] = container.services.positions.taken("default", ok["position"])
     wait_until(lambda: len(container.dead_letters.entries()) == 3)  # type: ignore[union-attr]
     # An entry whose event applies now (as after a fix): what a re-drive should clear.
     entry = container.dead_letters.get("index", far)  # type: ignore[union-attr]
@@ -216,7 +218,8 @@ def test_a_projection_stuck_on_a_down_store_is_reported_and_recovers(
 
     monkeypatch.setattr(container.index, "apply", flaky_apply)
     r = client.post("/v1/memories", json=memory("Written while the index is down."))
-    position = r.json()["position"]
+    token = r.json()["position"]  # the tenant's; /healthz (deployment-wide here) the log's
+    position = container.services.positions.taken("default", token)
     wait_until(lambda: client.get("/healthz").json()["stuck"] != [])
     body = client.get("/healthz").json()
     assert body["status"] == "degraded"
@@ -230,7 +233,7 @@ def test_a_projection_stuck_on_a_down_store_is_reported_and_recovers(
 
     down = False
     assert (
-        client.get(f"/v1/memories/{r.json()['record']['id']}?min_position={position}").status_code
+        client.get(f"/v1/memories/{r.json()['record']['id']}?min_position={token}").status_code
         == 200
     )
     wait_until(lambda: client.get("/healthz").json()["status"] == "ok")

@@ -137,8 +137,17 @@ def test_the_in_process_client_has_the_http_clients_method(tmp_path: Path) -> No
     try:
         out = InProcessClient(c).write_many([item("Local.", "team:local", id="local")])
         body = out.model_dump(exclude_none=True)
+        token = body["results"][0]["position"]  # the tenant's token of its log position
         assert body["results"] == [
-            {"index": 0, "status": 201, "id": "local", "version": 1, "changed": True, "position": 1}
+            {
+                "index": 0,
+                "status": 201,
+                "id": "local",
+                "version": 1,
+                "changed": True,
+                "position": token,
+            }
         ]
+        assert c.services.positions.taken("default", token) == 1
     finally:
         c.close()

@@ -14,7 +14,6 @@ import pytest
 
 from ai_memory.bootstrap import Container, build
 from ai_memory.core.errors import InvalidInput
-from ai_memory.service.changes import encode_cursor
 from ai_memory.settings import Settings
 from tests.factories import FixedClock
 
@@ -62,10 +61,25 @@ def test_entries_scopes_and_cursors(built: Container) -> None:
 def test_bad_cursors_name_their_field(built: Container) -> None:
     feed = built.services.changes
     assert feed is not None
-    for bad in ("", "!!", "YTF8MDow", encode_cursor({7: 1})):
+    write(built, "globex", "g1", "user:alice")
+    globex = feed.page("globex", None)
+    assert globex.changes
+    audit = built.services.audit
+    assert audit is not None
+    for bad in (
+        "",
+        "!!",
+        "YTF8MDow",
+        "YzF8MDow",  # a plain cursor of old: "c1|0:0", now forgeable no more
+        feed.cursor("acme", {7: 1}),  # a partition this log does not have
+        globex.next,  # another tenant's cursor
+        globex.changes[0].cursor,
+        audit.page("acme").next,  # the audit trail's cursor
+    ):
         with pytest.raises(InvalidInput) as e:
             feed.page("acme", None, since=bad or "x", field="Last-Event-ID")
         assert e.value.field == "Last-Event-ID"
+        assert e.value.message == "Last-Event-ID must be a cursor returned by GET /v1/changes"
     with pytest.raises(InvalidInput) as e:
         feed.page("acme", None, limit=0)
     assert e.value.field == "limit"
@@ -74,15 +88,15 @@ def test_bad_cursors_name_their_field(built: Container) -> None:
 def test_a_waiter_wakes_on_an_append(built: Container) -> None:
     feed = built.services.changes
     assert feed is not None
-    start = feed.start()
+    start = feed.start("acme")
 
     async def wait() -> tuple[bool, float]:
         began = time.monotonic()
-        woke = await feed.wait(start, 10)
+        woke = await feed.wait("acme", start, 10)
         return woke, time.monotonic() - began
 
     threading.Timer(0.2, lambda: write(built, "acme", "late", "public")).start()
     woke, waited = asyncio.run(wait())
     assert woke and waited < 5
-    assert not asyncio.run(feed.wait(feed.start(), 0.2))  # nothing new: times out
-    assert feed.wait_blocking(start, 0.1)
+    assert not asyncio.run(feed.wait("acme", feed.start("acme"), 0.2))  # nothing new
+    assert feed.wait_blocking("acme", start, 0.1)

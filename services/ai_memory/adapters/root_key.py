@@ -21,6 +21,9 @@ from ai_memory.core.errors import InvalidInput
 from .key_wrapping import parse_root_key
 
 ROOT_KEY_FILE = "root.key"
+# The secret of an embedded deployment's position tokens when encryption is off (there
+# is no root key then): generated once, like root.key.
+POSITIONS_KEY_FILE = "positions.key"
 
 
 def load_root_key(configured: str, data_dir: Path, *, embedded: bool) -> bytes:
@@ -32,12 +35,17 @@ def load_root_key(configured: str, data_dir: Path, *, embedded: bool) -> bytes:
             "required",
             "AIMEM_ENCRYPTION=on with a shared vault needs AIMEM_ROOT_KEY (base64url, 32 bytes)",
         )
-    path = data_dir / ROOT_KEY_FILE
+    return generated_key(data_dir / ROOT_KEY_FILE)
+
+
+def generated_key(path: Path) -> bytes:
+    """The 32-byte key in ``path`` (base64url), generated there (0600) on first use."""
+    data_dir = path.parent
     if not path.exists():
         text = base64.urlsafe_b64encode(os.urandom(KEY_BYTES)).decode("ascii")
         # Written whole beside it, then linked into place: link fails if the name exists,
         # so two processes starting at once never see a partial file or two keys.
-        tmp = data_dir / f".{ROOT_KEY_FILE}.{os.getpid()}"
+        tmp = data_dir / f".{path.name}.{os.getpid()}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="ascii") as f:
             f.write(text + "\n")

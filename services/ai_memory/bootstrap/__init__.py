@@ -86,6 +86,7 @@ from .security import (
     build_sealer,
     index_tag_key,
     note_id_key,
+    position_tokens,
     receipt_signing_key,
     root_key,
     run_vault_reconcile,
@@ -451,7 +452,8 @@ def _assemble(
         writers=log.writers,
     )
     key_store = build_key_store(s)
-    feed = ChangeFeed(log)
+    tokens = position_tokens(s, root)  # what tenants see of log positions
+    feed = ChangeFeed(log, tokens)
     webhooks = build_webhooks(s, feed, clock, s.limits, root)
     services = Services(
         s,
@@ -461,7 +463,7 @@ def _assemble(
         TransferService(writing),
         health,
         keys=KeyService(key_store, clock, cache_ttl=s.key_cache_seconds),
-        audit=AuditService(log),  # the trail reads the log itself
+        audit=AuditService(log, tokens),  # the trail reads the log itself
         changes=feed,  # so does the change feed, and the webhooks built on it
         rates=RateLimiter(limit_table),  # this gateway's buckets
         erasures=build_erasures(s, writing, log, projections, sealer),
@@ -469,6 +471,7 @@ def _assemble(
         index_compaction=index.compaction_status,
         webhooks=webhooks.service,
         webhook_dispatcher=webhooks.dispatcher,
+        positions=tokens,
     )
     return Container(
         s,

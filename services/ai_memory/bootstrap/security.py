@@ -26,6 +26,7 @@ from ai_memory.serialization.sealer import Sealer
 from ai_memory.service.erasure import ErasureService, KeyVault
 from ai_memory.service.key_rotation import KekRotated, rotate_kek
 from ai_memory.service.keys import KeyService
+from ai_memory.service.position_tokens import PositionTokens
 from ai_memory.service.vault_reconcile import VaultReconciled, reconcile_vault
 from ai_memory.service.writing import Writing
 from ai_memory.settings import Settings
@@ -56,6 +57,38 @@ def root_key(s: Settings) -> bytes | None:
     ensure_private_dir(s.data_dir)
     shared = scheme_of(s.record_store_url) == "cassandra"
     return load_root_key(configured, s.data_dir, embedded=not shared)
+
+
+def position_tokens(s: Settings, root: bytes | None) -> PositionTokens:
+    """What tenants are shown of log positions (``service.position_tokens``), keyed by a
+    secret every gateway of the deployment shares: the root key when encryption is on;
+    else AIMEM_RECEIPT_KEY (a distributed deployment sets it); else a generated
+    ``<data_dir>/positions.key`` (embedded), or a fresh one beside an in-memory log."""
+    if root is not None:
+        return PositionTokens(derived_key(root, "positions"))
+    s = s.resolved()
+    if scheme_of(s.event_log_url) == "memory":
+        return PositionTokens(os.urandom(32))  # nothing survives the process
+    receipt = s.receipt_key.get_secret_value()
+    if receipt.strip():
+        from ai_memory.adapters.receipt_key import parse_receipt_key
+
+        seed = parse_receipt_key(receipt).private_bytes_raw()
+        return PositionTokens(derived_key(seed, "positions"))
+    if scheme_of(s.record_store_url) == "cassandra":
+        raise InvalidInput(
+            "AIMEM_RECEIPT_KEY",
+            "required",
+            "a distributed deployment with AIMEM_ENCRYPTION=off keys its position tokens "
+            "with AIMEM_RECEIPT_KEY (every gateway must show a tenant the same tokens)",
+        )
+    from ai_memory.adapters.root_key import POSITIONS_KEY_FILE, generated_key
+
+    def generated() -> bytes:  # when first needed: a worker or a CLI command makes none
+        ensure_private_dir(s.data_dir)
+        return generated_key(s.data_dir / POSITIONS_KEY_FILE)
+
+    return PositionTokens(generated)
 
 
 def index_tag_key(root: bytes | None) -> bytes | None:

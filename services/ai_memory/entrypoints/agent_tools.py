@@ -73,6 +73,7 @@ class AgentTools:
     def __init__(self, services: Services, rules: NoteRules | None = None) -> None:
         self.service = services.memory
         self.transfer = services.transfer
+        self.positions = services.positions  # positions shown as the caller's tokens
         self.notes = services.notes if rules is None else services.notes.with_rules(rules)
         self.specs = {s.name: s for s in tool_specs(self.service.limits, self.notes.rules)}
         self._impl: dict[str, Callable[[Caller, Mapping[str, Any]], ToolOutput]] = {
@@ -103,7 +104,8 @@ class AgentTools:
         body = {k: args[k] for k in keys if k in args}
         result = self.service.write(who, body, memory_id=args.get("id"), wait=True)
         status = "created" if result.created else "updated" if result.changed else "unchanged"
-        return ToolOutput({"id": result.record.id, "status": status, **result.to_json()})
+        shown = self.positions.shown_in(who, result.to_json())
+        return ToolOutput({"id": result.record.id, "status": status, **shown})
 
     def memory_search(self, who: Caller, args: Mapping[str, Any]) -> ToolOutput:
         """Hybrid search with reranking, as ``POST /v1/memories/search``."""
@@ -150,7 +152,7 @@ class AgentTools:
                 "id": result.memory_id,
                 "forgotten": True,
                 "already_forgotten": result.already_forgotten,
-                "position": result.position,
+                "position": self.positions.shown(who, result.position),
             }
         )
 
@@ -189,4 +191,7 @@ class AgentTools:
     def notes_recall(self, who: Caller, args: Mapping[str, Any]) -> ToolOutput:
         """Ranked notes for a topic plus all topics, as ``GET /v1/notes``."""
         page = self.notes.recall(who, args["agent"], args.get("topic"))
-        return ToolOutput(page_json(page, self.notes.rules.quota))
+        shown = self.positions.shown_in(
+            who, page_json(page, self.notes.rules.quota), ["recall_position"]
+        )
+        return ToolOutput(shown)

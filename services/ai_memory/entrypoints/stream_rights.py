@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 
+from ai_memory.service.access import Who
 from ai_memory.service.changes import ChangeFeed
 
 RECHECK_SECONDS = 1.0
@@ -26,7 +27,12 @@ async def always_allowed() -> None:
 
 
 async def wait_checked(
-    feed: ChangeFeed, cursor: str, timeout: float, check: Check, every: float = RECHECK_SECONDS
+    feed: ChangeFeed,
+    who: Who,
+    cursor: str,
+    timeout: float,
+    check: Check,
+    every: float = RECHECK_SECONDS,
 ) -> bool:
     """``feed.wait`` (True once something follows ``cursor``, False after ``timeout``),
     asking ``check`` before every slice of at most ``every`` seconds."""
@@ -36,5 +42,5 @@ async def wait_checked(
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return False
-        if await feed.wait(cursor, min(every, remaining)):
+        if await feed.wait(who, cursor, min(every, remaining)):
             return True

@@ -22,16 +22,16 @@ hold fewer than ``limit`` entries (even none) while ``more`` is true: continue f
 log positions of different partitions are not ordered, so "everything up to here" is a
 position per partition. A page merges the partitions by recorded time while keeping each
 partition in log order, and ``next`` records how far each partition was consumed. It is
-opaque to clients (base64url) and also serves to follow the trail: a client that keeps
-the last ``next`` reads only what was appended since.
+sealed and bound to the caller's tenant (``service.position_tokens``: opaque,
+unforgeable, refused from another tenant) and also serves to follow the trail: a client
+that keeps the last ``next`` reads only what was appended since. Entries show the
+caller's position tokens, never log positions (which count every tenant's events).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import heapq
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +50,7 @@ from ai_memory.core.events import (
 from ai_memory.core.ports import EventLog
 from ai_memory.service import access
 from ai_memory.service.access import Who
+from ai_memory.service.position_tokens import PositionTokens
 
 MAX_LIMIT = 1000
 DEFAULT_LIMIT = 100
@@ -106,11 +107,12 @@ class AuditPage:
         }
 
 
-def entry_of(logged: LoggedEvent) -> AuditEntry:
-    """What the trail shows of an event: who, what, which ids — never content."""
+def entry_of(logged: LoggedEvent, position: int) -> AuditEntry:
+    """What the trail shows of an event: who, what, which ids — never content;
+    ``position``: what the reader is shown of its log position (its token)."""
     event = logged.event
     return AuditEntry(
-        position=logged.position,
+        position=position,
         time=event.header.occurred_at.isoformat(),
         actor=event.header.actor,
         action=ACTIONS[type(event)],
@@ -137,31 +139,28 @@ def _memory_ids(event: DomainEvent) -> tuple[str, ...]:
     return ()
 
 
-def encode_cursor(positions: dict[int, int]) -> str:
-    text = "|".join([_CURSOR_VERSION, *(f"{p}:{pos}" for p, pos in sorted(positions.items()))])
-    return base64.urlsafe_b64encode(text.encode("ascii")).rstrip(b"=").decode("ascii")
-
-
-def decode_cursor(cursor: str, partitions: list[int]) -> dict[int, int]:
-    """``since`` → position per partition; a cursor of another log is refused."""
+def decode_cursor(
+    tokens: PositionTokens, who: Who, cursor: str, partitions: Sequence[int]
+) -> dict[int, int]:
+    """``since`` → position per partition; a cursor of another log, endpoint or tenant
+    is refused (in the same words whatever the reason)."""
     try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
-        version, *pairs = text.split("|")
-        if version != _CURSOR_VERSION:
-            raise ValueError(version)
-        positions = {int(p): int(pos) for p, pos in (pair.split(":") for pair in pairs)}
-    except (ValueError, UnicodeDecodeError, binascii.Error):
+        positions = tokens.open_cursor(_CURSOR_VERSION, who, cursor)
+    except ValueError:
+        positions = None
+    if positions is None or any(
+        p not in partitions or not 0 <= pos <= MAX_POSITION for p, pos in positions.items()
+    ):
         raise InvalidInput(
             "since", "cursor", "since must be a cursor returned as next by this endpoint"
-        ) from None
-    if any(p not in partitions or not 0 <= pos <= MAX_POSITION for p, pos in positions.items()):
-        raise InvalidInput("since", "cursor", "since is a cursor of another log")
+        )
     return positions
 
 
 class AuditService:
-    def __init__(self, log: EventLog) -> None:
+    def __init__(self, log: EventLog, tokens: PositionTokens | None = None) -> None:
         self._log = log
+        self.tokens = tokens or PositionTokens(None)
 
     def page(
         self,
@@ -185,7 +184,7 @@ class AuditService:
         partitions = self._log.partitions()
         cursor = {p: 0 for p in partitions}
         if since:
-            cursor.update(decode_cursor(since, partitions))
+            cursor.update(decode_cursor(self.tokens, who, since, partitions))
         pages = {p: self._read(tenant, cursor[p], limit, p) for p in partitions}
         walked = dict(cursor)
         entries: list[AuditEntry] = []
@@ -195,7 +194,7 @@ class AuditService:
                 cut = True
                 break
             walked[partition] = logged.position
-            entry = entry_of(logged)
+            entry = entry_of(logged, self.tokens.shown(who, logged.position))
             if (actor is None or entry.actor == actor) and (
                 action is None or entry.action == action
             ):
@@ -207,7 +206,8 @@ class AuditService:
                 more = more or not complete
             else:
                 more = True
-        return AuditPage(tenant, entries, encode_cursor(walked), more)
+        next_cursor = self.tokens.seal_cursor(_CURSOR_VERSION, who, walked)
+        return AuditPage(tenant, entries, next_cursor, more)
 
     def _read(
         self, tenant: str, after: int, limit: int, partition: int

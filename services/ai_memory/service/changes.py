@@ -13,7 +13,10 @@ other scopes are skipped undecoded and a request examines at most
 in-memory log of tests filters after decoding).
 
 **The cursor** holds one position per partition (``core.positions``: positions of
-different partitions are not ordered), base64url, opaque. Every entry carries the cursor
+different partitions are not ordered), sealed and bound to the caller's tenant
+(``service.position_tokens``): opaque, unforgeable, refused from another tenant. Entries
+show the tenant's position tokens, never log positions (which count every tenant's
+events). Every entry carries the cursor
 *after* it, so a subscriber that keeps the cursor of the last entry it handled resumes
 exactly after it — nothing missed, nothing twice — wherever it was cut off. Entries of
 one partition keep log order (all events of one memory are in one partition); partitions
@@ -25,11 +28,9 @@ loop, bounded by the caller's timeout.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import heapq
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,7 @@ from ai_memory.core.ports import EventLog
 from . import access
 from .access import Who
 from .log_watch import LogWatch
+from .position_tokens import PositionTokens
 
 MAX_LIMIT = 1000
 DEFAULT_LIMIT = 100
@@ -69,7 +71,7 @@ class Change:
     state: str | None  # written/state_changed: the state after it; forgotten: None
     at: str  # when it happened (ISO 8601)
     actor: str
-    position: int  # the event's log position: a read with min_position sees the change
+    position: int  # the reader's token of its log position: min_position=it sees the change
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -95,32 +97,33 @@ class ChangePage:
         return {"next": self.next, "more": self.more}
 
 
-def encode_cursor(positions: dict[int, int]) -> str:
-    text = "|".join([_CURSOR_VERSION, *(f"{p}:{pos}" for p, pos in sorted(positions.items()))])
-    return base64.urlsafe_b64encode(text.encode("ascii")).rstrip(b"=").decode("ascii")
-
-
-def decode_cursor(cursor: str, partitions: Sequence[int], field: str = "since") -> dict[int, int]:
-    """A cursor → position per partition; one of another log or endpoint is refused."""
+def decode_cursor(
+    tokens: PositionTokens,
+    who: Who,
+    cursor: str,
+    partitions: Sequence[int],
+    field: str = "since",
+) -> dict[int, int]:
+    """A cursor → position per partition; one of another log, endpoint or tenant is
+    refused, in the same words whatever the reason (sealed: none can be forged)."""
     try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
-        version, *pairs = text.split("|")
-        if version != _CURSOR_VERSION:
-            raise ValueError(version)
-        positions = {int(p): int(pos) for p, pos in (pair.split(":") for pair in pairs)}
-    except (ValueError, UnicodeDecodeError, binascii.Error):
+        positions = tokens.open_cursor(_CURSOR_VERSION, who, cursor)
+    except ValueError:
+        positions = None
+    if positions is None or any(
+        p not in partitions or not 0 <= pos <= MAX_POSITION for p, pos in positions.items()
+    ):
         raise InvalidInput(
             field, "cursor", f"{field} must be a cursor returned by GET /v1/changes"
         ) from None
-    if any(p not in partitions or not 0 <= pos <= MAX_POSITION for p, pos in positions.items()):
-        raise InvalidInput(field, "cursor", f"{field} is a cursor of another log")
     return positions
 
 
-def change_of(logged: LoggedEvent, cursor: str) -> Change | None:
-    """The feed's entry for an event (None for events that change no memory)."""
+def change_of(logged: LoggedEvent, cursor: str, position: int) -> Change | None:
+    """The feed's entry for an event (None for events that change no memory);
+    ``position``: what the reader is shown of the event's log position (its token)."""
     event = logged.event
-    at, actor, position = event.header.occurred_at.isoformat(), event.header.actor, logged.position
+    at, actor = event.header.occurred_at.isoformat(), event.header.actor
     if isinstance(event, MemoryWritten):
         record = event.record
         return Change(
@@ -162,20 +165,30 @@ def change_of(logged: LoggedEvent, cursor: str) -> Change | None:
 
 
 class ChangeFeed:
-    def __init__(self, log: EventLog) -> None:
+    def __init__(self, log: EventLog, tokens: PositionTokens | None = None) -> None:
         self._log = log
         self.watch = LogWatch(log)
+        self.tokens = tokens or PositionTokens(None)
 
-    def start(self) -> str:
+    def _heads(self) -> dict[int, int]:
+        return {p: self._log.last_position(p) for p in self._log.partitions()}
+
+    def cursor(self, owner: Who, positions: Mapping[int, int]) -> str:
+        """The cursor of ``positions`` for ``owner``'s tenant. ``owner`` binds the
+        cursors of these helpers to a tenant and authorizes nothing (``page`` judges)."""
+        return self.tokens.seal_cursor(_CURSOR_VERSION, owner, positions)
+
+    def start(self, owner: Who) -> str:
         """The cursor of "now": a subscriber starting here sees only what comes next."""
-        return encode_cursor({p: self._log.last_position(p) for p in self._log.partitions()})
+        return self.cursor(owner, self._heads())
 
-    def positions(self, since: str | None, field: str = "since") -> dict[int, int]:
-        """The cursor as positions per partition (every partition; 0 = from the start)."""
+    def positions(self, owner: Who, since: str | None, field: str = "since") -> dict[int, int]:
+        """``owner``'s cursor as positions per partition (every partition; 0 = from the
+        start); a cursor of another tenant is refused."""
         partitions = self._log.partitions()
         cursor = dict.fromkeys(partitions, 0)
         if since:
-            cursor.update(decode_cursor(since, partitions, field))
+            cursor.update(decode_cursor(self.tokens, owner, since, partitions, field))
         return cursor
 
     def scopes(self, who: Who, requested: Sequence[str] | None) -> list[str] | None:
@@ -201,7 +214,7 @@ class ChangeFeed:
         scopes = self.scopes(who, scopes)
         if not 1 <= limit <= MAX_LIMIT:
             raise InvalidInput("limit", "range", f"limit must be 1-{MAX_LIMIT}")
-        cursor = self.positions(since, field)
+        cursor = self.positions(who, since, field)
         pages = {p: self._read(tenant, scopes, cursor[p], limit, p, field) for p in cursor}
         walked = dict(cursor)
         changes: list[Change] = []
@@ -211,7 +224,8 @@ class ChangeFeed:
                 cut = True
                 break
             walked[partition] = logged.position
-            change = change_of(logged, encode_cursor(walked))
+            shown = self.tokens.shown(who, logged.position)
+            change = change_of(logged, self.cursor(who, walked), shown)
             if change is not None:
                 changes.append(change)
         more = cut
@@ -221,16 +235,16 @@ class ChangeFeed:
                 more = more or not page.complete
             else:
                 more = True
-        return ChangePage(changes, encode_cursor(walked), more)
+        return ChangePage(changes, self.cursor(who, walked), more)
 
-    async def wait(self, cursor: str, timeout: float) -> bool:
-        """True once the log has something after ``cursor`` (in any scope: the next
-        page tells whether it is for this subscriber); False after ``timeout``."""
-        return await self.watch.wait_beyond(self.positions(cursor), timeout)
+    async def wait(self, owner: Who, cursor: str, timeout: float) -> bool:
+        """True once the log has something after ``owner``'s ``cursor`` (in any scope: the
+        next page tells whether it is for this subscriber); False after ``timeout``."""
+        return await self.watch.wait_beyond(self.positions(owner, cursor), timeout)
 
-    def wait_blocking(self, cursor: str, timeout: float) -> bool:
+    def wait_blocking(self, owner: Who, cursor: str, timeout: float) -> bool:
         """``wait`` for a caller without an event loop (the in-process client)."""
-        positions = self.positions(cursor)
+        positions = self.positions(owner, cursor)
         deadline = time.monotonic() + timeout
         while True:
             if any(self._log.last_position(p) > pos for p, pos in positions.items()):

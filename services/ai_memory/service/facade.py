@@ -20,13 +20,15 @@ writes; an entry point only turns a credential into a caller and passes it.
 * ``webhooks``: a tenant's webhook subscriptions; ``webhook_dispatcher`` delivers them
   (run with the app's lifespan);
 * ``rates``: this process's request-rate buckets per tenant and per key (the HTTP door);
-* ``settings``: the deployment's limits and edge configuration.
+* ``settings``: the deployment's limits and edge configuration;
+* ``positions``: what a tenant is shown of log positions (``service.position_tokens``:
+  its own tokens; every entry point shows and takes positions through it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ai_memory.core.access.rate import RateLimiter
 from ai_memory.settings import Settings
@@ -39,6 +41,7 @@ from .health import HealthService
 from .keys import KeyService
 from .memory_service import MemoryService
 from .notes import NotesService
+from .position_tokens import PositionTokens
 from .transfer import TransferService
 from .usage import UsageService
 from .webhook_dispatcher import WebhookDispatcher
@@ -63,3 +66,5 @@ class Services:
     index_compaction: Callable[[], dict[str, float]] | None = None
     webhooks: WebhookService | None = None  # None: webhooks are not served
     webhook_dispatcher: WebhookDispatcher | None = None  # None: nothing is delivered
+    # No secret by default (a bare Services of a test): positions are shown as they are.
+    positions: PositionTokens = field(default_factory=lambda: PositionTokens(None))

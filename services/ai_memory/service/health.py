@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ai_memory.core.access import AccessPrincipal
+from ai_memory.core.access.keys import DEPLOYMENT_WIDE
 from ai_memory.core.ports import DeadLetters
 
 from . import access
@@ -159,16 +160,26 @@ class HealthService:
         access.require_deployment_wide(access.caller_of(who), "the metrics")
 
     def may_read_details(self, who: Who) -> bool:
-        """Whether ``who`` may see the report's positions, lag and writers: the
-        deployment, an operator key, or an admin key — whoever runs something. They are
-        deployment-wide counts, like the positions a write answers (a known gap, see
-        GUARANTEES: "Not yet"); a probe without a key and a reader or writer key learn
-        only whether the server is healthy."""
+        """Whether ``who`` may see more than the status: the deployment, an operator key,
+        or an admin key — whoever runs something; a probe without a key and a reader or
+        writer key learn only whether the server is healthy."""
         caller = access.caller_of(who)
         return not isinstance(caller, AccessPrincipal) or caller.role in ("admin", "operator")
 
     def report(self, version: str) -> dict[str, Any]:
         return report(self, version)
+
+    def shown(self, who: Who, body: dict[str, Any]) -> dict[str, Any]:
+        """What ``who`` (``may_read_details``) sees of a report. Positions, heads, lag,
+        dead letters and writers count every tenant's events: only the deployment and a
+        deployment-wide (``*``) operator see them; a tenant's admin or operator sees the
+        status, the version, the embedder and which projections are stuck."""
+        caller = access.caller_of(who)
+        if not isinstance(caller, AccessPrincipal) or caller.tenant == DEPLOYMENT_WIDE:
+            return body
+        shown: dict[str, Any] = {k: body[k] for k in ("status", "version", "embedder") if k in body}
+        shown["stuck"] = [{"projection": s["projection"]} for s in body.get("stuck", ())]
+        return shown
 
 
 def report(health: HealthService, version: str) -> dict[str, Any]:

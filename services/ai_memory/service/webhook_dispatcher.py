@@ -241,7 +241,7 @@ class WebhookDispatcher:
                 self._store.save_state, tenant, webhook_id, replace(state, cursor=page.next)
             )
         if not page.more:
-            await self._idle(webhook_id, page.next)
+            await self._idle(tenant, webhook_id, page.next)
         return True
 
     async def _deliver(self, subscription: Subscription, entries: list[Change], after: str) -> None:
@@ -321,11 +321,11 @@ class WebhookDispatcher:
             await asyncio.wait_for(nudge.wait(), seconds)
         nudge.clear()
 
-    async def _idle(self, webhook_id: str, cursor: str) -> None:
+    async def _idle(self, tenant: str, webhook_id: str, cursor: str) -> None:
         """Until the log advances past ``cursor``, a nudge, or ``idle_wait``."""
         nudge = self._nudges.setdefault(webhook_id, asyncio.Event())
         waits = [
-            asyncio.create_task(self._feed.wait(cursor, self._timing.idle_wait)),
+            asyncio.create_task(self._feed.wait(tenant, cursor, self._timing.idle_wait)),
             asyncio.create_task(nudge.wait()),
         ]
         try:

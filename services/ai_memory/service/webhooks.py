@@ -31,7 +31,7 @@ from ai_memory.core.webhooks.model import (
 
 from . import access
 from .access import Who
-from .changes import ChangeFeed, decode_cursor
+from .changes import ChangeFeed
 from .listing import MAX_LIST_SCOPES
 
 WHAT = "managing webhooks"
@@ -92,7 +92,7 @@ class WebhookService:
             secret=new_secret(),
             created_at=self._clock.now(),
             created_by=access.actor_of(caller, "deployment"),
-            state=DeliveryState(cursor=self._feed.start()),
+            state=DeliveryState(cursor=self._feed.start(caller)),
         )
         self.store.create(subscription)
         self._nudge(None)
@@ -132,12 +132,14 @@ class WebhookService:
         return replace(found, state=state)
 
     def positions(self, subscription: Subscription) -> list[dict[str, int]]:
-        """Where its cursor stands, per log partition."""
-        cursor = subscription.state.cursor
-        partitions = self._feed.positions(None)
-        if cursor:
-            partitions.update(decode_cursor(cursor, list(partitions)))
-        return [{"partition": p, "position": pos} for p, pos in sorted(partitions.items())]
+        """Where its cursor stands, per log partition: the tenant's position tokens."""
+        tenant = subscription.tenant
+        partitions = self._feed.positions(tenant, subscription.state.cursor or None)
+        tokens = self._feed.tokens
+        return [
+            {"partition": p, "position": tokens.shown(tenant, pos)}
+            for p, pos in sorted(partitions.items())
+        ]
 
     def check_destination(self, url: str) -> None:
         """``InvalidInput`` naming ``url`` unless deliveries may go there now."""

@@ -100,9 +100,9 @@ def changes_request(
     if since is not None and (not isinstance(since, str) or not 0 < len(since) <= _CURSOR_CHARS):
         raise InvalidInput("since", "cursor", "since must be a cursor of memory.changes, or now")
     if since == "now":
-        since = feed.start()
+        since = feed.start(caller)
     else:
-        feed.positions(since)  # a bad cursor is refused now, not inside a started task
+        feed.positions(caller, since)  # a bad cursor is refused now, not inside a started task
     return ChangesRequest(caller, scopes, since, int(limit), float(timeout), check)
 
 
@@ -119,7 +119,8 @@ async def one_page(feed: ChangeFeed, request: ChangesRequest) -> dict[str, Any]:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             break
-        if not page.more and not await wait_checked(feed, page.next, remaining, request.check):
+        waited = wait_checked(feed, request.caller, page.next, remaining, request.check)
+        if not page.more and not await waited:
             break
         page = await anyio.to_thread.run_sync(_read, feed, request, page.next, request.limit)
         await request.check()
@@ -157,7 +158,8 @@ async def stream(
         if sent >= request.limit or remaining <= 0:
             break
         # An empty page with ``more`` (a scan that met only other scopes) reads on at once.
-        if not page.more and not await wait_checked(feed, page.next, remaining, request.check):
+        waited = wait_checked(feed, request.caller, page.next, remaining, request.check)
+        if not page.more and not await waited:
             break
     # ``cursor`` is a page's ``next``, never None here: at least one page was read.
     return {"next": cursor, "more": more, "count": sent}

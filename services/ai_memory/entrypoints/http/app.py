@@ -165,13 +165,17 @@ def create_app(services: Services) -> FastAPI:
     edge.install(app, settings, hosts)
     service = services.memory
     transfer = services.transfer
+    positions = services.positions  # what a caller is shown of log positions
     max_query_chars = settings.max_query_chars
 
-    async def reach(position: int) -> None:
-        """Read-your-writes before a read: refuse a position beyond the head at once,
-        then wait on the event loop (no worker thread is held while waiting)."""
-        if position:
-            await run_in_threadpool(service.check_position, position)
+    async def reach(request: Request, token: int) -> None:
+        """Read-your-writes before a read: the caller's token → a log position, refused
+        at once beyond the head (or not the caller's), then waited for on the event loop
+        (no worker thread is held while waiting)."""
+        if token:
+            position = await run_in_threadpool(
+                positions.reachable, caller_of(request), token, service.check_position
+            )
             await service.wait_for_async(position)
 
     @app.post(
@@ -197,7 +201,7 @@ def create_app(services: Services) -> FastAPI:
             await service.wait_for_async(result.position)
         response.status_code = 201 if result.created else 200
         response.headers["ETag"] = etag(result.version)
-        return result.to_json()
+        return positions.shown_in(caller, result.to_json())
 
     @app.put(
         "/v1/memories/{memory_id}",
@@ -231,7 +235,7 @@ def create_app(services: Services) -> FastAPI:
             await service.wait_for_async(result.position)
         response.status_code = 201 if result.created else 200
         response.headers["ETag"] = etag(result.version)
-        return result.to_json()
+        return positions.shown_in(caller, result.to_json())
 
     @app.get(
         "/v1/memories/{memory_id}",
@@ -248,7 +252,7 @@ def create_app(services: Services) -> FastAPI:
     async def read_memory(
         memory_id: MemoryId, request: Request, response: Response, min_position: MinPosition = 0
     ) -> dict[str, Any]:
-        await reach(min_position)
+        await reach(request, min_position)
         stored = await run_in_threadpool(service.get, caller_of(request), memory_id)
         response.headers["ETag"] = etag(stored.version)  # If-Match of a later PUT/DELETE
         return stored.to_json()
@@ -279,7 +283,7 @@ def create_app(services: Services) -> FastAPI:
             await service.wait_for_async(result.position)
         return {
             "id": result.memory_id,
-            "position": result.position,
+            "position": positions.shown(caller, result.position),
             "forgotten": True,
             "already_forgotten": result.already_forgotten,
         }
@@ -302,7 +306,7 @@ def create_app(services: Services) -> FastAPI:
                 code="query_too_long",
             )
         parsed = SearchRequest.parse(body.model_dump(exclude_unset=True), service.limits)
-        await reach(min_position)
+        await reach(request, min_position)
         hits = await run_in_threadpool(service.search, caller_of(request), parsed)
         return {
             "results": [
@@ -364,7 +368,8 @@ def create_app(services: Services) -> FastAPI:
     ) -> dict[str, Any] | Response:
         edge.require_ndjson(request.headers.get("content-type"))
         # Each line is judged against the caller's scopes (its tombstones as forgets).
-        session = transfer.begin_import(caller_of(request), source=source)
+        caller = caller_of(request)
+        session = transfer.begin_import(caller, source=source)
         batch: list[tuple[int, Line]] = []
         try:
             async for number, text in numbered_lines(request.stream(), settings.max_line_bytes):
@@ -378,7 +383,8 @@ def create_app(services: Services) -> FastAPI:
                     if wait:  # what landed is readable when the refusal answers, as asked
                         for position in session.newest_positions():
                             await service.wait_for_async(position)
-                    return _line_too_long(request, number, text.limit, report.to_json())
+                    shown = positions.shown_in(caller, report.to_json())
+                    return _line_too_long(request, number, text.limit, shown)
                 batch.append((number, text))
                 if len(batch) >= 500:
                     await run_in_threadpool(session.feed, batch)
@@ -397,7 +403,7 @@ def create_app(services: Services) -> FastAPI:
                 e.status,
                 e.code,
                 f"{e.detail}; the complete lines before the limit were imported (see report)",
-                report=report.to_json(),
+                report=positions.shown_in(caller, report.to_json()),
                 request_id=problems.request_id_of(request.scope),
             )
             refused.headers["connection"] = "close"
@@ -408,16 +414,16 @@ def create_app(services: Services) -> FastAPI:
         if wait:  # every partition the import touched, not only the highest position
             for position in session.newest_positions():
                 await service.wait_for_async(position)
-        return report.to_json()
+        return positions.shown_in(caller, report.to_json())
 
-    app.include_router(browse_routes.router(service, caller_of))
-    app.include_router(batch_routes.router(service, caller_of))
-    app.include_router(notes_routes.router(services.notes, caller_of))
-    app.include_router(governance_routes.router(services.governance, caller_of))
+    app.include_router(browse_routes.router(service, caller_of, positions))
+    app.include_router(batch_routes.router(service, caller_of, positions))
+    app.include_router(notes_routes.router(services.notes, caller_of, positions))
+    app.include_router(governance_routes.router(services.governance, caller_of, positions))
     app.include_router(audit_routes.router(services.audit, caller_of))
     app.include_router(change_routes.router(services.changes, service, caller_of))
-    app.include_router(erasure_routes.router(services.erasures, caller_of))
-    app.include_router(usage_routes.router(services.usage, caller_of))
+    app.include_router(erasure_routes.router(services.erasures, caller_of, positions))
+    app.include_router(usage_routes.router(services.usage, caller_of, positions))
     app.include_router(webhook_routes.router(services.webhooks, caller_of))
     mcp.mount(app)
     a2a.mount(app)
@@ -434,12 +440,13 @@ def create_app(services: Services) -> FastAPI:
         # "degraded" (a projection stuck, dead letters unresolved) still answers 200:
         # see service/health.py for why a liveness probe must not restart on it.
         report = services.health.report(__version__)
-        # Positions, lag and writers count every tenant's events: with keys in force
-        # they are for those who run something (an admin or operator key); a probe
-        # without a key, or a reader or writer key, learns only whether it is healthy.
+        # Positions, lag and writers count every tenant's events: they are for the
+        # deployment-wide (an operator key of "*", open mode); a tenant's admin or
+        # operator sees statuses; a probe without a key, or a reader or writer key,
+        # learns only whether it is healthy.
         if auth.anonymous(request) or not services.health.may_read_details(caller_of(request)):
             return {"status": report["status"]}
-        return report
+        return services.health.shown(caller_of(request), report)
 
     openapi_doc.install(app)
     docs_pages.install(app)

@@ -17,12 +17,15 @@ from starlette.concurrency import run_in_threadpool
 from ai_memory.service.access import Caller
 from ai_memory.service.batch_write import batch_report, positions_to_wait
 from ai_memory.service.memory_service import MemoryService
+from ai_memory.service.position_tokens import PositionTokens
 from ai_memory.wire.models import BatchWriteIn, BatchWriteOut
 
 Wait = Annotated[bool, Query(description="Return only after every projection applied every item.")]
 
 
-def router(memory: MemoryService, caller_of: Callable[[Request], Caller]) -> APIRouter:
+def router(
+    memory: MemoryService, caller_of: Callable[[Request], Caller], positions: PositionTokens
+) -> APIRouter:
     api = APIRouter(tags=["memories"])
 
     @api.post(
@@ -48,6 +51,9 @@ def router(memory: MemoryService, caller_of: Callable[[Request], Caller]) -> API
         results = await run_in_threadpool(lambda: memory.write_many(caller, body.items))
         if wait:  # on the event loop: a slow projection holds no worker thread
             await memory.wait_for_all_async(positions_to_wait(results))
-        return batch_report(results)
+        report = batch_report(results)
+        for item in report["results"]:
+            positions.shown_in(caller, item)
+        return positions.shown_in(caller, report)
 
     return api

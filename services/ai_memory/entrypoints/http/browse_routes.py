@@ -20,6 +20,7 @@ from ai_memory.core.record import MemoryState, MemoryType
 from ai_memory.service.access import Caller
 from ai_memory.service.listing import MAX_LIST_SCOPES
 from ai_memory.service.memory_service import MemoryService
+from ai_memory.service.position_tokens import PositionTokens
 from ai_memory.wire import constraints as wc
 from ai_memory.wire.models import MemoryListOut
 
@@ -29,7 +30,9 @@ _STATES: dict[str, Any] = {"items": {"type": "string", "enum": [s.value for s in
 _LIMIT_DOC = f"Items per page, 1..{MAX_LIST_LIMIT} (default {DEFAULT_LIST_LIMIT})."
 
 
-def router(service: MemoryService, caller_of: Callable[[Request], Caller]) -> APIRouter:
+def router(
+    service: MemoryService, caller_of: Callable[[Request], Caller], positions: PositionTokens
+) -> APIRouter:
     api = APIRouter(tags=["memories"])
 
     @api.get(
@@ -86,10 +89,13 @@ def router(service: MemoryService, caller_of: Callable[[Request], Caller]) -> AP
             "cursor": cursor,
             "limit": limit,
         }
-        if min_position:
-            await run_in_threadpool(service.check_position, min_position)
-            await service.wait_for_async(min_position)
-        page = await run_in_threadpool(service.list_memories, caller_of(request), parameters)
+        caller = caller_of(request)
+        if min_position:  # the caller's token → a log position (refused if not its own)
+            position = await run_in_threadpool(
+                positions.reachable, caller, min_position, service.check_position
+            )
+            await service.wait_for_async(position)
+        page = await run_in_threadpool(service.list_memories, caller, parameters)
         return page.to_json()
 
     return api

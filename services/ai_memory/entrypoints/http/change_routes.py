@@ -127,9 +127,9 @@ def router(
         if sse and last_event_id:
             field, cursor = ("Last-Event-ID", last_event_id)
         if cursor == "now":
-            cursor = await run_in_threadpool(feed.start)
+            cursor = await run_in_threadpool(feed.start, caller)
         else:  # refuse a bad cursor now, as problem+json, not inside a started stream
-            await run_in_threadpool(feed.positions, cursor, field)
+            await run_in_threadpool(feed.positions, caller, cursor, field)
 
         def read(after: str | None) -> ChangePage:
             return feed.page(caller, allowed, since=after, limit=limit, field=field)
@@ -138,11 +138,11 @@ def router(
         if sse:
             heartbeat = SSE_HEARTBEAT if timeout is None else max(timeout, 0.05)
             return StreamingResponse(
-                _sse(feed, read, cursor, heartbeat, check),
+                _sse(feed, caller, read, cursor, heartbeat, check),
                 media_type=EVENT_STREAM,
                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             )
-        page = await _long_poll(feed, read, cursor, timeout or 0.0, check)
+        page = await _long_poll(feed, caller, read, cursor, timeout or 0.0, check)
         lines = [json.dumps(c.to_json()) for c in page.changes]
         lines.append(json.dumps(page.trailer()))
         return Response("\n".join(lines) + "\n", media_type=NDJSON)
@@ -152,6 +152,7 @@ def router(
 
 async def _long_poll(
     feed: ChangeFeed,
+    who: Caller,
     read: Callable[[str | None], ChangePage],
     cursor: str | None,
     wait: float,
@@ -167,7 +168,7 @@ async def _long_poll(
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return page
-        if not page.more and not await wait_checked(feed, page.next, remaining, check):
+        if not page.more and not await wait_checked(feed, who, page.next, remaining, check):
             return page
         page = await run_in_threadpool(read, page.next)
         await check()
@@ -176,6 +177,7 @@ async def _long_poll(
 
 async def _sse(
     feed: ChangeFeed,
+    who: Caller,
     read: Callable[[str | None], ChangePage],
     cursor: str | None,
     heartbeat: float,
@@ -191,7 +193,7 @@ async def _sse(
             if page.changes:
                 yield b"".join(_event(c.cursor, c.to_json()) for c in page.changes)
             cursor = page.next
-            if not page.more and not await wait_checked(feed, cursor, heartbeat, check):
+            if not page.more and not await wait_checked(feed, who, cursor, heartbeat, check):
                 yield b": heartbeat\n\n"
     except Unauthenticated as e:
         yield _refusal(e)

@@ -19,6 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from ai_memory.core.errors import NotFound
 from ai_memory.service.access import Caller
 from ai_memory.service.erasure import ErasureService
+from ai_memory.service.position_tokens import PositionTokens
 from ai_memory.service.receipts import key_id, public_key_pem
 from ai_memory.wire.erasure import ErasureIn, ErasureOut, ReceiptKeyOut, ReceiptOut
 
@@ -31,7 +32,11 @@ _NOT_SERVED: dict[int | str, dict[str, Any]] = {
 }
 
 
-def router(erasures: ErasureService | None, caller_of: Callable[[Request], Caller]) -> APIRouter:
+def router(
+    erasures: ErasureService | None,
+    caller_of: Callable[[Request], Caller],
+    positions: PositionTokens,
+) -> APIRouter:
     def service() -> ErasureService:
         if erasures is None:
             raise NotFound("erasures are not served by this process", code="not_served")
@@ -79,16 +84,11 @@ def router(erasures: ErasureService | None, caller_of: Callable[[Request], Calle
         keys; returns the erasure id. The same ``erasure_id`` again is the same erasure."""
         svc = service()
         parsed = svc.parse(body.model_dump(exclude_none=True))
-        result = await run_in_threadpool(
-            svc.erase,
-            caller_of(request),
-            parsed,
-            actor="http",
-            wait=wait,
-        )
+        caller = caller_of(request)
+        result = await run_in_threadpool(svc.erase, caller, parsed, actor="http", wait=wait)
         if result.already_done:
             response.status_code = 200
-        return result.to_json()
+        return positions.shown_in(caller, result.to_json())
 
     @api.get(
         "/v1/erasures/{erasure_id}",
@@ -122,11 +122,12 @@ def router(erasures: ErasureService | None, caller_of: Callable[[Request], Calle
     ) -> Any:
         """Forget one raw turn: its data key is destroyed and every memory extracted from
         it is forgotten (an erasure of ``interaction_ids: [id]``; the receipt is its)."""
+        caller = caller_of(request)
         result = await run_in_threadpool(
             lambda: service().forget_interaction(
-                caller_of(request), interaction_id, reason=reason, actor="http", wait=wait
+                caller, interaction_id, reason=reason, actor="http", wait=wait
             )
         )
-        return result.to_json()
+        return positions.shown_in(caller, result.to_json())
 
     return api

@@ -13,6 +13,7 @@ from ai_memory.core.governance import Turn, should_write
 from ai_memory.core.record import check_utf8
 from ai_memory.service.access import Caller
 from ai_memory.service.governance import GovernanceService
+from ai_memory.service.position_tokens import PositionTokens
 from ai_memory.service.time_travel import TimePoint
 from ai_memory.wire import constraints as wc
 from ai_memory.wire.governance import (
@@ -44,7 +45,9 @@ KnownAt = Annotated[
 ]
 
 
-def router(governance: GovernanceService, caller_of: Callable[[Request], Caller]) -> APIRouter:
+def router(
+    governance: GovernanceService, caller_of: Callable[[Request], Caller], positions: PositionTokens
+) -> APIRouter:
     api = APIRouter(tags=["governance"])
 
     @api.post(
@@ -57,14 +60,13 @@ def router(governance: GovernanceService, caller_of: Callable[[Request], Caller]
     async def record_interaction(body: InteractionIn, request: Request, wait: Wait = False) -> Any:
         """Keep a raw interaction (L0) and extract atomic memories (L1) from it; conflicts
         with current memories are resolved by the θ rule and every decision is an event."""
+        caller = caller_of(request)
         result = await run_in_threadpool(
-            governance.record_interaction,
-            caller_of(request),
-            body.model_dump(exclude_unset=True),
+            governance.record_interaction, caller, body.model_dump(exclude_unset=True)
         )
         if wait:  # on the event loop: a slow projection holds no worker thread
             await governance.units.wait_for_async(result.position)
-        return result.to_json()
+        return positions.shown_in(caller, result.to_json())
 
     @api.post(
         "/v1/write-triggers",
@@ -149,6 +151,10 @@ def router(governance: GovernanceService, caller_of: Callable[[Request], Caller]
         """What this memory superseded, what superseded it, and the events and rules behind
         each state change (kept after forgetting; never content)."""
         at = TimePoint.parse(as_of, known_at)
-        return governance.lineage(caller_of(request), memory_id, at)
+        caller = caller_of(request)
+        lineage = governance.lineage(caller, memory_id, at)
+        for event in lineage["events"]:  # each event's log position: the caller's tokens
+            positions.shown_in(caller, event)
+        return lineage
 
     return api

@@ -19,12 +19,16 @@ from starlette.concurrency import run_in_threadpool
 
 from ai_memory.service.access import Caller
 from ai_memory.service.notes import NoteRules, NotesService, page_json
+from ai_memory.service.position_tokens import PositionTokens
 from ai_memory.wire import constraints as wc
 from ai_memory.wire.notes import NoteIn, NoteSaveOut, NotesOut
 
 
 def router(
-    notes: NotesService, caller_of: Callable[[Request], Caller], rules: NoteRules | None = None
+    notes: NotesService,
+    caller_of: Callable[[Request], Caller],
+    positions: PositionTokens,
+    rules: NoteRules | None = None,
 ) -> APIRouter:
     """The notes routes; ``caller_of`` is the app's door."""
     # One NotesService per process (shared with MCP and A2A): its lock keeps the
@@ -46,7 +50,8 @@ def router(
         },
     )
     def save_note(body: NoteIn, request: Request, response: Response) -> dict[str, Any]:
-        r = notes.save(caller_of(request), body.agent, body.topic, body.note, body.type)
+        caller = caller_of(request)
+        r = notes.save(caller, body.agent, body.topic, body.note, body.type)
         response.status_code = 201 if r.status == "created" else 200
         return {
             "id": r.id,
@@ -54,7 +59,7 @@ def router(
             "topic": list(r.tags),
             "status": r.status,
             "version": r.version,
-            "position": r.position,
+            "position": positions.shown(caller, r.position),
             "notes_used": r.notes_used,
             "quota": notes.rules.quota,
             "redacted": list(r.redacted) or None,
@@ -86,10 +91,14 @@ def router(
             ),
         ] = 0,
     ) -> dict[str, Any]:
-        if min_position:  # refused at once beyond the head; waited for on the event loop
-            await run_in_threadpool(notes.units.check_position, min_position)
-            await notes.units.wait_for_async(min_position)
-        page = await run_in_threadpool(notes.recall, caller_of(request), agent, topic)
-        return page_json(page, notes.rules.quota)
+        caller = caller_of(request)
+        if min_position:  # the caller's token, refused at once beyond the head (or not
+            # the caller's); waited for on the event loop
+            position = await run_in_threadpool(
+                positions.reachable, caller, min_position, notes.units.check_position
+            )
+            await notes.units.wait_for_async(position)
+        page = await run_in_threadpool(notes.recall, caller, agent, topic)
+        return positions.shown_in(caller, page_json(page, notes.rules.quota), ["recall_position"])
 
     return api

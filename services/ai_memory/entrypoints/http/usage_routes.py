@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ai_memory.core.errors import NotFound
 from ai_memory.service.access import Caller
+from ai_memory.service.position_tokens import PositionTokens
 from ai_memory.service.usage import UsageService
 from ai_memory.wire.usage import UsageOut
 
@@ -32,7 +33,9 @@ Tenant = Annotated[
 ]
 
 
-def router(usage: UsageService | None, caller_of: Callable[[Request], Caller]) -> APIRouter:
+def router(
+    usage: UsageService | None, caller_of: Callable[[Request], Caller], positions: PositionTokens
+) -> APIRouter:
     api = APIRouter(tags=["usage"])
 
     @api.get(
@@ -50,6 +53,9 @@ def router(usage: UsageService | None, caller_of: Callable[[Request], Caller]) -
             raise NotFound("this server does not serve usage", code="not_served")
         caller = caller_of(request)
         report = await run_in_threadpool(lambda: usage.usage(caller, tenant=tenant))
-        return report.to_json()
+        answer = report.to_json()
+        for counted in answer["as_of"]:  # the tenant's tokens, not log positions
+            positions.shown_in(report.tenant, counted)
+        return answer
 
     return api

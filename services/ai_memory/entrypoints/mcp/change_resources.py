@@ -130,9 +130,10 @@ class ChangeResources:
             await self.identity(ctx)  # raises once the key no longer holds
 
         try:
-            cursor = await asyncio.to_thread(feed.start)
+            caller = await self.identity(ctx)
+            cursor = await asyncio.to_thread(feed.start, caller)
             while True:
-                await wait_checked(feed, cursor, _WAIT, check)
+                await wait_checked(feed, caller, cursor, _WAIT, check)
                 caller = await self.identity(ctx)  # revoked: the follower ends
                 page = await asyncio.to_thread(feed.page, caller, [scope], since=cursor)
                 cursor = page.next

@@ -15,8 +15,9 @@ import * as search from "./page-search.js";
 /**
  * What this key may see, as the API reveals it.
  * @typedef {{detailed: boolean, open: boolean}} Rights
- * - detailed: /healthz answers with positions and lag: an admin or operator key (or open
- *   development mode). Admin actions are offered only then; a 403 is handled anyway.
+ * - detailed: /healthz answers with more than the status (which projections are stuck):
+ *   an admin or operator key (or open development mode). Admin actions are offered only
+ *   then; a 403 is handled anyway.
  * - open: no key was needed (open development mode).
  * @typedef {{rights: Rights, main: HTMLElement}} Context
  * @typedef {(ctx: Context, args: string[]) => (void | (() => void))} Render
@@ -53,7 +54,7 @@ async function probe() {
     if (!(error instanceof ApiError) || error.status !== 403) throw error;
   }
   const health = await call("GET", "healthz");
-  return { detailed: Array.isArray(health.projections), open: storedKey() === "" };
+  return { detailed: Array.isArray(health.stuck), open: storedKey() === "" };
 }
 
 /** @param {string} [why] shown above the form (a session that ended) */

@@ -18,7 +18,12 @@ export function render({ main }) {
     try {
       const h = await call("GET", "healthz", { signal: controller.signal });
       if (!Array.isArray(h.projections)) {
-        show(report, notice(`Status: ${h.status}. This key sees only the status; positions and lag need an admin or operator key.`));
+        // A tenant's admin sees which projections are stuck, never positions or lag:
+        // they count every tenant's writes (a deployment-wide operator key sees them).
+        const stuck = Array.isArray(h.stuck)
+          ? ` Stuck projections: ${h.stuck.map((/** @type {any} */ s) => s.projection).join(", ") || "none"}.`
+          : " This key sees only the status.";
+        show(report, notice(`Status: ${h.status}.${stuck} Positions and lag count every tenant's writes: they need a deployment-wide operator key.`));
       } else {
         /** @type {any[]} */
         const projections = h.projections;
