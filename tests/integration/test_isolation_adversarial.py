@@ -1384,17 +1384,26 @@ def _feed(client: httpx.Client, **params: Any) -> list[dict[str, Any]]:
     return [json.loads(line) for line in answer.text.splitlines() if line]
 
 
-def _acme_sees(acme: httpx.Client) -> tuple[list[int], list[str], dict[str, Any]]:
+def _acme_sees(acme: httpx.Client, erasure_id: str) -> tuple[list[int], list[str], dict[str, Any]]:
     """Every position and cursor acme's admin can read now — its change feed and audit
-    trail (entries and cursors), its usage — and its /healthz."""
+    trail (entries and cursors), its usage, the signed receipt of one of its erasures
+    (built when asked: its projections' positions are of that moment) — and its
+    /healthz."""
     *changes, trailer = _feed(acme)
     audit = acme.get("/v1/audit", params={"limit": 1000}).json()
     usage = acme.get("/v1/usage").json()
+    got = acme.get(f"/v1/erasures/{erasure_id}")
+    assert got.status_code == 200, got.text
+    receipt = got.json()["receipt"]
     positions = [
         *(c["position"] for c in changes),
         *(e["position"] for e in audit["entries"]),
         *(u["position"] for u in usage["as_of"]),
+        receipt["events"]["erasure"],
+        *receipt["events"]["tombstones"].values(),
+        *(p["position"] for p in receipt["projections"]),
     ]
+    assert all(p["applied"] for p in receipt["projections"]), receipt["projections"]
     cursors = [trailer["next"], audit["next"], *(c["cursor"] for c in changes)]
     return positions, cursors, acme.get("/healthz").json()
 
@@ -1418,16 +1427,22 @@ def test_positions_do_not_count_another_tenants_writes(world: World) -> None:
             assert answer.status_code == 201, answer.text
             return int(answer.json()["position"])
 
+        write(acme, "team:gone")
+        erased = acme.post(
+            "/v1/erasures", json={"scope": "team:gone", "reason": "r"}, params={"wait": "true"}
+        )
+        assert erased.status_code in (200, 201), erased.text
+        erasure_id = erased.json()["erasure_id"]
         quiet = [write(acme, "team:data"), write(acme, "team:data")]  # N = 0
-        _, _, health_before = _acme_sees(acme)
+        seen_before, _, health_before = _acme_sees(acme, erasure_id)
         busy = [write(acme, "team:data")]
         theirs = [write(other, "team:x") for _ in range(5)]  # N = 5
         busy.append(write(acme, "team:data"))
-        seen, cursors, health_after = _acme_sees(acme)
+        seen, cursors, health_after = _acme_sees(acme, erasure_id)
 
         # No two numbers acme reads are close: a gap of 1 (N=0) or 6 (N=5) between
         # neighbouring writes would count initech's writes.
-        mine = sorted({*quiet, *busy, *seen})
+        mine = sorted({*quiet, *busy, *seen_before, *seen})
         assert len(mine) >= 6 and all(0 < p < 2**53 for p in mine)
         closest = min(b - a for a, b in itertools.pairwise(mine))
         assert closest > 2**20, f"two of acme's positions are {closest} apart"

@@ -466,7 +466,7 @@ def _assemble(
         audit=AuditService(log, tokens),  # the trail reads the log itself
         changes=feed,  # so does the change feed, and the webhooks built on it
         rates=RateLimiter(limit_table),  # this gateway's buckets
-        erasures=build_erasures(s, writing, log, projections, sealer),
+        erasures=build_erasures(s, writing, log, projections, sealer, tokens),
         usage=UsageService(usage, limit_table),
         index_compaction=index.compaction_status,
         webhooks=webhooks.service,

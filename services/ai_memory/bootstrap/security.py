@@ -194,6 +194,7 @@ def build_erasures(
     log: EventLog,
     projections: Projections,
     sealer: Sealer | None,
+    positions: PositionTokens | None = None,
 ) -> ErasureService:
     """Subject erasure over the process's forget path; its receipts are signed with
     AIMEM_RECEIPT_KEY, or a generated data_dir/receipt.key (embedded), read when first
@@ -221,6 +222,7 @@ def build_erasures(
         projections.status,
         vault,
         packed_positions=projections.packed_positions,
+        positions=positions,
     )
 
 

@@ -128,12 +128,18 @@ class ProjectionApplied:
     position: int  # how far the projection has applied the log
     needed: int  # the last event of the erasure on that partition (0: none there)
 
-    def to_json(self) -> dict[str, Any]:
+    @property
+    def applied(self) -> bool:
+        return self.position >= self.needed
+
+    def to_json(self, shown: Callable[[int], int] = lambda p: p) -> dict[str, Any]:
+        """``shown``: what the receipt's tenant is shown of a log position (its token,
+        ``service.position_tokens``); ``applied`` is decided on the positions themselves."""
         return {
             "projection": self.projection,
             "partition": self.partition,
-            "position": self.position,
-            "applied": self.position >= self.needed,
+            "position": shown(self.position),
+            "applied": self.applied,
         }
 
 
@@ -191,12 +197,14 @@ def receipt_body(
     issued_at: str,
     key_destroyed_at: Mapping[str, str | None] | None = None,
     kek_versions_destroyed: tuple[int, ...] = (),
+    shown: Callable[[int], int] = lambda p: p,
 ) -> dict[str, Any]:
     """The receipt's fields. Fields are only ever added (an auditor's verifier keeps
     working): ``keys.destroyed`` gives each key's own destruction time (None: the vault
     has no time for it — encryption off, or it went with its KEK), ``keys.destroyed_at``
     the time by which all were gone; ``keys.kek_versions_destroyed`` the tenant's KEK
-    versions an offboarding destroyed."""
+    versions an offboarding destroyed. Every log position is what ``shown`` makes of it:
+    the tenant's token, as in every other answer (``docs/design/POSITIONS.md``)."""
     return {
         "format": RECEIPT_FORMAT,
         "erasure_id": erasure_id,
@@ -209,10 +217,10 @@ def receipt_body(
             "interaction_ids": sorted(interaction_ids),
         },
         "events": {
-            "erasure": erasure_position,
-            "tombstones": dict(sorted(tombstones.items())),
+            "erasure": shown(erasure_position),
+            "tombstones": {m: shown(p) for m, p in sorted(tombstones.items())},
         },
-        "projections": [p.to_json() for p in projections],
+        "projections": [p.to_json(shown) for p in projections],
         "keys": {
             "encryption": "on" if keys_destroyed_at is not None else "off",
             "key_ids": sorted(key_ids),

@@ -54,6 +54,7 @@ from . import access
 from .access import Caller, Who
 from .append_pipeline import MAX_EXTRACTED
 from .health import ProjectionPosition
+from .position_tokens import PositionTokens
 from .receipts import public_key_pem, sign_receipt
 from .unit_of_work import UnitOfWork
 from .writing import Writing, delete_in
@@ -111,8 +112,10 @@ class ErasureService:
         vault: KeyVault | None,
         *,
         packed_positions: bool = False,  # a partitioned log packs (partition, offset)
+        positions: PositionTokens | None = None,  # what a tenant is shown of positions
     ) -> None:
         self.deps = deps
+        self._positions = positions
         self.log = log
         self.clock = deps.clock
         self._signing_key = signing_key
@@ -331,8 +334,17 @@ class ErasureService:
             issued_at=format_timestamp(self.clock.now()),
             key_destroyed_at=self._key_times(tenant, erased.key_ids),
             kek_versions_destroyed=erased.kek_versions_destroyed,
+            shown=self._shown(caller),
         )
         return sign_receipt(self._signing_key(), body)
+
+    def _shown(self, who: Who) -> Callable[[int], int]:
+        """A receipt is an answer to a tenant like any other: its positions are the
+        tenant's tokens, or two receipts would tell how much other tenants wrote."""
+        tokens = self._positions
+        if tokens is None:
+            return lambda p: p
+        return lambda p: tokens.shown(who, p)
 
     def _key_times(self, tenant: str, key_ids: tuple[str, ...]) -> dict[str, str | None]:
         """Each key's own destruction time, as the vault recorded it."""
