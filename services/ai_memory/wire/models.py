@@ -98,7 +98,10 @@ class MemoryOut(BaseModel):
 
 class WriteOut(BaseModel):
     record: MemoryOut
-    position: int = Field(description="Log position of the write; pass as min_position to read it.")
+    position: int = Field(
+        description="The write's position token (the tenant's own, opaque: "
+        "docs/design/POSITIONS.md); pass it as min_position to read it."
+    )
     created: bool
     changed: bool = Field(description="False when the same content was already stored (no-op).")
     redacted: list[str] | None = Field(
@@ -252,7 +255,7 @@ class BatchItemOut(BaseModel):
     id: str | None = None
     version: int | None = None
     changed: bool | None = Field(None, description="False when the same content was stored.")
-    position: int | None = Field(None, description="Log position of the item's write.")
+    position: int | None = Field(None, description="The position token of the item's write.")
     problem: ItemProblemOut | None = None
     redacted: list[str] | None = Field(
         None, description="Fields whose credentials were redacted (`redact` secret policy)."
@@ -269,7 +272,7 @@ class BatchWriteOut(BaseModel):
     unchanged: int
     rejected: int
     position: int = Field(
-        description="The highest position of the batch's items (0: none). On the embedded "
+        description="The token of the batch's newest write (0: none). On the embedded "
         "log, min_position for reading every one of them; on a partitioned log (Kafka) "
-        "positions of different partitions are not ordered: use each item's position."
+        "writes of different partitions are not ordered: use each item's position."
     )

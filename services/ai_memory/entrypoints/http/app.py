@@ -74,8 +74,9 @@ MinPosition = Annotated[
     Query(
         ge=0,
         le=2**62,
-        description="Wait until projections reach this log position first (a position a "
-        "write returned; one beyond the log head is refused at once).",
+        description="Wait until projections reach the write this position token names "
+        "first (a `position` a write of the caller's tenant returned; any other value is "
+        "refused at once).",
     ),
 ]
 MemoryId = Annotated[str, Path(description="The memory's id.", json_schema_extra=wc.identifier())]

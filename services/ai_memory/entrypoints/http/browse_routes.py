@@ -78,7 +78,11 @@ def router(
         ] = DEFAULT_LIST_LIMIT,
         min_position: Annotated[
             int,
-            Query(ge=0, le=2**62, description="Wait until projections reach this position."),
+            Query(
+                ge=0,
+                le=2**62,
+                description="Wait until projections reach the write this position token names.",
+            ),
         ] = 0,
     ) -> dict[str, Any]:
         parameters = {

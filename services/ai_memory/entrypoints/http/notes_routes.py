@@ -86,8 +86,9 @@ def router(
             Query(
                 ge=0,
                 le=2**62,
-                description="Wait until projections reach this log position (one beyond "
-                "the log head is refused at once).",
+                description="Wait until projections reach the write this position token "
+                "names (a `position` a write of the caller's tenant returned; any other "
+                "value is refused at once).",
             ),
         ] = 0,
     ) -> dict[str, Any]:

@@ -576,7 +576,7 @@ export interface components {
             changed?: boolean | null;
             /**
              * Position
-             * @description Log position of the item's write.
+             * @description The position token of the item's write.
              */
             position?: number | null;
             problem?: components["schemas"]["ItemProblemOut"] | null;
@@ -609,7 +609,7 @@ export interface components {
             rejected: number;
             /**
              * Position
-             * @description The highest position of the batch's items (0: none). On the embedded log, min_position for reading every one of them; on a partitioned log (Kafka) positions of different partitions are not ordered: use each item's position.
+             * @description The token of the batch's newest write (0: none). On the embedded log, min_position for reading every one of them; on a partitioned log (Kafka) writes of different partitions are not ordered: use each item's position.
              */
             position: number;
         };
@@ -1603,7 +1603,7 @@ export interface components {
             record: components["schemas"]["MemoryOut"];
             /**
              * Position
-             * @description Log position of the write; pass as min_position to read it.
+             * @description The write's position token (the tenant's own, opaque: docs/design/POSITIONS.md); pass it as min_position to read it.
              */
             position: number;
             /** Created */
@@ -1779,7 +1779,7 @@ export interface operations {
                 cursor?: string | null;
                 /** @description Items per page, 1..1000 (default 50). */
                 limit?: number;
-                /** @description Wait until projections reach this position. */
+                /** @description Wait until projections reach the write this position token names. */
                 min_position?: number;
             };
             header?: never;
@@ -2035,7 +2035,7 @@ export interface operations {
     getMemory: {
         parameters: {
             query?: {
-                /** @description Wait until projections reach this log position first (a position a write returned; one beyond the log head is refused at once). */
+                /** @description Wait until projections reach the write this position token names first (a `position` a write of the caller's tenant returned; any other value is refused at once). */
                 min_position?: number;
             };
             header?: never;
@@ -2504,7 +2504,7 @@ export interface operations {
     searchMemories: {
         parameters: {
             query?: {
-                /** @description Wait until projections reach this log position first (a position a write returned; one beyond the log head is refused at once). */
+                /** @description Wait until projections reach the write this position token names first (a `position` a write of the caller's tenant returned; any other value is refused at once). */
                 min_position?: number;
             };
             header?: never;
@@ -3109,7 +3109,7 @@ export interface operations {
                 agent: string;
                 /** @description Words or tags to recall, e.g. 'neo'. */
                 topic?: string | null;
-                /** @description Wait until projections reach this log position (one beyond the log head is refused at once). */
+                /** @description Wait until projections reach the write this position token names (a `position` a write of the caller's tenant returned; any other value is refused at once). */
                 min_position?: number;
             };
             header?: never;
