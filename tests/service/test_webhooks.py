@@ -6,9 +6,10 @@ carrying content."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import pytest
@@ -406,3 +407,33 @@ def test_two_gateways_one_deliverer_and_a_take_over(container: Container, tenant
 class SystemClockForLeases:
     def now(self) -> datetime:
         return datetime.now(UTC)
+
+
+def test_a_cursor_saved_before_cursors_were_sealed_resumes_where_it_was(
+    container: Container, tenant: str
+) -> None:
+    """A subscription whose delivery state holds a cursor in the plain form of earlier
+    releases (``c1|partition:position``) resumes after it — neither stuck on a cursor the
+    feed now refuses from callers, nor sent the log from its start again — and its saved
+    cursor is sealed from then on."""
+    r = rig(container)
+    write(container, tenant, "old", "team:a", 0)  # delivered before the upgrade
+    sub = subscribe(r, tenant, scopes=["team:a"])
+    head = container.log.last_position()
+    legacy = base64.urlsafe_b64encode(f"c1|0:{head}".encode()).rstrip(b"=").decode()
+    r.store.save_state(tenant, sub.id, replace(sub.state, cursor=legacy))
+    with pytest.raises(InvalidInput):  # a caller may not send one
+        container.services.changes.page(admin(tenant), None, since=legacy)  # type: ignore[union-attr]
+
+    async def scenario() -> None:
+        await r.dispatcher.start()
+        try:
+            write(container, tenant, "new", "team:a", 1)
+            await until(lambda: len(r.receiver.acknowledged_events()) >= 1)
+        finally:
+            await r.dispatcher.stop()
+
+    asyncio.run(scenario())
+    assert [e["id"] for e in r.receiver.acknowledged_events()] == ["new"]
+    saved = _state(r, tenant, sub.id).cursor
+    assert saved != legacy and "c1|" not in base64.urlsafe_b64decode(saved + "==").decode("latin-1")

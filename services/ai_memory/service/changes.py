@@ -28,6 +28,8 @@ loop, bounded by the caller's timeout.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import heapq
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -119,6 +121,22 @@ def decode_cursor(
     return positions
 
 
+def _plain_cursor(cursor: str) -> dict[int, int] | None:
+    """The positions of a cursor in the plain form of releases before cursors were
+    sealed (``c1|0:55`` in base64url), else None."""
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
+        version, *pairs = text.split("|")
+        if version != _CURSOR_VERSION or not pairs:
+            return None
+        positions = {int(p): int(pos) for p, pos in (pair.split(":") for pair in pairs)}
+    except (ValueError, UnicodeDecodeError, binascii.Error):
+        return None
+    if any(not 0 <= pos <= MAX_POSITION for pos in positions.values()):
+        return None
+    return positions
+
+
 def change_of(logged: LoggedEvent, cursor: str, position: int) -> Change | None:
     """The feed's entry for an event (None for events that change no memory);
     ``position``: what the reader is shown of the event's log position (its token)."""
@@ -181,6 +199,17 @@ class ChangeFeed:
     def start(self, owner: Who) -> str:
         """The cursor of "now": a subscriber starting here sees only what comes next."""
         return self.cursor(owner, self._heads())
+
+    def stored_cursor(self, owner: Who, cursor: str) -> str:
+        """A cursor the deployment itself kept (a webhook's delivery state) as it reads
+        now: one saved before cursors were sealed — plain ``c1|partition:position|…`` in
+        base64 — is sealed for ``owner``; any other is returned as it is. Never applied
+        to a cursor a caller sends: a plain cursor from outside would let a tenant place
+        itself at a raw position of the log, which sealing exists to prevent."""
+        positions = _plain_cursor(cursor)
+        if positions is None:
+            return cursor
+        return self.cursor(owner, positions)
 
     def positions(self, owner: Who, since: str | None, field: str = "since") -> dict[int, int]:
         """``owner``'s cursor as positions per partition (every partition; 0 = from the

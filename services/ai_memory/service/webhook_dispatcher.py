@@ -229,6 +229,11 @@ class WebhookDispatcher:
         if state.status == "paused":
             await self._rest(webhook_id, self._timing.refresh)
             return True
+        # A subscription saved before cursors were sealed resumes where it was.
+        resumed = self._feed.stored_cursor(tenant, state.cursor) if state.cursor else ""
+        if resumed != state.cursor:
+            state = replace(state, cursor=resumed)
+            subscription = replace(subscription, state=state)
         page = await asyncio.to_thread(
             self._feed.page, tenant, subscription.scopes, since=state.cursor, limit=self._batch
         )
