@@ -36,7 +36,7 @@ from ai_memory.core.listing import ListQuery, RecordPage
 from ai_memory.core.ports import RecordStore
 from ai_memory.core.projection import LineageEntry, PutRecord, RecordMutation
 from ai_memory.core.record import MemoryRecord, StoredRecord, Tombstone
-from ai_memory.core.sealing import NONCE_BYTES, keyed_fingerprint, tag_digest
+from ai_memory.core.sealing import NONCE_BYTES, keyed_fingerprint
 from ai_memory.core.view_sealing import (
     FORGOTTEN,
     SealedValue,
@@ -46,8 +46,7 @@ from ai_memory.core.view_sealing import (
     view_aad,
 )
 
-# Digests remembered (a tenant's tags repeat on most of its memories). Cleared when full.
-_DIGEST_CACHE = 1 << 16
+from .tag_digests import TagDigests
 
 
 class ViewKeys(Protocol):
@@ -62,17 +61,11 @@ class SealedRecordStore:
     def __init__(self, inner: RecordStore, keys: ViewKeys, tag_key: bytes) -> None:
         self.inner = inner
         self._keys = keys
-        self._tag_key = tag_key
-        self._known: dict[tuple[str, str], str] = {}
+        self._memo = TagDigests(tag_key)
 
     # --- sealing -----------------------------------------------------------------------
     def _digest(self, tenant: str, tag: str) -> str:
-        found = self._known.get((tenant, tag))
-        if found is None:
-            if len(self._known) >= _DIGEST_CACHE:
-                self._known.clear()
-            found = self._known[(tenant, tag)] = tag_digest(self._tag_key, tenant, tag)
-        return found
+        return self._memo(tenant, tag)
 
     def _seal(self, s: StoredRecord, issued: tuple[str, bytes] | None) -> StoredRecord:
         r = s.record

@@ -25,28 +25,19 @@ from ai_memory.core.ports import (
     VectorIndex,
 )
 from ai_memory.core.projection import IndexMutation, IndexPut
-from ai_memory.core.sealing import tag_digest
 
 from .index_payload import SESSION_META, session_of
-
-# Digests remembered per index (a tenant's tags repeat on most of its memories; an HMAC
-# per tag per event was a tenth of an index projection's time). Cleared when full.
-_DIGEST_CACHE = 1 << 16
+from .tag_digests import TagDigests
 
 
 class TagDigestIndex:
     def __init__(self, inner: VectorIndex, key: bytes) -> None:
         self.inner = inner
         self._key = key
-        self._known: dict[tuple[str, str], str] = {}
+        self._memo = TagDigests(key)
 
     def _digest(self, tenant: str, tag: str) -> str:
-        found = self._known.get((tenant, tag))
-        if found is None:
-            if len(self._known) >= _DIGEST_CACHE:
-                self._known.clear()
-            found = self._known[(tenant, tag)] = tag_digest(self._key, tenant, tag)
-        return found
+        return self._memo(tenant, tag)
 
     def _digests(self, tenant: str, tags: Sequence[str]) -> tuple[str, ...]:
         return tuple(self._digest(tenant, t) for t in tags)

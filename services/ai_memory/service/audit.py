@@ -56,7 +56,6 @@ MAX_LIMIT = 1000
 DEFAULT_LIMIT = 100
 SCAN_PER_PARTITION = 5000  # records examined per partition and request (Kafka)
 MAX_ACTOR_CHARS = 200
-MAX_POSITION = 2**62  # every log position fits (SQLite integers are 64-bit signed)
 
 ACTIONS: dict[type[Any], str] = {
     MemoryWritten: "written",
@@ -144,17 +143,10 @@ def decode_cursor(
 ) -> dict[int, int]:
     """``since`` → position per partition; a cursor of another log, endpoint or tenant
     is refused (in the same words whatever the reason)."""
-    try:
-        positions = tokens.open_cursor(_CURSOR_VERSION, who, cursor)
-    except ValueError:
-        positions = None
-    if positions is None or any(
-        p not in partitions or not 0 <= pos <= MAX_POSITION for p, pos in positions.items()
-    ):
-        raise InvalidInput(
-            "since", "cursor", "since must be a cursor returned as next by this endpoint"
-        )
-    return positions
+    refusal = InvalidInput(
+        "since", "cursor", "since must be a cursor returned as next by this endpoint"
+    )
+    return tokens.cursor_positions(_CURSOR_VERSION, who, cursor, partitions, refusal)
 
 
 class AuditService:

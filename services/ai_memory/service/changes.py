@@ -108,17 +108,8 @@ def decode_cursor(
 ) -> dict[int, int]:
     """A cursor → position per partition; one of another log, endpoint or tenant is
     refused, in the same words whatever the reason (sealed: none can be forged)."""
-    try:
-        positions = tokens.open_cursor(_CURSOR_VERSION, who, cursor)
-    except ValueError:
-        positions = None
-    if positions is None or any(
-        p not in partitions or not 0 <= pos <= MAX_POSITION for p, pos in positions.items()
-    ):
-        raise InvalidInput(
-            field, "cursor", f"{field} must be a cursor returned by GET /v1/changes"
-        ) from None
-    return positions
+    refusal = InvalidInput(field, "cursor", f"{field} must be a cursor returned by GET /v1/changes")
+    return tokens.cursor_positions(_CURSOR_VERSION, who, cursor, partitions, refusal)
 
 
 def _plain_cursor(cursor: str) -> dict[int, int] | None:

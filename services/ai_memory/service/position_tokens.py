@@ -24,7 +24,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
@@ -134,6 +134,20 @@ class PositionTokens:
         if self._source is not None:
             text = self._sealer().encrypt(text, [kind.encode()])
         return base64.urlsafe_b64encode(text).rstrip(b"=").decode("ascii")
+
+    def cursor_positions(
+        self, kind: str, who: Who, cursor: str, partitions: Sequence[int], refusal: InvalidInput
+    ) -> dict[int, int]:
+        """``open_cursor``, and every partition one of the log's with a position in its
+        range; ``refusal`` otherwise — the same words whatever the reason (sealed: none can
+        be forged, so no reason is worth telling)."""
+        try:
+            positions = self.open_cursor(kind, who, cursor)
+        except ValueError:
+            raise refusal from None
+        if any(p not in partitions or not 0 <= pos <= 2**62 for p, pos in positions.items()):
+            raise refusal
+        return positions
 
     def open_cursor(self, kind: str, who: Who, cursor: str) -> dict[int, int]:
         """The positions of a cursor ``seal_cursor`` gave ``who``'s tenant for ``kind``;
