@@ -21,7 +21,10 @@ used and left running: a second run has JVMs the first warmed up). On that stack
 (``loadtest.cluster``): the gateway (``ai-memory serve``, with its co-located Qdrant Edge
 index), one records, one index and one usage worker (``ai-memory project``), on a fresh
 topic of 4 partitions and a fresh keyspace, with encryption (the default: a root key is
-set) and keys in force (the clients send an admin key), as in production.
+set) and keys in force (the clients send an admin key; the harness reads ``/healthz``
+positions with an operator key of every tenant, made with ``ai-memory keys create
+--tenant '*'``, and decodes the tokens writes acknowledge with the deployment's secret,
+``ai_memory.benchmarks.positions``), as in production.
 
 **Phases.** A warm-up of ``--warmup`` memories in batches, a fifth as many PUTs, half as
 many GETs and a tenth as many searches (not measured: start-up, Faust joining its
