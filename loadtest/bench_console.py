@@ -101,7 +101,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with httpx.Client(base_url=server.url, timeout=600) as http:
                 began = time.perf_counter()
-                written, position = import_records(http, one_scope(args.memories))
+                written, position = import_records(
+                    http, one_scope(args.memories), server.log_position
+                )
                 wait_projected(http, position, lambda: None)
                 loaded = time.perf_counter() - began
             print(f"{written} memories in {SCOPE}, imported and projected in {loaded:.0f} s")

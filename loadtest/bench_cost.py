@@ -21,7 +21,10 @@ used and left running: a second run has JVMs the first warmed up). On that stack
 (``loadtest.cluster``): the gateway (``ai-memory serve``, with its co-located Qdrant Edge
 index), one records, one index and one usage worker (``ai-memory project``), on a fresh
 topic of 4 partitions and a fresh keyspace, with encryption (the default: a root key is
-set) and keys in force (the clients send an admin key), as in production.
+set) and keys in force (the clients send an admin key; the harness reads ``/healthz``
+positions with an operator key of every tenant, made with ``ai-memory keys create
+--tenant '*'``, and decodes the tokens writes acknowledge with the deployment's secret,
+``ai_memory.benchmarks.positions``), as in production.
 
 **Phases.** A warm-up of ``--warmup`` memories in batches, a fifth as many PUTs, half as
 many GETs and a tenth as many searches (not measured: start-up, Faust joining its
@@ -102,10 +105,11 @@ from loadtest.bench_distributed import (
     timed_put,
 )
 from loadtest.bench_embedded import percentile
-from loadtest.cluster import CLI, Cluster, Proc, free_port
+from loadtest.cluster import CLI, Cluster, Proc, free_port, operator_key
 from loadtest.corpus import QUERIES
 from loadtest.faults import Servers, profile
 from loadtest.faults_check import worker_positions
+from loadtest.positions import Acked, log_positions
 from loadtest.proc_cpu import CpuWindow, server_pids
 
 #: The servers' ports when this benchmark starts its own: neither the shared 9092/9042
@@ -203,6 +207,7 @@ class Deployment(Protocol):
     not_measured: list[str]  # processes of the stack whose CPU cannot be read
 
     def pids(self) -> dict[str, int]: ...
+    def position_of(self, token: int) -> int: ...
     def wait_done(self, needed: dict[int, int], timeout: float) -> dict[str, float]: ...
     def replay_env(self) -> dict[str, str]: ...
     def stop_serving(self) -> None: ...
@@ -250,7 +255,10 @@ class Distributed:
         self.not_measured = [s for s in ("kafka", "cassandra") if not _has(servers, s)]
         self.log: Any = None
         self.replica: Any = None
-        self.http = httpx.Client(base_url=self.url, headers=self.headers)  # /healthz details
+        # /healthz details (positions, writers): the deployment's operator key of every
+        # tenant, made when the gateway first starts (a tenant's admin key sees none).
+        self.http = httpx.Client(base_url=self.url)
+        self._positions: Callable[[int], int] | None = None
 
     def start(self) -> None:
         from ai_memory.adapters.kafka.config import parse_kafka_url
@@ -273,6 +281,7 @@ class Distributed:
                 print(f"[cost] the gateway did not start ({str(e)[-200:]!r})", file=sys.stderr)
                 time.sleep(10)
         assert c.gateway is not None
+        self.http.headers.update(c.operator_headers)
         self.procs["gateway"] = c.gateway
         for projection in ("records", "index", "usage"):
             self.procs[f"{projection} worker"] = c.start_worker(1, projection=projection)
@@ -285,6 +294,12 @@ class Distributed:
     def pids(self) -> dict[str, int]:
         servers = server_pids(self.run) if self.run else {}
         return {n: p.proc.pid for n, p in self.procs.items()} | servers
+
+    def position_of(self, token: int) -> int:
+        """The log position of a token the gateway acknowledged a write with."""
+        if self._positions is None:
+            self._positions = self.cluster.log_positions()
+        return self._positions(token)
 
     def wait_done(self, needed: dict[int, int], timeout: float) -> dict[str, float]:
         """Until every view reached the log's last event of every partition; when each
@@ -363,10 +378,13 @@ class Embedded:
             "AIMEM_ADMIN_KEY": token,  # keys in force, as in the distributed deployment
         }
         self.server: Proc | None = None
-        # /healthz details (positions, writers) need the admin key with keys in force.
-        self.http = httpx.Client(base_url=self.url, headers=self.headers)
+        # /healthz details (positions, writers) need an operator key of every tenant with
+        # keys in force (a tenant's admin key sees none); made before the server starts.
+        self.http = httpx.Client(base_url=self.url)
+        self._positions: Callable[[int], int] | None = None
 
     def start(self) -> None:
+        self.http.headers.update(operator_key(self.env))
         self.server = Proc(["serve"], self.env, self.tmp / "embedded.log")
         deadline = time.monotonic() + 180
         while health(self.http) is None:
@@ -377,6 +395,13 @@ class Embedded:
 
     def pids(self) -> dict[str, int]:
         return {} if self.server is None else {"server": self.server.proc.pid}
+
+    def position_of(self, token: int) -> int:
+        """The log position of a token the server acknowledged a write with (its key
+        files exist once it started)."""
+        if self._positions is None:
+            self._positions = log_positions(self.env)
+        return self._positions(token)
 
     def wait_done(self, needed: dict[int, int], timeout: float) -> dict[str, float]:
         assert self.server is not None
@@ -427,7 +452,7 @@ def measure(
 ) -> Phase:
     """Run ``load`` (which returns its requests' latencies and notes the positions it
     was acknowledged at), then wait until every view caught up; CPU over both."""
-    needed: dict[int, int] = {}
+    needed = Acked(dep.position_of)
     RETRIES.clear()
     print(f"[cost] {dep.name} {name}: started", file=sys.stderr)  # a mark for profilers
     before = writer_counts(http)
@@ -589,7 +614,7 @@ def run_phases(dep: Deployment, opt: Options) -> list[Phase]:
         # in loadtest/RESULTS.md, it is much of a small run's cost); start-up is not what
         # a memory costs.
         print(f"[cost] {dep.name}: warm-up ({opt.warmup} memories)", file=sys.stderr)
-        needed: dict[int, int] = {}
+        needed = Acked(dep.position_of)
         batch_load(opt.warmup, opt.batch_size, opt.batch_clients, "warm")(http, needed)
         dep.wait_done(needed, max(opt.timeout, 600))  # the workers' start-up is in here
         put_load(opt.warmup // 5, opt.put_clients, "warm-put")(http, needed)

@@ -58,12 +58,12 @@ import httpx
 
 from ai_memory.adapters.cassandra.record_store import CassandraRecordStore
 from ai_memory.adapters.kafka.event_log import KafkaEventLog
-from ai_memory.core.positions import partition_of
 from ai_memory.projector.sinks import RecordsSink
 from ai_memory.projector.tailer import ProjectionTailer, rebuild_all
 from loadtest.bench_embedded import percentile
 from loadtest.cluster import Cluster, Proc
 from loadtest.corpus import QUERIES, memories
+from loadtest.positions import Acked
 from loadtest.proc_cpu import CpuWindow, server_pids
 
 CHUNK = 500
@@ -264,10 +264,11 @@ def writer_totals(http: httpx.Client) -> tuple[int, int]:
     return sum(w.get("transactions", 0) for w in parts), sum(w.get("events", 0) for w in parts)
 
 
-def note(needed: dict[int, int], position: int | None) -> None:
-    if position:
-        p = partition_of(position)
-        needed[p] = max(needed.get(p, 0), position)
+def note(needed: dict[int, int], token: int | None) -> None:
+    """Note a write's acknowledgement: ``needed`` is an ``Acked``, which decodes the
+    tenant's token into the log position every projection must reach."""
+    assert isinstance(needed, Acked), "the positions a load needs are an Acked"
+    needed.note(token)
 
 
 # ------------------------------------------------------------------------------- phases
@@ -346,10 +347,12 @@ def loaded(
     load: Callable[[dict[int, int]], dict[str, float]],
     http: httpx.Client,
     count: int,
+    position_of: Callable[[int], int],
 ) -> dict[str, Any]:
     """Run ``load`` with the lag probe alongside, then wait until it is fully projected;
-    rates are per second of wall time from the first request."""
-    needed: dict[int, int] = {}
+    rates are per second of wall time from the first request. ``position_of``: the log
+    position of a token the writes were acknowledged with (``Cluster.log_positions``)."""
+    needed = Acked(position_of)
     probe = LagProbe(cluster_url, name)
     before = writer_totals(http)
     cpu = CpuWindow(pids)
@@ -398,7 +401,13 @@ def retrying(send: Callable[[], httpx.Response]) -> httpx.Response:
     return r
 
 
-def run_batch(http: httpx.Client, opt: Options, pids: dict[str, int], url: str) -> dict[str, Any]:
+def run_batch(
+    http: httpx.Client,
+    opt: Options,
+    pids: dict[str, int],
+    url: str,
+    position_of: Callable[[int], int],
+) -> dict[str, Any]:
     bodies = batch_bodies(opt.memories, opt.batch_size, "batch")
     latencies: list[float] = []
     lock = threading.Lock()
@@ -427,7 +436,7 @@ def run_batch(http: httpx.Client, opt: Options, pids: dict[str, int], url: str) 
 
     spy = start_py_spy(opt.py_spy, pids.get("gateway"))
     try:
-        out = loaded("batch", url, pids, load, http, opt.memories)
+        out = loaded("batch", url, pids, load, http, opt.memories, position_of)
     finally:
         stop_py_spy(spy)
     if spy is not None and opt.py_spy is not None and opt.py_spy.exists():
@@ -446,7 +455,13 @@ def timed_put(http: httpx.Client, item: dict[str, Any]) -> tuple[float, int]:
     return took, position
 
 
-def run_put(http: httpx.Client, opt: Options, pids: dict[str, int], url: str) -> dict[str, Any]:
+def run_put(
+    http: httpx.Client,
+    opt: Options,
+    pids: dict[str, int],
+    url: str,
+    position_of: Callable[[int], int],
+) -> dict[str, Any]:
     items = list(renamed(opt.put_memories, "put"))
     latencies: list[float] = []
     lock = threading.Lock()
@@ -466,7 +481,7 @@ def run_put(http: httpx.Client, opt: Options, pids: dict[str, int], url: str) ->
             "put_p99_ms": percentile(latencies, 0.99) * 1000,
         }
 
-    return loaded("put", url, pids, load, http, opt.put_memories)
+    return loaded("put", url, pids, load, http, opt.put_memories, position_of)
 
 
 def run_replay(cluster: Cluster) -> dict[str, float]:
@@ -586,9 +601,9 @@ def run(opt: Options) -> dict[str, Any]:
             if "search" in opt.phases:
                 out |= run_search(http)
             if "batch" in opt.phases:
-                out |= run_batch(http, opt, pids, cluster.url)
+                out |= run_batch(http, opt, pids, cluster.url, cluster.log_positions())
             if "put" in opt.phases:
-                out |= run_put(http, opt, pids, cluster.url)
+                out |= run_put(http, opt, pids, cluster.url, cluster.log_positions())
         cluster.stop()
         if "replay" in opt.phases:
             out |= run_replay(cluster)

@@ -16,11 +16,13 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from ai_memory.benchmarks.positions import log_positions
 from ai_memory.core.access import generate_token
 
 CLI = [sys.executable, "-m", "ai_memory.entrypoints.cli"]
@@ -30,6 +32,23 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def operator_key(env: Mapping[str, str]) -> dict[str, str]:
+    """The headers of an operator key of every tenant (``--tenant '*'``) of the deployment
+    ``env`` configures, made as an operator makes one: ``ai-memory keys create`` on its
+    key store, before its server serves. Only such a key (or open mode) sees ``/healthz``
+    in full — positions, heads, lag, writers; a tenant's admin key sees the status."""
+    made = subprocess.run(
+        [*CLI, "keys", "create", "--tenant", "*", "--role", "operator", "--name", "harness"],
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if made.returncode != 0:
+        raise AssertionError(f"keys create failed ({made.returncode}): {made.stderr}")
+    return {"Authorization": f"Bearer {made.stdout.strip()}"}
 
 
 class Proc:
@@ -66,7 +85,9 @@ class Cluster:
         """``kafka``/``cassandra``: comma-separated ``host:port`` lists; ``replication``
         is the topic's and the keyspace's replication factor (3 on the local cluster).
         ``keyed``: keys in force, as in production — the gateway adopts an admin key of
-        the default tenant and clients send it (``headers``)."""
+        the default tenant and clients send it (``headers``); an operator key of every
+        tenant (``operator_headers``) reads the projections' positions off ``/healthz``,
+        which a tenant's admin is not shown (without keys, open mode shows them)."""
         suffix = uuid.uuid4().hex[:10]
         tmp.mkdir(parents=True, exist_ok=True)
         self.servers = (kafka, cassandra)
@@ -93,6 +114,8 @@ class Cluster:
             or base64.urlsafe_b64encode(os.urandom(32)).decode("ascii"),
         }
         self.headers: dict[str, str] = {}
+        self.operator_headers: dict[str, str] = {}
+        self.keyed = keyed
         if keyed:
             token = generate_token()
             self.env["AIMEM_ADMIN_KEY"] = token
@@ -110,6 +133,15 @@ class Cluster:
             other.env[name] = self.env[name]
         return other
 
+    def log_positions(self, tenant: str | None = None) -> Callable[[int], int]:
+        """The log position of a token a gateway of this deployment showed ``tenant`` (by
+        default its clients' tenant) for a write: decoded with the deployment's secret."""
+        return log_positions(self.env, tenant)
+
+    def create_operator_key(self) -> None:
+        """An operator key of every tenant for this deployment (``operator_key``)."""
+        self.operator_headers = operator_key(self.env)
+
     def serializer(self) -> Any:
         """The deployment's codec with its vault and root key: for checks that read
         content off the log (sealed fields open only with the keys the gateway made)."""
@@ -124,6 +156,8 @@ class Cluster:
         return AvroEventSerializer(sealer=Sealer(vault))
 
     def start_gateway(self) -> None:
+        if self.keyed and not self.operator_headers:
+            self.create_operator_key()
         self.gateway = Proc(["serve"], self.env, self.tmp / "gateway.log")
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -154,7 +188,9 @@ class Cluster:
         health: dict[str, Any] = {}
         while time.monotonic() < deadline:
             try:
-                health = httpx.get(f"{self.url}/healthz", timeout=10, headers=self.headers).json()
+                health = httpx.get(
+                    f"{self.url}/healthz", timeout=10, headers=self.operator_headers
+                ).json()
             except httpx.TransportError:  # a loaded box: ask again
                 time.sleep(0.5)
                 continue

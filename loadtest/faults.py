@@ -336,7 +336,7 @@ def _verify(deploy: Cluster, indexer: Proc, load: Load, tmp: Path) -> Verdict:
     from ai_memory.adapters.kafka.event_log import KafkaEventLog
     from ai_memory.serialization import AvroEventSerializer
 
-    wait_caught_up(deploy.url, timeout=300, headers=deploy.headers)
+    wait_caught_up(deploy.url, timeout=300, headers=deploy.operator_headers)
     # The index worker reports its position on its metrics endpoint; wait for the head.
     log = KafkaEventLog.from_url(deploy.log_url, AvroEventSerializer())
     try:
@@ -357,7 +357,7 @@ def _verify(deploy: Cluster, indexer: Proc, load: Load, tmp: Path) -> Verdict:
     acked = load.acked()
     usage = LogUsage()
     logged = read_log(deploy.log_url, tmp, deploy.serializer(), usage)
-    check_log(acked, logged, verdict)
+    check_log(acked, logged, verdict, deploy.log_positions())
     check_gateway(deploy.url, deploy.headers, acked, logged, verdict)
     check_worker_index(deploy.worker_index_dir, logged, verdict)
     check_usage(deploy.log_url, usage, verdict)

@@ -4,8 +4,9 @@ The log is the system of record, so it is read first: for each memory, its versi
 log order. Then every acknowledged write is checked against it and against the views:
 
 * **lost** — an acknowledged write whose event is not on the log at the acknowledged
-  position with the acknowledged version, or whose memory reads back (GET through the
-  gateway) older than that version.
+  position with the acknowledged version (a write acknowledges its tenant's token of the
+  position: ``check_log`` decodes it with the deployment's secret, as the server does),
+  or whose memory reads back (GET through the gateway) older than that version.
 * **duplicated** — a version appended twice, a memory exported twice, or a search
   returning one memory twice.
 * **reordered** — versions of one memory out of log order (a later offset holding a lower
@@ -29,6 +30,7 @@ from __future__ import annotations
 import re
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import pairwise
@@ -127,14 +129,25 @@ def read_log(
     return found
 
 
-def check_log(acked: list[Outcome], logged: dict[str, list[Logged]], v: Verdict) -> None:
+def check_log(
+    acked: list[Outcome],
+    logged: dict[str, list[Logged]],
+    v: Verdict,
+    position_of: Callable[[int], int],
+) -> None:
+    """``position_of``: the log position of an acknowledged token (``Cluster.log_positions``
+    of the writers' tenant)."""
     v.acked = len(acked)
     at = {(mid, x.position): x for mid, xs in logged.items() for x in xs}
     for o in acked:
-        hit = at.get((memory_id(o.n), o.position))
+        position = position_of(o.position)
+        hit = at.get((memory_id(o.n), position))
         if hit is None or hit.version != o.version:
             v.lose(o)
-            v.note(f"{memory_id(o.n)} v{o.version} acked at {o.position}: not on the log")
+            v.note(
+                f"{memory_id(o.n)} v{o.version} acked as {o.position} (position {position}):"
+                " not on the log"
+            )
     for mid, xs in logged.items():
         versions = [x.version for x in xs]
         v.duplicated += len(versions) - len(set(versions))
@@ -266,7 +279,8 @@ def wait_caught_up(
     url: str, timeout: float, headers: dict[str, str] | None = None
 ) -> dict[str, Any]:
     """Until the gateway reports lag 0 for every projection it knows (``headers``: an
-    admin key, when keys are in force — ``/healthz`` shows positions only to it)."""
+    operator key of every tenant, when keys are in force — ``/healthz`` shows positions
+    and lag only to it; a tenant's admin key sees none, and this would time out)."""
     deadline = time.monotonic() + timeout
     health: dict[str, Any] = {}
     while time.monotonic() < deadline:

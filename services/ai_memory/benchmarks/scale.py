@@ -217,7 +217,7 @@ def _grow(
 ) -> tuple[float, float]:
     """Import memories ``have`` .. ``size - 1``; (acknowledged, projected) memories/s."""
     began = time.perf_counter()
-    written, position = import_records(http, corpus.records(have, size))
+    written, position = import_records(http, corpus.records(have, size), server.log_position)
     acked = time.perf_counter() - began
     if written != size - have:
         raise BenchError(f"the server wrote {written} of {size - have} imported memories")
