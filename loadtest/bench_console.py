@@ -101,10 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with httpx.Client(base_url=server.url, timeout=600) as http:
                 began = time.perf_counter()
-                written, position = import_records(
-                    http, one_scope(args.memories), server.log_position
-                )
-                wait_projected(http, position, lambda: None)
+                written = import_records(http, one_scope(args.memories))
+                wait_projected(http, lambda: None)
                 loaded = time.perf_counter() - began
             print(f"{written} memories in {SCOPE}, imported and projected in {loaded:.0f} s")
             rounds: list[dict[str, float]] = []

@@ -24,7 +24,7 @@ topic of 4 partitions and a fresh keyspace, with encryption (the default: a root
 set) and keys in force (the clients send an admin key; the harness reads ``/healthz``
 positions with an operator key of every tenant, made with ``ai-memory keys create
 --tenant '*'``, and decodes the tokens writes acknowledge with the deployment's secret,
-``ai_memory.benchmarks.positions``), as in production.
+``loadtest.positions``), as in production.
 
 **Phases.** A warm-up of ``--warmup`` memories in batches, a fifth as many PUTs, half as
 many GETs and a tenth as many searches (not measured: start-up, Faust joining its

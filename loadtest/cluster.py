@@ -22,8 +22,8 @@ from typing import Any
 
 import httpx
 
-from ai_memory.benchmarks.positions import log_positions
 from ai_memory.core.access import generate_token
+from loadtest.positions import log_positions
 
 CLI = [sys.executable, "-m", "ai_memory.entrypoints.cli"]
 

@@ -8,7 +8,7 @@ import json
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,13 +51,11 @@ def _chunks(records: Iterator[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]
         yield chunk
 
 
-def import_records(
-    http: httpx.Client, records: Iterator[dict[str, Any]], position_of: Callable[[int], int]
-) -> tuple[int, int]:
-    """Import in chunks; (records written, the newest log position). An import report
-    shows the tenant's token of its position (``docs/design/POSITIONS.md``);
-    ``position_of`` decodes it (``ServerProcess.log_position``)."""
-    written = position = 0
+def import_records(http: httpx.Client, records: Iterator[dict[str, Any]]) -> int:
+    """Import in chunks; the records written. Its report's ``position`` is the tenant's
+    token (``docs/design/POSITIONS.md``), nothing to compare with ``/healthz``: a caller
+    waits with ``probes.wait_projected`` once it returned."""
+    written = 0
     for chunk in _chunks(records):
         answer = http.post("/v1/import", content=_ndjson(chunk), headers=NDJSON)
         if answer.status_code != 200:
@@ -66,8 +64,7 @@ def import_records(
         if report["rejected"] or report["errors"]:
             raise BenchError(f"the import rejected records: {report['errors'][:3]}")
         written += report["written"] + report["unchanged"]
-        position = max(position, position_of(report["position"]))
-    return written, position
+    return written
 
 
 @dataclass(frozen=True)

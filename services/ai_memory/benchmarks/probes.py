@@ -21,19 +21,28 @@ IDLE_TIMEOUT = 3600.0
 PROJECTED_TIMEOUT = 7200.0
 
 
-def wait_projected(http: httpx.Client, position: int, alive: Callable[[], None]) -> None:
-    """Until every projection ``/healthz`` lists has applied the log up to ``position``.
+def wait_projected(http: httpx.Client, alive: Callable[[], None]) -> None:
+    """Until every projection ``/healthz`` lists has applied the log up to the head it
+    reported when asked: every write acknowledged before the call is then projected.
 
-    Polled rather than asked of the import (``wait=true``): that wait is capped by
+    The head, not the writes' own positions: a write answers its tenant's token, which
+    only the deployment's secret decodes (``docs/design/POSITIONS.md``), and the server a
+    benchmark starts is open, so ``/healthz`` shows it heads and positions. Polled rather
+    than asked of the import (``wait=true``): that wait is capped by
     ``AIMEM_WAIT_TIMEOUT`` (10 s by default), far less than a million memories take."""
     deadline = time.perf_counter() + PROJECTED_TIMEOUT
+    needed: dict[tuple[str, int], int] | None = None
     while time.perf_counter() < deadline:
         alive()
-        health = http.get("/healthz").json()
-        if all(p["position"] >= position for p in health["projections"]):
+        projections = http.get("/healthz").json()["projections"]
+        if needed is None:
+            needed = {(p["projection"], p["partition"]): p["head"] for p in projections}
+        if all(
+            p["position"] >= needed.get((p["projection"], p["partition"]), 0) for p in projections
+        ):
             return
         time.sleep(0.05)
-    raise BenchError(f"the projections did not reach position {position} in time")
+    raise BenchError(f"the projections did not reach the log head {needed} in time")
 
 
 def wait_index_idle(http: httpx.Client, alive: Callable[[], None]) -> float | None:

@@ -111,8 +111,8 @@ def run(options: RecallOptions, say: Callable[[str], None]) -> RecallResult:
             turns = sum(len(c.turns) for c in conversations)
             say(f"importing {turns:,} turns (embedder {embedder})")
             began = time.perf_counter()
-            _, position = import_records(http, records(conversations), server.log_position)
-            wait_projected(http, position, server.check_alive)
+            import_records(http, records(conversations))
+            wait_projected(http, server.check_alive)
             imported = time.perf_counter() - began
             say(f"asking {sum(len(c.questions) for c in conversations):,} questions")
             result = _ask(http, conversations, options.context, server.check_alive)

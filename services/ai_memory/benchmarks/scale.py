@@ -217,11 +217,11 @@ def _grow(
 ) -> tuple[float, float]:
     """Import memories ``have`` .. ``size - 1``; (acknowledged, projected) memories/s."""
     began = time.perf_counter()
-    written, position = import_records(http, corpus.records(have, size), server.log_position)
+    written = import_records(http, corpus.records(have, size))
     acked = time.perf_counter() - began
     if written != size - have:
         raise BenchError(f"the server wrote {written} of {size - have} imported memories")
-    wait_projected(http, position, server.check_alive)
+    wait_projected(http, server.check_alive)
     projected = time.perf_counter() - began
     return written / acked, written / projected
 

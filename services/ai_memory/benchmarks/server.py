@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO
 
@@ -82,18 +82,6 @@ class ServerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
         self.started_at = 0.0  # perf_counter() when the latest start spawned the process
         self._log: IO[bytes] | None = None
-        self._positions: Callable[[int], int] | None = None
-
-    def log_position(self, token: int) -> int:
-        """The log position of a token this server acknowledged a write with (open mode:
-        the ``default`` tenant's), decoded with the secret its data directory keeps —
-        read once it started and made it."""
-        if self._positions is None:
-            from ai_memory.benchmarks.positions import log_positions
-
-            env = {**self.env, "AIMEM_DATA_DIR": str(self.data_dir)}
-            self._positions = log_positions(env)
-        return self._positions(token)
 
     @property
     def pid(self) -> int:
