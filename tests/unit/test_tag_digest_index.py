@@ -1,5 +1,6 @@
 """The tag-digest decorator: what reaches the engine is the keyed digest of every tag,
-the same whether it was computed now or remembered."""
+the same whether it was computed now or remembered (``adapters.tag_digests``, the memo
+shared with the sealed records view)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ai_memory.adapters import tag_digest_index
+from ai_memory.adapters import tag_digests
 from ai_memory.adapters.tag_digest_index import TagDigestIndex
 from ai_memory.core.projection import IndexPut
 from ai_memory.core.record import MemoryState
@@ -33,7 +34,7 @@ def _put(tenant: str, tags: tuple[str, ...], position: int) -> IndexPut:
 def test_every_tag_reaches_the_engine_as_its_digest(
     monkeypatch: pytest.MonkeyPatch, bound: int
 ) -> None:
-    monkeypatch.setattr(tag_digest_index, "_DIGEST_CACHE", bound)  # full at once, or never
+    monkeypatch.setattr(tag_digests, "_MEMO", bound)  # full at once, or never
     inner = _Inner()
     index = TagDigestIndex(inner, KEY)  # type: ignore[arg-type]
     puts = [
@@ -45,4 +46,4 @@ def test_every_tag_reaches_the_engine_as_its_digest(
     for put, sent in zip(puts, inner.applied, strict=True):
         assert sent.record.tags == tuple(tag_digest(KEY, put.tenant, t) for t in put.record.tags)
     assert inner.applied[0].record.tags != inner.applied[1].record.tags
-    assert len(index._known) <= bound
+    assert len(index._memo._known) <= bound
