@@ -4,8 +4,8 @@ Every ``AIMEM_*`` variable is a field of ``ai_memory.settings.Settings`` with a
 description (``docs/CONFIGURATION.md`` is generated from them), so a variable read
 anywhere else would be undocumented and unvalidated. This walks the syntax tree of every
 module under ``services/`` and fails on ``os.environ``, ``os.getenv``/``putenv`` or their
-imports outside ``settings.py``; the command line's options may fall back on a variable
-(Typer's ``envvar``) only if it is one of the settings' variables.
+imports outside ``settings/environment.py``; the command line's options may fall back on a
+variable (Typer's ``envvar``) only if it is one of the settings' variables.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from ai_memory.settings import variable_names
 
 ROOT = Path(__file__).resolve().parents[2] / "services"
-THE_READER = ROOT / "ai_memory" / "settings.py"
+THE_READER = ROOT / "ai_memory" / "settings" / "environment.py"
 ENV_NAMES = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
 # path relative to services/ → why it may touch the environment.
 ALLOWED: dict[str, str] = {
