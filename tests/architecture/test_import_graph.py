@@ -180,7 +180,7 @@ def test_the_graph_is_read_from_the_source() -> None:
         ("ai_memory.entrypoints.http.app", "ai_memory.entrypoints.mcp.server"),
         ("ai_memory.entrypoints.mcp.server", "ai_memory.entrypoints.agent_tools"),
         ("ai_memory.entrypoints.a2a.server", "ai_memory.entrypoints.agent_tools"),
-        ("ai_memory.bootstrap", "ai_memory.service.facade"),
+        ("ai_memory.bootstrap.facade", "ai_memory.service.facade"),
         ("ai_memory.sdk.models", "ai_memory.wire.models"),
         ("ai_memory.entrypoints.cli.replay_cmd", "ai_memory.bootstrap"),
         ("ai_memory.entrypoints.cli.dead_letters_cmd", "ai_memory.service.dead_letters"),

@@ -31,6 +31,7 @@ from ai_memory.service.vault_reconcile import VaultReconciled, reconcile_vault
 from ai_memory.service.writing import Writing
 from ai_memory.settings import Settings
 
+from .by_url import build_event_log
 from .urls import scheme_of
 
 
@@ -138,8 +139,6 @@ def run_vault_reconcile(settings: Settings) -> VaultReconciled:
     if root is None:
         raise InvalidInput("AIMEM_ENCRYPTION", "on", "the vault is used only with encryption on")
     # Tombstones and interaction ids are clear: the log is read without opening anything.
-    from . import build_event_log  # the root builds logs; imported when called
-
     log = build_event_log(s, AvroEventSerializer(), writer=False)
     vault = build_data_key_vault(s, root)
     try:
