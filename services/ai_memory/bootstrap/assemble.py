@@ -40,7 +40,8 @@ def build(
 ) -> Container:
     """The container of one process. ``writer=False``: a process that reads the log and
     drives projections but never appends (replay, re-drive); ``owns_partitions=False``:
-    one that appends through the gateways that own the partitions (see build_event_log)."""
+    one that appends through the gateways that own the partitions (see
+    ``by_url.build_event_log``)."""
     s = (settings or Settings.from_env()).resolved()
     check_settings(s, embedder=embedder is None)  # before anything exists on disk
     ensure_private_dir(s.data_dir)

@@ -10,9 +10,10 @@ so that an unrelated bad variable does not stop it.
 Each field's ``description`` is its documentation: ``docs/CONFIGURATION.md`` is generated
 from them (``python -m ai_memory.settings_doc``). The fields are declared by section, one
 module each (``storage``, ``governance``, ``api_keys``, ``http_edge``, ``peers``,
-``data_protection``, ``webhooks``, ``command_line``), and composed into ``Settings`` in
-``model``. Only ``environment`` reads the process environment itself
-(``tests/architecture/test_environment_reads.py``); pydantic-settings reads the rest.
+``data_protection``, ``webhooks``, ``command_line``, each a plain ``section.Section``),
+and composed into ``Settings`` in ``model``. Only ``environment`` reads the process
+environment itself (``tests/architecture/test_environment_reads.py``); pydantic-settings
+reads the ``AIMEM_*`` variables for ``Settings.from_env``.
 """
 
 from __future__ import annotations

@@ -3,10 +3,12 @@ admin key, and the keys the client commands send."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import Field, SecretStr
+
+from .section import Section
 
 
-class ApiKeySettings(BaseModel):
+class ApiKeySettings(Section):
     key_cache_seconds: float = Field(
         default=2.0,
         ge=0,

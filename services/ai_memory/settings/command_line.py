@@ -6,10 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
+
+from .section import Section
 
 
-class CommandLineSettings(BaseModel):
+class CommandLineSettings(Section):
     # The command line's options fall back on these variables (Typer's ``envvar``): they
     # are declared here so that every variable is described in one place.
     metrics_port: int = Field(

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import Field, SecretStr
 
 from ai_memory.core.secrets import SecretPolicy
 
+from .section import Section
 
-class DataProtectionSettings(BaseModel):
+
+class DataProtectionSettings(Section):
     # Refused by default, as the agent tools always did: the log is append-only, so a
     # credential once stored stays in every replica, backup and export, while a refused
     # write costs one retry. A tenant that stores pasted configs or logs on purpose

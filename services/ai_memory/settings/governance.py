@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from .comma_list import CommaList
+from .section import Section
 
 
-class GovernanceSettings(BaseModel):
+class GovernanceSettings(Section):
     govern_interval: float = Field(
         default=3600.0,
         ge=0,

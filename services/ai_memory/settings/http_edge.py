@@ -3,12 +3,13 @@ per tenant and per key, and the browser protections."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from .comma_list import CommaList
+from .section import Section
 
 
-class HttpEdgeSettings(BaseModel):
+class HttpEdgeSettings(Section):
     max_body_bytes: int = Field(
         default=1 << 20, ge=1024, description="Largest JSON request body, bytes → 413."
     )

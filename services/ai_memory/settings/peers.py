@@ -3,10 +3,12 @@ other's peer listeners, and serving without keys."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from .section import Section
 
 
-class PeerSettings(BaseModel):
+class PeerSettings(Section):
     peer_listen: str = Field(
         default="127.0.0.1:0",
         description="Where this gateway's peer listener binds (`host:port`; port 0 = any "

@@ -1,16 +1,18 @@
-"""Where the data lives: the folder, the three URLs, the models and schemas, and
-how reads wait for and projections apply the log."""
+"""Where the data lives and where it is served: the folder, the address, the three URLs,
+the models and schemas, and how reads wait for and projections apply the log."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import Field, SecretStr
 
 from ai_memory.core.record import Limits
 
+from .section import Section
 
-class StorageSettings(BaseModel):
+
+class StorageSettings(Section):
     data_dir: Path = Field(
         default=Path("data"),
         description="Folder of an embedded deployment: the event log, the records, the index "

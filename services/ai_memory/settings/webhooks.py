@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import ipaddress
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 
 from .comma_list import CommaList
+from .section import Section
 
 
-class WebhookSettings(BaseModel):
+class WebhookSettings(Section):
     # A subscribed URL must not reach the gateway's own network (server-side request
     # forgery): only globally routable addresses, checked when subscribed and at every
     # delivery, unless the deployment says otherwise here.
