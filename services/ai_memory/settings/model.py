@@ -22,8 +22,9 @@ from .storage import StorageSettings
 from .webhooks import WebhookSettings
 
 
-# The sections are listed last to first: pydantic orders the fields from the last base
-# to the first, so they keep the order of the reference (errors, dumps, schemas).
+# The sections are listed last to first: pydantic collects fields from the last base to
+# the first, and this keeps the order the fields had on one class (an error lists the
+# bad values in it; dumps and the JSON schema follow it).
 class Settings(
     CommandLineSettings,
     WebhookSettings,
