@@ -51,7 +51,7 @@ from __future__ import annotations
 import functools
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -93,6 +93,12 @@ TURN_FIELDS = (F_MEMORY_ID, F_SCOPE, F_TYPE, F_SESSION, F_CREATED_AT)
 ALL_STATES = tuple(s.value for s in MemoryState)
 
 PREFETCH_MIN = 50
+
+# The dated retrievers (``plan_search``): their component names' prefix, and their weight
+# in fusion relative to the unrestricted retriever of the same kind. Chosen on the tuning
+# half of LoCoMo (``docs/design/RETRIEVAL.md``, "Periods a query names").
+DATED = "dated_"
+DATED_WEIGHT = 0.5
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -256,6 +262,8 @@ class FilterTerms:
     any_of: tuple[tuple[str, tuple[str, ...]], ...]
     expired_at_or_before: float
     matches_nothing: bool
+    # created_at within any of these [start, end) ranges (none: any time).
+    created_in: tuple[tuple[float, float], ...] = ()
 
 
 def filter_terms(query: IndexQuery) -> FilterTerms:
@@ -306,6 +314,8 @@ class Retriever:
     using: str
     dense: Vector | None = None
     sparse: SparseVector | None = None
+    # Its own filter (the dated retrievers'); ``None``: the plan's.
+    terms: FilterTerms | None = None
 
 
 @dataclass(frozen=True)
@@ -345,7 +355,19 @@ def plan_search(query: IndexQuery, dim: int, fusion: Fusion = DEFAULT_FUSION) ->
         return None
     fuse = query.mode == "hybrid"
     limit = prefetch_limit(query.limit) if fuse else query.limit
+    if fuse and query.periods:
+        # The memories created in the periods the query names compete in their own right
+        # (``core.query_dates``): each retriever again, restricted to the periods, fused
+        # beside the unrestricted ones at ``DATED_WEIGHT`` of their weight.
+        dated = replace(terms, created_in=query.periods)
+        out += [replace(r, name=f"{DATED}{r.name}", terms=dated) for r in out]
+        fusion = fusion.with_dated(DATED, DATED_WEIGHT)
     return SearchPlan(out, terms, limit, fuse, fusion, query.context)
+
+
+def filter_of(plan: SearchPlan, retriever: Retriever) -> FilterTerms:
+    """The filter ``retriever`` runs with."""
+    return plan.terms if retriever.terms is None else retriever.terms
 
 
 # Point keys → the ``TURN_FIELDS`` of their payloads, for the points it still finds.
