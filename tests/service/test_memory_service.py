@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from ai_memory.bootstrap import Container
-from ai_memory.core.conversation_context import WEIGHTS
+from ai_memory.core.conversation_context import AFTER
 from ai_memory.core.errors import Conflict, Gone, InvalidInput, NotFound
 from ai_memory.core.record import MemoryState
 from ai_memory.service.memory_service import MemoryService, SearchRequest
@@ -183,7 +183,7 @@ def test_search_finds_a_turn_through_the_turn_before_it(svc: MemoryService, tena
         {"query": "how long known friends", "mode": "keyword", "rerank": False}, svc.limits
     )
     found = {h.stored.record.id: h for h in svc.search(tenant, keyword)}
-    assert found["d1-2"].components == {"context": pytest.approx(WEIGHTS[0] * found["d1-1"].score)}
+    assert found["d1-2"].components == {"context": pytest.approx(AFTER[0] * found["d1-1"].score)}
     alone = search(svc, tenant, "how long known friends", mode="keyword", context=False)
     assert "d1-1" in alone and "d1-2" not in alone
 
