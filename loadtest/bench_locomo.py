@@ -1,7 +1,7 @@
 """LoCoMo retrieval benchmark through the product's own search (no LLM).
 
     python -m loadtest.bench_locomo [--mode hybrid|semantic|keyword] [--embedder static|minilm]
-                                    [--tenancy one|per-conversation] [--no-context]
+                                    [--tenancy one|per-conversation] [--no-context] [--no-dates]
                                     [--no-rerank] [--data PATH] [--sweep]
 
 Builds an embedded container on a fresh temporary data dir, writes every dialog turn of
@@ -119,6 +119,7 @@ def run(args: argparse.Namespace) -> None:
                         mode=args.mode,
                         rerank=args.rerank,
                         context=args.context,
+                        dates=args.dates,
                     )
                     t = time.perf_counter()
                     hits = svc.search(tenant, request)
@@ -150,7 +151,8 @@ def run(args: argparse.Namespace) -> None:
     print(f"`{' '.join(['python -m loadtest.bench_locomo', *map(shlex.quote, sys.argv[1:])])}`")
     print(
         f"\nmode={args.mode}, embedder={container.embedder.name}, "
-        f"fusion={DEFAULT_FUSION}, context={args.context}, rerank={args.rerank}, "
+        f"fusion={DEFAULT_FUSION}, context={args.context}, dates={args.dates}, "
+        f"rerank={args.rerank}, "
         f"tenancy={args.tenancy}, questions={len(table.rows)}, turns={n_turns}\n"
     )
     print(table.markdown())
@@ -194,6 +196,12 @@ def main() -> None:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="conversation context (neighbouring turns), on by default in search",
+    )
+    parser.add_argument(
+        "--dates",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="periods the questions name boost what was said then, on by default in search",
     )
     parser.add_argument(
         "--tenancy",

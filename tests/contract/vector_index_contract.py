@@ -8,6 +8,7 @@ are small hand-made unit vectors of ``DIM`` dimensions, so the suite needs no em
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
@@ -16,7 +17,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ai_memory.core.conversation_context import WEIGHTS as CONTEXT_WEIGHTS
+from ai_memory.adapters.index_payload import DATED_WEIGHT
+from ai_memory.core.conversation_context import AFTER as CONTEXT_AFTER
+from ai_memory.core.conversation_context import BEFORE as CONTEXT_BEFORE
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.fusion import DEFAULT_FUSION
 from ai_memory.core.keywords import query_terms, sparse_terms
@@ -87,6 +90,10 @@ def q(
         mode=mode,
         **kw,
     )
+
+
+def q_with(query: IndexQuery, **changes: Any) -> IndexQuery:
+    return dataclasses.replace(query, **changes)
 
 
 def ids(hits: Sequence[Any]) -> list[str]:
@@ -452,16 +459,18 @@ class VectorIndexContract:
         plain = talk.search(q(text="how long known friends", mode="keyword", limit=10))
         assert ids(plain) == ["t1"]
         hits = talk.search(q(text="how long known friends", mode="keyword", limit=10, context=True))
-        # t1's two turns either side in its own session and scope, nearest first; not the
-        # other session's, scope's or tenant's turns, nor a fact, however close in time.
-        assert ids(hits) == ["t1", "t0", "t2", "t3"]
+        # t1's two turns either side in its own session and scope, the answer after it
+        # first; not the other session's, scope's or tenant's turns, nor a fact, however
+        # close in time.
+        assert ids(hits)[:2] == ["t1", "t2"]
+        assert set(ids(hits)) == {"t1", "t0", "t2", "t3"}
         own = plain[0].score
         by_id = {h.memory_id: h for h in hits}
-        near, next_near = CONTEXT_WEIGHTS
-        assert by_id["t2"].score == pytest.approx(near * own)
-        assert by_id["t0"].score == pytest.approx(near * own)
-        assert by_id["t3"].score == pytest.approx(next_near * own)
-        assert by_id["t3"].components == {"context": pytest.approx(next_near * own)}
+        (before, _), (after, after_next) = CONTEXT_BEFORE, CONTEXT_AFTER
+        assert by_id["t2"].score == pytest.approx(after * own)
+        assert by_id["t0"].score == pytest.approx(before * own)
+        assert by_id["t3"].score == pytest.approx(after_next * own)
+        assert by_id["t3"].components == {"context": pytest.approx(after_next * own)}
         assert "context" not in by_id["t1"].components  # its neighbours matched nothing
 
     def test_context_raises_a_turn_whose_neighbours_match_too(self, index: VectorIndex) -> None:
@@ -524,3 +533,78 @@ class VectorIndexContract:
         hits = talk.search(q(axis(1, 2), "how long known friends", limit=3, context=True))
         assert ids(hits)[0] == "t1"
         assert len(hits) == 3
+
+    # --- periods a query names (core.query_dates) -------------------------------------
+    @staticmethod
+    def day(offset_days: int) -> tuple[float, float]:
+        start = T0 + timedelta(days=offset_days)
+        return (start.timestamp(), (start + timedelta(days=1)).timestamp())
+
+    @pytest.fixture
+    def diary(self, index: VectorIndex) -> VectorIndex:
+        """The same kind of memory on different days, scopes and tenants."""
+        d = timedelta(days=1)
+        apply(
+            index,
+            merge(
+                put("late", 1, axis(1, 0.1), "garden party at the lake", created_at=T0 + 40 * d),
+                put("early", 2, axis(1, 0.3), "garden party at the lake", created_at=T0),
+                put("mid", 3, axis(1, 0.9), "party again", created_at=T0 + 20 * d),
+                put("bob", 4, axis(1, 0.1), "garden party", created_at=T0, scope="user:bob"),
+                put("gone", 5, axis(1, 0.1), "garden party", created_at=T0),
+                put("hist", 6, axis(1, 0.1), "garden party", created_at=T0),
+                put("other", 7, axis(1, 0.1), "garden party", created_at=T0, tenant="other"),
+            ),
+        )
+        apply(index, ([IndexRemove("default", "gone", 8)], {}))
+        apply(index, ([IndexSetState("default", "hist", MemoryState.HISTORICAL, 9)], {}))
+        return index
+
+    def test_a_named_period_raises_what_was_created_in_it(self, diary: VectorIndex) -> None:
+        query = q(axis(1, 0), "garden party", limit=10, scopes=["user:alice"])
+        plain = {h.memory_id: h for h in diary.search(query)}
+        dated = {h.memory_id: h for h in diary.search(q_with(query, periods=(self.day(0),)))}
+        # A boost, not a filter: the same memories come back.
+        assert set(dated) == set(plain) == {"late", "early", "mid"}
+        # "early" is alone in the period: each restricted retriever ranks it first, so it
+        # gains their full weight, DATED_WEIGHT of the unrestricted ones' (both normalise
+        # a one-item list to 1); the others gain nothing.
+        share = DATED_WEIGHT * sum(w for _, w in DEFAULT_FUSION.weights)
+        assert dated["early"].score == pytest.approx(plain["early"].score + share)
+        assert dated["early"].components["dated_dense_rank"] == 1
+        assert dated["early"].components["dated_keyword_rank"] == 1
+        for other in ("late", "mid"):
+            assert dated[other].score == pytest.approx(plain[other].score)
+            assert not any(k.startswith("dated_") for k in dated[other].components)
+        # Said the same way but a little further from the query: second without the period,
+        # first with it.
+        assert ids(diary.search(query))[:2] == ["late", "early"]
+        assert ids(diary.search(q_with(query, periods=(self.day(0),))))[:2] == ["early", "late"]
+
+    def test_a_period_reaches_nothing_the_search_itself_may_not(self, diary: VectorIndex) -> None:
+        # In the period: another scope, a forgotten memory, a historical one, another
+        # tenant's. None of them is found through it.
+        query = q(axis(1, 0), "garden party", limit=10, scopes=["user:alice"])
+        hits = diary.search(q_with(query, periods=(self.day(0),)))
+        assert set(ids(hits)) == {"late", "early", "mid"}
+        every = diary.search(q(axis(1, 0), "garden party", limit=10, periods=(self.day(0),)))
+        assert set(ids(every)) == {"late", "early", "mid", "bob"}
+
+    def test_any_of_several_periods_counts(self, diary: VectorIndex) -> None:
+        query = q(axis(1, 0), "party", limit=10, scopes=["user:alice"])
+        hits = {
+            h.memory_id: h for h in diary.search(q_with(query, periods=(self.day(0), self.day(20))))
+        }
+        assert {m for m, h in hits.items() if "dated_dense_rank" in h.components} == {
+            "early",
+            "mid",
+        }
+
+    def test_periods_only_shape_hybrid_search(self, diary: VectorIndex) -> None:
+        for mode, dense, text in (("keyword", None, "party"), ("semantic", axis(1, 0), None)):
+            query = q(dense, text, mode=mode, limit=10, scopes=["user:alice"])
+            plain = [(h.memory_id, h.score) for h in diary.search(query)]
+            dated = [
+                (h.memory_id, h.score) for h in diary.search(q_with(query, periods=(self.day(0),)))
+            ]
+            assert dated == plain

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from ai_memory.core.bundle import LINE_KINDS, parse_line
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.events import DomainEvent
+from ai_memory.core.query_dates import MAX_PERIODS, named_periods
 from ai_memory.core.record import Limits
 from ai_memory.core.timeparse import (
     MAX_TIMESTAMP,
@@ -256,6 +257,7 @@ def test_the_bounds_survive_the_frame(at: datetime) -> None:
 _search_keys = [
     *("query", "scope", "types", "tags", "top_k", "mode", "states", "rerank", "as_of"),
     "context",
+    "dates",
     "known_at",
 ]
 
@@ -270,3 +272,47 @@ def test_search_requests_parse_or_are_refused(body: dict[str, Any]) -> None:
         return
     request.query.encode("utf-8")
     assert 1 <= request.top_k <= 100
+
+
+_date_words = st.sampled_from(
+    [
+        "in",
+        "on",
+        "of",
+        "the",
+        "summer",
+        "winter",
+        "May",
+        "Sept.",
+        "13th",
+        "31",
+        "0",
+        "9999",
+        "0000",
+        "2023",
+        "2023-02-31",
+        "last",
+        "this",
+        "week",
+        "month",
+        "year",
+        "yesterday",
+        ",",
+        " ",
+        "\u00a0",
+        "\x00",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    words=st.lists(_date_words | hostile_texts, max_size=30),
+    now=st.datetimes(
+        min_value=datetime(1, 2, 1), max_value=datetime(9999, 11, 30), timezones=st.just(UTC)
+    ),
+)
+def test_named_periods_never_crash(words: list[str], now: datetime) -> None:
+    found = named_periods(" ".join(words), now)
+    assert len(found) <= MAX_PERIODS
+    assert all(p.start < p.end and p.start.tzinfo is not None for p in found)

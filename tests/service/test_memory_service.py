@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from ai_memory.bootstrap import Container
-from ai_memory.core.conversation_context import WEIGHTS
+from ai_memory.core.conversation_context import AFTER
 from ai_memory.core.errors import Conflict, Gone, InvalidInput, NotFound
 from ai_memory.core.record import MemoryState
 from ai_memory.service.memory_service import MemoryService, SearchRequest
@@ -183,7 +183,7 @@ def test_search_finds_a_turn_through_the_turn_before_it(svc: MemoryService, tena
         {"query": "how long known friends", "mode": "keyword", "rerank": False}, svc.limits
     )
     found = {h.stored.record.id: h for h in svc.search(tenant, keyword)}
-    assert found["d1-2"].components == {"context": pytest.approx(WEIGHTS[0] * found["d1-1"].score)}
+    assert found["d1-2"].components == {"context": pytest.approx(AFTER[0] * found["d1-1"].score)}
     alone = search(svc, tenant, "how long known friends", mode="keyword", context=False)
     assert "d1-1" in alone and "d1-2" not in alone
 
@@ -192,3 +192,46 @@ def test_context_must_be_a_boolean(svc: MemoryService) -> None:
     with pytest.raises(InvalidInput) as e:
         SearchRequest.parse({"query": "tea", "context": "yes"}, svc.limits)
     assert e.value.field == "context"
+
+
+def test_a_date_in_the_question_finds_what_was_said_that_day(
+    svc: MemoryService, tenant: str
+) -> None:
+    """The question names a day; the turn said that day shares fewer words with it than
+    turns of other days. ``dates`` reads the day and lets that day's memories compete in
+    their own right: the turn climbs, nothing else is dropped."""
+    said = [
+        ("oct", "Melanie: Here is the painting I finished, a lake at sunrise.", "2023-10-13"),
+        ("may", "Melanie: I showed Caroline my painting of a horse in May.", "2023-05-20"),
+        ("jun", "Caroline: Thanks for showing me the painting, Melanie!", "2023-06-02"),
+        ("jul", "Melanie: Caroline, did I show you the pottery bowl?", "2023-07-09"),
+        ("aug", "Caroline: The weather was lovely at the lake.", "2023-08-11"),
+        ("sep", "Melanie: The kids went back to school.", "2023-09-04"),
+    ]
+    for memory_id, text, day in said:
+        last = svc.write(
+            tenant,
+            body(
+                text,
+                id=memory_id,
+                type="interaction",
+                created_at=f"{day}T10:00:00Z",
+                meta={"session_id": day},  # one turn per session: no conversation context
+            ),
+        )
+    svc.wait_for(last.position)
+    question = "What painting did Melanie show to Caroline on October 13, 2023?"
+    plain = search(svc, tenant, question, dates=False)
+    hits = svc.search(tenant, SearchRequest.parse({"query": question}, svc.limits))
+    dated = [h.stored.record.id for h in hits]
+    assert set(dated) == set(plain)  # a boost, not a filter
+    assert dated.index("oct") < plain.index("oct")
+    oct_hit = hits[dated.index("oct")]
+    assert oct_hit.components["dated_dense_rank"] == oct_hit.components["dated_keyword_rank"] == 1
+    assert not any(k.startswith("dated_") for h in hits if h is not oct_hit for k in h.components)
+
+
+def test_dates_must_be_a_boolean(svc: MemoryService) -> None:
+    with pytest.raises(InvalidInput) as e:
+        SearchRequest.parse({"query": "tea", "dates": "yes"}, svc.limits)
+    assert e.value.field == "dates"

@@ -20,6 +20,12 @@ def conditions(terms: ip.FilterTerms) -> tuple[list[Any], list[Any]]:
     must += [
         qe.FieldCondition(name, match=qe.MatchAny(list(values))) for name, values in terms.any_of
     ]
+    if terms.created_in:
+        ranges: list[Any] = [
+            qe.FieldCondition(ip.F_CREATED_AT, range=qe.RangeFloat(gte=start, lt=end))
+            for start, end in terms.created_in
+        ]
+        must.append(ranges[0] if len(ranges) == 1 else qe.Filter(should=ranges))
     must_not: list[Any] = []
     if terms.expired_at_or_before != float("inf"):
         must_not.append(

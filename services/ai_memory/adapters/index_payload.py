@@ -51,12 +51,12 @@ from __future__ import annotations
 import functools
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from ai_memory.core.conversation_context import WEIGHTS as CONTEXT_WEIGHTS
+from ai_memory.core.conversation_context import REACH as CONTEXT_REACH
 from ai_memory.core.conversation_context import Turn, with_context
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.fusion import DEFAULT_FUSION, Fusion, Ranked, by_score, fuse, single_hits
@@ -93,6 +93,13 @@ TURN_FIELDS = (F_MEMORY_ID, F_SCOPE, F_TYPE, F_SESSION, F_CREATED_AT)
 ALL_STATES = tuple(s.value for s in MemoryState)
 
 PREFETCH_MIN = 50
+
+# The dated retrievers (``plan_search``): their component names' prefix, and their weight
+# in fusion relative to the unrestricted retriever of the same kind. Chosen on the tuning
+# half of LoCoMo (``docs/design/RETRIEVAL.md``, "Periods a query names"): 0.5, 0.75 and 1
+# tie with the static embedder, 1 is best with mpnet.
+DATED = "dated_"
+DATED_WEIGHT = 1.0
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -256,6 +263,8 @@ class FilterTerms:
     any_of: tuple[tuple[str, tuple[str, ...]], ...]
     expired_at_or_before: float
     matches_nothing: bool
+    # created_at within any of these [start, end) ranges (none: any time).
+    created_in: tuple[tuple[float, float], ...] = ()
 
 
 def filter_terms(query: IndexQuery) -> FilterTerms:
@@ -306,6 +315,8 @@ class Retriever:
     using: str
     dense: Vector | None = None
     sparse: SparseVector | None = None
+    # Its own filter (the dated retrievers'); ``None``: the plan's.
+    terms: FilterTerms | None = None
 
 
 @dataclass(frozen=True)
@@ -345,7 +356,19 @@ def plan_search(query: IndexQuery, dim: int, fusion: Fusion = DEFAULT_FUSION) ->
         return None
     fuse = query.mode == "hybrid"
     limit = prefetch_limit(query.limit) if fuse else query.limit
+    if fuse and query.periods:
+        # The memories created in the periods the query names compete in their own right
+        # (``core.query_dates``): each retriever again, restricted to the periods, fused
+        # beside the unrestricted ones at ``DATED_WEIGHT`` of their weight.
+        dated = replace(terms, created_in=query.periods)
+        out += [replace(r, name=f"{DATED}{r.name}", terms=dated) for r in out]
+        fusion = fusion.with_dated(DATED, DATED_WEIGHT)
     return SearchPlan(out, terms, limit, fuse, fusion, query.context)
+
+
+def filter_of(plan: SearchPlan, retriever: Retriever) -> FilterTerms:
+    """The filter ``retriever`` runs with."""
+    return plan.terms if retriever.terms is None else retriever.terms
 
 
 # Point keys → the ``TURN_FIELDS`` of their payloads, for the points it still finds.
@@ -361,7 +384,7 @@ class NeighbourQuery:
     terms: FilterTerms
     seed: Turn
     before: bool
-    limit: int = len(CONTEXT_WEIGHTS)
+    limit: int = CONTEXT_REACH
 
 
 # One answer per query, in order: (point key, ``TURN_FIELDS`` payload), nearest first.

@@ -492,7 +492,7 @@ class QdrantEdgeIndex:
             qe.QueryRequest(
                 limit=plan.limit,
                 query=qe.Query.Nearest(_query_vector(r), using=r.using),
-                filter=flt,
+                filter=flt if r.terms is None else _filter(r.terms),
                 params=self._params if r.using == ip.DENSE else idf,
                 with_payload=False,
             )

@@ -376,7 +376,7 @@ class QdrantServerIndex:
             qm.QueryRequest(
                 query=_query_vector(r),
                 using=r.using,
-                filter=flt,
+                filter=flt if r.terms is None else qs.to_filter(r.terms),
                 limit=plan.limit,
                 params=self._params if r.using == ip.DENSE else _idf_params(query.tenant),
                 with_payload=_TURN_PAYLOAD,

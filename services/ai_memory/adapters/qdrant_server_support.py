@@ -204,6 +204,12 @@ def to_filter(terms: ip.FilterTerms, *also: Any) -> qm.Filter:
         qm.FieldCondition(key=name, match=qm.MatchAny(any=list(values)))
         for name, values in terms.any_of
     ]
+    if terms.created_in:
+        ranges: list[Any] = [
+            qm.FieldCondition(key=ip.F_CREATED_AT, range=qm.Range(gte=start, lt=end))
+            for start, end in terms.created_in
+        ]
+        must.append(ranges[0] if len(ranges) == 1 else qm.Filter(should=ranges))
     must_not: list[Any] = []
     if terms.expired_at_or_before != float("inf"):
         rng = qm.Range(lte=terms.expired_at_or_before)

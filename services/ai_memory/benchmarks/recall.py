@@ -42,6 +42,7 @@ class RecallOptions:
     embedder: str | None = None  # None: the server's default (or AIMEM_EMBEDDER)
     data_dir: Path | None = None
     keep: bool = False
+    dates: bool = True  # periods the questions name (``core.query_dates``)
 
 
 @dataclass
@@ -54,10 +55,13 @@ class RecallResult:
     search: Latency
     # (group, questions, recall at each k in ``KS``, percent)
     groups: list[tuple[str, int, list[float]]] = field(default_factory=list)
+    dates: bool = True
 
     @property
     def label(self) -> str:
-        return f"{self.embedder}, context {'on' if self.context else 'off'}"
+        return f"{self.embedder}, context {'on' if self.context else 'off'}" + (
+            "" if self.dates else ", dates off"
+        )
 
     def recall_at(self, k: int, group: str = "all") -> float:
         for name, _, values in self.groups:
@@ -115,7 +119,7 @@ def run(options: RecallOptions, say: Callable[[str], None]) -> RecallResult:
             wait_projected(http, server.check_alive)
             imported = time.perf_counter() - began
             say(f"asking {sum(len(c.questions) for c in conversations):,} questions")
-            result = _ask(http, conversations, options.context, server.check_alive)
+            result = _ask(http, conversations, options, server.check_alive)
         result.embedder, result.turns, result.import_seconds = embedder, turns, imported
         return result
     except httpx.HTTPError as e:
@@ -131,7 +135,7 @@ def run(options: RecallOptions, say: Callable[[str], None]) -> RecallResult:
 def _ask(
     http: httpx.Client,
     conversations: Sequence[Conversation],
-    context: bool,
+    options: RecallOptions,
     alive: Callable[[], None],
 ) -> RecallResult:
     table = RecallTable()
@@ -142,7 +146,8 @@ def _ask(
         prefix = f"{conv.sample_id}-"
         for question in conv.questions:
             body = {"query": question.text, "scope": conv.scope, "top_k": TOP_K}
-            body["context"] = context
+            body["context"] = options.context
+            body["dates"] = options.dates
             began = time.perf_counter()
             answer = http.post("/v1/memories/search", json=body)
             took.append((time.perf_counter() - began) * 1000)
@@ -157,13 +162,16 @@ def _ask(
     for name, half in zip(names, halves, strict=True):
         n, values = half.mean()
         groups.append((name, n, list(values)))
-    return RecallResult("", context, 0, len(table.rows), 0.0, latency(took), groups)
+    return RecallResult(
+        "", options.context, 0, len(table.rows), 0.0, latency(took), groups, options.dates
+    )
 
 
 def markdown(result: RecallResult) -> str:
     head = "| questions | n | " + " | ".join(f"R@{k}" for k in KS) + " |"
     lines = [
         f"embedder {result.embedder}, context {'on' if result.context else 'off'}, "
+        f"dates {'on' if result.dates else 'off'}, "
         f"{result.turns:,} turns imported and projected in {result.import_seconds:.1f} s, "
         f"{result.questions:,} questions; search over HTTP p50 {result.search.p50_ms:.1f} ms, "
         f"p95 {result.search.p95_ms:.1f} ms, p99 {result.search.p99_ms:.1f} ms (top_k {TOP_K})",
@@ -178,7 +186,8 @@ def markdown(result: RecallResult) -> str:
 
 def file_name(result: RecallResult) -> str:
     """One JSON file per configuration, so runs into one directory add up for the plot."""
-    return f"bench-locomo-{result.embedder}-context-{'on' if result.context else 'off'}.json"
+    dates = "" if result.dates else "-dates-off"
+    return f"bench-locomo-{result.embedder}-context-{'on' if result.context else 'off'}{dates}.json"
 
 
 def write_json(path: Path, result: RecallResult) -> None:

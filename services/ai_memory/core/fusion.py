@@ -65,6 +65,14 @@ class Fusion:
         """The component that holds the fused score."""
         return "rrf" if self.method == "rrf" else "fused"
 
+    def with_dated(self, prefix: str, share: float) -> Fusion:
+        """This fusion plus a retriever ``prefix + name`` for each of ``dense`` and
+        ``keyword``, weighing ``share`` of that retriever's weight."""
+        weights = dict(self.weights)
+        for name in ("dense", "keyword"):
+            weights[f"{prefix}{name}"] = round(share * self.weight(name), 6)
+        return Fusion(self.method, tuple(weights.items()), self.k)
+
 
 RRF = Fusion("rrf")
 # Convex combination of min-max normalised scores, keyword 0.7 / dense 0.3: on LoCoMo

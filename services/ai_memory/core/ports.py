@@ -202,6 +202,9 @@ class IndexQuery:
     mode: Literal["hybrid", "semantic", "keyword"] = "hybrid"
     # Score interactions with their conversation context (``core.conversation_context``).
     context: bool = False
+    # Periods the query names, as [start, end) Unix seconds (``core.query_dates``): the
+    # memories created in them also compete in their own right (hybrid mode only).
+    periods: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -456,6 +456,7 @@ def search_in(
     rerank: bool,
     known_at: str | int | float | None = None,
     context: bool = True,
+    dates: bool = True,
 ) -> SearchIn:
     """The request of a ``search(...)`` call."""
     return SearchIn.model_validate(
@@ -471,6 +472,7 @@ def search_in(
             "known_at": known_at,
             "rerank": rerank,
             "context": context,
+            "dates": dates,
         }
     )
 

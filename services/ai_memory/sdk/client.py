@@ -265,12 +265,14 @@ class MemoryClient:
         rerank: bool = True,
         min_position: int = 0,
         context: bool = True,
+        dates: bool = True,
     ) -> m.SearchOut:
         """``POST /v1/memories/search``: hybrid (or ``semantic``/``keyword``) search; each
         hit carries its ``score``, ``components`` and rerank ``explanation``; ``context``:
-        interactions also score by their neighbouring turns."""
+        interactions also score by their neighbouring turns; ``dates``: memories created in
+        the periods the query names ("in March 2023") also compete in their own right."""
         request = w.search_in(
-            query, scope, tags, types, top_k, mode, states, as_of, rerank, known_at, context
+            query, scope, tags, types, top_k, mode, states, as_of, rerank, known_at, context, dates
         )
         return self.search_request(request, min_position=min_position)
 

@@ -28,6 +28,7 @@ from ai_memory.core.ports import (
     VectorIndex,
 )
 from ai_memory.core.preconditions import Preconditions
+from ai_memory.core.query_dates import named_periods
 from ai_memory.core.record import (
     Limits,
     MemoryRecord,
@@ -78,6 +79,9 @@ class SearchRequest:
     known_at: datetime | None = None  # recorded time: "what did the system believe then"
     # Interactions scored with the turns around them (``core.conversation_context``).
     context: bool = True
+    # Memories created in the periods the query names compete in their own right
+    # (``core.query_dates``; hybrid mode).
+    dates: bool = True
 
     @staticmethod
     def parse(body: Mapping[str, Any], limits: Limits) -> SearchRequest:
@@ -119,6 +123,9 @@ class SearchRequest:
         context = body.get("context", True)
         if not isinstance(context, bool):
             raise InvalidInput("context", "boolean", "context must be true or false")
+        dates = body.get("dates", True)
+        if not isinstance(dates, bool):
+            raise InvalidInput("dates", "boolean", "dates must be true or false")
         as_of = None if body.get("as_of") is None else parse_timestamp(body["as_of"], field="as_of")
         known_at = (
             None
@@ -137,6 +144,7 @@ class SearchRequest:
             as_of,
             known_at,
             context,
+            dates,
         )
 
 
@@ -355,6 +363,11 @@ class MemoryService:
         sparse = query_terms(request.query) if request.mode != "semantic" else None
         at = TimePoint(request.as_of, request.known_at)
         travel = None if at.is_now else TimeTravel(self.store, tenant, at)
+        periods = (
+            named_periods(request.query, request.as_of or now)
+            if request.dates and request.mode == "hybrid"
+            else ()
+        )
         # Stage 1 recalls K candidates (more than asked: a hit can vanish between index
         # and store, and the rerank needs room to reorder); stage 2 reranks them.
         recall_k = max(self.ranking.recall_k, request.top_k) if request.rerank else request.top_k
@@ -374,6 +387,7 @@ class MemoryService:
                     states=request.states if at.is_now else tuple(MemoryState),
                     mode=request.mode,
                     context=request.context,
+                    periods=tuple((p.start.timestamp(), p.end.timestamp()) for p in periods),
                 )
             )
         with span("aimem.records.get_many", {"aimem.ids": len(hits)}):

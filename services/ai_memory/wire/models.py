@@ -169,13 +169,20 @@ class SearchIn(BaseModel):
         "just before and after it in its scope and session (meta.session_id), and those "
         "neighbours can be found through it (component `context`).",
     )
+    dates: bool = Field(
+        True,
+        description='Periods the query names ("in March 2023", "on 13 October 2023", '
+        '"last week"): memories created in them also compete in their own right, beside '
+        "the usual ranking (components `dated_dense_*`, `dated_keyword_*`; hybrid mode).",
+    )
 
 
 class SearchHitOut(BaseModel):
     record: MemoryOut
     score: float
     components: dict[str, float] = Field(
-        description="Each retriever's rank and score; `context`: what neighbouring turns added."
+        description="Each retriever's rank and score; `context`: what neighbouring turns "
+        "added; `dated_*`: the retrievers restricted to the periods the query names."
     )
     explanation: dict[str, Any] | None = Field(
         None, description="The rerank's components: weight, value and contribution of each."

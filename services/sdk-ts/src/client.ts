@@ -102,6 +102,9 @@ export interface SearchOptions {
   rerank?: boolean;
   /** Interactions also score by their neighbouring turns; default true. */
   context?: boolean;
+  /** Memories created in the periods the query names ("in March 2023") also compete in
+   * their own right; default true. */
+  dates?: boolean;
   minPosition?: number;
 }
 
@@ -371,6 +374,7 @@ export class MemoryClient {
       mode: options.mode ?? "hybrid",
       rerank: options.rerank ?? true,
       context: options.context ?? true,
+      dates: options.dates ?? true,
       ...(options.scope !== undefined && { scope: options.scope }),
       ...(options.tags !== undefined && { tags: options.tags }),
       ...(options.types !== undefined && { types: options.types }),

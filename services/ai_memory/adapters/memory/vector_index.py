@@ -120,12 +120,15 @@ class MemoryVectorIndex:
         candidates = [(pid, p) for pid, p in points if _matches(p.payload, plan.terms)]
         results: list[list[tuple[str, float]]] = []
         for r in plan.retrievers:
+            among = candidates
+            if r.terms is not None:  # a dated retriever: its own, narrower filter
+                among = [(pid, p) for pid, p in points if _matches(p.payload, r.terms)]
             if r.dense is not None:
-                scored = _dense_scores(candidates, r.dense)
+                scored = _dense_scores(among, r.dense)
             else:
                 assert r.sparse is not None
                 corpus = [p for _, p in points if p.payload.get(ip.F_TENANT) == query.tenant]
-                scored = _keyword_scores(candidates, corpus, r.sparse)
+                scored = _keyword_scores(among, corpus, r.sparse)
             results.append(by_score(scored)[: plan.limit])
         return ip.hits_of(
             plan,
@@ -155,6 +158,12 @@ def _matches(payload: dict[str, Any], terms: ip.FilterTerms) -> bool:
         value = payload.get(name)
         values = value if isinstance(value, list) else [value]
         if not any(v in allowed for v in values):
+            return False
+    if terms.created_in:
+        created = payload.get(ip.F_CREATED_AT)
+        if not isinstance(created, float | int) or not any(
+            start <= created < end for start, end in terms.created_in
+        ):
             return False
     expires = payload.get(ip.F_EXPIRES_AT)
     return expires is None or expires > terms.expired_at_or_before

@@ -114,6 +114,10 @@ def locomo_cmd(
     context: Annotated[
         bool, typer.Option(help="Conversation context in search (the server's default: on).")
     ] = True,
+    dates: Annotated[
+        bool,
+        typer.Option(help="Periods the questions name boost what was said then (default: on)."),
+    ] = True,
     out: Annotated[
         Path, typer.Option(help="Where the JSON, the table, the plot and the server log go.")
     ] = Path("bench-locomo"),
@@ -124,7 +128,7 @@ def locomo_cmd(
     keep: Annotated[bool, typer.Option(help="Keep the temporary data dir.")] = False,
 ) -> None:
     """Ask LoCoMo's questions of a fresh server: recall@k per category, latency, config."""
-    options = RecallOptions(data, out, context, embedder, data_dir, keep)
+    options = RecallOptions(data, out, context, embedder, data_dir, keep, dates)
     try:
         result = recall.run(
             options, lambda line: err.print(line, markup=False, highlight=False, soft_wrap=True)

@@ -1246,7 +1246,7 @@ export interface components {
             score: number;
             /**
              * Components
-             * @description Each retriever's rank and score; `context`: what neighbouring turns added.
+             * @description Each retriever's rank and score; `context`: what neighbouring turns added; `dated_*`: the retrievers restricted to the periods the query names.
              */
             components: {
                 [key: string]: number;
@@ -1313,6 +1313,12 @@ export interface components {
              * @default true
              */
             context: boolean;
+            /**
+             * Dates
+             * @description Periods the query names ("in March 2023", "on 13 October 2023", "last week"): memories created in them also compete in their own right, beside the usual ranking (components `dated_dense_*`, `dated_keyword_*`; hybrid mode).
+             * @default true
+             */
+            dates: boolean;
         };
         /** SearchOut */
         SearchOut: {
