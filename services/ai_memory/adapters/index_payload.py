@@ -217,7 +217,7 @@ def check_dense(vector: Vector, dim: int, field: str = "dense") -> None:
         raise InvalidInput(
             field, "dimension", f"dense vector must have shape ({dim},), got {tuple(vector.shape)}"
         )
-    if not np.all(np.isfinite(vector)):
+    if not np.isfinite(vector).all():
         raise InvalidInput(field, "finite", "dense vector contains NaN or infinity")
 
 
