@@ -204,8 +204,8 @@ def sparse_terms(text: str) -> SparseVector:
     if len(merged) == 1:
         ((index, value),) = merged.items()
         return SparseVector((index,), (value,))
-    ordered = sorted(merged.items())
-    return SparseVector(tuple(i for i, _ in ordered), tuple(v for _, v in ordered))
+    indices, values = zip(*sorted(merged.items()), strict=True)
+    return SparseVector(indices, values)
 
 
 def query_terms(text: str) -> SparseVector:
