@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -152,6 +153,48 @@ def test_flush_interval_zero_persists_every_batch(tmp_path: Path) -> None:
     try:
         apply(idx, put("m1", 2, axis(1), "tea"))
         assert json.loads((tmp_path / "checkpoint.json").read_text())["checkpoint"] == 2
+    finally:
+        idx.close()
+
+
+def _on_disk(root: Path) -> int:
+    return int(json.loads((root / "checkpoint.json").read_text())["checkpoint"])
+
+
+def test_an_index_filled_from_zero_flushes_rarely_until_it_catches_up(tmp_path: Path) -> None:
+    """Filling from position 0 (an empty shard, a reset): a crash would replay from the
+    log anyway, so the periodic flush waits a minute; the projection's ``idle`` flush
+    (caught up) makes it durable and brings back ``flush_interval``."""
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, flush_interval=0.001)
+    try:
+        apply(idx, put("m1", 1, axis(1), "tea"))
+        time.sleep(0.01)
+        apply(idx, put("m2", 2, axis(2), "coffee"))
+        assert idx.checkpoint() == 2 and _on_disk(tmp_path) == 0
+        idx.flush()
+        assert _on_disk(tmp_path) == 2
+        time.sleep(0.01)
+        apply(idx, put("m3", 3, axis(3), "milk"))
+        assert _on_disk(tmp_path) == 3  # flush_interval again
+        idx.reset()
+        apply(idx, put("m1", 4, axis(1), "tea"))
+        time.sleep(0.01)
+        apply(idx, put("m2", 5, axis(2), "coffee"))
+        assert _on_disk(tmp_path) == 0  # filling again after the reset
+    finally:
+        idx.close()
+    assert _on_disk(tmp_path) == 5  # close makes it durable
+
+
+def test_an_index_reopened_with_checkpoints_keeps_its_flush_interval(tmp_path: Path) -> None:
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, flush_interval=0.001)
+    apply(idx, put("m1", 1, axis(1), "tea"))
+    idx.close()
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, flush_interval=0.001)
+    try:
+        time.sleep(0.01)
+        apply(idx, put("m2", 2, axis(2), "coffee"))
+        assert _on_disk(tmp_path) == 2
     finally:
         idx.close()
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import zlib
+from collections import Counter
 
 import pytest
 from hypothesis import given
@@ -144,3 +145,28 @@ def test_the_term_cache_is_bounded() -> None:
     keywords._term.cache_clear()
     tokens(" ".join(f"word{n}x" for n in range(keywords._TERM_CACHE + 100)))
     assert keywords._term.cache_info().currsize == keywords._TERM_CACHE
+
+
+def _reference_sparse(text: str) -> SparseVector:
+    """The document vector as the module defines it, written the plain way: what the
+    hand-tuned ``sparse_terms`` must keep giving, weights and order alike."""
+    terms = tokens(text)
+    if not terms:
+        return SparseVector((), ())
+    norm = K1 * (1.0 - B + B * len(terms) / AVG_DOC_LEN)
+    merged: dict[int, float] = {}
+    for term, tf in Counter(terms).items():
+        index = zlib.crc32(term.encode("utf-8"))
+        merged[index] = merged.get(index, 0.0) + tf * (K1 + 1.0) / (tf + norm)
+    ordered = sorted(merged.items())
+    return SparseVector(tuple(i for i, _ in ordered), tuple(v for _, v in ordered))
+
+
+@given(st.text(alphabet=st.sampled_from("ab cdé日本’'.-s1"), max_size=80))
+def test_sparse_terms_equal_the_plain_definition(text: str) -> None:
+    assert sparse_terms(text) == _reference_sparse(text)
+
+
+def test_sparse_terms_of_one_and_of_repeated_terms() -> None:
+    assert sparse_terms("tea") == _reference_sparse("tea")
+    assert sparse_terms("tea coffee tea milk tea") == _reference_sparse("tea coffee tea milk tea")

@@ -49,6 +49,7 @@ search and count filters on ``state``, which tombstones lack, so they are invisi
 from __future__ import annotations
 
 import functools
+import hashlib
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -102,12 +103,27 @@ DATED = "dated_"
 DATED_WEIGHT = 1.0
 
 
+_NAMESPACE_BYTES = POINT_NAMESPACE.bytes
+
+
 @functools.lru_cache(maxsize=1 << 14)
 def point_id(tenant: str, memory_id: str) -> str:
     """Stable point id. Memory ids never contain '/', so the key is unambiguous. Cached:
     a batch asks for each id twice (the stored marks, then the plan), and a memory's
-    later versions and reads ask again."""
-    return str(uuid.uuid5(POINT_NAMESPACE, f"{tenant}/{memory_id}"))
+    later versions and reads ask again.
+
+    ``uuid5`` spelled out (SHA-1 of namespace and name, version 5, RFC 4122 variant)
+    without the ``UUID`` object, whose checks cost as much as the hash: every event of
+    a replay misses the cache. Equal to ``str(uuid.uuid5(...))``, which a test holds."""
+    digest = bytearray(
+        hashlib.sha1(
+            _NAMESPACE_BYTES + f"{tenant}/{memory_id}".encode(), usedforsecurity=False
+        ).digest()[:16]
+    )
+    digest[6] = (digest[6] & 0x0F) | 0x50
+    digest[8] = (digest[8] & 0x3F) | 0x80
+    h = digest.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def prefetch_limit(limit: int) -> int:
@@ -168,20 +184,29 @@ def point_ids_of(mutations: Sequence[IndexMutation]) -> list[str]:
 
 
 def put_payload(m: IndexPut) -> dict[str, Any]:
+    """A live point's payload. Tags, expiry and conversation are left out when a memory
+    has none: every reader treats a missing field as an empty one (a tag or range
+    condition never matches it, ``IsEmpty`` matches both, ``turn_of`` reads ``None``),
+    and each field costs the engine's binding ≈ 1–3 µs to convert per point."""
     r = m.record
-    expires = r.expires_at()
-    return {
+    payload: dict[str, Any] = {
         F_TENANT: m.tenant,
         F_MEMORY_ID: r.id,
         F_SCOPE: r.scope,
         F_TYPE: r.type.value,
         F_STATE: m.state.value,
-        F_TAGS: list(r.tags),
         F_CREATED_AT: r.created_at.timestamp(),
-        F_EXPIRES_AT: None if expires is None else expires.timestamp(),
         F_POSITION: m.position,
-        F_SESSION: session_of(r.meta),
     }
+    if r.tags:
+        payload[F_TAGS] = list(r.tags)
+    expires = r.expires_at()
+    if expires is not None:
+        payload[F_EXPIRES_AT] = expires.timestamp()
+    session = session_of(r.meta)
+    if session is not None:
+        payload[F_SESSION] = session
+    return payload
 
 
 def session_of(meta: Mapping[str, Any]) -> str | None:
@@ -199,7 +224,7 @@ def check_dense(vector: Vector, dim: int, field: str = "dense") -> None:
         raise InvalidInput(
             field, "dimension", f"dense vector must have shape ({dim},), got {tuple(vector.shape)}"
         )
-    if not np.all(np.isfinite(vector)):
+    if not np.isfinite(vector).all():
         raise InvalidInput(field, "finite", "dense vector contains NaN or infinity")
 
 

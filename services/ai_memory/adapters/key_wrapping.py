@@ -281,10 +281,23 @@ class WrappedVault:
             self._keks.pop(tenant, None)
 
     # --- data keys --------------------------------------------------------------------
-    def _unwrap(self, tenant: str, key_id: str, row: KeyRow) -> bytes | None:
+    def _unwrap(
+        self,
+        tenant: str,
+        key_id: str,
+        row: KeyRow,
+        keks: dict[int, bytes | str | None] | None = None,
+    ) -> bytes | None:
+        """``keks``: the KEKs already unwrapped by the same call (``get_many``), so a
+        page of data keys under one KEK opens it once, not once per key."""
         if row.destroyed or row.wrapped is None:
             return None
-        kek = self._kek_at(tenant, row.kek_version)
+        if keks is None:
+            kek = self._kek_at(tenant, row.kek_version)
+        elif row.kek_version in keks:
+            kek = keks[row.kek_version]
+        else:
+            kek = keks[row.kek_version] = self._kek_at(tenant, row.kek_version)
         if kek is _GONE:
             # A rotation may have re-wrapped it since the row was read; else the key
             # went with its KEK (an offboarding).
@@ -404,7 +417,8 @@ class WrappedVault:
     def get_many(self, tenant: str, key_ids: Sequence[str]) -> dict[str, bytes]:
         wanted = list(dict.fromkeys(key_ids))
         rows = self._rows.keys(tenant, wanted) if wanted else {}
-        keys = {k: self._unwrap(tenant, k, row) for k, row in rows.items()}
+        keks: dict[int, bytes | str | None] = {}
+        keys = {k: self._unwrap(tenant, k, row, keks) for k, row in rows.items()}
         return {k: key for k, key in keys.items() if key is not None}
 
     def destroy(self, tenant: str, key_id: str) -> None:

