@@ -11,6 +11,7 @@ from typing import Any
 
 import qdrant_edge as qe
 
+from ..core.conversation_context import Turn
 from . import index_payload as ip
 
 
@@ -61,47 +62,148 @@ def turns(shard: qe.EdgeShard, point_ids: Collection[str]) -> dict[str, dict[str
     return {point_key(p.id): p.payload for p in found if p.payload}
 
 
-def neighbours(
-    shard: qe.EdgeShard, queries: Sequence[ip.NeighbourQuery]
-) -> list[list[tuple[str, dict[str, Any]]]]:
-    """Each seed's nearest turns on one side: a scroll ordered by the ``created_at``
-    range index (the engine has no batch of ordered reads). A search's queries share
-    its filter, so its conditions are built once."""
-    out: list[list[tuple[str, dict[str, Any]]]] = []
-    built: dict[ip.FilterTerms, tuple[list[Any], list[Any]]] = {}
-    interaction = qe.FieldCondition(ip.F_TYPE, match=qe.MatchValue(ip.INTERACTION))
-    for query in queries:
-        seed = query.seed
-        must, must_not = built.get(query.terms) or built.setdefault(
-            query.terms, conditions(query.terms)
-        )
-        side = (
-            qe.RangeFloat(lt=seed.created_at) if query.before else qe.RangeFloat(gt=seed.created_at)
-        )
+# Conversation context's lookups. The engine has no batch of ordered reads, so each side of
+# each seed was an ordered scroll through the ``created_at`` range index, and such a walk
+# checks every point it passes: in a scope whose turns are far apart in time (a small scope
+# of a big tenant) it passes hundreds of other points per side. Once one seed of a
+# conversation has been looked up that way, the others of the same search read a window of
+# time around them instead (one unordered read each, which the engine plans through its
+# most selective index), sized from the spacing the first one found. A window's answer is
+# used only where it is provably the ordered scroll's: a side with all its turns inside the
+# window, the window read whole and no equal ``created_at`` among the turns that decide
+# (the engine orders ties by its internal offsets); any other side falls back to the scroll.
+WINDOW_LIMIT = 64  # points a window read may return; a window that fills it is not used
+WINDOW_MARGIN = 1.5  # a window reaches this many times as far as the first seed's turns
+
+_Found = list[tuple[str, dict[str, Any]]]
+_Conversation = tuple[ip.FilterTerms, str, str | None]
+
+
+def neighbours(shard: qe.EdgeShard, queries: Sequence[ip.NeighbourQuery]) -> list[_Found]:
+    """Each query's nearest turns on its side of its seed, nearest first: exactly what one
+    ordered scroll per query (``ordered_neighbours``) answers, in fewer or cheaper reads."""
+    out: list[_Found | None] = [None] * len(queries)
+    by_seed: dict[tuple[ip.FilterTerms, Turn], list[int]] = {}
+    for number, query in enumerate(queries):
+        by_seed.setdefault((query.terms, query.seed), []).append(number)
+    filters = _Filters()
+    reach: dict[_Conversation, float] = {}
+    for (terms, seed), numbers in by_seed.items():
+        conversation = (terms, seed.scope, seed.session)
+        width = reach.get(conversation)
+        if width is not None:
+            window = _window(shard, filters, terms, seed, width)
+            if window is not None:
+                for number in numbers:
+                    query = queries[number]
+                    out[number] = _side(window, seed, query.before, query.limit)
+        for number in numbers:
+            if out[number] is None:
+                out[number] = _ordered(shard, filters, queries[number])
+        if conversation not in reach:
+            farthest = _farthest(seed, [out[n] or [] for n in numbers])
+            if farthest > 0.0:
+                reach[conversation] = farthest * WINDOW_MARGIN
+    return [found or [] for found in out]
+
+
+def ordered_neighbours(shard: qe.EdgeShard, queries: Sequence[ip.NeighbourQuery]) -> list[_Found]:
+    """One ordered scroll per query: the definition ``neighbours`` must answer as."""
+    filters = _Filters()
+    return [_ordered(shard, filters, query) for query in queries]
+
+
+class _Filters:
+    """A search's queries share its filter: its conditions are built once."""
+
+    def __init__(self) -> None:
+        self._built: dict[ip.FilterTerms, tuple[list[Any], list[Any]]] = {}
+
+    def __call__(self, terms: ip.FilterTerms, seed: Turn, at: qe.RangeFloat) -> qe.Filter:
+        must, must_not = self._built.get(terms) or self._built.setdefault(terms, conditions(terms))
         session = (
             qe.IsEmptyCondition(ip.F_SESSION)
             if seed.session is None
             else qe.FieldCondition(ip.F_SESSION, match=qe.MatchValue(seed.session))
         )
-        flt = qe.Filter(
+        return qe.Filter(
             must=[
                 *must,
                 qe.FieldCondition(ip.F_SCOPE, match=qe.MatchValue(seed.scope)),
-                interaction,
-                qe.FieldCondition(ip.F_CREATED_AT, range=side),
+                _INTERACTION,
+                qe.FieldCondition(ip.F_CREATED_AT, range=at),
                 session,
             ],
             must_not=must_not or None,
         )
-        direction = qe.Direction.Desc if query.before else qe.Direction.Asc
-        # start_from: the engine walks the range index from the seed's time instead of
-        # from one end (2 ms → 0.06 ms a scroll at 100k points in one scope); it is
-        # inclusive, so the strict range above still leaves the seed out.
-        order = qe.OrderBy(ip.F_CREATED_AT, direction=direction, start_from=seed.created_at)
-        records, _ = shard.scroll(
-            qe.ScrollRequest(
-                limit=query.limit, filter=flt, with_payload=_TURN_PAYLOAD, order_by=order
-            )
+
+
+_INTERACTION = qe.FieldCondition(ip.F_TYPE, match=qe.MatchValue(ip.INTERACTION))
+
+
+def _ordered(shard: qe.EdgeShard, filters: _Filters, query: ip.NeighbourQuery) -> _Found:
+    seed = query.seed
+    side = qe.RangeFloat(lt=seed.created_at) if query.before else qe.RangeFloat(gt=seed.created_at)
+    direction = qe.Direction.Desc if query.before else qe.Direction.Asc
+    # start_from: the engine walks the range index from the seed's time instead of from
+    # one end (2 ms → 0.06 ms a scroll at 100k points in one scope); it is inclusive, so
+    # the strict range above still leaves the seed out.
+    order = qe.OrderBy(ip.F_CREATED_AT, direction=direction, start_from=seed.created_at)
+    records, _ = shard.scroll(
+        qe.ScrollRequest(
+            limit=query.limit,
+            filter=filters(query.terms, seed, side),
+            with_payload=_TURN_PAYLOAD,
+            order_by=order,
         )
-        out.append([(point_key(r.id), r.payload) for r in records if r.payload])
-    return out
+    )
+    return [(point_key(r.id), r.payload) for r in records if r.payload]
+
+
+# A window's turns: (created_at, point key, payload), the seed's own time left out.
+_Window = list[tuple[float, str, dict[str, Any]]]
+
+
+def _window(
+    shard: qe.EdgeShard, filters: _Filters, terms: ip.FilterTerms, seed: Turn, width: float
+) -> _Window | None:
+    """The turns within ``width`` of the seed, or None when the read could not hold them
+    all."""
+    at = qe.RangeFloat(gte=seed.created_at - width, lte=seed.created_at + width)
+    records, _ = shard.scroll(
+        qe.ScrollRequest(
+            limit=WINDOW_LIMIT, filter=filters(terms, seed, at), with_payload=_TURN_PAYLOAD
+        )
+    )
+    if len(records) >= WINDOW_LIMIT:
+        return None
+    return [
+        (float(r.payload[ip.F_CREATED_AT]), point_key(r.id), r.payload)
+        for r in records
+        if r.payload and float(r.payload[ip.F_CREATED_AT]) != seed.created_at
+    ]
+
+
+def _side(window: _Window, seed: Turn, before: bool, limit: int) -> _Found | None:
+    """The nearest ``limit`` turns on one side, when the window proves them: ``limit`` of
+    them inside it (a turn outside is farther than any inside) and no two of those and
+    the next one with the same time (which of them the scroll returns first is the
+    engine's choice)."""
+    at = seed.created_at
+    side = sorted(
+        (w for w in window if (w[0] < at if before else w[0] > at)),
+        key=lambda w: w[0],
+        reverse=before,
+    )
+    if len(side) < limit:
+        return None
+    deciding = [w[0] for w in side[: limit + 1]]
+    if len(set(deciding)) < len(deciding):
+        return None
+    return [(key, payload) for _, key, payload in side[:limit]]
+
+
+def _farthest(seed: Turn, sides: Sequence[_Found]) -> float:
+    """How far from the seed its farthest neighbour found is (0: none found)."""
+    times = [float(payload[ip.F_CREATED_AT]) for side in sides for _, payload in side]
+    return max((abs(t - seed.created_at) for t in times), default=0.0)
