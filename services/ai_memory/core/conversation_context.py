@@ -15,8 +15,9 @@ other a share of their scores:
 (a pair reached from both of its turns counts once, at the larger weight). A turn lends
 more to the turns after it than to those before: an answer follows its question.
 
-Only the best ``SEEDS`` candidate turns are asked for their neighbours (one ordered
-lookup each way in the index), so a neighbour that no retriever found still enters the
+Only the best ``SEEDS`` candidate turns are asked for their neighbours (the index
+adapter finds them: an ordered scroll each way, or a window of time it proves equal),
+so a neighbour that no retriever found still enters the
 ranking with its share. The weights and the number of seeds were chosen on the tuning
 half of LoCoMo (``loadtest/bench_locomo``, ``docs/design/RETRIEVAL.md``) as the best sum
 over both embedders: before 0.5 / 0.3, after 0.6 / 0.5, 8 seeds (symmetric 0.5 / 0.4 with
