@@ -6,9 +6,10 @@
 Each round runs every configuration in turn: the data dir (a scale profile's, kept with
 ``ai-memory bench scale --data-dir DIR``) is copied afresh, a server of that source tree
 (``PYTHONPATH``) with those environment variables starts on the copy, and 300 searches of
-each kind of the scale profile are timed while 100 single writes/s go on — the scale
-profile's search phase without its minutes of import, so that configurations can
-alternate on a noisy shared box. ``context-off`` sends ``context: false`` in the searches.
+each kind of the scale profile are timed while 100 single writes/s go on
+(``--writes-per-s``; 0 for a server that only searches) — the scale profile's search phase
+without its minutes of import, so that configurations can alternate on a noisy shared
+box. ``context-off`` sends ``context: false`` in the searches.
 One JSON line per round and configuration: p50 / p95 ms of each kind, writes achieved.
 """
 
@@ -71,7 +72,7 @@ def search(http: httpx.Client, query: str, scope: str | None, context: bool) -> 
 
 
 def one_round(
-    config: Config, data: Path, work: Path, queries: list[str], count: int
+    config: Config, data: Path, work: Path, queries: list[str], count: int, rate: float = 100.0
 ) -> dict[str, Any]:
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(data, work)
@@ -81,8 +82,9 @@ def one_round(
         with httpx.Client(base_url=server.url, timeout=600.0) as http:
             search(http, queries[0], BIG_SCOPE, config.context)
             wait_index_idle(http, server.check_alive)
-            writer = Writer(server.url, 100.0, FIRST_WRITE)
-            writer.start()
+            writer = Writer(server.url, rate, FIRST_WRITE) if rate > 0 else None
+            if writer is not None:
+                writer.start()
             row: dict[str, Any] = {"config": config.name}
             try:
                 for kind, scopes in SEARCH_KINDS.items():
@@ -103,10 +105,12 @@ def one_round(
                     lat = latency(took)
                     row[kind] = [round(lat.p50_ms, 1), round(lat.p95_ms, 1)]
             finally:
-                writer.finish()
-            writes = writer.latency()
-            row["writes_per_s"] = round(writer.achieved, 1)
-            row["write_p50_p95"] = [round(writes.p50_ms, 1), round(writes.p95_ms, 1)]
+                if writer is not None:
+                    writer.finish()
+            if writer is not None:
+                writes = writer.latency()
+                row["writes_per_s"] = round(writer.achieved, 1)
+                row["write_p50_p95"] = [round(writes.p50_ms, 1), round(writes.p95_ms, 1)]
             row["load_1min"] = round(os.getloadavg()[0], 1)
             return row
     finally:
@@ -119,6 +123,9 @@ def main() -> None:
     parser.add_argument("--locomo", type=Path, required=True, help="locomo10.json")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument(
+        "--writes-per-s", type=float, default=100.0, help="single writes beside the searches"
+    )
     parser.add_argument("configs", nargs="+", help="name=TREE[:VAR=value,...][:context-off]")
     args = parser.parse_args()
     configs = [parse_config(c) for c in args.configs]
@@ -126,7 +133,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="aimem-rounds-") as tmp:
         for number in range(args.rounds):
             for config in configs:
-                row = one_round(config, args.data, Path(tmp) / "data", queries, args.queries)
+                row = one_round(
+                    config, args.data, Path(tmp) / "data", queries, args.queries, args.writes_per_s
+                )
                 print(json.dumps({"round": number, **row}), flush=True)
 
 
