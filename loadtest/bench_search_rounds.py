@@ -110,7 +110,8 @@ def one_round(
             if writer is not None:
                 writes = writer.latency()
                 row["writes_per_s"] = round(writer.achieved, 1)
-                row["write_p50_p95"] = [round(writes.p50_ms, 1), round(writes.p95_ms, 1)]
+                if writes is not None:
+                    row["write_p50_p95"] = [round(writes.p50_ms, 1), round(writes.p95_ms, 1)]
             row["load_1min"] = round(os.getloadavg()[0], 1)
             return row
     finally:
