@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -143,6 +144,52 @@ def test_search_reinforces_what_it_returned(
     svc.wait_for(container.log.last_position())
     assert svc.get(tenant, "tea").read_count == 1
     assert svc.get(tenant, "ci").read_count == 0
+
+
+class _Between:
+    """The record store as a search sees it when, between its summaries of the
+    candidates and its full read of the kept ones, some vanish (forgotten, their key
+    destroyed) and some change state."""
+
+    def __init__(self, inner: Any, vanished: set[str], archived: set[str]) -> None:
+        self.inner, self.vanished, self.archived = inner, vanished, archived
+        self.full_reads: list[list[str]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def get_many(self, tenant: str, ids: Any) -> dict[str, Any]:
+        self.full_reads.append(list(ids))
+        found = self.inner.get_many(tenant, ids)
+        return {
+            mid: replace(s, state=MemoryState.ARCHIVED) if mid in self.archived else s
+            for mid, s in found.items()
+            if mid not in self.vanished
+        }
+
+
+def test_kept_hits_that_vanish_before_the_full_read_are_replaced_by_the_next(
+    svc: MemoryService, tenant: str, container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = [f"Alice drinks green tea number {n} with her mother." for n in range(8)]
+    for n, text in enumerate(texts):
+        svc.write(tenant, body(text, id=f"t{n}"))
+    svc.wait_for(container.log.last_position())
+    request = SearchRequest.parse({"query": "green tea", "top_k": 3}, svc.limits)
+    everything = [h.stored.record.id for h in svc.search(tenant, replace(request, top_k=8))]
+    assert len(everything) == 8
+    first, second = everything[0], everything[2]
+    between = _Between(svc.store, vanished={first}, archived={second})
+    monkeypatch.setattr(svc, "store", between)
+    hits = svc.search(tenant, request)
+    # What a search over the others alone returns: the next ones, ranked among themselves.
+    rest = [m for m in everything if m not in (first, second)]
+    assert [h.stored.record.id for h in hits] == rest[:3]
+    assert all(h.stored.state == MemoryState.ACTIVE for h in hits)
+    assert all(h.stored.record.content.startswith("Alice drinks") for h in hits)
+    # Only the kept ones were read whole: never the whole recall at once.
+    assert len(between.full_reads[0]) == 3
+    assert sum(len(r) for r in between.full_reads) <= 5
 
 
 def test_a_position_beyond_the_head_is_refused(svc: MemoryService, tenant: str) -> None:

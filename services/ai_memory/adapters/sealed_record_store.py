@@ -35,7 +35,7 @@ from ai_memory.core.data_keys import memory_key_id
 from ai_memory.core.listing import ListQuery, RecordPage
 from ai_memory.core.ports import RecordStore
 from ai_memory.core.projection import LineageEntry, PutRecord, RecordMutation
-from ai_memory.core.record import MemoryRecord, StoredRecord, Tombstone
+from ai_memory.core.record import MemoryRecord, RecordSummary, StoredRecord, Tombstone
 from ai_memory.core.sealing import NONCE_BYTES, keyed_fingerprint
 from ai_memory.core.view_sealing import (
     FORGOTTEN,
@@ -134,6 +134,10 @@ class SealedRecordStore:
     def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, StoredRecord]:
         rows = list(self.inner.get_many(tenant, memory_ids).values())
         return {s.record.id: s for s in self._open_all(tenant, rows)}
+
+    def summaries(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, RecordSummary]:
+        # Nothing to open: the fields a summary holds are never sealed.
+        return self.inner.summaries(tenant, memory_ids)
 
     def scan_records(
         self, tenant: str, *, scopes: Sequence[str] | None = None, batch: int = 1000

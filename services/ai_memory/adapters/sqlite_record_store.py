@@ -36,6 +36,7 @@ from ai_memory.core.projection import (
     SetState,
 )
 from ai_memory.core.record import (
+    RecordSummary,
     StoredRecord,
     Tombstone,
 )
@@ -43,7 +44,14 @@ from ai_memory.core.timeparse import from_micros, to_micros
 from ai_memory.core.usage import TenantUsage
 from ai_memory.core.view_sealing import PREFIX
 
-from .record_rows import RECORD_COLUMNS, record_values, to_stored, to_tombstone
+from .record_rows import (
+    RECORD_COLUMNS,
+    SUMMARY_COLUMNS,
+    record_values,
+    to_stored,
+    to_summary,
+    to_tombstone,
+)
 from .sqlite_util import Connections, rows_for_ids, translate_errors
 
 PROJECTION = "records"
@@ -145,6 +153,17 @@ class SqliteRecordStore:
         ):
             result[row[0]] = to_stored(tenant, row)
         return result
+
+    def summaries(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, RecordSummary]:
+        return {
+            row[0]: to_summary(row)
+            for row in rows_for_ids(
+                self._db.reader(),
+                f"SELECT {SUMMARY_COLUMNS} FROM records WHERE tenant = ? AND memory_id IN",
+                tenant,
+                memory_ids,
+            )
+        }
 
     def tombstoned(self, tenant: str, memory_ids: Sequence[str]) -> set[str]:
         found: set[str] = set()

@@ -19,7 +19,7 @@ from .access import ApiKey, KeyInfo
 from .events import DomainEvent, Head, LoggedEvent, TenantPage
 from .listing import ListQuery, RecordPage
 from .projection import IndexMutation, LineageEntry, RecordMutation
-from .record import MemoryRecord, MemoryState, MemoryType, StoredRecord, Tombstone
+from .record import MemoryRecord, MemoryState, MemoryType, RecordSummary, StoredRecord, Tombstone
 from .usage import TenantUsage
 from .webhooks.model import DeliveryState, Subscription
 
@@ -133,6 +133,13 @@ class RecordStore(Protocol):
     def get(self, tenant: str, memory_id: str) -> StoredRecord | Tombstone | None: ...
 
     def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, StoredRecord]: ...
+
+    def summaries(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, RecordSummary]:
+        """``RecordSummary.of`` each live record ``get_many`` would find, without reading
+        its content (what search ranks its candidates by). A sealed view lists a record
+        whose key is destroyed, which ``get_many`` leaves out: ``get_many`` decides what
+        is returned."""
+        ...
 
     def tombstoned(self, tenant: str, memory_ids: Sequence[str]) -> set[str]: ...
 

@@ -34,6 +34,7 @@ from ai_memory.core.record import (
     MemoryRecord,
     MemoryState,
     MemoryType,
+    RecordSummary,
     StoredRecord,
     check_utf8,
     parse_record,
@@ -62,6 +63,16 @@ class SearchHit:
     stored: StoredRecord
     score: float
     components: dict[str, float] = field(default_factory=dict)
+    explanation: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """A candidate search keeps, before its record is read whole."""
+
+    memory_id: str
+    score: float
+    components: Mapping[str, float]
     explanation: dict[str, Any] | None = None
 
 
@@ -390,30 +401,112 @@ class MemoryService:
                     periods=tuple((p.start.timestamp(), p.end.timestamp()) for p in periods),
                 )
             )
-        with span("aimem.records.get_many", {"aimem.ids": len(hits)}):
-            records = self.store.get_many(tenant, [h.memory_id for h in hits])
-        live: list[SearchHit] = []
-        for hit in hits:
-            stored = records.get(hit.memory_id)
-            # The record store is the source of truth: drop what it no longer holds as live.
-            if stored is None:
-                continue
-            if travel is not None:
-                then = travel.state(stored)
-                if then is None or then not in request.states:
-                    continue
-                stored = replace(stored, state=then)
-            elif stored.state not in request.states or stored.record.is_expired(now):
-                continue
-            live.append(SearchHit(stored, hit.score, dict(hit.components)))
-        results = self._rerank(live, now, request.top_k) if request.rerank else live
-        results = results[: request.top_k]
+        if travel is None:
+            results = self._read_kept(tenant, hits, request, now)
+        else:
+            results = self._read_then(tenant, hits, request, now, travel)
         annotate({"aimem.results": len(results)})
         if self.recalls is not None and results:
             self.recalls.record(
                 tenant, [(h.stored.record.scope, h.stored.record.id) for h in results]
             )
         return results
+
+    def _read_kept(
+        self, tenant: str, hits: list[IndexHit], request: SearchRequest, now: datetime
+    ) -> list[SearchHit]:
+        """The hits to return, read whole. Candidates are filtered and ranked by their
+        summaries (no content read, nothing opened); only the ``top_k`` kept are read
+        whole — and opened, on a sealed view: three times fewer records than the recall.
+        A kept one that its full read no longer shows live (forgotten, changed or its key
+        destroyed meanwhile) leaves the pool and the rest is ranked again, so the answer
+        is the one a full read of every candidate would give."""
+        with span("aimem.records.summaries", {"aimem.ids": len(hits)}):
+            summaries = self.store.summaries(tenant, [h.memory_id for h in hits])
+        pool = [
+            (hit, found)
+            for hit in hits
+            if (found := summaries.get(hit.memory_id)) is not None
+            and found.state in request.states
+            and not found.is_expired(now)
+        ]
+        read: dict[str, StoredRecord | None] = {}
+        while True:
+            ranked = self._order(pool, now, request.top_k, request.rerank)
+            wanted = [k.memory_id for k in ranked if k.memory_id not in read]
+            if wanted:
+                with span("aimem.records.get_many", {"aimem.ids": len(wanted)}):
+                    found_whole = self.store.get_many(tenant, wanted)
+                for memory_id in wanted:
+                    stored = found_whole.get(memory_id)
+                    live = (
+                        stored is not None
+                        and stored.state in request.states
+                        and not stored.record.is_expired(now)
+                    )
+                    read[memory_id] = stored if live else None
+            gone = {k.memory_id for k in ranked if read[k.memory_id] is None}
+            if not gone:
+                return [
+                    SearchHit(stored, k.score, dict(k.components), k.explanation)
+                    for k in ranked
+                    if (stored := read[k.memory_id]) is not None
+                ]
+            pool = [(h, found) for h, found in pool if h.memory_id not in gone]
+
+    def _order(
+        self,
+        pool: list[tuple[IndexHit, RecordSummary]],
+        now: datetime,
+        top_k: int,
+        rerank_on: bool,
+    ) -> list[_Kept]:
+        """The best ``top_k`` of the pool: reranked (relevance, recency, type priority),
+        or in the index's order."""
+        if not rerank_on:
+            return [_Kept(h.memory_id, h.score, h.components) for h, _ in pool[:top_k]]
+        if not pool:
+            return []
+        best = max(h.score for h, _ in pool) or 1.0
+        components = {h.memory_id: h.components for h, _ in pool}
+        ranked = rerank(
+            [
+                Candidate(f.memory_id, h.score / best, f.type, f.created_at, f.read_count)
+                for h, f in pool
+            ],
+            now,
+            self.ranking,
+            limit=top_k,
+        )
+        return [
+            _Kept(r.memory_id, r.score, components[r.memory_id], r.explanation.to_json())
+            for r in ranked
+        ]
+
+    def _read_then(
+        self,
+        tenant: str,
+        hits: list[IndexHit],
+        request: SearchRequest,
+        now: datetime,
+        travel: TimeTravel,
+    ) -> list[SearchHit]:
+        """The hits as they were at another time: each candidate is judged by its
+        lineage, so every one is read whole."""
+        with span("aimem.records.get_many", {"aimem.ids": len(hits)}):
+            records = self.store.get_many(tenant, [h.memory_id for h in hits])
+        live: list[SearchHit] = []
+        for hit in hits:
+            stored = records.get(hit.memory_id)
+            # The record store is the source of truth: drop what it no longer holds.
+            if stored is None:
+                continue
+            then = travel.state(stored)
+            if then is None or then not in request.states:
+                continue
+            live.append(SearchHit(replace(stored, state=then), hit.score, dict(hit.components)))
+        results = self._rerank(live, now, request.top_k) if request.rerank else live
+        return results[: request.top_k]
 
     def _recall(self, query: IndexQuery) -> list[IndexHit]:
         hits = self.index.search(query)
