@@ -88,11 +88,18 @@ def neighbours(shard: qe.EdgeShard, queries: Sequence[ip.NeighbourQuery]) -> lis
         by_seed.setdefault((query.terms, query.seed), []).append(number)
     filters = _Filters()
     reach: dict[_Conversation, float] = {}
-    for (terms, seed), numbers in by_seed.items():
+    # The windows of a conversation's later seeds, all read at once (``_windows``).
+    windows: dict[_Conversation, dict[Turn, _Window | None]] = {}
+    seeds = list(by_seed)
+    for at, ((terms, seed), numbers) in enumerate(by_seed.items()):
         conversation = (terms, seed.scope, seed.session)
         width = reach.get(conversation)
         if width is not None:
-            window = _window(shard, filters, terms, seed, width)
+            read = windows.get(conversation)
+            if read is None:
+                later = [s for t, s in seeds[at:] if (t, s.scope, s.session) == conversation]
+                read = windows[conversation] = _windows(shard, filters, terms, later, width)
+            window = read.get(seed)
             if window is not None:
                 for number in numbers:
                     query = queries[number]
@@ -119,7 +126,9 @@ class _Filters:
     def __init__(self) -> None:
         self._built: dict[ip.FilterTerms, tuple[list[Any], list[Any]]] = {}
 
-    def __call__(self, terms: ip.FilterTerms, seed: Turn, at: qe.RangeFloat) -> qe.Filter:
+    def __call__(
+        self, terms: ip.FilterTerms, seed: Turn, at: qe.RangeFloat | qe.Filter
+    ) -> qe.Filter:
         must, must_not = self._built.get(terms) or self._built.setdefault(terms, conditions(terms))
         session = (
             qe.IsEmptyCondition(ip.F_SESSION)
@@ -131,7 +140,7 @@ class _Filters:
                 *must,
                 qe.FieldCondition(ip.F_SCOPE, match=qe.MatchValue(seed.scope)),
                 _INTERACTION,
-                qe.FieldCondition(ip.F_CREATED_AT, range=at),
+                at if isinstance(at, qe.Filter) else qe.FieldCondition(ip.F_CREATED_AT, range=at),
                 session,
             ],
             must_not=must_not or None,
@@ -182,6 +191,47 @@ def _window(
         for r in records
         if r.payload and float(r.payload[ip.F_CREATED_AT]) != seed.created_at
     ]
+
+
+def _windows(
+    shard: qe.EdgeShard,
+    filters: _Filters,
+    terms: ip.FilterTerms,
+    seeds: Sequence[Turn],
+    width: float,
+) -> dict[Turn, _Window | None]:
+    """``_window`` of each seed of one conversation, from one read of the union of their
+    windows (a search's later seeds mostly share a conversation: one engine call instead
+    of one each). A union read that returned less than its limit holds every turn of
+    every window, so each seed's window is complete: the turns of the union within the
+    very bounds ``_window`` would ask for. A union too full to prove that is read again
+    seed by seed."""
+    if len(seeds) < 2:
+        return {seed: _window(shard, filters, terms, seed, width) for seed in seeds}
+    bounds = [(seed.created_at - width, seed.created_at + width) for seed in seeds]
+    union = qe.Filter(
+        should=[
+            qe.FieldCondition(ip.F_CREATED_AT, range=qe.RangeFloat(gte=low, lte=high))
+            for low, high in bounds
+        ]
+    )
+    limit = WINDOW_LIMIT * len(seeds)
+    records, _ = shard.scroll(
+        qe.ScrollRequest(
+            limit=limit, filter=filters(terms, seeds[0], union), with_payload=_TURN_PAYLOAD
+        )
+    )
+    if len(records) >= limit:
+        return {seed: _window(shard, filters, terms, seed, width) for seed in seeds}
+    read = [
+        (float(r.payload[ip.F_CREATED_AT]), point_key(r.id), r.payload)
+        for r in records
+        if r.payload
+    ]
+    return {
+        seed: [w for w in read if low <= w[0] <= high and w[0] != seed.created_at]
+        for seed, (low, high) in zip(seeds, bounds, strict=True)
+    }
 
 
 def _side(window: _Window, seed: Turn, before: bool, limit: int) -> _Found | None:
