@@ -39,5 +39,7 @@ def test_does_not_wait_when_the_gauge_is_not_exported() -> None:
 def test_memory_and_disk(tmp_path: Path) -> None:
     rss, peak = probes.memory_of(os.getpid()) or (0, 0)
     assert 0 < rss <= peak
+    anon, mapped = probes.resident_split(os.getpid()) or (0, 0)
+    assert anon > 0 and mapped > 0 and anon + mapped <= peak
     (tmp_path / "a").write_bytes(b"x" * 10_000)
     assert probes.disk_usage(tmp_path) >= 10_000

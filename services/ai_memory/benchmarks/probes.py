@@ -77,6 +77,25 @@ def memory_of(pid: int) -> tuple[int, int] | None:
     return kib["VmRSS"] * 1024, kib["VmHWM"] * 1024
 
 
+def resident_split(pid: int) -> tuple[int, int] | None:
+    """(RssAnon, RssFile) of a process in bytes: its own memory, and the pages of files
+    it maps (the index's segments, the SQLite files read through a memory map). A file
+    page is the OS's cache, shared and reclaimable, and counted once per mapping: a
+    reader of each thread maps the same file. None where there is no ``/proc``."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="ascii")
+    except OSError:
+        return None
+    kib = {}
+    for line in status.splitlines():
+        name, _, value = line.partition(":")
+        if name in ("RssAnon", "RssFile"):
+            kib[name] = int(value.split()[0])
+    if len(kib) != 2:
+        return None
+    return kib["RssAnon"] * 1024, kib["RssFile"] * 1024
+
+
 def disk_usage(path: Path) -> int:
     """Bytes the files under ``path`` occupy on disk, as ``du`` counts them (allocated
     blocks: a sparse or preallocated file counts what it really holds)."""

@@ -67,6 +67,14 @@ ROWS: list[Row] = [
             else f"{r.rss_bytes / MIB:,.0f} / {r.peak_rss_bytes / MIB:,.0f}"
         ),
     ),
+    (
+        "of which its own / mapped file pages, MiB",
+        lambda r: (
+            "-"
+            if r.rss_anon_bytes is None or r.rss_file_bytes is None
+            else f"{r.rss_anon_bytes / MIB:,.0f} / {r.rss_file_bytes / MIB:,.0f}"
+        ),
+    ),
     ("server RSS empty (after one search), MiB", lambda r: _mib(r.empty_rss_bytes)),
     (
         "RSS above the empty server, per stored memory, bytes",

@@ -23,7 +23,13 @@ import httpx
 from ai_memory.benchmarks.corpus import Corpus, SyntheticCorpus
 from ai_memory.benchmarks.layout import BIG_SCOPE, SMALL_SCOPES, small_scope
 from ai_memory.benchmarks.load import Latency, Writer, import_records, time_searches
-from ai_memory.benchmarks.probes import disk_usage, memory_of, wait_index_idle, wait_projected
+from ai_memory.benchmarks.probes import (
+    disk_usage,
+    memory_of,
+    resident_split,
+    wait_index_idle,
+    wait_projected,
+)
 from ai_memory.benchmarks.server import BenchError, ServerProcess, log_tail, replay_index
 
 DEFAULT_STEPS = (10_000, 100_000, 1_000_000)
@@ -78,6 +84,9 @@ class StepResult:
     replay_events: int | None = None
     replay_events_per_s: float | None = None
     replay_cpu_ms_per_event: float | None = None
+    # ``rss_bytes`` split: the process's own memory and the file pages it maps.
+    rss_anon_bytes: int | None = None
+    rss_file_bytes: int | None = None
 
     @property
     def rss_per_memory(self) -> float | None:
@@ -162,6 +171,7 @@ def _steps(
             writes = writer.next_id
             written += writer.done
             memory = memory_of(server.pid)
+            split = resident_split(server.pid)
         say(f"{size:,}: restarting the server")
         stop_s = server.stop()
         disk = disk_usage(server.data_dir)  # stopped: no write-ahead log in flux
@@ -185,6 +195,8 @@ def _steps(
             restart_healthy_s=healthy_s,
             restart_first_search_s=first_search_s,
             empty_rss_bytes=empty_rss,
+            rss_anon_bytes=None if split is None else split[0],
+            rss_file_bytes=None if split is None else split[1],
         )
         if options.replay:
             server.stop()
