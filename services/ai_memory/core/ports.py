@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -369,7 +369,6 @@ class EventSerializer(Protocol):
     def event_type(self, event: DomainEvent) -> str: ...
 
 
-@runtime_checkable
 class DecodesMany(Protocol):
     """A serializer that decodes a batch at once cheaper than event by event (the data
     keys of a batch of sealed events in one vault read)."""
@@ -381,8 +380,12 @@ def decode_all(
     serializer: EventSerializer, datas: Sequence[bytes]
 ) -> list[DomainEvent | Exception]:
     """Each of ``datas`` decoded, or the exception its decoding raised, in order."""
-    if isinstance(serializer, DecodesMany):
-        return serializer.decode_many(datas)
+    # ``DecodesMany`` by its method, not a runtime-checkable ``isinstance``: that inspects
+    # every member on each call (≈ 20 µs), and every projection step decodes a page.
+    decode_many = getattr(serializer, "decode_many", None)
+    if decode_many is not None:
+        decoded_many: list[DomainEvent | Exception] = decode_many(datas)
+        return decoded_many
     decoded: list[DomainEvent | Exception] = []
     for data in datas:
         try:
