@@ -10,7 +10,7 @@ import pytest
 
 from ai_memory.core.ports import RecordStore
 from ai_memory.core.projection import AddReads, PutRecord, PutTombstone, RemoveRecord, SetState
-from ai_memory.core.record import MemoryState, RecordSummary, StoredRecord, Tombstone
+from ai_memory.core.record import MemoryState, StoredRecord, Tombstone
 from tests.contract.record_listing_contract import RecordListingContract
 from tests.factories import T0, record
 
@@ -138,7 +138,7 @@ class RecordStoreContract(RecordListingContract):
         )
         assert set(store.get_many("default", ["m1", "m2", "m3"])) == {"m1"}
 
-    def test_summaries_are_what_get_many_finds_without_the_content(
+    def test_a_sealed_read_finds_what_get_many_finds_and_unseal_opens_it(
         self, store: RecordStore
     ) -> None:
         expiring = replace(stored("m4", position=4), record=replace(record("m4"), ttl=60))
@@ -150,7 +150,7 @@ class RecordStoreContract(RecordListingContract):
                 PutRecord(expiring),
                 RemoveRecord("default", "m2", 5),
                 PutTombstone(tombstone("m2", position=5)),
-                # State and read cells of ids that hold no record: never a summary.
+                # State and read cells of ids that hold no record: never a record.
                 SetState("default", "ghost", MemoryState.ARCHIVED, T0, 6),
                 AddReads("default", ("m1", "m2", "ghost"), T0, 7),
                 SetState("default", "m1", MemoryState.HISTORICAL, T0, 8),
@@ -158,14 +158,28 @@ class RecordStoreContract(RecordListingContract):
             checkpoint=8,
         )
         ids = ["m1", "m2", "m3", "m4", "ghost", "missing", "m1"]
-        got = store.summaries("default", ids)
         whole = store.get_many("default", ids)
-        assert set(got) == set(whole) == {"m1", "m4"}
-        assert got == {mid: RecordSummary.of(s) for mid, s in whole.items()}
-        assert got["m1"].state == MemoryState.HISTORICAL and got["m1"].read_count == 1
-        assert got["m4"].ttl == 60 and got["m4"].is_expired(T0 + timedelta(seconds=60))
-        assert not got["m4"].is_expired(T0 + timedelta(seconds=59))
-        assert store.summaries("default", []) == {}
+        rows = store.get_many("default", ids, sealed=True)
+        assert set(rows) == set(whole) == {"m1", "m4"}
+        # What a search ranks and filters by is never sealed.
+        for mid, row in rows.items():
+            s = whole[mid]
+            assert (row.state, row.version, row.read_count, row.position) == (
+                s.state,
+                s.version,
+                s.read_count,
+                s.position,
+            )
+            assert (row.record.type, row.record.created_at, row.record.ttl) == (
+                s.record.type,
+                s.record.created_at,
+                s.record.ttl,
+            )
+            assert row.record.scope == s.record.scope
+        assert rows["m1"].state == MemoryState.HISTORICAL and rows["m1"].read_count == 1
+        assert store.unseal("default", [rows["m4"], rows["m1"]]) == [whole["m4"], whole["m1"]]
+        assert store.unseal("default", []) == []
+        assert store.get_many("default", [], sealed=True) == {}
 
     def test_checkpoint_never_moves_backwards_and_reset_clears(self, store: RecordStore) -> None:
         store.apply([PutRecord(stored(position=9))], checkpoint=9)

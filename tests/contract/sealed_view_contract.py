@@ -110,6 +110,10 @@ class SealedViewContract(RecordStoreContract):
         # The row is still there (the tombstone has not reached the view): it says nothing.
         assert store.get("default", "m1") is None
         assert list(store.get_many("default", ["m1", "m2"])) == ["m2"]
+        # Read sealed (a search's candidates), it is ranked, never opened: unseal drops it.
+        rows = store.get_many("default", ["m1", "m2"], sealed=True)
+        assert _holds(rows["m1"], CANARY, TAG, META) == []
+        assert [s.record.id for s in store.unseal("default", list(rows.values()))] == ["m2"]
         assert [s.record.id for s in store.scan_records("default")] == ["m2"]
         listed = store.list_records(ListQuery(tenant="default", tag=TAG))
         assert [s.record.id for s in listed.items] == ["m2"]

@@ -123,7 +123,7 @@ def test_a_search_is_one_trace_through_the_index_and_the_records(
     assert r.status_code == 200, r.text
     assert r.json()["results"], r.text
     done = finished(spans, "POST /v1/memories/search")
-    for name in ("aimem.index.search", "aimem.records.summaries", "aimem.records.get_many"):
+    for name in ("aimem.index.search", "aimem.records.get_many", "aimem.records.unseal"):
         assert chain(one(done, name), done) == [
             name,
             "aimem.memory.search",

@@ -146,29 +146,24 @@ def test_search_reinforces_what_it_returned(
     assert svc.get(tenant, "ci").read_count == 0
 
 
-class _Between:
-    """The record store as a search sees it when, between its summaries of the
-    candidates and its full read of the kept ones, some vanish (forgotten, their key
-    destroyed) and some change state."""
+class _Unsealing:
+    """The record store as a search sees it when some candidates' keys are destroyed
+    between its read of every candidate and its opening of the kept ones: they no longer
+    open."""
 
-    def __init__(self, inner: Any, vanished: set[str], archived: set[str]) -> None:
-        self.inner, self.vanished, self.archived = inner, vanished, archived
-        self.full_reads: list[list[str]] = []
+    def __init__(self, inner: Any, gone: set[str]) -> None:
+        self.inner, self.gone = inner, gone
+        self.opened: list[list[str]] = []
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    def get_many(self, tenant: str, ids: Any) -> dict[str, Any]:
-        self.full_reads.append(list(ids))
-        found = self.inner.get_many(tenant, ids)
-        return {
-            mid: replace(s, state=MemoryState.ARCHIVED) if mid in self.archived else s
-            for mid, s in found.items()
-            if mid not in self.vanished
-        }
+    def unseal(self, tenant: str, records: Any) -> list[Any]:
+        self.opened.append([s.record.id for s in records])
+        return [s for s in self.inner.unseal(tenant, records) if s.record.id not in self.gone]
 
 
-def test_kept_hits_that_vanish_before_the_full_read_are_replaced_by_the_next(
+def test_kept_hits_that_no_longer_open_are_replaced_by_the_next(
     svc: MemoryService, tenant: str, container: Container, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     texts = [f"Alice drinks green tea number {n} with her mother." for n in range(8)]
@@ -178,18 +173,17 @@ def test_kept_hits_that_vanish_before_the_full_read_are_replaced_by_the_next(
     request = SearchRequest.parse({"query": "green tea", "top_k": 3}, svc.limits)
     everything = [h.stored.record.id for h in svc.search(tenant, replace(request, top_k=8))]
     assert len(everything) == 8
-    first, second = everything[0], everything[2]
-    between = _Between(svc.store, vanished={first}, archived={second})
-    monkeypatch.setattr(svc, "store", between)
+    gone = {everything[0], everything[2]}
+    unsealing = _Unsealing(svc.store, gone)
+    monkeypatch.setattr(svc, "store", unsealing)
     hits = svc.search(tenant, request)
     # What a search over the others alone returns: the next ones, ranked among themselves.
-    rest = [m for m in everything if m not in (first, second)]
+    rest = [m for m in everything if m not in gone]
     assert [h.stored.record.id for h in hits] == rest[:3]
-    assert all(h.stored.state == MemoryState.ACTIVE for h in hits)
     assert all(h.stored.record.content.startswith("Alice drinks") for h in hits)
-    # Only the kept ones were read whole: never the whole recall at once.
-    assert len(between.full_reads[0]) == 3
-    assert sum(len(r) for r in between.full_reads) <= 5
+    # Only the kept ones were opened: never the whole recall.
+    assert len(unsealing.opened[0]) == 3
+    assert sum(len(o) for o in unsealing.opened) <= 5
 
 
 def test_a_position_beyond_the_head_is_refused(svc: MemoryService, tenant: str) -> None:

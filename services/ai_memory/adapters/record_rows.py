@@ -16,7 +16,6 @@ from ai_memory.core.record import (
     MemoryRecord,
     MemoryState,
     MemoryType,
-    RecordSummary,
     StoredRecord,
     Tombstone,
 )
@@ -28,8 +27,6 @@ RECORD_COLUMNS = (
     " last_read_at_us"
 )
 TOMBSTONE_COLUMNS = "memory_id, scope, deleted_at_us, reason, actor, position"
-# What ``RecordStore.summaries`` reads: never the content, tags or meta columns.
-SUMMARY_COLUMNS = "memory_id, scope, type, created_at_us, ttl, version, state, read_count"
 
 
 def record_values(s: StoredRecord) -> tuple[Any, ...]:
@@ -79,21 +76,6 @@ def to_stored(tenant: str, row: Sequence[Any]) -> StoredRecord:
         position=int(position),
         read_count=int(read_count or 0),
         last_read_at=None if last_read_us is None else from_micros(int(last_read_us)),
-    )
-
-
-def to_summary(row: Sequence[Any]) -> RecordSummary:
-    """A row selected as ``SUMMARY_COLUMNS``."""
-    mid, scope, type_, created_us, ttl, version, state, read_count = row
-    return RecordSummary(
-        mid,
-        scope,
-        MemoryType(type_),
-        from_micros(int(created_us)),
-        ttl,
-        int(version),
-        MemoryState(state),
-        int(read_count or 0),
     )
 
 

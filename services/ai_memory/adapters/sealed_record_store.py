@@ -35,7 +35,7 @@ from ai_memory.core.data_keys import memory_key_id
 from ai_memory.core.listing import ListQuery, RecordPage
 from ai_memory.core.ports import RecordStore
 from ai_memory.core.projection import LineageEntry, PutRecord, RecordMutation
-from ai_memory.core.record import MemoryRecord, RecordSummary, StoredRecord, Tombstone
+from ai_memory.core.record import MemoryRecord, StoredRecord, Tombstone
 from ai_memory.core.sealing import NONCE_BYTES, keyed_fingerprint
 from ai_memory.core.view_sealing import (
     FORGOTTEN,
@@ -131,13 +131,16 @@ class SealedRecordStore:
         found = self.inner.get(tenant, memory_id)
         return self._open_one(found) if isinstance(found, StoredRecord) else found
 
-    def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, StoredRecord]:
-        rows = list(self.inner.get_many(tenant, memory_ids).values())
-        return {s.record.id: s for s in self._open_all(tenant, rows)}
+    def get_many(
+        self, tenant: str, memory_ids: Sequence[str], *, sealed: bool = False
+    ) -> dict[str, StoredRecord]:
+        rows = self.inner.get_many(tenant, memory_ids)
+        if sealed:  # the rows as stored: what a search ranks by is never sealed
+            return rows
+        return {s.record.id: s for s in self._open_all(tenant, list(rows.values()))}
 
-    def summaries(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, RecordSummary]:
-        # Nothing to open: the fields a summary holds are never sealed.
-        return self.inner.summaries(tenant, memory_ids)
+    def unseal(self, tenant: str, records: Sequence[StoredRecord]) -> list[StoredRecord]:
+        return self._open_all(tenant, records)
 
     def scan_records(
         self, tenant: str, *, scopes: Sequence[str] | None = None, batch: int = 1000

@@ -36,7 +36,6 @@ from ai_memory.core.projection import (
     SetState,
 )
 from ai_memory.core.record import (
-    RecordSummary,
     StoredRecord,
     Tombstone,
 )
@@ -46,10 +45,8 @@ from ai_memory.core.view_sealing import PREFIX
 
 from .record_rows import (
     RECORD_COLUMNS,
-    SUMMARY_COLUMNS,
     record_values,
     to_stored,
-    to_summary,
     to_tombstone,
 )
 from .sqlite_util import Connections, rows_for_ids, translate_errors
@@ -143,7 +140,9 @@ class SqliteRecordStore:
             ).fetchone()
         return to_tombstone(tenant, trow) if trow else None
 
-    def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, StoredRecord]:
+    def get_many(
+        self, tenant: str, memory_ids: Sequence[str], *, sealed: bool = False
+    ) -> dict[str, StoredRecord]:
         result: dict[str, StoredRecord] = {}
         for row in rows_for_ids(
             self._db.reader(),
@@ -154,16 +153,8 @@ class SqliteRecordStore:
             result[row[0]] = to_stored(tenant, row)
         return result
 
-    def summaries(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, RecordSummary]:
-        return {
-            row[0]: to_summary(row)
-            for row in rows_for_ids(
-                self._db.reader(),
-                f"SELECT {SUMMARY_COLUMNS} FROM records WHERE tenant = ? AND memory_id IN",
-                tenant,
-                memory_ids,
-            )
-        }
+    def unseal(self, tenant: str, records: Sequence[StoredRecord]) -> list[StoredRecord]:
+        return list(records)  # nothing sealed here (``SealedRecordStore`` seals)
 
     def tombstoned(self, tenant: str, memory_ids: Sequence[str]) -> set[str]:
         found: set[str] = set()

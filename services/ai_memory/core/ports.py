@@ -19,7 +19,7 @@ from .access import ApiKey, KeyInfo
 from .events import DomainEvent, Head, LoggedEvent, TenantPage
 from .listing import ListQuery, RecordPage
 from .projection import IndexMutation, LineageEntry, RecordMutation
-from .record import MemoryRecord, MemoryState, MemoryType, RecordSummary, StoredRecord, Tombstone
+from .record import MemoryRecord, MemoryState, MemoryType, StoredRecord, Tombstone
 from .usage import TenantUsage
 from .webhooks.model import DeliveryState, Subscription
 
@@ -132,13 +132,19 @@ class RecordStore(Protocol):
 
     def get(self, tenant: str, memory_id: str) -> StoredRecord | Tombstone | None: ...
 
-    def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, StoredRecord]: ...
+    def get_many(
+        self, tenant: str, memory_ids: Sequence[str], *, sealed: bool = False
+    ) -> dict[str, StoredRecord]:
+        """The live records among ``memory_ids``. With ``sealed``, a store that seals
+        personal fields at rest may return them still sealed — content, tags and meta
+        unreadable, every other field as it is — for a reader that ranks many records by
+        those other fields and returns a few, which ``unseal`` then opens."""
+        ...
 
-    def summaries(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, RecordSummary]:
-        """``RecordSummary.of`` each live record ``get_many`` would find, without reading
-        its content (what search ranks its candidates by). A sealed view lists a record
-        whose key is destroyed, which ``get_many`` leaves out: ``get_many`` decides what
-        is returned."""
+    def unseal(self, tenant: str, records: Sequence[StoredRecord]) -> list[StoredRecord]:
+        """``records`` read with ``sealed=True``, opened, in order; one that does not open
+        (its key destroyed since, or never there) is left out, as ``get_many`` leaves it
+        out. A store that seals nothing returns them as they are."""
         ...
 
     def tombstoned(self, tenant: str, memory_ids: Sequence[str]) -> set[str]: ...

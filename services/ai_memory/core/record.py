@@ -159,33 +159,6 @@ class StoredRecord:
 
 
 @dataclass(frozen=True)
-class RecordSummary:
-    """What search filters and ranks a candidate by, without its content, tags or meta
-    (``RecordStore.summaries``): stage 1 recalls several times more candidates than it
-    returns, and only those it returns are read whole — and, with a sealed view, opened."""
-
-    memory_id: str
-    scope: str
-    type: MemoryType
-    created_at: datetime
-    ttl: int | None
-    version: int
-    state: MemoryState
-    read_count: int = 0
-
-    def is_expired(self, now: datetime) -> bool:
-        """``MemoryRecord.is_expired`` of the record it summarises."""
-        return self.ttl is not None and self.created_at + timedelta(seconds=self.ttl) <= now
-
-    @staticmethod
-    def of(s: StoredRecord) -> RecordSummary:
-        r = s.record
-        return RecordSummary(
-            r.id, r.scope, r.type, r.created_at, r.ttl, s.version, s.state, s.read_count
-        )
-
-
-@dataclass(frozen=True)
 class Tombstone:
     tenant: str
     memory_id: str

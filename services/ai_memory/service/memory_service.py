@@ -34,7 +34,6 @@ from ai_memory.core.record import (
     MemoryRecord,
     MemoryState,
     MemoryType,
-    RecordSummary,
     StoredRecord,
     check_utf8,
     parse_record,
@@ -415,48 +414,41 @@ class MemoryService:
     def _read_kept(
         self, tenant: str, hits: list[IndexHit], request: SearchRequest, now: datetime
     ) -> list[SearchHit]:
-        """The hits to return, read whole. Candidates are filtered and ranked by their
-        summaries (no content read, nothing opened); only the ``top_k`` kept are read
-        whole — and opened, on a sealed view: three times fewer records than the recall.
-        A kept one that its full read no longer shows live (forgotten, changed or its key
-        destroyed meanwhile) leaves the pool and the rest is ranked again, so the answer
-        is the one a full read of every candidate would give."""
-        with span("aimem.records.summaries", {"aimem.ids": len(hits)}):
-            summaries = self.store.summaries(tenant, [h.memory_id for h in hits])
+        """The hits to return, read whole. Every candidate's record is read in one call,
+        as stored (``sealed``: nothing opened), and filtered and ranked by the fields that
+        are never sealed; only the ``top_k`` kept are opened — three times fewer than the
+        recall. One that does not open (its key destroyed meanwhile) leaves the pool and
+        the rest is ranked again, so the answer is the one opening every candidate gives."""
+        with span("aimem.records.get_many", {"aimem.ids": len(hits)}):
+            rows = self.store.get_many(tenant, [h.memory_id for h in hits], sealed=True)
         pool = [
-            (hit, found)
+            (hit, row)
             for hit in hits
-            if (found := summaries.get(hit.memory_id)) is not None
-            and found.state in request.states
-            and not found.is_expired(now)
+            if (row := rows.get(hit.memory_id)) is not None
+            and row.state in request.states
+            and not row.record.is_expired(now)
         ]
-        read: dict[str, StoredRecord | None] = {}
+        opened: dict[str, StoredRecord | None] = {}
         while True:
             ranked = self._order(pool, now, request.top_k, request.rerank)
-            wanted = [k.memory_id for k in ranked if k.memory_id not in read]
+            wanted = [k.memory_id for k in ranked if k.memory_id not in opened]
             if wanted:
-                with span("aimem.records.get_many", {"aimem.ids": len(wanted)}):
-                    found_whole = self.store.get_many(tenant, wanted)
-                for memory_id in wanted:
-                    stored = found_whole.get(memory_id)
-                    live = (
-                        stored is not None
-                        and stored.state in request.states
-                        and not stored.record.is_expired(now)
-                    )
-                    read[memory_id] = stored if live else None
-            gone = {k.memory_id for k in ranked if read[k.memory_id] is None}
+                with span("aimem.records.unseal", {"aimem.ids": len(wanted)}):
+                    found = self.store.unseal(tenant, [rows[m] for m in wanted])
+                by_id = {s.record.id: s for s in found}
+                opened.update((m, by_id.get(m)) for m in wanted)
+            gone = {k.memory_id for k in ranked if opened[k.memory_id] is None}
             if not gone:
                 return [
                     SearchHit(stored, k.score, dict(k.components), k.explanation)
                     for k in ranked
-                    if (stored := read[k.memory_id]) is not None
+                    if (stored := opened[k.memory_id]) is not None
                 ]
-            pool = [(h, found) for h, found in pool if h.memory_id not in gone]
+            pool = [(h, row) for h, row in pool if h.memory_id not in gone]
 
     def _order(
         self,
-        pool: list[tuple[IndexHit, RecordSummary]],
+        pool: list[tuple[IndexHit, StoredRecord]],
         now: datetime,
         top_k: int,
         rerank_on: bool,
@@ -471,8 +463,14 @@ class MemoryService:
         components = {h.memory_id: h.components for h, _ in pool}
         ranked = rerank(
             [
-                Candidate(f.memory_id, h.score / best, f.type, f.created_at, f.read_count)
-                for h, f in pool
+                Candidate(
+                    row.record.id,
+                    h.score / best,
+                    row.record.type,
+                    row.record.created_at,
+                    row.read_count,
+                )
+                for h, row in pool
             ],
             now,
             self.ranking,

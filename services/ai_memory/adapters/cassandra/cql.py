@@ -6,7 +6,7 @@ updates, last for inserts); see record_store.py for why.
 
 from __future__ import annotations
 
-from .rows import RECORD_COLUMNS, SUMMARY_COLUMNS, TOMBSTONE_COLUMNS
+from .rows import RECORD_COLUMNS, TOMBSTONE_COLUMNS
 
 KEY = "tenant = ? AND memory_id = ?"
 PUT = (
@@ -57,7 +57,6 @@ GET_TOMB = f"SELECT {TOMBSTONE_COLUMNS} FROM tombstones WHERE {KEY}"
 IN_KEYS = "tenant = ? AND memory_id IN ?"
 IN_GET = f"SELECT {RECORD_COLUMNS} FROM records WHERE {IN_KEYS}"
 IN_TOMB_POS = f"SELECT memory_id, position FROM tombstones WHERE {IN_KEYS}"
-IN_SUMMARY = f"SELECT {SUMMARY_COLUMNS} FROM records WHERE {IN_KEYS}"
 IN_SCOPE = f"SELECT memory_id, scope FROM records WHERE {IN_KEYS}"
 IN_READS = (
     f"SELECT memory_id, content, type, read_count, last_read_position FROM records WHERE {IN_KEYS}"

@@ -60,7 +60,7 @@ from ai_memory.core.projection import (
     RemoveRecord,
     SetState,
 )
-from ai_memory.core.record import RecordSummary, StoredRecord, Tombstone
+from ai_memory.core.record import StoredRecord, Tombstone
 from ai_memory.core.timeparse import from_micros, to_micros
 
 from . import cql as q
@@ -73,7 +73,6 @@ from .rows import (
     scope_bucket,
     tenant_bucket,
     to_stored,
-    to_summary,
     to_tombstone,
     tombstone_values,
 )
@@ -202,29 +201,13 @@ class CassandraRecordStore:
         trow = self._s.execute(self._s.prepare(q.GET_TOMB), (tenant, memory_id)).one()
         return None if trow is None else to_tombstone(tenant, trow)
 
-    def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, StoredRecord]:
+    def get_many(
+        self, tenant: str, memory_ids: Sequence[str], *, sealed: bool = False
+    ) -> dict[str, StoredRecord]:
         return {s.record.id: s for s in self._fetch(tenant, list(dict.fromkeys(memory_ids)))}
 
-    def summaries(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, RecordSummary]:
-        rows = self._rows(q.IN_SUMMARY, [(tenant, m) for m in memory_ids])
-        # Live as ``is_live`` says, without reading the content: only a PutRecord writes
-        # ``type`` (and the content with it); state or read cells alone leave it null.
-        return {
-            mid: to_summary(
-                (
-                    mid,
-                    row.scope,
-                    row.type,
-                    row.created_at_us,
-                    row.ttl,
-                    row.version,
-                    row.state,
-                    row.read_count,
-                )
-            )
-            for (_, mid), row in rows.items()
-            if row.type is not None
-        }
+    def unseal(self, tenant: str, records: Sequence[StoredRecord]) -> list[StoredRecord]:
+        return list(records)  # nothing sealed here (``SealedRecordStore`` seals)
 
     def tombstoned(self, tenant: str, memory_ids: Sequence[str]) -> set[str]:
         return {mid for _, mid in self._rows(q.IN_TOMB_POS, [(tenant, m) for m in memory_ids])}

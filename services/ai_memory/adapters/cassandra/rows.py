@@ -11,25 +11,21 @@ from typing import Any
 
 from ai_memory.adapters.record_rows import (
     RECORD_COLUMNS,
-    SUMMARY_COLUMNS,
     TOMBSTONE_COLUMNS,
     record_values,
     to_stored,
-    to_summary,
     to_tombstone,
     tombstone_values,
 )
 
 __all__ = [
     "RECORD_COLUMNS",
-    "SUMMARY_COLUMNS",
     "TOMBSTONE_COLUMNS",
     "is_live",
     "record_values",
     "scope_bucket",
     "tenant_bucket",
     "to_stored",
-    "to_summary",
     "to_tombstone",
     "tombstone_values",
 ]

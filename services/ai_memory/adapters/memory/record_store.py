@@ -20,7 +20,7 @@ from ai_memory.core.projection import (
     RemoveRecord,
     SetState,
 )
-from ai_memory.core.record import RecordSummary, StoredRecord, Tombstone
+from ai_memory.core.record import StoredRecord, Tombstone
 from ai_memory.core.usage import TenantUsage, content_bytes
 
 _Key = tuple[str, str]  # (tenant, memory_id)
@@ -114,13 +114,15 @@ class MemoryRecordStore:
             key = (tenant, memory_id)
             return self.backing.records.get(key) or self.backing.tombstones.get(key)
 
-    def get_many(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, StoredRecord]:
+    def get_many(
+        self, tenant: str, memory_ids: Sequence[str], *, sealed: bool = False
+    ) -> dict[str, StoredRecord]:
         with self.backing.lock:
             found = ((mid, self.backing.records.get((tenant, mid))) for mid in memory_ids)
             return {mid: s for mid, s in found if s is not None}
 
-    def summaries(self, tenant: str, memory_ids: Sequence[str]) -> dict[str, RecordSummary]:
-        return {mid: RecordSummary.of(s) for mid, s in self.get_many(tenant, memory_ids).items()}
+    def unseal(self, tenant: str, records: Sequence[StoredRecord]) -> list[StoredRecord]:
+        return list(records)  # nothing sealed here (``SealedRecordStore`` seals)
 
     def tombstoned(self, tenant: str, memory_ids: Sequence[str]) -> set[str]:
         with self.backing.lock:
