@@ -27,9 +27,6 @@ def connect(path: Path | str) -> sqlite3.Connection:
     return conn
 
 
-READ_MMAP_BYTES = 1 << 30
-
-
 class Connections:
     """One writer connection (serialised by a lock) and one reader per thread.
 
@@ -50,11 +47,6 @@ class Connections:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = connect(self.path)
-            # Reads through a memory map: a page the OS has cached is read in place, not
-            # copied by a read() call into this connection's own small cache — half the
-            # CPU of the 35-record reads a search makes at 100k memories (RESULTS,
-            # "Search reads fewer records"). Address space only: the pages are the OS's.
-            conn.execute(f"PRAGMA mmap_size={READ_MMAP_BYTES}")
             self._local.conn = conn
             with self._readers_lock:
                 self._readers.append(conn)
