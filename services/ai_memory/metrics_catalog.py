@@ -115,8 +115,8 @@ TENANT_BYTES = Metric(
 INDEX_COMPACTION_RUNNING = Metric(
     "aimem_index_compaction_running",
     "gauge",
-    "1 while a compaction of the embedded index runs or is due (a child process builds the "
-    "next generation)",
+    "1 while a compaction of the embedded index runs or is due, or waits to retry one a "
+    "bulk load outran (a child process builds the next generation)",
     (),
     ("gateway",),
 )

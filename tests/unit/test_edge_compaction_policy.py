@@ -119,6 +119,8 @@ def test_an_abandoned_attempt_waits_a_little_and_counts_its_mutations() -> None:
     c.abandon("test")
     c.end(epoch)
     assert c.status()["outcome_abandoned"] == 1 and not c.due()
+    # Still pending while it waits: the index is not as a waiter wants it yet.
+    assert c.pending() and c.status()["running"] == 1
     clock.now += RETRY_AFTER_ABANDON
     assert c.due()
 

@@ -283,8 +283,15 @@ class Compactor:
         self._retry_at = self._clock() + RETRY_AFTER_FAILURE
 
     def due(self) -> bool:
+        """Whether a compaction should start now: one is ``pending`` and no retry wait is
+        running."""
+        return self._clock() >= self._retry_at and self.pending()
+
+    def pending(self) -> bool:
+        """Whether a trigger is met (enough points written, a forget old enough), even
+        while an abandoned or failed attempt's retry wait runs."""
         policy = self.policy
-        if policy is None or self._clock() < self._retry_at:
+        if policy is None:
             return False
         if self._since >= policy.after_points:
             return True
@@ -369,9 +376,11 @@ class Compactor:
 
     def status(self) -> dict[str, float]:
         return {
-            # Due counts as running: a waiter (a benchmark, an operator) wants the index
-            # as it will be, not the moment between the trigger and the next poll.
-            "running": float(self._target is not None or self.due()),
+            # Pending counts as running: a waiter (a benchmark, an operator) wants the
+            # index as it will be — not the moment between the trigger and the next poll,
+            # nor the retry wait after an attempt a bulk load outran, when searches still
+            # read the points written since the last compaction unindexed.
+            "running": float(self._target is not None or self.pending()),
             "points_since": float(self._since),
             "forgotten_pending": float(self._forgotten),
             "last_seconds": self.last_seconds,
