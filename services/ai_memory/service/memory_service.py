@@ -178,7 +178,7 @@ class MemoryService:
         self.units = units
         # On a serialized log, concurrent single writes share one lock hold and one
         # append (``single_writes``); a partitioned log's writer groups them itself.
-        self._singles = SingleWrites(units) if units.serialized else None
+        self.singles = SingleWrites(units) if units.serialized else None
         # What a credential in a write becomes (refused by default): ``admit`` applies it.
         self.secrets = secrets or SecretGuard()
 
@@ -215,8 +215,8 @@ class MemoryService:
         screened = self.admit(tenant, record)
         record = screened.record
         explicit = body.get("created_at") is not None
-        if self._singles is not None and not self.units.open_here():
-            result = self._singles.write(
+        if self.singles is not None and not self.units.open_here():
+            result = self.singles.write(
                 tenant,
                 SingleWrite(
                     record,

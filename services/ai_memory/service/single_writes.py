@@ -79,6 +79,10 @@ class SingleWrites:
         """How many groups ran (for tests: fewer than writes means they were shared)."""
         return self._groups.calls
 
+    def waiting(self, tenant: str) -> int:
+        """Writes of ``tenant`` queued for the next group (for tests)."""
+        return self._groups.waiting(tenant)
+
     def write(self, tenant: str, write: SingleWrite) -> WriteResult:
         self._groups.call(tenant, [write])
         if write.error is not None:
