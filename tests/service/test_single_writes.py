@@ -44,7 +44,9 @@ def grouped(
 
     groups = singles(service).groups
     threads = [threading.Thread(target=run, args=(i,)) for i in range(len(writes))]
-    with service.units.lock:
+    lock = service.units.lock
+    assert isinstance(lock, type(threading.RLock()))
+    with lock:
         threads[0].start()  # runs its group at once, and waits for the lock
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and singles(service).groups == groups:
