@@ -10,6 +10,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from opentelemetry.sdk.trace import TracerProvider
+
+from ai_memory import telemetry
 from ai_memory.bootstrap import Container
 from ai_memory.core.errors import Gone, InvalidInput, PreconditionFailed
 from ai_memory.core.events import DomainEvent, MemoryWritten
@@ -18,6 +21,7 @@ from ai_memory.service.acting import acting_as
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.single_writes import SingleWrites
 from ai_memory.service.writing import WriteResult
+from ai_memory.telemetry import EVENT_CONTEXTS, tracing
 
 
 def body(content: str = "Alice prefers tea.", scope: str = "user:alice") -> dict[str, Any]:
@@ -201,3 +205,26 @@ def test_a_lone_write_waits_for_nobody(container: Container, tenant: str) -> Non
     for i in range(3):
         service.write(tenant, body(f"{i}"), memory_id=f"m{i}")
     assert singles(service).groups == groups + 3
+
+
+def test_with_tracing_each_grouped_write_is_remembered_in_its_own_trace(
+    container: Container, tenant: str
+) -> None:
+    service = container.services.memory
+    provider = TracerProvider()
+    telemetry.enable(provider)
+    try:
+        writes = [
+            (lambda i=i: service.write(tenant, body(f"fact {i}"), memory_id=f"m{i}"))
+            for i in range(4)
+        ]
+        grouped(service, tenant, writes)
+        ids = [e.header.event_id for e in events_of(container, tenant)]
+        contexts = EVENT_CONTEXTS.lookup(ids)
+    finally:
+        tracing.disable()
+        provider.shutdown()
+    assert len(ids) == 4 and all(c is not None for c in contexts)
+    # Each write is a trace of its own (no HTTP span above it here): four traces, not
+    # the two of the requests that ran a group.
+    assert len({c.trace_id for c in contexts if c is not None}) == 4

@@ -18,7 +18,8 @@ Nothing a single write promises changes:
   after the other (the second in a later round, on the first's appended head);
 * each write is decided in its own caller's context (``contextvars``): its event
   records its own authenticated key as actor, never the key of the writer that ran the
-  group;
+  group; with tracing on, its projections join its own request's trace (the unit of
+  work and append spans are in the trace of the request that ran the group);
 * a write is answered only once the append holding its event returned, that is once it
   is durable (one SQLite transaction);
 * each write answers for itself: a refused decision (412, 409, 410, 403) fails only its
@@ -35,6 +36,7 @@ whose runner needs that lock.
 from __future__ import annotations
 
 import contextvars
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -44,7 +46,7 @@ from ai_memory.core.errors import RetryableError
 from ai_memory.core.events import DomainEvent, Head
 from ai_memory.core.preconditions import Preconditions
 from ai_memory.core.record import MemoryRecord, MemoryState
-from ai_memory.telemetry import annotate, span
+from ai_memory.telemetry import EVENT_CONTEXTS, annotate, span
 
 from .unit_of_work import UnitOfWork, UnitsOfWork
 from .writing import WriteResult
@@ -64,6 +66,7 @@ class SingleWrite:
     event: DomainEvent | None = field(default=None, repr=False)
     created: bool = False
     version: int = 0
+    thread: int = field(default_factory=threading.get_ident)  # whose request it is
 
 
 class SingleWrites:
@@ -125,6 +128,10 @@ def _decide_and_append(uow: UnitOfWork, writes: Sequence[SingleWrite]) -> None:
     pending = [(w, w.event) for w in writes if w.error is None and w.event is not None]
     if not pending:
         return
+    here = threading.get_ident()
+    for w, event in pending:
+        if w.thread != here:  # another request's write: its projections join its own trace
+            w.context.run(EVENT_CONTEXTS.remember, [event.header.event_id])
     try:
         positions = uow.append([event for _, event in pending])
     except RetryableError as e:
