@@ -44,6 +44,11 @@ class Coalescer(Generic[K, I, R]):
         self._running: set[K] = set()
         self.calls = 0  # how many calls ``run`` made (for tests and metrics)
 
+    def waiting(self, key: K) -> int:
+        """Callers of ``key`` queued for the next call (for tests and metrics)."""
+        with self._lock:
+            return len(self._queued.get(key, ()))
+
     def call(self, key: K, items: Sequence[I]) -> dict[I, R]:
         """The answers to ``items`` (an item ``run`` left out is left out here)."""
         ask: _Ask[I, R] = _Ask(items)

@@ -86,7 +86,8 @@ class AppendPipeline:
             self._prove_projectable(encoded)
             doomed = self._keys_forgotten_by(events)
             # Before the append: an in-process projection may read the events at once.
-            EVENT_CONTEXTS.remember(e.header.event_id for e in events)
+            # An event a grouped single write remembered in its own trace keeps it.
+            EVENT_CONTEXTS.remember((e.header.event_id for e in events), keep=True)
             positions = self.log.append_encoded(encoded)
             annotate({"aimem.position.last": max(positions, default=0)})
             self._destroy_keys(doomed)

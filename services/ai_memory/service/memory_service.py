@@ -8,6 +8,7 @@ Reads: served from projections, optionally after waiting for a log position
 
 from __future__ import annotations
 
+import contextvars
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -48,6 +49,7 @@ from ai_memory.service.batch_write import ItemResult
 from ai_memory.service.listing import ListRequest, MemoryPage
 from ai_memory.service.recalls import RecallRecorder
 from ai_memory.service.secret_policy import Screened, SecretGuard
+from ai_memory.service.single_writes import SingleWrite, SingleWrites
 from ai_memory.service.time_travel import TimePoint, TimeTravel
 from ai_memory.service.unit_of_work import PositionWaiter, UnitsOfWork
 from ai_memory.service.writing import DeleteResult, WriteResult, delete_in, write_in
@@ -184,6 +186,9 @@ class MemoryService:
         self.ranking = ranking or GovernanceParams()
         # Every service of this process writes through these units (one lock, one clock).
         self.units = units
+        # On a serialized log, concurrent single writes share one lock hold and one
+        # append (``single_writes``); a partitioned log's writer groups them itself.
+        self.singles = SingleWrites(units) if units.serialized else None
         # What a credential in a write becomes (refused by default): ``admit`` applies it.
         self.secrets = secrets or SecretGuard()
 
@@ -220,18 +225,30 @@ class MemoryService:
         screened = self.admit(tenant, record)
         record = screened.record
         explicit = body.get("created_at") is not None
-        result = self.units.run(
-            tenant,
-            record.source_agent,
-            caller=caller,
-            step=lambda uow: write_in(
-                uow,
-                record,
-                explicit_created=explicit,
-                preconditions=preconditions,
-                authorize=lambda scope: access.require(caller, "write", scope),
-            ),
-        )
+        if self.singles is not None and not self.units.open_here():
+            result = self.singles.write(
+                tenant,
+                SingleWrite(
+                    record,
+                    explicit,
+                    preconditions,
+                    authorize=lambda scope: access.require(caller, "write", scope),
+                    context=contextvars.copy_context(),
+                ),
+            )
+        else:
+            result = self.units.run(
+                tenant,
+                record.source_agent,
+                caller=caller,
+                step=lambda uow: write_in(
+                    uow,
+                    record,
+                    explicit_created=explicit,
+                    preconditions=preconditions,
+                    authorize=lambda scope: access.require(caller, "write", scope),
+                ),
+            )
         if screened.redacted:
             result = replace(result, redacted=screened.redacted)
         if wait:

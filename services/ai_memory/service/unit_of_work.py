@@ -98,6 +98,7 @@ class UnitOfWork:
     def __enter__(self) -> UnitOfWork:
         self._units.lock.acquire()
         self._held = True
+        self._units.entered(+1)
         return self
 
     def __exit__(
@@ -107,6 +108,7 @@ class UnitOfWork:
         tb: TracebackType | None,
     ) -> None:
         self._held = False
+        self._units.entered(-1)
         self._units.lock.release()
 
     # --- deciding ----------------------------------------------------------------------
@@ -206,7 +208,16 @@ class UnitsOfWork:
         # Re-entrant: a service composing another's use case may begin a unit while its own
         # is open on the same thread; that must nest, not deadlock.
         self.lock: threading.RLock | _NoLock = threading.RLock() if serialize else _NoLock()
+        self.serialized = serialize
+        self._depth = threading.local()  # units open on this thread (nested ones count)
         self._last_position = 0
+
+    def entered(self, step: int) -> None:
+        self._depth.n = getattr(self._depth, "n", 0) + step
+
+    def open_here(self) -> bool:
+        """Whether this thread is inside a unit of work (a use case composing another)."""
+        return bool(getattr(self._depth, "n", 0))
 
     def begin(self, tenant: str, actor: str, *, caller: Caller | None = None) -> UnitOfWork:
         return UnitOfWork(self, tenant, actor, caller)

@@ -26,9 +26,11 @@ class EventContexts:
         self._contexts: OrderedDict[str, SpanContext] = OrderedDict()
         self._lock = threading.Lock()
 
-    def remember(self, event_ids: Iterable[str]) -> None:
+    def remember(self, event_ids: Iterable[str], *, keep: bool = False) -> None:
         """The current span is the writer of ``event_ids`` (call before the append: a
-        projection may read the events the moment they are committed)."""
+        projection may read the events the moment they are committed). ``keep``: an
+        event already remembered keeps its writer (a single write that joined another
+        request's group commit was remembered in its own request's trace)."""
         if not tracing.enabled():
             return
         context = trace.get_current_span().get_span_context()
@@ -36,7 +38,8 @@ class EventContexts:
             return
         with self._lock:
             for event_id in event_ids:
-                self._contexts[event_id] = context
+                if not keep or event_id not in self._contexts:
+                    self._contexts[event_id] = context
             while len(self._contexts) > self._capacity:
                 self._contexts.popitem(last=False)
 
