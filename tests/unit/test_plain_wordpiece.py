@@ -46,9 +46,11 @@ def _fuzzed(seed: int, n: int) -> list[str]:
 def test_the_static_tokenizer_takes_the_fast_path(tokenizer: Tokenizer) -> None:
     assert PlainWordPiece.supports(tokenizer, MAX_TOKENS)
     ids = PlainWordPiece(tokenizer, MAX_TOKENS)
-    assert ids._plain("Kenji asked about meetings — before 10am… “twice”")
-    assert not ids._plain("naïve café")
-    assert not ids._plain("ends with [SEP] here")
+    assert ids._plain_ids("Kenji asked about meetings — before 10am… “twice”") is not None
+    assert ids._plain_ids("with\x00controls\x7f\tand tabs") is not None
+    assert ids._plain_ids("naïve café") is None
+    assert ids._plain_ids("ends with [SEP] here") is None
+    assert ids._plain_ids("a [se\x00p] hidden by a control character") is None
 
 
 def test_corpus_texts_get_the_tokenizers_ids(tokenizer: Tokenizer) -> None:
