@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tokenizers import Tokenizer
+from tokenizers.models import WordPiece
 
 # Non-ASCII characters the fast path takes: punctuation (Unicode P*) that BERT's
 # normalizer leaves alone (no case, no decomposition, not a control or a space) and its
@@ -77,15 +78,15 @@ class PlainWordPiece:
         """Whether the fast path is this tokenizer's pipeline: BERT's normalizer that
         cleans and lowercases, BERT's pre-tokenizer, WordPiece, no padding, and truncation
         keeping the first ``max_tokens`` ids."""
-        config: dict[str, Any] = json.loads(tokenizer.to_str())
-        normalizer = config.get("normalizer") or {}
+        # The components' own state, not ``to_str`` (which writes the whole vocabulary).
+        normalizer = _state(tokenizer.normalizer)
         truncation = tokenizer.truncation or {}
         return (
             normalizer.get("type") == "BertNormalizer"
             and normalizer.get("clean_text") is True
             and normalizer.get("lowercase") is True
-            and config.get("pre_tokenizer") == {"type": "BertPreTokenizer"}
-            and (config.get("model") or {}).get("type") == "WordPiece"
+            and _state(tokenizer.pre_tokenizer) == {"type": "BertPreTokenizer"}
+            and isinstance(tokenizer.model, WordPiece)
             and tokenizer.padding is None
             and truncation.get("max_length") == max_tokens
             and truncation.get("direction") == "right"
@@ -125,3 +126,12 @@ class PlainWordPiece:
         for word in _PIECE.findall(text.lower()):
             ids.extend(pieces(word))
         return ids[: self._max_tokens]
+
+
+def _state(component: object) -> dict[str, Any]:
+    """A tokenizer component's configuration as JSON (empty when there is none)."""
+    if component is None:
+        return {}
+    raw = component.__getstate__()
+    state = json.loads(raw) if isinstance(raw, str | bytes) else None
+    return state if isinstance(state, dict) else {}
