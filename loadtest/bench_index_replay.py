@@ -8,20 +8,25 @@ started — then replays the ``index`` projection from position 0 as ``ai-memory
 and ``bench_embedded`` do (``rebuild_all`` over the index tailers), ``--runs`` times.
 Each run reports events/s (wall) and the process's CPU per event (``process_time``: every
 thread of this process), start-up and the build left out. ``--profile N`` adds a cProfile
-of one more run, sorted by internal time. Only ``bootstrap``, ``settings``,
-``service.transfer`` and ``projector.tailer`` are used, so an older tree can be measured
-on the same data dir (put its ``services`` first on ``PYTHONPATH``).
+of one more run, sorted by internal time. ``--digest`` replays once more and prints a
+digest of what the index then holds — every point's id, payload and vectors (exact float
+bits), in id order — so two trees can be shown to build the same index. Only
+``bootstrap``, ``settings``, ``service.transfer`` and ``projector.tailer`` are used (and,
+for ``--digest``, the embedded index's shard), so an older tree can be measured on the
+same data dir (put its ``services`` first on ``PYTHONPATH``).
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import hashlib
 import json
 import pstats
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import ai_memory
 from ai_memory.bootstrap import build
@@ -73,11 +78,48 @@ def replay_index(data: Path, profile: cProfile.Profile | None = None) -> tuple[i
         container.close()
 
 
+def index_digest(data: Path) -> tuple[int, str]:
+    """(points, digest) of the embedded index after a replay from position 0."""
+    import qdrant_edge as qe
+
+    container = build(Settings(data_dir=data))
+    try:
+        rebuild_all([t for t in container.projections.tailers if t.sink.name == "index"])
+        index: Any = container.index
+        while not hasattr(index, "_live"):  # decorators (tag digests) hold the Edge index
+            index = index.inner
+        shard = index._live()
+        rows: list[str] = []
+        offset = None
+        while True:
+            request = qe.ScrollRequest(
+                limit=2000, offset=offset, with_payload=True, with_vector=True
+            )
+            records, offset = shard.scroll(request)
+            rows += [_point_text(r) for r in records]
+            if offset is None:
+                break
+        return len(rows), hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()[:16]
+    finally:
+        container.close()
+
+
+def _point_text(record: Any) -> str:
+    vectors: dict[str, Any] = {}
+    for name, vector in (record.vector or {}).items():
+        if isinstance(vector, list):
+            vectors[name] = [float(x).hex() for x in vector]
+        else:  # sparse
+            vectors[name] = [list(vector.indices), [float(x).hex() for x in vector.values]]
+    return json.dumps([str(record.id), record.payload, vectors], sort_keys=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--profile", type=int, default=0, help="rows of a cProfile run")
+    parser.add_argument("--digest", action="store_true", help="digest of the index contents")
     args = parser.parse_args()
     WORK.mkdir(exist_ok=True)
     print(f"ai_memory from {ai_memory.__file__}")
@@ -92,6 +134,9 @@ def main() -> None:
         profile = cProfile.Profile()
         replay_index(data, profile)
         pstats.Stats(profile).sort_stats("tottime").print_stats(args.profile)
+    if args.digest:
+        points, digest = index_digest(data)
+        print(f"index after a replay: {points:,} points, digest {digest}")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ an unwrapped key.
 from __future__ import annotations
 
 import base64
-import json
 import os
 import threading
 import time
@@ -35,6 +34,7 @@ from ai_memory.core.data_keys import (
     subject_of,
 )
 from ai_memory.core.errors import InvalidInput, Unavailable
+from ai_memory.core.json_array import json_array
 from ai_memory.core.single_flight import SingleFlight
 
 _NONCE = 12
@@ -138,7 +138,8 @@ def _open(key: bytes, blob: bytes, aad: bytes, what: str) -> bytes:
 
 
 def _aad(*parts: object) -> bytes:
-    return json.dumps(["aimem.wrap.v1", *parts], separators=(",", ":")).encode("utf-8")
+    """``json.dumps(["aimem.wrap.v1", *parts])``, compact and ASCII (``json_array``)."""
+    return json_array(("aimem.wrap.v1", *parts), ensure_ascii=True)
 
 
 def parse_root_key(text: str) -> bytes:

@@ -25,6 +25,7 @@ from ai_memory.core.ports import (
     VectorIndex,
 )
 from ai_memory.core.projection import IndexMutation, IndexPut
+from ai_memory.core.record import MemoryRecord
 
 from .index_payload import SESSION_META, session_of
 from .tag_digests import TagDigests
@@ -61,9 +62,23 @@ class TagDigestIndex:
             return m
         meta = {SESSION_META: self._digest(m.tenant, "session\x00" + session)} if session else {}
         tags = self._digests(m.tenant, m.record.tags)
-        # The mutation spelled out, not ``replace``d: ``replace`` inspects the fields on
-        # every call (≈ 2.5 µs of each indexed event here).
-        return IndexPut(m.tenant, replace(m.record, tags=tags, meta=meta), m.state, m.position)
+        # The mutation and its record spelled out, not ``replace``d: ``replace`` inspects
+        # the fields on every call (≈ 2.5 µs of each indexed event here, ≈ 1 µs of it the
+        # record's).
+        r = m.record
+        record = MemoryRecord(
+            r.id,
+            r.type,
+            r.content,
+            r.scope,
+            r.source_agent,
+            r.created_at,
+            r.ttl,
+            tags,
+            meta,
+            r.schema_version,
+        )
+        return IndexPut(m.tenant, record, m.state, m.position)
 
     def search(self, query: IndexQuery) -> list[IndexHit]:
         if query.tags:

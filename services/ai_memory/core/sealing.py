@@ -26,6 +26,8 @@ import hmac
 import json
 from dataclasses import dataclass
 
+from .json_array import json_array
+
 ALGORITHM = "AES-256-GCM"
 NONCE_BYTES = 12  # 96-bit random nonces, as GCM wants
 # Versioned so a future layout of the sealed fields can be told apart.
@@ -102,12 +104,9 @@ CLEAR_META_JSON = "{}"
 
 def aad(tenant: str, event_type: str, subject_id: str, version: int) -> bytes:
     """Associated data binding a ciphertext to its event: a JSON array, so no value can
-    contain a separator that makes two different tuples encode alike."""
-    return json.dumps(
-        [_AAD_FORMAT, tenant, event_type, subject_id, version],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    ).encode("utf-8")
+    contain a separator that makes two different tuples encode alike (the bytes of
+    ``json.dumps`` with ``ensure_ascii=False``, compact: ``json_array``)."""
+    return json_array((_AAD_FORMAT, tenant, event_type, subject_id, version), ensure_ascii=False)
 
 
 def keyed_fingerprint(key: bytes, content: str) -> str:
