@@ -86,10 +86,13 @@ def parse_sealed(content: str) -> SealedValue:
     is malformed (it then reads as unreadable, like one whose key was destroyed)."""
     if not is_sealed(content):
         raise ValueError("not a sealed view value")
-    parts = content[len(PREFIX) :].split(_SEP)
-    if len(parts) != 3 or not parts[0].isascii() or not parts[0].isdigit():
+    # The key id names the memory, and a memory id written below the record's validation
+    # (an import of events, a replay) may hold the separator: the size ends at the first
+    # one and the ciphertext (base64, never a NUL) starts after the last.
+    size, first, rest = content[len(PREFIX) :].partition(_SEP)
+    key_id, last, blob = rest.rpartition(_SEP)
+    if not (first and last) or not size.isascii() or not size.isdigit():
         raise ValueError("sealed view value is not size, key id and ciphertext")
-    size, key_id, blob = parts
     try:
         return SealedValue(int(size), key_id, base64.b64decode(blob.encode("ascii"), validate=True))
     except (binascii.Error, UnicodeEncodeError) as e:
