@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ai_memory.adapters.edge_compaction import (
+    QUIET_BEFORE_RETRY,
     RETRY_AFTER_ABANDON,
     RETRY_AFTER_FAILURE,
     CompactionPolicy,
@@ -125,17 +126,50 @@ def test_an_abandoned_attempt_waits_a_little_and_counts_its_mutations() -> None:
     assert c.due()
 
 
+def test_an_abandoned_attempt_is_retried_once_the_writes_stop() -> None:
+    c, clock = compactor()
+    c.record(["a"], {}, written=10, forgotten=0)  # type: ignore[list-item]
+    epoch = c.begin("shard.1")
+    c.abandon("a bulk import")
+    c.end(epoch)
+    for _ in range(3):  # the import goes on: the wait holds
+        clock.now += QUIET_BEFORE_RETRY / 2
+        c.record(["b"], {}, written=1, forgotten=0)  # type: ignore[list-item]
+        assert not c.due()
+    clock.now += QUIET_BEFORE_RETRY - 0.1
+    assert not c.due()
+    clock.now += 0.1  # it stopped: no need to wait out the rest of the backoff
+    assert clock.now < 100.0 + RETRY_AFTER_ABANDON and c.due()
+
+
+def test_a_failed_attempt_waits_its_minute_however_quiet() -> None:
+    c, clock = compactor()
+    c.record(["a"], {}, written=10, forgotten=0)  # type: ignore[list-item]
+    epoch = c.begin("shard.1")
+    c.abandon("a bulk import")
+    c.end(epoch)
+    epoch = c.begin("shard.2")
+    c.failed()
+    c.end(epoch)
+    clock.now += RETRY_AFTER_FAILURE - 1
+    assert not c.due()
+    clock.now += 1
+    assert c.due()
+
+
 def test_abandoned_attempts_in_a_row_wait_longer_until_one_succeeds() -> None:
     c, clock = compactor()
     waits = []
     for _ in range(7):
-        c.record([], {}, written=10, forgotten=0)
+        c.record(["w"], {}, written=10, forgotten=0)  # type: ignore[list-item]
         epoch = c.begin("shard.1")
         c.abandon("a bulk import")
         c.end(epoch)
         began = clock.now
         while not c.due():
             clock.now += 1
+            # The load goes on: the wait holds.
+            c.record(["w"], {}, written=0, forgotten=0)  # type: ignore[list-item]
         waits.append(clock.now - began)
     assert waits == [15, 30, 60, 120, 240, 300, 300]
     epoch = c.begin("shard.1")

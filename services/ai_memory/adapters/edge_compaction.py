@@ -62,6 +62,9 @@ RETRY_AFTER_FAILURE = 60.0  # seconds; a failing compaction must not spin a core
 # outrunning them should not pay a shard copy every few seconds), reset by a success.
 RETRY_AFTER_ABANDON = 15.0
 RETRY_AFTER_ABANDON_MAX = 300.0
+# ... but once nothing has been written for this long, the load is over: retry at once
+# (a bulk import that ended would otherwise leave its points unindexed for minutes).
+QUIET_BEFORE_RETRY = 5.0
 
 Batch = tuple[Sequence[IndexMutation], dict[int, tuple[Vector, SparseVector]]]
 
@@ -208,6 +211,8 @@ class Compactor:
         self._taken: tuple[int, int, float | None] = (0, 0, None)
         self._retry_at = 0.0
         self._abandoned_in_a_row = 0
+        self._waiting_out_load = False  # the retry wait follows an abandoned attempt
+        self._last_write = -float("inf")  # when the index last recorded a mutation
         self.outcomes = {"done": 0, "abandoned": 0, "failed": 0, "cancelled": 0}
         self.last_seconds = 0.0
 
@@ -222,6 +227,8 @@ class Compactor:
         if self._journal is not None:
             self._journal.append((mutations, vectors))
             self._journaled += len(mutations)
+        if mutations:
+            self._last_write = self._clock()
         self._since += written
         if forgotten:
             self._forgotten += forgotten
@@ -281,11 +288,17 @@ class Compactor:
     def failed(self) -> None:
         self.outcomes["failed"] += 1
         self._retry_at = self._clock() + RETRY_AFTER_FAILURE
+        self._waiting_out_load = False  # a failure waits its minute whatever the load
 
     def due(self) -> bool:
         """Whether a compaction should start now: one is ``pending`` and no retry wait is
-        running."""
-        return self._clock() >= self._retry_at and self.pending()
+        running — the wait after an abandoned attempt ends early once writes stopped."""
+        now = self._clock()
+        if now < self._retry_at and not (
+            self._waiting_out_load and now - self._last_write >= QUIET_BEFORE_RETRY
+        ):
+            return False
+        return self.pending()
 
     def pending(self) -> bool:
         """Whether a trigger is met (enough points written, a forget old enough), even
@@ -339,6 +352,7 @@ class Compactor:
         wait = min(RETRY_AFTER_ABANDON * 2**self._abandoned_in_a_row, RETRY_AFTER_ABANDON_MAX)
         self._abandoned_in_a_row += 1
         self._retry_at = self._clock() + wait
+        self._waiting_out_load = True
 
     def mutations_between(self, start: int, stop: int) -> int:
         """Mutations in journal entries ``start:stop`` (entries are batches)."""
