@@ -60,9 +60,9 @@ def wait_index_idle(http: httpx.Client, alive: Callable[[], None]) -> float | No
     raise BenchError(f"the index was still compacting after {IDLE_TIMEOUT:.0f}s")
 
 
-def memory_of(pid: int) -> tuple[int, int] | None:
-    """(VmRSS, VmHWM) of a process in bytes: resident now and at its peak. None where
-    there is no ``/proc`` (not Linux)."""
+def _status_bytes(pid: int, first: str, second: str) -> tuple[int, int] | None:
+    """Two kB fields of ``/proc/<pid>/status``, in bytes; None where there is no
+    ``/proc`` (not Linux) or the kernel does not report them."""
     try:
         status = Path(f"/proc/{pid}/status").read_text(encoding="ascii")
     except OSError:
@@ -70,30 +70,23 @@ def memory_of(pid: int) -> tuple[int, int] | None:
     kib = {}
     for line in status.splitlines():
         name, _, value = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
+        if name in (first, second):
             kib[name] = int(value.split()[0])
     if len(kib) != 2:
         return None
-    return kib["VmRSS"] * 1024, kib["VmHWM"] * 1024
+    return kib[first] * 1024, kib[second] * 1024
+
+
+def memory_of(pid: int) -> tuple[int, int] | None:
+    """(VmRSS, VmHWM) of a process in bytes: resident now and at its peak."""
+    return _status_bytes(pid, "VmRSS", "VmHWM")
 
 
 def resident_split(pid: int) -> tuple[int, int] | None:
     """(RssAnon, RssFile) of a process in bytes: its own memory, and the pages of files
-    it maps (the index's segments, the SQLite files read through a memory map). A file
-    page is the OS's cache, shared and reclaimable, and counted once per mapping: a
-    reader of each thread maps the same file. None where there is no ``/proc``."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text(encoding="ascii")
-    except OSError:
-        return None
-    kib = {}
-    for line in status.splitlines():
-        name, _, value = line.partition(":")
-        if name in ("RssAnon", "RssFile"):
-            kib[name] = int(value.split()[0])
-    if len(kib) != 2:
-        return None
-    return kib["RssAnon"] * 1024, kib["RssFile"] * 1024
+    it maps (the index's segments). A file page is the OS's cache, shared and
+    reclaimable, and counted once per mapping."""
+    return _status_bytes(pid, "RssAnon", "RssFile")
 
 
 def disk_usage(path: Path) -> int:

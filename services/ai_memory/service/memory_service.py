@@ -470,8 +470,9 @@ class MemoryService:
         top_k: int,
         rerank_on: bool,
     ) -> list[_Kept]:
-        """The best ``top_k`` of the pool: reranked (relevance, recency, type priority),
-        or in the index's order."""
+        """The best ``top_k`` of the pool: reranked — two-stage retrieval (docs/API.md,
+        "Search"): relevance (the fused score, normalised to the best candidate), recency
+        and type priority, each explained — or in the index's order."""
         if not rerank_on:
             return [_Kept(h.memory_id, h.score, h.components) for h, _ in pool[:top_k]]
         if not pool:
@@ -510,7 +511,7 @@ class MemoryService:
         lineage, so every one is read whole."""
         with span("aimem.records.get_many", {"aimem.ids": len(hits)}):
             records = self.store.get_many(tenant, [h.memory_id for h in hits])
-        live: list[SearchHit] = []
+        pool: list[tuple[IndexHit, StoredRecord]] = []
         for hit in hits:
             stored = records.get(hit.memory_id)
             # The record store is the source of truth: drop what it no longer holds.
@@ -519,41 +520,17 @@ class MemoryService:
             then = travel.state(stored)
             if then is None or then not in request.states:
                 continue
-            live.append(SearchHit(replace(stored, state=then), hit.score, dict(hit.components)))
-        results = self._rerank(live, now, request.top_k) if request.rerank else live
-        return results[: request.top_k]
+            pool.append((hit, replace(stored, state=then)))
+        then_of = {hit.memory_id: stored for hit, stored in pool}
+        return [
+            SearchHit(then_of[k.memory_id], k.score, dict(k.components), k.explanation)
+            for k in self._order(pool, now, request.top_k, request.rerank)
+        ]
 
     def _recall(self, query: IndexQuery) -> list[IndexHit]:
         hits = self.index.search(query)
         annotate({"aimem.candidates": len(hits)})
         return hits
-
-    def _rerank(self, hits: list[SearchHit], now: datetime, top_k: int) -> list[SearchHit]:
-        """Two-stage retrieval (docs/API.md, "Search"): relevance (the fused retrieval score,
-        normalised to the best candidate), recency and type priority, each explained."""
-        if not hits:
-            return hits
-        best = max(h.score for h in hits) or 1.0
-        by_id = {h.stored.record.id: h for h in hits}
-        ranked = rerank(
-            [
-                Candidate(
-                    h.stored.record.id,
-                    h.score / best,
-                    h.stored.record.type,
-                    h.stored.record.created_at,
-                    h.stored.read_count,
-                )
-                for h in hits
-            ],
-            now,
-            self.ranking,
-            limit=top_k,
-        )
-        return [
-            replace(by_id[r.memory_id], score=r.score, explanation=r.explanation.to_json())
-            for r in ranked
-        ]
 
     # --- read-your-writes ------------------------------------------------------------------
     def check_position(self, position: int, field_name: str = "min_position") -> None:
