@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import math
 import re
 import unicodedata
@@ -121,11 +122,113 @@ _AZURE_KEY = re.compile(r"(?<![A-Za-z0-9/+=_-])[A-Za-z0-9/+]{86}==(?![A-Za-z0-9/
 _HEX_ONLY = re.compile(r"[0-9a-fA-F]+")
 
 
+# Lowercase pieces of which every caseless prefix (``_CASELESS``) and every credential
+# word (``_WORD``) holds one.
+_ANCHORS = (
+    "akia",
+    "asia",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "hf_",
+    "sk-",
+    "sk_",
+    "rk_",
+    "xox",
+    "aiza",
+    "-----begin",
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+    "credential",
+)
+# ``_PREFIX``'s alternatives as lowercase pieces.
+_PREFIX_PIECES = (
+    "akia",
+    "asia",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat",
+    "glpat",
+    "hf_",
+    "sk-",
+    "sk_",
+    "rk_",
+    "xox",
+    "aiza",
+    "eyj",
+    "begin",
+)
+_SEPARATORS = str.maketrans("", "", " .-")
+# The letters other than A–Z that a case-insensitive pattern matches to one of them (the
+# Kelvin sign lowercases to ``k`` by itself); ``tests/unit/test_secret_shortcuts.py``
+# derives the set from the regex engine.
+_CASE_ALIASES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+
+
+def caseless(text: str) -> str:
+    """``text`` lowercased so that a piece a case-insensitive pattern matches in it is a
+    substring of the result."""
+    return text.lower() if text.isascii() else text.translate(_CASE_ALIASES).lower()
+
+
+def any_of(pieces: tuple[str, ...]) -> re.Pattern[str]:
+    """A search for any of ``pieces`` as written: an alternation of literals, which the
+    engine scans about twice as fast as ``any(p in text …)`` and six times as fast as
+    the same alternation case-insensitive."""
+    return re.compile("|".join(re.escape(p) for p in pieces))
+
+
+_ANY_ANCHOR = any_of(_ANCHORS)
+_ANY_PREFIX = any_of(_PREFIX_PIECES)
+
+
 def find_disguised(text: str, scan: Scan) -> list[Disguised]:
     """Every credential in ``text`` that a view of it shows (overlaps included: the
     caller keeps what the plain scan did not already claim)."""
-    found: list[Disguised] = []
     base, origin = (text, None) if text.isascii() else _normalized(text)
+    if _nothing_to_undo(base) and (origin is None or not scan(base)):
+        return []
+    return _undone(base, origin, scan)
+
+
+def _nothing_to_undo(view: str) -> bool:
+    """Whether none of the views built on the normalized ``view`` can show anything: most
+    text, told by a few substring tests and three scans instead of the views' dozen
+    (≈ 12 µs for an id). What it rules out:"""
+    folded = caseless(view)
+    # a caseless prefix, or a credential word a machine-made value could follow;
+    if _ANY_ANCHOR.search(folded):
+        return False
+    # a run a decoder would read (an unlabelled cloud key is such a base64 run too: its
+    # pattern's bounds are ``_BASE64``'s, and ``_BASE64`` takes its ``==``);
+    if "%" in view or _BASE64.search(view) or _HEX.search(view):
+        return False
+    # blocks that, joined, spell a provider prefix: a regrouped run needs a digit, and the
+    # prefix in the run without its separators, which is part of the text without them.
+    return _DIGIT.search(view) is None or not (
+        _ANY_PREFIX.search(folded.replace(" ", ""))
+        or _ANY_PREFIX.search(folded.translate(_SEPARATORS))
+    )
+
+
+def undo_disguises(text: str, scan: Scan) -> list[Disguised]:
+    """``find_disguised`` without its shortcut: every view built and scanned."""
+    base, origin = (text, None) if text.isascii() else _normalized(text)
+    return _undone(base, origin, scan)
+
+
+def _undone(base: str, origin: list[int] | None, scan: Scan) -> list[Disguised]:
+    found: list[Disguised] = []
     if origin is not None:
         for f in scan(base):
             found.append(Disguised(f.kind, origin[f.start], origin[f.end - 1] + 1, "normalized"))
@@ -164,9 +267,33 @@ def _mapped(kind: str, start: int, end: int, origin: list[int] | None, how: str)
     return Disguised(kind, origin[start], origin[end - 1] + 1, how)
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_SPACE_RUN = re.compile(r"\s+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _as_is(ch: str) -> bool:
+    """Whether the view keeps non-ASCII ``ch`` as it is: NFKC leaves it, and it is neither
+    invisible nor a space."""
+    return (
+        not ch.isspace()
+        and unicodedata.category(ch) != "Cf"
+        and unicodedata.normalize("NFKC", ch) == ch
+    )
+
+
 def _normalized(text: str) -> tuple[str, list[int]]:
     """NFKC, invisibles dropped, whitespace folded; ``origin[i]`` is where the view's
     ``i``-th character came from in ``text``."""
+    if all(_as_is(ch) for ch in set(_NON_ASCII.findall(text))):
+        # A curly quote, an em dash, an accented letter: the view is the text with its
+        # whitespace runs folded, cut by C-speed slices instead of a walk by character.
+        return _spaces_folded(text)
+    return _walked(text)
+
+
+def _walked(text: str) -> tuple[str, list[int]]:
+    """The view built character by character (``_normalized`` without its shortcut)."""
     out: list[str] = []
     origin: list[int] = []
     space = False
@@ -188,6 +315,25 @@ def _normalized(text: str) -> tuple[str, list[int]]:
             origin.append(i)
     if not out:  # nothing but invisibles: an empty view, nothing to find
         return "", []
+    return "".join(out), origin
+
+
+def _spaces_folded(text: str) -> tuple[str, list[int]]:
+    """``text`` with each whitespace run but a lone space made one space (what the walk in
+    ``_walked`` does to characters it keeps as they are), and where each came from."""
+    out: list[str] = []
+    origin: list[int] = []
+    at = 0
+    for m in _SPACE_RUN.finditer(text):
+        if m.group(0) == " ":
+            continue
+        out.append(text[at : m.start()])
+        origin.extend(range(at, m.start()))
+        out.append(" ")
+        origin.append(m.start())
+        at = m.end()
+    out.append(text[at:])
+    origin.extend(range(at, len(text)))
     return "".join(out), origin
 
 
