@@ -39,6 +39,8 @@ SECRETS = [
     "postgres://app:s3cr3tPass@db/prod",
     "pwd=Zq8#mP2vL9",
     "my credential is Zq8#mP2$vL9!xY7@wQ3",
+    "private_key = 'Zq8#mP2$vL9x'",
+    "the ACCESS-KEY: Zq8#mP2$vL9!xY7@wQ3",
 ]
 # What the pieces of ``SECRETS`` become in disguise.
 DISGUISED = [

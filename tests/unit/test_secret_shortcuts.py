@@ -10,10 +10,10 @@ import sys
 import pytest
 
 from ai_memory.core.secret_disguise import (
-    _nothing_to_undo,
     _spaces_folded,
     _walked,
     caseless,
+    nothing_to_undo,
 )
 
 EVERY_CHARACTER = "".join(chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i <= 0xDFFF)
@@ -49,7 +49,7 @@ def test_the_quick_view_is_the_walked_view(text: str) -> None:
     ["scale-0", "user:alice", "agent-7", "Olu wants dark mode dashboards (session 0).", "tag0"],
 )
 def test_ordinary_text_takes_the_shortcut(text: str) -> None:
-    assert _nothing_to_undo(text)
+    assert nothing_to_undo(text, caseless(text))
 
 
 @pytest.mark.parametrize(
@@ -57,4 +57,4 @@ def test_ordinary_text_takes_the_shortcut(text: str) -> None:
     ["my api key is", "A KIA 1234", "%41%42%43", "0123456789abcdef0123", "Zm9vYmFyYmF6cXV4eXo"],
 )
 def test_what_a_view_could_undo_does_not(text: str) -> None:
-    assert not _nothing_to_undo(text)
+    assert not nothing_to_undo(text, caseless(text))
