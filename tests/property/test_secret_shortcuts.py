@@ -21,6 +21,9 @@ from ai_memory.core.secrets import find_plain, find_secrets, scan_plain
 SECRETS = [
     "AKIAIOSFODNN7EXAMPLE",
     "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    *(f"gh{c}_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" for c in "ousr"),
+    "rk_test_51HabcdefghijKLMNOP",
+    "ASIAIOSFODNN7EXAMPLE",
     "github_pat_11ABCDEFG0123456789abcdefghijklmnop",
     "glpat-xYz12AbC3dEf45GhIj6K",
     "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
