@@ -128,34 +128,9 @@ _HEX_ONLY = re.compile(r"[0-9a-fA-F]+")
 # an alternation of the same literals, which the engine tries at every position.
 # ``tests/property/test_secret_shortcuts.py`` holds each shortcut to its full scan.
 
-# Pieces of which every caseless prefix (``_CASELESS``) and every credential word
-# (``_WORD``) but the ``…key`` ones holds one; those are ``names_a_key``'s.
-_ANCHORS = (
-    "akia",
-    "asia",
-    "ghp_",
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-    "github",
-    "glpat-",
-    "hf_",
-    "sk-",
-    "sk_",
-    "rk_",
-    "xox",
-    "aiza",
-    "-----begin",
-    "passw",
-    "passphrase",
-    "pwd",
-    "secret",
-    "token",
-    "credential",
-)
-# ``_PREFIX``'s alternatives, as pieces.
-_PREFIX_PIECES = (
+# The provider prefixes as pieces (``github`` and ``glpat`` for ``github_pat_`` and
+# ``glpat-``): shared by this module's checks and ``core.secrets``' plain one.
+PROVIDER_PIECES = (
     "akia",
     "asia",
     "ghp_",
@@ -171,9 +146,21 @@ _PREFIX_PIECES = (
     "rk_",
     "xox",
     "aiza",
-    "eyj",
-    "begin",
 )
+# Pieces of which every caseless prefix (``_CASELESS``) and every credential word
+# (``_WORD``) but the ``…key`` ones holds one; those are ``names_a_key``'s.
+_ANCHORS = (
+    *PROVIDER_PIECES,
+    "-----begin",
+    "passw",
+    "passphrase",
+    "pwd",
+    "secret",
+    "token",
+    "credential",
+)
+# ``_PREFIX``'s alternatives, as pieces.
+_PREFIX_PIECES = (*PROVIDER_PIECES, "eyj", "begin")
 _KEY_NAME = re.compile(r"(?:api|access|private|secret)[ _-]?key")
 _SEPARATORS = str.maketrans("", "", " .-")
 # A run of 16 characters of the base64 alphabet: what a decoded view (base64 ≥ 16, hex

@@ -28,7 +28,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from .secret_disguise import caseless, find_disguised, holds_any, names_a_key, nothing_to_undo
+from .secret_disguise import (
+    PROVIDER_PIECES,
+    caseless,
+    find_disguised,
+    holds_any,
+    names_a_key,
+    nothing_to_undo,
+)
 
 #: What a write does with a credential (``service.secret_policy``; a setting per tenant).
 SecretPolicy = Literal["refuse", "redact", "allow"]
@@ -250,23 +257,9 @@ def find_secrets(text: str) -> list[Finding]:
 # ``bearer``, ``://``, or a piece of each credential name in ``_NAME`` but those ending in
 # ``key`` (``names_a_key``). A new pattern needs its piece here.
 _PLAIN_ANCHORS = (
+    *PROVIDER_PIECES,
     "-----begin",
     "eyj",
-    "akia",
-    "asia",
-    "ghp_",
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-    "github",
-    "glpat-",
-    "hf_",
-    "sk-",
-    "sk_",
-    "rk_",
-    "xox",
-    "aiza",
     "authorization",
     "bearer",
     "://",
