@@ -65,6 +65,7 @@ from . import (
     webhook_routes,
 )
 from .body_limits import BodyTooLarge, refusal_behind
+from .json_answers import JsonAnswer, search_hit
 from .ndjson_lines import numbered_lines
 
 NDJSON = "application/x-ndjson"
@@ -251,12 +252,12 @@ def create_app(services: Services) -> FastAPI:
         },
     )
     async def read_memory(
-        memory_id: MemoryId, request: Request, response: Response, min_position: MinPosition = 0
-    ) -> dict[str, Any]:
+        memory_id: MemoryId, request: Request, min_position: MinPosition = 0
+    ) -> Response:
         await reach(request, min_position)
         stored = await run_in_threadpool(service.get, caller_of(request), memory_id)
-        response.headers["ETag"] = etag(stored.version)  # If-Match of a later PUT/DELETE
-        return stored.to_json()
+        # The ETag is the If-Match of a later PUT/DELETE; the body is MemoryOut already.
+        return JsonAnswer(stored.to_json(), headers={"ETag": etag(stored.version)})
 
     @app.delete(
         "/v1/memories/{memory_id}",
@@ -298,7 +299,7 @@ def create_app(services: Services) -> FastAPI:
     )
     async def search_memories(
         body: SearchIn, request: Request, min_position: MinPosition = 0
-    ) -> dict[str, Any]:
+    ) -> Response:
         if len(body.query) > max_query_chars:
             raise InvalidInput(
                 "query",
@@ -309,17 +310,7 @@ def create_app(services: Services) -> FastAPI:
         parsed = SearchRequest.parse(body.model_dump(exclude_unset=True), service.limits)
         await reach(request, min_position)
         hits = await run_in_threadpool(service.search, caller_of(request), parsed)
-        return {
-            "results": [
-                {
-                    "record": h.stored.to_json(),
-                    "score": h.score,
-                    "components": h.components,
-                    "explanation": h.explanation,
-                }
-                for h in hits
-            ]
-        }
+        return JsonAnswer({"results": [search_hit(h) for h in hits]})  # SearchOut already
 
     @app.get(
         "/v1/export",

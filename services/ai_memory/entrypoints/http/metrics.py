@@ -184,6 +184,11 @@ class RequestMetrics:
         self.app = app
         self.requests = requests
         self.latency = latency
+        # Each label set's child, found once: ``labels()`` checks and looks the values up
+        # under a lock on every call. Routes, methods and statuses are few (the path is
+        # the route's template, never the request's), so the dicts stay small.
+        self._latency_of: dict[tuple[str, str], Histogram] = {}
+        self._count_of: dict[tuple[str, str, int], Counter] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -196,8 +201,17 @@ class RequestMetrics:
                 # The router has put the matched route into the scope by now.
                 path = getattr(scope.get("route"), "path", "unmatched")
                 method = scope["method"]
-                self.latency.labels(method, path).observe(time.perf_counter() - start)
-                self.requests.labels(method, path, str(message["status"])).inc()
+                status = message["status"]
+                timer = self._latency_of.get((method, path))
+                if timer is None:
+                    timer = self._latency_of[(method, path)] = self.latency.labels(method, path)
+                timer.observe(time.perf_counter() - start)
+                count = self._count_of.get((method, path, status))
+                if count is None:
+                    count = self._count_of[(method, path, status)] = self.requests.labels(
+                        method, path, str(status)
+                    )
+                count.inc()
             await send(message)
 
         await self.app(scope, receive, observed_send)
