@@ -16,6 +16,9 @@ ten-memory search throughout, so only the stack differs:
 * ``app``: the product's app (``create_app``) on an embedded container whose search
   answers the canned result, every middleware on;
 * ``app-<Middleware>`` (``--skip``): the same without one of its middlewares.
+
+``--get`` times ``GET /v1/memories/{id}`` (a real read) instead, for the app configurations;
+``--configs app`` with ``PYTHONPATH`` at another tree's ``services`` compares two trees.
 """
 
 from __future__ import annotations
@@ -89,13 +92,22 @@ def serve(config: str, port: int, data_dir: Path) -> None:
 
     from ai_memory.entrypoints.http import access_log
     from ai_memory.entrypoints.http.app import create_app
-    from ai_memory.entrypoints.http.json_answers import search_hit
     from ai_memory.entrypoints.http.slow_headers import with_header_timeout
     from ai_memory.settings import Settings
 
     settings = Settings(data_dir=data_dir)
     container, hits = _canned(data_dir)
-    body = {"results": [search_hit(h) for h in hits]}
+    body = {
+        "results": [
+            {
+                "record": h.stored.to_json(),
+                "score": h.score,
+                "components": h.components,
+                "explanation": h.explanation,
+            }
+            for h in hits
+        ]
+    }
     raw = json.dumps(body).encode()
     app: Any
     if config == "starlette":
@@ -149,8 +161,8 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _drive(port: int, seconds: float) -> tuple[int, float]:
-    """Searches one at a time for ``seconds``: (requests, p50 ms)."""
+def _drive(port: int, seconds: float, kind: str = "search") -> tuple[int, float]:
+    """Requests one at a time for ``seconds``: (requests, p50 ms)."""
     conn = http.client.HTTPConnection("127.0.0.1", port)
     body, headers = json.dumps(QUERY), {"content-type": "application/json"}
     took: list[float] = []
@@ -158,7 +170,10 @@ def _drive(port: int, seconds: float) -> tuple[int, float]:
     try:
         while time.perf_counter() < end:
             began = time.perf_counter()
-            conn.request("POST", "/v1/memories/search", body, headers)
+            if kind == "get":
+                conn.request("GET", "/v1/memories/m3")
+            else:
+                conn.request("POST", "/v1/memories/search", body, headers)
             answer = answer_of(conn)
             took.append(time.perf_counter() - began)
             if answer != 200:
@@ -175,7 +190,7 @@ def answer_of(conn: http.client.HTTPConnection) -> int:
     return response.status
 
 
-def measure(config: str, seconds: float, work: Path) -> dict[str, Any]:
+def measure(config: str, seconds: float, work: Path, kind: str = "search") -> dict[str, Any]:
     port = free_port()
     log = (work / f"{config}.log").open("wb")
     proc = subprocess.Popen(
@@ -195,10 +210,11 @@ def measure(config: str, seconds: float, work: Path) -> dict[str, Any]:
                     raise SystemExit(f"{config}: the server did not start ({log.name})") from None
                 time.sleep(0.5)
         before = _cpu_seconds(proc.pid)
-        count, p50 = _drive(port, seconds)
+        count, p50 = _drive(port, seconds, kind)
         cpu = _cpu_seconds(proc.pid) - before
         return {
             "config": config,
+            "request": kind,
             "requests": count,
             "server_cpu_ms_per_request": round(cpu / count * 1000, 3),
             "p50_ms": round(p50, 2),
@@ -213,6 +229,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--skip", action="store_true", help="also the app without each layer")
+    parser.add_argument("--configs", help="only these, comma-separated (e.g. app)")
+    parser.add_argument(
+        "--get", action="store_true", help="GET /v1/memories/{id} instead (app configurations)"
+    )
     parser.add_argument("--serve", nargs=2, metavar=("CONFIG", "PORT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -228,9 +248,12 @@ def main() -> None:
     ]
     if args.skip:
         configs += [f"app-{name}" for name in MIDDLEWARES]
+    if args.configs:
+        configs = args.configs.split(",")
+    kind = "get" if args.get else "search"
     with tempfile.TemporaryDirectory(prefix="aimem-http-stack-") as tmp:
         for config in configs:
-            print(json.dumps(measure(config, args.seconds, Path(tmp))), flush=True)
+            print(json.dumps(measure(config, args.seconds, Path(tmp), kind)), flush=True)
 
 
 if __name__ == "__main__":

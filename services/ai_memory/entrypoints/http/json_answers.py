@@ -1,9 +1,10 @@
 """Answers a handler has already shaped as the API document says, sent as they are.
 
 FastAPI validates what a handler returns against the route's ``response_model`` and then
-serializes the validated model: for a search of ten memories that is ≈ 0.17 ms of server
-CPU per request, a fifth of what the whole HTTP stack costs it (``loadtest/RESULTS.md``,
-"What the HTTP stack costs a request"). The reads below build their answers from the
+serializes the validated model: for a search of ten memories that is ≈ 0.12 ms of server
+CPU per request, a sixth of what the whole HTTP stack costs it (``python -m
+loadtest.probe_http_stack``; ``loadtest/RESULTS.md``, "What a live search's milliseconds
+are"). The reads below build their answers from the
 core's ``to_json`` shapes, which are the wire models' fields exactly, so they answer with
 those bytes directly; their decorators keep ``response_model`` for the OpenAPI document.
 ``tests/integration/test_json_answers.py`` holds each such answer to its model (every

@@ -3,7 +3,7 @@
 asyncio's ``run_in_executor`` on a pool of our own rather than Starlette's
 ``run_in_threadpool`` (anyio's ``to_thread``, which enters a cancel scope, takes a
 capacity-limiter token and detects the async library on every call): ≈ 0.04 ms less of
-server CPU per request, a tenth of what the hop itself costs (``python -m
+server CPU per request, a fifth of what the hop itself costs (``python -m
 loadtest.probe_http_stack``). What callers rely on is kept:
 
 * the call sees the request's context variables (its trace span, ``telemetry``);
