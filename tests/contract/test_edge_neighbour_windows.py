@@ -98,17 +98,11 @@ FILTERS: dict[str, dict[str, Any]] = {
 }
 
 
-@pytest.mark.parametrize("window_limit", [3, edge_reads.WINDOW_LIMIT])
-@pytest.mark.parametrize("name", list(FILTERS))
-def test_windows_answer_as_ordered_scrolls(
-    index: QdrantEdgeIndex, name: str, window_limit: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # 3: windows often too full to be used, the scrolls answer instead.
-    monkeypatch.setattr(edge_reads, "WINDOW_LIMIT", window_limit)
-    terms = ip.filter_terms(q(text="turn", mode="keyword", now=NOW, **FILTERS[name]))
-    shard = index._live()  # nothing writes meanwhile: no lock needed
+def compare(
+    shard: qe.EdgeShard, terms: ip.FilterTerms, rng: random.Random, reaches: Any
+) -> tuple[CountingShard, CountingShard]:
+    """80 searches' lookups, each answered by ``neighbours`` and by the ordered scrolls."""
     turns = all_turns(shard)
-    rng = random.Random(name)
     windowed, ordered = CountingShard(shard), CountingShard(shard)
     for _ in range(80):
         conversation = rng.choice([(s, c) for s in SCOPES for c in SESSIONS])
@@ -119,7 +113,54 @@ def test_windows_answer_as_ordered_scrolls(
         for limit in (1, 2, 3):
             queries = [ip.NeighbourQuery(terms, s, b, limit) for s in seeds for b in (True, False)]
             expected = edge_reads.ordered_neighbours(ordered, queries)  # type: ignore[arg-type]
-            assert edge_reads.neighbours(windowed, queries) == expected  # type: ignore[arg-type]
+            found = edge_reads.neighbours(windowed, queries, reaches)  # type: ignore[arg-type]
+            assert found == expected
+    return windowed, ordered
+
+
+@pytest.mark.parametrize("hints", ["none", "earlier searches"])
+@pytest.mark.parametrize("window_limit", [3, edge_reads.WINDOW_LIMIT])
+@pytest.mark.parametrize("name", list(FILTERS))
+def test_windows_answer_as_ordered_scrolls(
+    index: QdrantEdgeIndex,
+    name: str,
+    window_limit: int,
+    hints: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 3: windows often too full to be used, the scrolls answer instead.
+    monkeypatch.setattr(edge_reads, "WINDOW_LIMIT", window_limit)
+    terms = ip.filter_terms(q(text="turn", mode="keyword", now=NOW, **FILTERS[name]))
+    shard = index._live()  # nothing writes meanwhile: no lock needed
+    reaches = edge_reads.Reaches() if hints != "none" else None
+    windowed, ordered = compare(shard, terms, random.Random(name), reaches)
     # Windows answered some sides and the scrolls the others: both paths were compared.
     assert windowed.windows > 0
     assert 0 < windowed.ordered < ordered.ordered
+
+
+@pytest.mark.parametrize("width", [1e-6, 0.5, 3.0, 40.0, 1e9])
+def test_a_wrong_hint_costs_reads_never_a_different_answer(
+    index: QdrantEdgeIndex, width: float
+) -> None:
+    """Every conversation hinted far too narrow, about right or far too wide: the first
+    seeds read windows of that width, and every side they cannot prove is scrolled."""
+
+    class Stuck(edge_reads.Reaches):
+        def get(self, conversation: Any) -> float | None:
+            return width
+
+        def put(self, conversation: Any, width: float) -> None:
+            pass
+
+    terms = ip.filter_terms(q(text="turn", mode="keyword", now=NOW))
+    windowed, _ = compare(index._live(), terms, random.Random(str(width)), Stuck())
+    assert windowed.windows > 0
+
+
+def test_earlier_searches_save_the_first_seeds_scrolls(index: QdrantEdgeIndex) -> None:
+    terms = ip.filter_terms(q(text="turn", mode="keyword", now=NOW))
+    shard = index._live()
+    cold, _ = compare(shard, terms, random.Random("same"), None)
+    warm, _ = compare(shard, terms, random.Random("same"), edge_reads.Reaches())
+    assert warm.ordered < cold.ordered

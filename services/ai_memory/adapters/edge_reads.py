@@ -5,7 +5,9 @@ shard's life cycle and writes; every function here runs under the adapter's read
 
 from __future__ import annotations
 
+import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -77,9 +79,40 @@ WINDOW_MARGIN = 1.5  # a window reaches this many times as far as the first seed
 
 _Found = list[tuple[str, dict[str, Any]]]
 _Conversation = tuple[ip.FilterTerms, str, str | None]
+_Named = tuple[str, str, str | None]  # tenant, scope, session
 
 
-def neighbours(shard: qe.EdgeShard, queries: Sequence[ip.NeighbourQuery]) -> list[_Found]:
+class Reaches:
+    """How far each conversation's nearest turns reached in earlier searches (the
+    window width its first seed gave them), a bounded few thousand. A search's first seed
+    of a conversation known here reads its window with the others' instead of two
+    ordered scrolls. Only a hint: a window answers only the sides it proves, so a width
+    that turned wrong since (turns added or forgotten, another filter) costs a fallback
+    scroll, never a different answer."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._of: OrderedDict[_Named, float] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, conversation: _Named) -> float | None:
+        with self._lock:
+            width = self._of.get(conversation)
+            if width is not None:
+                self._of.move_to_end(conversation)
+            return width
+
+    def put(self, conversation: _Named, width: float) -> None:
+        with self._lock:
+            self._of[conversation] = width
+            self._of.move_to_end(conversation)
+            while len(self._of) > self._size:
+                self._of.popitem(last=False)
+
+
+def neighbours(
+    shard: qe.EdgeShard, queries: Sequence[ip.NeighbourQuery], reaches: Reaches | None = None
+) -> list[_Found]:
     """Each query's nearest turns on its side of its seed, nearest first: exactly what one
     ordered scroll per query (``ordered_neighbours``) answers, in fewer or cheaper reads."""
     out: list[_Found | None] = [None] * len(queries)
@@ -88,12 +121,22 @@ def neighbours(shard: qe.EdgeShard, queries: Sequence[ip.NeighbourQuery]) -> lis
         by_seed.setdefault((query.terms, query.seed), []).append(number)
     filters = _Filters()
     reach: dict[_Conversation, float] = {}
-    # The windows of a conversation's later seeds, all read at once (``_windows``).
+    # The windows of a conversation's seeds, all read at once (``_windows``): its later
+    # seeds, or all of them when an earlier search says how wide to read (``Reaches``).
     windows: dict[_Conversation, dict[Turn, _Window | None]] = {}
     seeds = list(by_seed)
     for at, ((terms, seed), numbers) in enumerate(by_seed.items()):
         conversation = (terms, seed.scope, seed.session)
         width = reach.get(conversation)
+        # A hint only where a window read happens anyway (a later seed of the
+        # conversation): a lone seed's two scrolls cost less than one window read.
+        if (
+            width is None
+            and reaches is not None
+            and conversation not in windows
+            and sum((t, s.scope, s.session) == conversation for t, s in seeds[at:]) > 1
+        ):
+            width = reaches.get((terms.tenant, seed.scope, seed.session))
         if width is not None:
             read = windows.get(conversation)
             if read is None:
@@ -111,6 +154,8 @@ def neighbours(shard: qe.EdgeShard, queries: Sequence[ip.NeighbourQuery]) -> lis
             farthest = _farthest(seed, [out[n] or [] for n in numbers])
             if farthest > 0.0:
                 reach[conversation] = farthest * WINDOW_MARGIN
+                if reaches is not None:
+                    reaches.put((terms.tenant, seed.scope, seed.session), reach[conversation])
     return [found or [] for found in out]
 
 

@@ -89,7 +89,14 @@ from .edge_compaction import (
     next_generation,
 )
 from .edge_engine import ReadWriteLock, engine_call, write_json_atomic
-from .edge_reads import conditions, ensure_field_indexes, neighbours, point_key, turns
+from .edge_reads import (
+    Reaches,
+    conditions,
+    ensure_field_indexes,
+    neighbours,
+    point_key,
+    turns,
+)
 
 log = logging.getLogger(__name__)
 
@@ -166,6 +173,9 @@ class QdrantEdgeIndex:
         self._tenants: set[str] = set()
         self._vacuumed = False
         self._durable_vacuumed = False
+        # How far conversations' turns reached in earlier searches: window hints for
+        # conversation context (``edge_reads.Reaches``; never changes an answer).
+        self._reaches = Reaches()
         with engine_call("open"):
             self._open()
 
@@ -528,7 +538,7 @@ class QdrantEdgeIndex:
                 ranked,
                 query.limit,
                 lambda ids: turns(shard, ids),
-                lambda queries: neighbours(shard, queries),
+                lambda queries: neighbours(shard, queries, self._reaches),
             )
 
 
