@@ -124,23 +124,21 @@ def neighbours(
     # The windows of a conversation's seeds, all read at once (``_windows``): its later
     # seeds, or all of them when an earlier search says how wide to read (``Reaches``).
     windows: dict[_Conversation, dict[Turn, _Window | None]] = {}
-    seeds = list(by_seed)
-    for at, ((terms, seed), numbers) in enumerate(by_seed.items()):
+    # Each conversation's seeds not looked up yet, in order.
+    pending: dict[_Conversation, list[Turn]] = {}
+    for terms, seed in by_seed:
+        pending.setdefault((terms, seed.scope, seed.session), []).append(seed)
+    for (terms, seed), numbers in by_seed.items():
         conversation = (terms, seed.scope, seed.session)
+        later = pending[conversation]  # this seed and the conversation's next ones
         width = reach.get(conversation)
         # A hint only where a window read happens anyway (a later seed of the
         # conversation): a lone seed's two scrolls cost less than one window read.
-        if (
-            width is None
-            and reaches is not None
-            and conversation not in windows
-            and sum((t, s.scope, s.session) == conversation for t, s in seeds[at:]) > 1
-        ):
+        if width is None and reaches is not None and conversation not in windows and len(later) > 1:
             width = reaches.get((terms.tenant, seed.scope, seed.session))
         if width is not None:
             read = windows.get(conversation)
             if read is None:
-                later = [s for t, s in seeds[at:] if (t, s.scope, s.session) == conversation]
                 read = windows[conversation] = _windows(shard, filters, terms, later, width)
             window = read.get(seed)
             if window is not None:
@@ -156,6 +154,7 @@ def neighbours(
                 reach[conversation] = farthest * WINDOW_MARGIN
                 if reaches is not None:
                     reaches.put((terms.tenant, seed.scope, seed.session), reach[conversation])
+        del later[0]
     return [found or [] for found in out]
 
 
