@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, Path, Query, Request, Response
 from fastapi.responses import StreamingResponse
-from starlette.concurrency import iterate_in_threadpool
+from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
 from ai_memory import __version__
 from ai_memory.core.access.failed_auth import FailedAuthLimiter
@@ -67,7 +67,6 @@ from . import (
 from .body_limits import BodyTooLarge, refusal_behind
 from .json_answers import JsonAnswer, search_hit
 from .ndjson_lines import numbered_lines
-from .workers import in_worker
 
 NDJSON = "application/x-ndjson"
 Wait = Annotated[bool, Query(description="Return only after every projection applied the write.")]
@@ -176,7 +175,7 @@ def create_app(services: Services) -> FastAPI:
         at once beyond the head (or not the caller's), then waited for on the event loop
         (no worker thread is held while waiting)."""
         if token:
-            position = await in_worker(
+            position = await run_in_threadpool(
                 positions.reachable, caller_of(request), token, service.check_position
             )
             await service.wait_for_async(position)
@@ -197,7 +196,9 @@ def create_app(services: Services) -> FastAPI:
         body: MemoryIn, request: Request, response: Response, wait: Wait = False
     ) -> dict[str, Any]:
         caller = caller_of(request)
-        result = await in_worker(lambda: service.write(caller, body.model_dump(exclude_unset=True)))
+        result = await run_in_threadpool(
+            lambda: service.write(caller, body.model_dump(exclude_unset=True))
+        )
         if wait:
             await service.wait_for_async(result.position)
         response.status_code = 201 if result.created else 200
@@ -229,7 +230,7 @@ def create_app(services: Services) -> FastAPI:
         caller = caller_of(request)
         conditions = Preconditions.parse(if_match, if_none_match)
         body_json = body.model_dump(exclude_unset=True)
-        result = await in_worker(
+        result = await run_in_threadpool(
             lambda: service.write(caller, body_json, memory_id=memory_id, preconditions=conditions)
         )
         if wait:
@@ -254,7 +255,7 @@ def create_app(services: Services) -> FastAPI:
         memory_id: MemoryId, request: Request, min_position: MinPosition = 0
     ) -> Response:
         await reach(request, min_position)
-        stored = await in_worker(service.get, caller_of(request), memory_id)
+        stored = await run_in_threadpool(service.get, caller_of(request), memory_id)
         # The ETag is the If-Match of a later PUT/DELETE; the body is MemoryOut already.
         return JsonAnswer(stored.to_json(), headers={"ETag": etag(stored.version)})
 
@@ -275,7 +276,7 @@ def create_app(services: Services) -> FastAPI:
     ) -> dict[str, Any]:
         conditions = Preconditions.parse(if_match, None)
         caller = caller_of(request)
-        result = await in_worker(
+        result = await run_in_threadpool(
             lambda: service.delete(
                 caller, memory_id, actor="api", reason=reason, preconditions=conditions
             )
@@ -308,7 +309,7 @@ def create_app(services: Services) -> FastAPI:
             )
         parsed = SearchRequest.parse(body.model_dump(exclude_unset=True), service.limits)
         await reach(request, min_position)
-        hits = await in_worker(service.search, caller_of(request), parsed)
+        hits = await run_in_threadpool(service.search, caller_of(request), parsed)
         return JsonAnswer({"results": [search_hit(h) for h in hits]})  # SearchOut already
 
     @app.get(
@@ -369,8 +370,8 @@ def create_app(services: Services) -> FastAPI:
                     # this long is not a memory but a broken or hostile upload. What came
                     # before it is imported; re-sending from that line is idempotent.
                     if batch:
-                        await in_worker(session.feed, batch)
-                    report = await in_worker(session.finish)
+                        await run_in_threadpool(session.feed, batch)
+                    report = await run_in_threadpool(session.finish)
                     if wait:  # what landed is readable when the refusal answers, as asked
                         for position in session.newest_positions():
                             await service.wait_for_async(position)
@@ -378,7 +379,7 @@ def create_app(services: Services) -> FastAPI:
                     return _line_too_long(request, number, text.limit, shown)
                 batch.append((number, text))
                 if len(batch) >= 500:
-                    await in_worker(session.feed, batch)
+                    await run_in_threadpool(session.feed, batch)
                     batch = []
         except Exception as error:
             # A chunked upload is only found too large on the way: what arrived before is
@@ -388,8 +389,8 @@ def create_app(services: Services) -> FastAPI:
             if not isinstance(e, BodyTooLarge):
                 raise
             if batch:
-                await in_worker(session.feed, batch)
-            report = await in_worker(session.finish)
+                await run_in_threadpool(session.feed, batch)
+            report = await run_in_threadpool(session.finish)
             refused = problems.problem(
                 e.status,
                 e.code,
@@ -400,8 +401,8 @@ def create_app(services: Services) -> FastAPI:
             refused.headers["connection"] = "close"
             return refused
         if batch:
-            await in_worker(session.feed, batch)
-        report = await in_worker(session.finish)
+            await run_in_threadpool(session.feed, batch)
+        report = await run_in_threadpool(session.finish)
         if wait:  # every partition the import touched, not only the highest position
             for position in session.newest_positions():
                 await service.wait_for_async(position)

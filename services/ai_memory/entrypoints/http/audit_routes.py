@@ -12,13 +12,12 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+from starlette.concurrency import run_in_threadpool
 
 from ai_memory.core.errors import NotFound
 from ai_memory.service.access import Caller
 from ai_memory.service.audit import DEFAULT_LIMIT, MAX_ACTOR_CHARS, MAX_LIMIT, AuditService
 from ai_memory.wire.audit import AuditAction, AuditOut
-
-from .workers import in_worker
 
 Since = Annotated[
     str | None,
@@ -65,7 +64,7 @@ def router(audit: AuditService | None, caller_of: Callable[[Request], Caller]) -
         if audit is None:
             raise NotFound("this server keeps no audit trail", code="audit_unavailable")
         caller = caller_of(request)
-        page = await in_worker(
+        page = await run_in_threadpool(
             lambda: audit.page(
                 caller, tenant=tenant, since=since, actor=actor, action=action, limit=limit
             )

@@ -37,6 +37,7 @@ import asyncio
 import re
 
 from fastapi import FastAPI, Request
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -49,7 +50,6 @@ from ai_memory.service.acting import acting_as
 from ai_memory.service.keys import KeyService
 
 from . import problems
-from .workers import in_worker
 
 OPEN_PATHS = frozenset({"/healthz"})
 # The console's own files (``console_pages``): they hold no data, and a browser cannot
@@ -93,7 +93,7 @@ class StillAllowed:
         if self._token is None:
             required = keys.required_if_known()
             if required is None:
-                required = await in_worker(keys.required)
+                required = await run_in_threadpool(keys.required)
             if required:
                 raise Unauthenticated(
                     "an API key is now required: reconnect with Authorization: Bearer",
@@ -101,7 +101,7 @@ class StillAllowed:
                 )
             return
         if keys.authenticate_if_cached(self._token) is None:
-            await in_worker(keys.authenticate, self._token)
+            await run_in_threadpool(keys.authenticate, self._token)
 
     def check_blocking(self) -> None:
         """``check`` from a worker thread (a streamed export's generator)."""
@@ -173,7 +173,7 @@ class KeyDoor:
         # Cached answers on the loop; a worker thread only when the store must be read.
         required = keys.required_if_known()
         if required is None:
-            required = await in_worker(keys.required)
+            required = await run_in_threadpool(keys.required)
         if not required:
             scope.setdefault("state", {})[_RIGHTS_KEY] = StillAllowed(keys, None)
             await self.app(scope, receive, send)
@@ -194,7 +194,7 @@ class KeyDoor:
                 return
             principal = keys.authenticate_if_cached(token)
             if principal is None:
-                principal = await in_worker(keys.authenticate, token)
+                principal = await run_in_threadpool(keys.authenticate, token)
         except AiMemoryError as error:
             if failures is not None and isinstance(error, Unauthenticated):
                 failures.failed(source)
@@ -216,7 +216,7 @@ class KeyDoor:
         its address like anywhere else, and a blocked address is not looked up."""
         required = keys.required_if_known()
         if required is None:
-            required = await in_worker(keys.required)
+            required = await run_in_threadpool(keys.required)
         state = scope.setdefault("state", {})
         if not required:
             await self.app(scope, receive, send)
@@ -230,7 +230,7 @@ class KeyDoor:
                 principal = keys.authenticate_if_cached(token)
                 blocked = bool(failures and failures.wait_ns(source))
                 if principal is None and (not blocked or keys.known_valid(token)):
-                    principal = await in_worker(keys.authenticate, token)
+                    principal = await run_in_threadpool(keys.authenticate, token)
             except AiMemoryError as error:
                 if failures is not None and isinstance(error, Unauthenticated):
                     failures.failed(source)

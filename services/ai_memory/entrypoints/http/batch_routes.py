@@ -12,14 +12,13 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+from starlette.concurrency import run_in_threadpool
 
 from ai_memory.service.access import Caller
 from ai_memory.service.batch_write import batch_report, positions_to_wait
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.position_tokens import PositionTokens
 from ai_memory.wire.models import BatchWriteIn, BatchWriteOut
-
-from .workers import in_worker
 
 Wait = Annotated[bool, Query(description="Return only after every projection applied every item.")]
 
@@ -49,7 +48,7 @@ def router(
         decided together and appended to the log at once. One result per item, in order."""
         # A caller that may never write is refused whole; an item it may not write, alone.
         caller = caller_of(request)
-        results = await in_worker(lambda: memory.write_many(caller, body.items))
+        results = await run_in_threadpool(lambda: memory.write_many(caller, body.items))
         if wait:  # on the event loop: a slow projection holds no worker thread
             await memory.wait_for_all_async(positions_to_wait(results))
         report = batch_report(results)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+from starlette.concurrency import run_in_threadpool
 
 from ai_memory.core.listing import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT
 from ai_memory.core.record import MemoryState, MemoryType
@@ -22,8 +23,6 @@ from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.position_tokens import PositionTokens
 from ai_memory.wire import constraints as wc
 from ai_memory.wire.models import MemoryListOut
-
-from .workers import in_worker
 
 # Validated by ListRequest (a bad value names its parameter); enumerated for the document.
 _TYPES: dict[str, Any] = {"items": {"type": "string", "enum": [t.value for t in MemoryType]}}
@@ -96,11 +95,11 @@ def router(
         }
         caller = caller_of(request)
         if min_position:  # the caller's token → a log position (refused if not its own)
-            position = await in_worker(
+            position = await run_in_threadpool(
                 positions.reachable, caller, min_position, service.check_position
             )
             await service.wait_for_async(position)
-        page = await in_worker(service.list_memories, caller, parameters)
+        page = await run_in_threadpool(service.list_memories, caller, parameters)
         return page.to_json()
 
     return api

@@ -31,6 +31,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import StreamingResponse
+from starlette.concurrency import run_in_threadpool
 
 from ai_memory.core.errors import AiMemoryError, InvalidInput, NotFound, Unauthenticated
 from ai_memory.core.record import validate_scope
@@ -49,7 +50,6 @@ from ai_memory.wire import constraints as wc
 from ..stream_rights import Check, wait_checked
 from . import openapi_streams, problems
 from .auth import rights_of
-from .workers import in_worker
 
 NDJSON = "application/x-ndjson"
 EVENT_STREAM = "text/event-stream"
@@ -121,15 +121,15 @@ def router(
             raise InvalidInput("scope", "max_items", f"at most {MAX_LIST_SCOPES} scopes")
         scopes = [validate_scope(s, service.limits) for s in scope] if scope else None
         caller = caller_of(request)
-        allowed = await in_worker(feed.scopes, caller, scopes)
+        allowed = await run_in_threadpool(feed.scopes, caller, scopes)
         sse = EVENT_STREAM in (request.headers.get("accept") or "")
         field, cursor = ("since", since)
         if sse and last_event_id:
             field, cursor = ("Last-Event-ID", last_event_id)
         if cursor == "now":
-            cursor = await in_worker(feed.start, caller)
+            cursor = await run_in_threadpool(feed.start, caller)
         else:  # refuse a bad cursor now, as problem+json, not inside a started stream
-            await in_worker(feed.positions, caller, cursor, field)
+            await run_in_threadpool(feed.positions, caller, cursor, field)
 
         def read(after: str | None) -> ChangePage:
             return feed.page(caller, allowed, since=after, limit=limit, field=field)
@@ -163,14 +163,14 @@ async def _long_poll(
     until the deadline: one request never walks the whole log. A page read after a wait
     is answered only if the key still holds (``check`` raises: a 401)."""
     deadline = time.monotonic() + wait
-    page = await in_worker(read, cursor)
+    page = await run_in_threadpool(read, cursor)
     while not page.changes:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return page
         if not page.more and not await wait_checked(feed, who, page.next, remaining, check):
             return page
-        page = await in_worker(read, page.next)
+        page = await run_in_threadpool(read, page.next)
         await check()
     return page
 
@@ -188,7 +188,7 @@ async def _sse(
     yield b"retry: 1000\n\n"
     try:
         while True:
-            page = await in_worker(read, cursor)
+            page = await run_in_threadpool(read, cursor)
             await check()  # nothing read after a revocation is sent
             if page.changes:
                 yield b"".join(_event(c.cursor, c.to_json()) for c in page.changes)

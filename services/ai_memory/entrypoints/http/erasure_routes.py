@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from starlette.concurrency import run_in_threadpool
 
 from ai_memory.core.errors import NotFound
 from ai_memory.service.access import Caller
@@ -21,8 +22,6 @@ from ai_memory.service.erasure import ErasureService
 from ai_memory.service.position_tokens import PositionTokens
 from ai_memory.service.receipts import key_id, public_key_pem
 from ai_memory.wire.erasure import ErasureIn, ErasureOut, ReceiptKeyOut, ReceiptOut
-
-from .workers import in_worker
 
 Wait = Annotated[bool, Query(description="Return once every projection applied it.")]
 ErasureId = Annotated[str, Path(min_length=1, max_length=128)]
@@ -86,7 +85,7 @@ def router(
         svc = service()
         parsed = svc.parse(body.model_dump(exclude_none=True))
         caller = caller_of(request)
-        result = await in_worker(svc.erase, caller, parsed, actor="http", wait=wait)
+        result = await run_in_threadpool(svc.erase, caller, parsed, actor="http", wait=wait)
         if result.already_done:
             response.status_code = 200
         return positions.shown_in(caller, result.to_json())
@@ -104,7 +103,7 @@ def router(
         """The erasure's receipt, signed with the server's key: what was erased, the
         events, each projection's position, when the keys were destroyed, and a
         verification scan made now."""
-        return await in_worker(service().receipt, caller_of(request), erasure_id)
+        return await run_in_threadpool(service().receipt, caller_of(request), erasure_id)
 
     @api.delete(
         "/v1/interactions/{interaction_id}",
@@ -124,7 +123,7 @@ def router(
         """Forget one raw turn: its data key is destroyed and every memory extracted from
         it is forgotten (an erasure of ``interaction_ids: [id]``; the receipt is its)."""
         caller = caller_of(request)
-        result = await in_worker(
+        result = await run_in_threadpool(
             lambda: service().forget_interaction(
                 caller, interaction_id, reason=reason, actor="http", wait=wait
             )

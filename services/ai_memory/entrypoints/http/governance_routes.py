@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
+from starlette.concurrency import run_in_threadpool
 
 from ai_memory.core.governance import Turn, should_write
 from ai_memory.core.record import check_utf8
@@ -25,8 +26,6 @@ from ai_memory.wire.governance import (
     TurnIn,
     WriteTriggersOut,
 )
-
-from .workers import in_worker
 
 ScopeQuery = Annotated[str, Query(json_schema_extra=wc.scope())]
 Wait = Annotated[bool, Query(description="Return once every projection applied it.")]
@@ -62,7 +61,7 @@ def router(
         """Keep a raw interaction (L0) and extract atomic memories (L1) from it; conflicts
         with current memories are resolved by the θ rule and every decision is an event."""
         caller = caller_of(request)
-        result = await in_worker(
+        result = await run_in_threadpool(
             governance.record_interaction, caller, body.model_dump(exclude_unset=True)
         )
         if wait:  # on the event loop: a slow projection holds no worker thread
@@ -129,7 +128,7 @@ def router(
     )
     async def run_governor(request: Request, wait: Wait = False) -> Any:
         """Run one governor pass now (TTL expiry, soft forgetting, slow-update takeovers)."""
-        transitions = await in_worker(governance.govern, caller_of(request))
+        transitions = await run_in_threadpool(governance.govern, caller_of(request))
         if wait and transitions:
             await governance.units.wait_for_async(governance.last_position)
         return {"transitions": transitions}

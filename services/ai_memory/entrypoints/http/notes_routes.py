@@ -15,14 +15,13 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
+from starlette.concurrency import run_in_threadpool
 
 from ai_memory.service.access import Caller
 from ai_memory.service.notes import NoteRules, NotesService, page_json
 from ai_memory.service.position_tokens import PositionTokens
 from ai_memory.wire import constraints as wc
 from ai_memory.wire.notes import NoteIn, NoteSaveOut, NotesOut
-
-from .workers import in_worker
 
 
 def router(
@@ -96,11 +95,11 @@ def router(
         caller = caller_of(request)
         if min_position:  # the caller's token, refused at once beyond the head (or not
             # the caller's); waited for on the event loop
-            position = await in_worker(
+            position = await run_in_threadpool(
                 positions.reachable, caller, min_position, notes.units.check_position
             )
             await notes.units.wait_for_async(position)
-        page = await in_worker(notes.recall, caller, agent, topic)
+        page = await run_in_threadpool(notes.recall, caller, agent, topic)
         return positions.shown_in(caller, page_json(page, notes.rules.quota), ["recall_position"])
 
     return api

@@ -12,14 +12,13 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+from starlette.concurrency import run_in_threadpool
 
 from ai_memory.core.errors import NotFound
 from ai_memory.service.access import Caller
 from ai_memory.service.position_tokens import PositionTokens
 from ai_memory.service.usage import UsageService
 from ai_memory.wire.usage import UsageOut
-
-from .workers import in_worker
 
 # The tenant rule itself is the service's (422 naming ``tenant``); the pattern is for the
 # document (``wire.constraints``).
@@ -53,7 +52,7 @@ def router(
         if usage is None:
             raise NotFound("this server does not serve usage", code="not_served")
         caller = caller_of(request)
-        report = await in_worker(lambda: usage.usage(caller, tenant=tenant))
+        report = await run_in_threadpool(lambda: usage.usage(caller, tenant=tenant))
         answer = report.to_json()
         for counted in answer["as_of"]:  # the tenant's tokens, not log positions
             positions.shown_in(report.tenant, counted)

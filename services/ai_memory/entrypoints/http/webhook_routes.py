@@ -14,6 +14,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Path, Request, Response
+from starlette.concurrency import run_in_threadpool
 
 from ai_memory.core.errors import NotFound
 from ai_memory.core.webhooks.model import Subscription
@@ -21,8 +22,6 @@ from ai_memory.service.access import Caller
 from ai_memory.service.webhook_dispatcher import WebhookDispatcher
 from ai_memory.service.webhooks import WebhookRequest, WebhookService
 from ai_memory.wire.webhooks import WebhookCreated, WebhookIn, WebhookList, WebhookOut
-
-from .workers import in_worker
 
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 WebhookId = Annotated[
@@ -85,7 +84,7 @@ def router(webhooks: WebhookService | None, caller_of: Callable[[Request], Calle
         asked = WebhookRequest(
             url=body.url, scopes=body.scopes, kinds=body.kinds, description=body.description
         )
-        created = await in_worker(service().create, caller, asked)
+        created = await run_in_threadpool(service().create, caller, asked)
         return {**shown(created), "secret": created.secret}
 
     @api.get(
@@ -97,7 +96,7 @@ def router(webhooks: WebhookService | None, caller_of: Callable[[Request], Calle
     )
     async def list_webhooks(request: Request) -> dict[str, Any]:
         """The tenant's webhooks and their delivery state (never their secrets)."""
-        found = await in_worker(service().list_of, caller_of(request))
+        found = await run_in_threadpool(service().list_of, caller_of(request))
         return {"webhooks": [shown(s) for s in found]}
 
     @api.get(
@@ -110,7 +109,7 @@ def router(webhooks: WebhookService | None, caller_of: Callable[[Request], Calle
     async def get_webhook(webhook_id: WebhookId, request: Request) -> dict[str, Any]:
         """One webhook: active or paused (and why), the cursor and log positions
         acknowledged, the last attempt, consecutive failures."""
-        return shown(await in_worker(service().get, caller_of(request), webhook_id))
+        return shown(await run_in_threadpool(service().get, caller_of(request), webhook_id))
 
     @api.delete(
         "/v1/webhooks/{webhook_id}",
@@ -121,7 +120,7 @@ def router(webhooks: WebhookService | None, caller_of: Callable[[Request], Calle
     )
     async def delete_webhook(webhook_id: WebhookId, request: Request) -> Response:
         """Stop delivering for good (a delivery in flight may still arrive)."""
-        await in_worker(service().delete, caller_of(request), webhook_id)
+        await run_in_threadpool(service().delete, caller_of(request), webhook_id)
         return Response(status_code=204)
 
     @api.post(
@@ -134,6 +133,6 @@ def router(webhooks: WebhookService | None, caller_of: Callable[[Request], Calle
     async def resume_webhook(webhook_id: WebhookId, request: Request) -> dict[str, Any]:
         """Resume a paused webhook: deliveries start again from the last change the
         receiver acknowledged (nothing is skipped)."""
-        return shown(await in_worker(service().resume, caller_of(request), webhook_id))
+        return shown(await run_in_threadpool(service().resume, caller_of(request), webhook_id))
 
     return api
