@@ -23,7 +23,7 @@ from ai_memory.core.conversation_context import BEFORE as CONTEXT_BEFORE
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.fusion import DEFAULT_FUSION
 from ai_memory.core.keywords import query_terms, sparse_terms
-from ai_memory.core.ports import IndexQuery, SparseVector, Vector, VectorIndex
+from ai_memory.core.ports import HitFacts, IndexQuery, SparseVector, Vector, VectorIndex
 from ai_memory.core.projection import IndexMutation, IndexPut, IndexRemove, IndexSetState
 from ai_memory.core.record import MemoryState, MemoryType
 from tests.factories import T0, record
@@ -153,6 +153,26 @@ class VectorIndexContract:
     def test_hybrid_without_query_terms_is_dense_only(self, three: VectorIndex) -> None:
         assert ids(three.search(q(axis(0, 1), "the of")))[0] == "m2"
         assert ids(three.search(q(axis(0, 1))))[0] == "m2"
+
+    def test_every_hit_carries_what_the_rerank_reads(self, index: VectorIndex) -> None:
+        """A search ranks its candidates on ``IndexHit.facts`` before reading their
+        records (``MemoryService._read_kept``): each hit, in every mode, carries the type
+        and creation time of the version the index holds."""
+        made = T0 - timedelta(days=3, microseconds=123457)
+        apply(
+            index,
+            merge(
+                put("p", 1, axis(1, 0), "green tea", type_=MemoryType.PREFERENCE, created_at=made),
+                put("f", 2, axis(1, 1), "green tea again", type_=MemoryType.FACT),
+            ),
+        )
+        for mode in ("hybrid", "semantic", "keyword"):
+            hits = {h.memory_id: h for h in index.search(q(axis(1, 0), "green tea", mode=mode))}
+            assert hits["p"].facts == HitFacts(MemoryType.PREFERENCE, made), mode
+            assert hits["f"].facts == HitFacts(MemoryType.FACT, T0), mode
+        apply(index, put("p", 3, axis(1, 0), "green tea", type_=MemoryType.TASK, created_at=T0))
+        (hit,) = [h for h in index.search(q(axis(1, 0), mode="semantic")) if h.memory_id == "p"]
+        assert hit.facts == HitFacts(MemoryType.TASK, T0)
 
     def test_limit(self, three: VectorIndex) -> None:
         assert len(three.search(q(axis(1, 0), "tea", limit=1))) == 1
@@ -472,6 +492,8 @@ class VectorIndexContract:
         assert by_id["t3"].score == pytest.approx(after_next * own)
         assert by_id["t3"].components == {"context": pytest.approx(after_next * own)}
         assert "context" not in by_id["t1"].components  # its neighbours matched nothing
+        # Neighbours found by context carry the index's facts as the hits do.
+        assert by_id["t3"].facts == HitFacts(MemoryType.INTERACTION, T0 + timedelta(seconds=30))
 
     def test_context_raises_a_turn_whose_neighbours_match_too(self, index: VectorIndex) -> None:
         t = self.turn

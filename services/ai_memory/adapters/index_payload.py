@@ -53,6 +53,7 @@ import hashlib
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -61,7 +62,7 @@ from ai_memory.core.conversation_context import REACH as CONTEXT_REACH
 from ai_memory.core.conversation_context import Turn, with_context
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.fusion import DEFAULT_FUSION, Fusion, Ranked, by_score, fuse, single_hits
-from ai_memory.core.ports import IndexHit, IndexQuery, SparseVector, Vector
+from ai_memory.core.ports import HitFacts, IndexHit, IndexQuery, SparseVector, Vector
 from ai_memory.core.projection import IndexMutation, IndexPut, IndexRemove, IndexSetState
 from ai_memory.core.record import MemoryState, MemoryType
 
@@ -459,10 +460,22 @@ def hits_of(
     if plan.context and neighbours is not None:
         kept = _with_context(plan, kept, found, neighbours, limit)
     return [
-        IndexHit(str(found[h.memory_id][F_MEMORY_ID]), h.score, h.components)
+        IndexHit(str(payload[F_MEMORY_ID]), h.score, h.components, facts_of(payload))
         for h in kept
-        if h.memory_id in found
+        if (payload := found.get(h.memory_id)) is not None
     ]
+
+
+def facts_of(payload: Mapping[str, Any]) -> HitFacts | None:
+    """A hit's type and creation time as its point holds them; ``None`` when the point
+    holds no valid pair (the search then reads the record to rank it)."""
+    kind, created = payload.get(F_TYPE), payload.get(F_CREATED_AT)
+    if not isinstance(kind, str) or not isinstance(created, int | float):
+        return None
+    try:
+        return HitFacts(MemoryType(kind), datetime.fromtimestamp(created, UTC))
+    except (ValueError, OverflowError, OSError):
+        return None
 
 
 def _with_context(

@@ -221,10 +221,22 @@ class IndexQuery:
 
 
 @dataclass(frozen=True)
+class HitFacts:
+    """What the index holds of a hit that the rerank reads (``core.governance.ranking``):
+    enough to rank candidates before reading their records, so that a search reads only
+    those that can make its answer (``MemoryService.search``)."""
+
+    memory_type: MemoryType
+    created_at: datetime
+
+
+@dataclass(frozen=True)
 class IndexHit:
     memory_id: str
     score: float
     components: dict[str, float] = field(default_factory=dict)
+    # None: the index said nothing of it, and the search reads its record to rank it.
+    facts: HitFacts | None = None
 
 
 class VectorIndex(Protocol):

@@ -35,7 +35,7 @@ from .lifecycle import (
 )
 from .model import GovernedMemory, Transition, from_stored
 from .params import GovernanceParams
-from .ranking import Candidate, Explanation, Ranked, rerank
+from .ranking import Candidate, Explanation, Ranked, contenders, rerank
 from .resolution import Path, Resolution, WriteGovernance, govern_write, reconsider, resolve
 from .scoring import Component, ScoreBreakdown, score
 from .slots import Slot, is_exclusive
@@ -70,6 +70,7 @@ __all__ = [
     "WriteGovernance",
     "WriteSuggestion",
     "check_transition",
+    "contenders",
     "forget_check",
     "from_stored",
     "govern_write",

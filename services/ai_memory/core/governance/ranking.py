@@ -130,5 +130,42 @@ def rerank(
     return out
 
 
+# Totals this close to the last kept one count as tied with it: what the index holds of
+# a candidate can differ from its record by a float's rounding (a creation time kept as
+# Unix seconds).
+TIE = 1e-9
+
+
+def contenders(
+    candidates: Iterable[Candidate],
+    now: datetime,
+    params: GovernanceParams,
+    *,
+    limit: int | None = None,
+) -> list[str]:
+    """The ids that can be among ``rerank``'s first ``limit`` whatever their read counts,
+    best first: every candidate scoring above the last one kept, and every one tied with
+    it (read counts only break ties). A search ranks its candidates by what the index
+    holds of them and reads the records of these alone."""
+    best: dict[str, Candidate] = {}
+    for c in candidates:
+        seen = best.get(c.memory_id)
+        if seen is None or c.relevance > seen.relevance:
+            best[c.memory_id] = c
+    size = params.return_size if limit is None else limit
+    if size < 0:
+        raise ValueError("limit must be ≥ 0")
+    scored = sorted(
+        ((_total(_values(c, now, params), params), c.memory_id) for c in best.values()),
+        key=lambda item: (-item[0], item[1]),
+    )
+    if size == 0:
+        return []
+    if len(scored) <= size:
+        return [mid for _, mid in scored]
+    floor = scored[size - 1][0] - TIE
+    return [mid for total, mid in scored if total >= floor]
+
+
 def _part(name: str, weight: float, value: float) -> Component:
     return Component(name, weight, value, weight * value)
