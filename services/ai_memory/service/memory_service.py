@@ -454,6 +454,10 @@ class MemoryService:
             pool = [h for h in hits if h.memory_id not in dropped]
             unread = [m for m in self._contenders(pool, rows, now, request) if m not in rows]
             if unread:
+                if dropped:
+                    # The index was wrong about one already (behind its records, a key
+                    # destroyed): read the rest at once rather than a round trip per drop.
+                    unread = [h.memory_id for h in pool if h.memory_id not in rows]
                 self._read_rows(tenant, unread, request, now, rows, dropped)
                 continue
             best = max((h.score for h in pool), default=1.0) or 1.0
