@@ -68,7 +68,12 @@ serve`` with its defaults: SQLite log and records, Qdrant Edge index, all in one
 ``AIMEM_DATA_DIR`` in a temporary directory; encryption on, keys in force); done means
 every in-process projection reached the last acknowledged position with lag 0.
 ``--only-embedded`` runs it alone, without servers. Output: a Markdown table per
-deployment on stdout; ``--json PATH`` writes every number.
+deployment on stdout; ``--json PATH`` writes every number. ``--threads`` starts the
+gateway with its OS threads named after its Python threads (cut at 15 characters) and
+prints its CPU per unit by thread for every phase: the HTTP loop is "event loop", the
+handlers "AnyIO worker th", Qdrant Edge's search pool "edge-search", the Cassandra
+driver's reactor "event_loop", the co-located index "projector-index", the Kafka loops
+"kafka-event-log" and the like.
 """
 
 from __future__ import annotations
@@ -110,7 +115,7 @@ from loadtest.corpus import QUERIES
 from loadtest.faults import Servers, profile
 from loadtest.faults_check import worker_positions
 from loadtest.positions import Acked, log_positions
-from loadtest.proc_cpu import CpuWindow, server_pids
+from loadtest.proc_cpu import CpuWindow, server_pids, thread_cpu
 
 #: The servers' ports when this benchmark starts its own: neither the shared 9092/9042
 #: nor the fault suite's (29092/29042), so it can run while they do.
@@ -151,6 +156,7 @@ class Options:
     read_clients: int = 4
     timeout: float = 900.0  # per phase, for every view to catch up
     replay: bool = True  # then rebuild every view from offset 0 (``ai-memory replay``)
+    threads: bool = False  # the gateway's CPU by thread too (``--threads``)
 
 
 @dataclass
@@ -169,6 +175,9 @@ class Phase:
     # (distributed only): how well concurrent appends share a transaction.
     transactions: int = 0
     transaction_events: int = 0
+    # With ``--threads``: the gateway's CPU ms per unit by thread name (digits dropped, so
+    # a pool's threads add up).
+    gateway_threads_ms: dict[str, float] = field(default_factory=dict)
 
     def net_ms_per_unit(self) -> dict[str, float]:
         """CPU ms per unit above the idle background: what the phase's ``done_s`` of
@@ -456,6 +465,8 @@ def measure(
     RETRIES.clear()
     print(f"[cost] {dep.name} {name}: started", file=sys.stderr)  # a mark for profilers
     before = writer_counts(http)
+    gateway = dep.pids().get("gateway") if opt.threads else None
+    threads_before = thread_cpu(gateway) if gateway else {}
     cpu = CpuWindow(dep.pids() | {"bench": os.getpid()})
     t0 = time.perf_counter()
     latencies = load(http, needed)
@@ -473,7 +484,24 @@ def measure(
     after = writer_counts(http)
     phase.transactions, phase.transaction_events = after[0] - before[0], after[1] - before[1]
     print(f"[cost] {dep.name} {name}: {brief(phase)}", file=sys.stderr)
+    if gateway:
+        phase.gateway_threads_ms = by_thread(threads_before, thread_cpu(gateway), count)
+        shares = ", ".join(f"{n} {v:.2f}" for n, v in phase.gateway_threads_ms.items())
+        print(f"[cost] {dep.name} {name}: gateway CPU ms per {unit}: {shares}", file=sys.stderr)
     return phase
+
+
+def by_thread(
+    before: dict[tuple[str, str], float], after: dict[tuple[str, str], float], count: int
+) -> dict[str, float]:
+    """CPU ms per unit of each thread name (a pool's numbered threads summed), largest
+    first, those under 0.01 left out."""
+    per: dict[str, float] = {}
+    for key, seconds in after.items():
+        name = re.sub(r"[-_ ]?\d+$", "", key[1]) or key[1]
+        per[name] = per.get(name, 0.0) + seconds - before.get(key, 0.0)
+    ms = {n: 1000 * v / max(count, 1) for n, v in per.items()}
+    return {n: round(v, 2) for n, v in sorted(ms.items(), key=lambda kv: -kv[1]) if v >= 0.01}
 
 
 #: The views ``ai-memory replay`` rebuilds, in the order an operator would run them.
@@ -779,6 +807,7 @@ def run_distributed(args: argparse.Namespace, opt: Options, tmp: Path) -> dict[s
         print(f"[cost] servers in {run} ({kafka}, {cassandra})", file=sys.stderr)
         servers.start_all()  # leaves a server already running there alone
     dep = Distributed(tmp / "distributed", kafka, cassandra, run)
+    dep.cluster.named_threads = opt.threads
     try:
         dep.start()
         phases = run_phases(dep, opt)
@@ -833,6 +862,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--no-replay", dest="replay", action="store_false", help="skip the replay phases"
     )
+    parser.add_argument(
+        "--threads",
+        action="store_true",
+        help="distributed: the gateway started with its threads named, and its CPU by "
+        "thread printed for every phase",
+    )
     parser.add_argument("--json", type=Path, help="write every number here too")
     args = parser.parse_args(argv)
     assert args.batch_memories > 0 or not args.get_requests, "get reads the batch's memories"
@@ -850,6 +885,7 @@ def main(argv: list[str] | None = None) -> None:
         read_clients=args.read_clients,
         timeout=args.timeout,
         replay=args.replay,
+        threads=args.threads,
     )
     out: dict[str, Any] = {
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -27,6 +27,27 @@ from loadtest.positions import log_positions
 
 CLI = [sys.executable, "-m", "ai_memory.entrypoints.cli"]
 
+#: Run in a server's process before the CLI: names each OS thread after its Python
+#: thread the first time it runs Python code, then removes itself, so ``/proc`` tells the
+#: threads apart (``proc_cpu.thread_cpu``). Native threads (the engine's search pool)
+#: keep the names they gave themselves.
+NAMING = """
+import ctypes, sys, threading
+libc = ctypes.CDLL(None)
+def name(frame, event, arg):
+    libc.prctl(15, threading.current_thread().name[:15].encode(), 0, 0, 0)
+    sys.setprofile(None)
+threading.setprofile(name)
+from ai_memory.entrypoints.cli.launcher import main
+sys.argv = ["ai-memory", *ARGS]
+main(prog_name="ai-memory")
+"""
+
+
+def named_cli(args: list[str]) -> list[str]:
+    """The command line of ``ai-memory <args>`` with its threads named (``NAMING``)."""
+    return [sys.executable, "-c", NAMING.replace("ARGS", repr(args))]
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -52,15 +73,16 @@ def operator_key(env: Mapping[str, str]) -> dict[str, str]:
 
 
 class Proc:
-    def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
+    def __init__(
+        self, args: list[str], env: dict[str, str], log: Path, *, named_threads: bool = False
+    ) -> None:
         self.args = args
         self.env = env
         self.metrics_port = 0
         self.log_path = log
         self._log = log.open("ab")
-        self.proc = subprocess.Popen(
-            [*CLI, *args], env=env, stdout=self._log, stderr=subprocess.STDOUT
-        )
+        command = named_cli(args) if named_threads else [*CLI, *args]
+        self.proc = subprocess.Popen(command, env=env, stdout=self._log, stderr=subprocess.STDOUT)
 
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
@@ -99,6 +121,7 @@ class Cluster:
             self.store_url += f"?replication_factor={replication}"
         self.index_dir = tmp / "gateway-index"
         self.worker_index_dir = tmp / "worker-index"
+        self.named_threads = False  # start the gateway with its threads named (NAMING)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {
@@ -158,7 +181,9 @@ class Cluster:
     def start_gateway(self) -> None:
         if self.keyed and not self.operator_headers:
             self.create_operator_key()
-        self.gateway = Proc(["serve"], self.env, self.tmp / "gateway.log")
+        self.gateway = Proc(
+            ["serve"], self.env, self.tmp / "gateway.log", named_threads=self.named_threads
+        )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             try:

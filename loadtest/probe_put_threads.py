@@ -28,39 +28,8 @@ import httpx
 
 from ai_memory.core.access import generate_token
 from loadtest.bench_distributed import renamed
-from loadtest.cluster import CLI, free_port, operator_key
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-#: Run in the server's process before the CLI: names each OS thread after its Python
-#: thread the first time it runs Python code, then removes itself.
-NAMING = """
-import ctypes, sys, threading
-libc = ctypes.CDLL(None)
-def name(frame, event, arg):
-    libc.prctl(15, threading.current_thread().name[:15].encode(), 0, 0, 0)
-    sys.setprofile(None)
-threading.setprofile(name)
-from ai_memory.entrypoints.cli.launcher import main
-sys.argv = ["ai-memory", "serve"]
-main(prog_name="ai-memory")
-"""
-
-
-def thread_cpu(pid: int) -> dict[tuple[str, str], float]:
-    """CPU seconds of each thread of ``pid``: (tid, name) → user + system."""
-    out: dict[tuple[str, str], float] = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
-        except OSError:  # the thread ended meanwhile
-            continue
-        name = stat[stat.index("(") + 1 : stat.rindex(")")]
-        fields = stat.rsplit(")", 1)[1].split()
-        out[(tid, "event loop" if tid == str(pid) else name)] = (
-            int(fields[11]) + int(fields[12])
-        ) / TICK
-    return out
+from loadtest.cluster import free_port, named_cli, operator_key
+from loadtest.proc_cpu import thread_cpu
 
 
 def put_all(http: httpx.Client, prefix: str, count: int, clients: int) -> None:
@@ -99,7 +68,7 @@ def main() -> None:
     url = f"http://127.0.0.1:{port}"
     with (tmp / "server.log").open("wb") as log:
         server = subprocess.Popen(
-            [CLI[0], "-c", NAMING], env=env, stdout=log, stderr=subprocess.STDOUT
+            named_cli(["serve"]), env=env, stdout=log, stderr=subprocess.STDOUT
         )
     try:
         writer = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"})

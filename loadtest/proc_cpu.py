@@ -93,3 +93,22 @@ class CpuWindow:
         used = {n: v / wall for n, v in self.seconds().items()}
         used["box cores"] = (box_cpu_s()[1] - self.box[1]) / wall
         return {n: round(v, 2) for n, v in used.items()}
+
+
+def thread_cpu(pid: int) -> dict[tuple[str, str], float]:
+    """CPU seconds of each live thread of ``pid``: (tid, name) → user + system. The main
+    thread is named "event loop" (a server's asyncio loop runs there); the others carry
+    their OS names, which are their Python names when the process was started with
+    ``cluster.named_cli``."""
+    out: dict[tuple[str, str], float] = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+        except OSError:  # the thread ended meanwhile
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat.rsplit(")", 1)[1].split()
+        out[(tid, "event loop" if tid == str(pid) else name)] = (
+            int(fields[11]) + int(fields[12])
+        ) / CLK_TCK
+    return out
