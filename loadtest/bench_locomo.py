@@ -37,7 +37,8 @@ from ai_memory.benchmarks.recall import TUNING_HALF, memory_id
 from ai_memory.bootstrap import build
 from ai_memory.core.fusion import DEFAULT_FUSION, Fusion, fuse
 from ai_memory.core.ports import IndexHit
-from ai_memory.service.memory_service import SearchHit, SearchMode, SearchRequest
+from ai_memory.service.memory_service import SearchMode, SearchRequest
+from ai_memory.service.search_reads import SearchHit
 from ai_memory.settings import Settings
 from loadtest.locomo import data_path
 

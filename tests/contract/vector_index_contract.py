@@ -156,7 +156,7 @@ class VectorIndexContract:
 
     def test_every_hit_carries_what_the_rerank_reads(self, index: VectorIndex) -> None:
         """A search ranks its candidates on ``IndexHit.facts`` before reading their
-        records (``MemoryService._read_kept``): each hit, in every mode, carries the type
+        records (``SearchReads.kept``): each hit, in every mode, carries the type
         and creation time of the version the index holds."""
         made = T0 - timedelta(days=3, microseconds=123457)
         apply(

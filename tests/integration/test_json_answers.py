@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from ai_memory.core.record import MemoryState, StoredRecord
 from ai_memory.entrypoints.http.json_answers import JsonAnswer, search_hit
-from ai_memory.service.memory_service import SearchHit
+from ai_memory.service.search_reads import SearchHit
 from ai_memory.wire.models import MemoryOut, SearchOut
 from tests.factories import T0, record
 

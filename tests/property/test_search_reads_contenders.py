@@ -1,5 +1,5 @@
 """A search reads only the records that can make its answer, and answers as if it had
-read them all (``MemoryService._read_kept``).
+read them all (``SearchReads.kept``).
 
 The reference is the same search over hits the index says nothing of (``facts=None``):
 then every candidate is read before anything is ranked, which is what a search did before
@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from ai_memory.core.ports import HitFacts, IndexHit, IndexQuery
 from ai_memory.core.record import MemoryState, MemoryType, StoredRecord
-from ai_memory.service.memory_service import MemoryService, SearchHit, SearchRequest
+from ai_memory.service.memory_service import MemoryService, SearchRequest
+from ai_memory.service.search_reads import SearchHit
 from tests.factories import T0, FixedClock, record
 
 NOW = T0 + timedelta(days=30)
@@ -105,6 +106,14 @@ def cases(draw: st.DrawFn, *, stale_facts: bool = False) -> Case:
     return Case(hits, rows, unopenable)
 
 
+def _live(memory_id: str, kind: MemoryType, *, version: int = 1) -> StoredRecord:
+    """An active record created at ``T0``, at position ``version``."""
+    return StoredRecord(
+        "t", record(memory_id, type_=kind, created_at=T0), version, MemoryState.ACTIVE, "x",
+        T0, version,
+    )  # fmt: skip
+
+
 def _search(case: Case, hits: list[IndexHit], **body: Any) -> tuple[list[SearchHit], _Store]:
     store = _Store(case.rows, case.unopenable)
     svc = MemoryService(
@@ -148,18 +157,7 @@ def test_only_the_top_k_are_read_when_nothing_ties_or_drops(n: int, top_k: int) 
     hits = [
         IndexHit(f"m{i:02d}", 1.0 - i / 100, {}, HitFacts(MemoryType.FACT, T0)) for i in range(n)
     ]
-    rows = {
-        h.memory_id: StoredRecord(
-            "t",
-            record(h.memory_id, type_=MemoryType.FACT, created_at=T0),
-            1,
-            MemoryState.ACTIVE,
-            "x",
-            T0,
-            1,
-        )
-        for h in hits
-    }
+    rows = {h.memory_id: _live(h.memory_id, MemoryType.FACT) for h in hits}
     got, store = _search(Case(hits, rows, set()), hits, top_k=top_k)
     assert [h.stored.record.id for h in got] == [f"m{i:02d}" for i in range(top_k)]
     assert sorted(store.read) == [f"m{i:02d}" for i in range(top_k)]
@@ -198,24 +196,8 @@ def test_a_stale_type_in_the_index_is_read_and_ranked_as_the_record_says() -> No
     stale = IndexHit("a", 1.0, {}, HitFacts(MemoryType.INTERACTION, T0))
     other = IndexHit("b", 1.0, {}, HitFacts(MemoryType.INTERACTION, T0))
     rows = {
-        "a": StoredRecord(
-            "t",
-            record("a", type_=MemoryType.PREFERENCE, created_at=T0),
-            2,
-            MemoryState.ACTIVE,
-            "x",
-            T0,
-            2,
-        ),
-        "b": StoredRecord(
-            "t",
-            record("b", type_=MemoryType.INTERACTION, created_at=T0),
-            1,
-            MemoryState.ACTIVE,
-            "x",
-            T0,
-            1,
-        ),
+        "a": _live("a", MemoryType.PREFERENCE, version=2),
+        "b": _live("b", MemoryType.INTERACTION),
     }
     got, store = _search(Case([stale, other], rows, set()), [stale, other], top_k=1)
     assert [h.stored.record.id for h in got] == ["a"]
@@ -231,17 +213,7 @@ def test_relevance_is_normalised_to_a_candidate_the_store_still_holds() -> None:
     old = T0 - timedelta(days=400)
     gone = IndexHit("x", 1.0, {}, HitFacts(MemoryType.INTERACTION, old))
     kept = IndexHit("a", 0.9, {}, HitFacts(MemoryType.PREFERENCE, T0))
-    rows = {
-        "a": StoredRecord(
-            "t",
-            record("a", type_=MemoryType.PREFERENCE, created_at=T0),
-            1,
-            MemoryState.ACTIVE,
-            "x",
-            T0,
-            1,
-        )
-    }
+    rows = {"a": _live("a", MemoryType.PREFERENCE)}
     got, store = _search(Case([gone, kept], rows, set()), [gone, kept], top_k=1)
     assert [h.stored.record.id for h in got] == ["a"]
     assert got[0].explanation is not None

@@ -112,14 +112,7 @@ def rerank(
 ) -> list[Ranked]:
     """Score, sort and cut to ``limit`` (default ``params.return_size``). A memory id
     recalled twice (e.g. by two indexes) counts once, with its best relevance."""
-    best: dict[str, Candidate] = {}
-    for c in candidates:
-        seen = best.get(c.memory_id)
-        if seen is None or c.relevance > seen.relevance:
-            best[c.memory_id] = c
-    size = params.return_size if limit is None else limit
-    if size < 0:
-        raise ValueError("limit must be ≥ 0")
+    best, size = _best_of(candidates), _size(params, limit)
     # Scored first, explained only if kept (stage one recalls several times more).
     scored = [(_total(_values(c, now, params), params), c) for c in best.values()]
     scored.sort(key=lambda item: (-item[0], -item[1].read_count, item[1].memory_id))
@@ -147,14 +140,7 @@ def contenders(
     best first: every candidate scoring above the last one kept, and every one tied with
     it (read counts only break ties). A search ranks its candidates by what the index
     holds of them and reads the records of these alone."""
-    best: dict[str, Candidate] = {}
-    for c in candidates:
-        seen = best.get(c.memory_id)
-        if seen is None or c.relevance > seen.relevance:
-            best[c.memory_id] = c
-    size = params.return_size if limit is None else limit
-    if size < 0:
-        raise ValueError("limit must be ≥ 0")
+    best, size = _best_of(candidates), _size(params, limit)
     scored = sorted(
         ((_total(_values(c, now, params), params), c.memory_id) for c in best.values()),
         key=lambda item: (-item[0], item[1]),
@@ -165,6 +151,24 @@ def contenders(
         return [mid for _, mid in scored]
     floor = scored[size - 1][0] - TIE
     return [mid for total, mid in scored if total >= floor]
+
+
+def _best_of(candidates: Iterable[Candidate]) -> dict[str, Candidate]:
+    """Each memory id once, with its best relevance (recalled twice, e.g. by two
+    indexes, it counts once)."""
+    best: dict[str, Candidate] = {}
+    for c in candidates:
+        seen = best.get(c.memory_id)
+        if seen is None or c.relevance > seen.relevance:
+            best[c.memory_id] = c
+    return best
+
+
+def _size(params: GovernanceParams, limit: int | None) -> int:
+    size = params.return_size if limit is None else limit
+    if size < 0:
+        raise ValueError("limit must be ≥ 0")
+    return size
 
 
 def _part(name: str, weight: float, value: float) -> Component:

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic_core import to_json
 from starlette.responses import Response
 
-from ai_memory.service.memory_service import SearchHit
+from ai_memory.service.search_reads import SearchHit
 
 
 class JsonAnswer(Response):
