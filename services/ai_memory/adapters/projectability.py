@@ -30,7 +30,7 @@ import math
 from typing import Any
 
 from ai_memory.adapters.index_payload import point_id, put_payload, tombstone_payload
-from ai_memory.adapters.record_rows import record_values, tombstone_values
+from ai_memory.adapters.record_rows import json_text, record_values, tombstone_values
 from ai_memory.core.bundle import tombstone_line
 from ai_memory.core.errors import RetryableError
 from ai_memory.core.events import DomainEvent, LoggedEvent, MemoryWritten
@@ -71,9 +71,11 @@ def check_projectable(event: DomainEvent, serializer: EventSerializer) -> None:
 
 def prove_projectable(encoded: EncodedEvent, serializer: EventSerializer) -> None:
     """``check_projectable`` of an event already encoded: its frame is decoded as a
-    projector will read it from the log."""
+    projector will read it from the log (and, where the serializer keeps what it proved
+    for this process's readers of the log, kept: ``decode_remembered``)."""
+    decode = getattr(serializer, "decode_remembered", serializer.decode)
     try:
-        decoded = serializer.decode(encoded.frame)
+        decoded = decode(encoded.frame)
         if isinstance(decoded, MemoryWritten) and decoded.sealed:
             # Appended with an envelope nothing can open (sealed elsewhere, or a key that
             # is gone): projections would read it as forgotten content and skip it.
@@ -121,7 +123,7 @@ def _record_row(m: RecordMutation) -> None:
             to_micros(at)
         case PutLineage(entry=e):
             to_micros(e.at)
-            json.dumps(e.detail, ensure_ascii=False, sort_keys=True).encode("utf-8")
+            json_text(e.detail, sort_keys=True).encode("utf-8")
         case RemoveRecord():
             pass
 

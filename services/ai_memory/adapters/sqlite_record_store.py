@@ -45,6 +45,7 @@ from ai_memory.core.view_sealing import PREFIX
 
 from .record_rows import (
     RECORD_COLUMNS,
+    json_text,
     record_values,
     to_stored,
     to_tombstone,
@@ -410,7 +411,7 @@ def _apply_one(conn: sqlite3.Connection, mutation: RecordMutation) -> None:
                     e.position,
                     e.kind,
                     to_micros(e.at),
-                    json.dumps(e.detail, ensure_ascii=False, sort_keys=True),
+                    json_text(e.detail, sort_keys=True),
                 ),
             )
         case AddReads(tenant=tenant, memory_ids=ids, at=at, position=pos):

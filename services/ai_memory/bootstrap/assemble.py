@@ -80,6 +80,8 @@ def _assemble(
     projections = build_projections(
         s, log, views, storage.serializer, dead_letters, embedded_log=embedded_log
     )
+    if storage.serializer.decoded is not None:  # what the proof decodes, they read back
+        storage.serializer.decoded.read_by(len(projections.tailers))
     clock = clock or SystemClock()
     writes = build_write_path(s, storage, projections, clock, embedded_log=embedded_log)
     units = writes.units

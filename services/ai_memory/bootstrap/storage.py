@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ai_memory.adapters.sealed_record_store import SealedRecordStore
 from ai_memory.core.ports import Embedder, EventLog, RecordStore, VectorIndex
 from ai_memory.serialization import AvroEventSerializer
+from ai_memory.serialization.decoded_frames import DecodedFrames
 from ai_memory.serialization.sealer import Sealer
 from ai_memory.settings import Settings
 
@@ -39,8 +40,9 @@ def open_storage(
     root = root_key(s)  # None unless AIMEM_ENCRYPTION=on
     sealer = None if root is None else Sealer(build_data_key_vault(s, root))
     # One serializer for the log and the append pipeline: what the pipeline encodes and
-    # proves is what the log reads back.
-    serializer = AvroEventSerializer(sealer=sealer)
+    # proves is what the log reads back, and its projections here take the proof's
+    # decoded events instead of decoding the frames again (serialization/decoded_frames).
+    serializer = AvroEventSerializer(sealer=sealer, decoded=DecodedFrames())
     log = build_event_log(s, serializer, writer=writer, owns_partitions=owns_partitions)
     store = build_record_store(s.record_store_url, shred=sealer is not None)
     if sealer is not None and root is not None and seals_view_at_rest(s.record_store_url):

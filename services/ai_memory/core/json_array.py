@@ -13,6 +13,10 @@ from __future__ import annotations
 import json
 from json.encoder import encode_basestring, encode_basestring_ascii
 
+#: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` without making an
+#: encoder on each call (a third of what it costs for a sealed record's fields).
+COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
 
 def json_array(parts: tuple[object, ...], *, ensure_ascii: bool) -> bytes:
     """``json.dumps(list(parts), ensure_ascii=ensure_ascii, separators=(",", ":"))``

@@ -26,7 +26,7 @@ import hmac
 import json
 from dataclasses import dataclass
 
-from .json_array import json_array
+from .json_array import COMPACT, json_array
 
 ALGORITHM = "AES-256-GCM"
 NONCE_BYTES = 12  # 96-bit random nonces, as GCM wants
@@ -50,7 +50,7 @@ class SealedFields:
             "m": self.meta_json,
             "h": self.content_sha256,
         }
-        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return COMPACT.encode(body).encode("utf-8")
 
     @staticmethod
     def parse(data: bytes) -> SealedFields:
@@ -80,7 +80,7 @@ class SealedInteraction:
 
     def plaintext(self) -> bytes:
         body = {"x": self.text, "e": self.extraction_json, "s": self.session_id}
-        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return COMPACT.encode(body).encode("utf-8")
 
     @staticmethod
     def parse(data: bytes) -> SealedInteraction:

@@ -29,6 +29,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from .json_array import COMPACT, json_array
+
 VIEW_FORMAT = "aimem.view.v1"
 PREFIX = f"\x00{VIEW_FORMAT}\x00"
 _SEP = "\x00"
@@ -47,7 +49,7 @@ class ViewFields:
 
     def plaintext(self) -> bytes:
         body = {"c": self.content, "t": list(self.tags), "m": self.meta, "h": self.content_sha256}
-        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return COMPACT.encode(body).encode("utf-8")
 
     @staticmethod
     def parse(data: bytes) -> ViewFields:
@@ -102,8 +104,4 @@ def parse_sealed(content: str) -> SealedValue:
 def view_aad(tenant: str, memory_id: str, version: int, content_bytes: int) -> bytes:
     """Associated data of a view row: a JSON array, so no value can hold a separator that
     makes two different tuples encode alike."""
-    return json.dumps(
-        [VIEW_FORMAT, tenant, memory_id, version, content_bytes],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    ).encode("utf-8")
+    return json_array((VIEW_FORMAT, tenant, memory_id, version, content_bytes), ensure_ascii=False)

@@ -191,6 +191,14 @@ class Sealer:
                 self._remember(tenant, key_id, key)
         return key
 
+    def opens(self, tenant: str, key_id: str) -> bool:
+        """The key would open content now, as ``unseal`` finds it (the cache, else the
+        vault); False when it is gone or cannot be read (an outage)."""
+        try:
+            return self._open_key(tenant, key_id) is not None
+        except Exception:  # the vault is down: a decode would fail and say so itself
+            return False
+
     def prefetch(self, wanted: Mapping[str, Sequence[str]]) -> None:
         """Read the keys of ``wanted`` (tenant → key ids) that are not cached, in one vault
         call per tenant, so opening the events sealed under them reads nothing more. A key

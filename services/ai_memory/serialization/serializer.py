@@ -21,12 +21,15 @@ from ai_memory.core.events import DomainEvent
 
 from .catalog import SchemaCatalog
 from .codec import Codec, IdentityCodec
+from .decoded_frames import DecodedFrames, KeyRef
 from .errors import UndecodableEvent
 from .mapper import EventMapper
 from .sealer import Sealer
 from .transcoder import AvroTranscoder
 
 log = logging.getLogger(__name__)
+
+Remembered = tuple[DomainEvent, KeyRef | None]
 
 
 class AvroEventSerializer:
@@ -43,12 +46,15 @@ class AvroEventSerializer:
         codec: Codec | None = None,
         mapper: EventMapper | None = None,
         sealer: Sealer | None = None,
+        decoded: DecodedFrames | None = None,
     ) -> None:
         self.catalog = catalog if catalog is not None else SchemaCatalog.load()
         self.mapper = mapper if mapper is not None else EventMapper()
         self.transcoder = AvroTranscoder(self.catalog)
         self.codec: Codec = codec if codec is not None else IdentityCodec()
         self.sealer = sealer
+        # Frames the append pipeline proved in this process, for its readers of the log.
+        self.decoded = decoded
 
     def event_type(self, event: DomainEvent) -> str:
         """The event type name, e.g. ``"MemoryWritten"`` (the Avro record name)."""
@@ -61,11 +67,57 @@ class AvroEventSerializer:
             body = self.sealer.seal(name, body)
         return self.codec.encode(self.transcoder.encode(name, body))
 
+    def decode_remembered(self, data: bytes) -> DomainEvent:
+        """``decode``, the event kept for this process's readers of the log with the data
+        key its sealed content opened with (``decoded``: the append pipeline's proof
+        decodes every frame it appends)."""
+        name, body = self._transcode(data)
+        event = self._open(name, body)
+        if self.decoded is not None:
+            envelope = body.get("encryption") if self.sealer is not None else None
+            key = None if envelope is None else (str(body["tenant"]), str(envelope["key_id"]))
+            self.decoded.remember(data, event, key)
+        return event
+
     def decode_many(self, datas: Sequence[bytes]) -> list[DomainEvent | Exception]:
         """``decode`` of each of ``datas``, or the exception it raised, in order; the data
         keys of the sealed ones are read first in one vault call per tenant
         (``Sealer.prefetch``) instead of one per event. A prefetch that fails (the vault
-        is down) is left to each event's own ``decode`` to report."""
+        is down) is left to each event's own ``decode`` to report. A frame this process
+        proved is answered with the event its proof decoded (``decoded``), once its data
+        key is found alive as a decode would find it."""
+        if self.decoded is None:
+            return self._decode_many(datas)
+        known = [self.decoded.take(data) for data in datas]
+        if self.sealer is not None:
+            known = self._keys_alive(known)
+        misses = [data for data, hit in zip(datas, known, strict=True) if hit is None]
+        rest = iter(self._decode_many(misses) if misses else ())
+        return [next(rest) if hit is None else hit[0] for hit in known]
+
+    def _keys_alive(self, known: list[Remembered | None]) -> list[Remembered | None]:
+        """``known`` with every entry whose data key no longer opens (destroyed, here or
+        elsewhere) dropped: a decode would read its content as forgotten."""
+        assert self.sealer is not None and self.decoded is not None
+        wanted: dict[str, list[str]] = {}
+        for hit in known:
+            if hit is not None and hit[1] is not None:
+                wanted.setdefault(hit[1][0], []).append(hit[1][1])
+        if not wanted:
+            return known
+        try:
+            self.sealer.prefetch(wanted)
+        except Exception:  # each key is asked again below, and a failure decodes afresh
+            log.debug("prefetching data keys failed", exc_info=True)
+        alive: list[Remembered | None] = []
+        for hit in known:
+            if hit is not None and hit[1] is not None and not self.sealer.opens(*hit[1]):
+                self.decoded.mark_stale()
+                hit = None
+            alive.append(hit)
+        return alive
+
+    def _decode_many(self, datas: Sequence[bytes]) -> list[DomainEvent | Exception]:
         bodies: list[tuple[str, dict[str, Any]] | Exception] = []
         for data in datas:
             try:

@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ai_memory.adapters.record_rows import json_text
 from ai_memory.core.errors import AiMemoryError
 from ai_memory.core.listing import ListQuery, RecordPage
 from ai_memory.core.projection import (
@@ -136,7 +137,7 @@ class CassandraRecordStore:
                     params = (pos, state.value, to_micros(at), pos, tenant, mid)
                     writes.append((self._s.prepare(q.SET_STATE), params))
                 case PutLineage(entry=e):
-                    detail = json.dumps(e.detail, ensure_ascii=False, sort_keys=True)
+                    detail = json_text(e.detail, sort_keys=True)
                     lineage_params = (
                         e.tenant,
                         e.memory_id,
