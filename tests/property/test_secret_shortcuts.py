@@ -16,7 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ai_memory.core.secret_disguise import find_disguised, undo_disguises
-from ai_memory.core.secrets import find_plain, find_secrets, scan_plain
+from ai_memory.core.secrets import find_plain, find_secrets, none_hold_secrets, scan_plain
 
 SECRETS = [
     "AKIAIOSFODNN7EXAMPLE",
@@ -156,3 +156,21 @@ def test_the_shortcuts_still_find_every_sample() -> None:
             assert find_secrets(text), text
             assert find_plain(text) == scan_plain(text), text
             assert find_disguised(text, find_plain) == undo_disguises(text, scan_plain), text
+
+
+@settings(max_examples=800)
+@given(st.lists(TEXTS, max_size=6))
+@example(["ghp_abcdefghijklmnop", "qrstuvwxyz0123456789"])  # a token cut in two
+@example(["sk", "7", "scale"])
+def test_what_the_joined_shortcut_clears_every_text_clears(texts: list[str]) -> None:
+    if none_hold_secrets(texts):
+        for text in texts:
+            assert find_secrets(text) == [], text
+            assert scan_plain(text) == [] and undo_disguises(text, scan_plain) == [], text
+
+
+def test_the_joined_shortcut_clears_prose_and_never_a_sample() -> None:
+    # Not vacuous: it takes the short way for ordinary records, never for a credential.
+    assert none_hold_secrets(["m-1", "user:alice", "agent-a", "Alice prefers tea.", "diet"])
+    for sample in SECRETS + DISGUISED:
+        assert not none_hold_secrets(["m-1", "user:alice", f"note: {sample} ok"]), sample

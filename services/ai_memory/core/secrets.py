@@ -24,7 +24,7 @@ secrets, so redacted text stays clean when scanned again.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -250,6 +250,22 @@ def find_secrets(text: str) -> list[Finding]:
             found.append(Finding(overlapping[0].kind, start, end))
     found.sort(key=lambda f: f.start)
     return found
+
+
+def none_hold_secrets(texts: Iterable[str]) -> bool:
+    """True only when ``find_secrets`` finds nothing in any of ``texts``, shown for all of
+    them at once: its shortcut run once over the texts joined by NUL (a record's id,
+    scope, agent, content, tags and meta strings) instead of once per text. Each test of
+    the shortcut asks whether the text holds a piece or a run with no NUL in it, which no
+    join can make across two texts, and the join is ASCII only when every text is: what
+    the shortcut clears in the join it clears in each text. Not the converse (a digit in
+    one text and a provider's prefix in another send the join the long way), so False
+    says nothing: screen each text (``tests/property/test_secret_shortcuts.py``)."""
+    joined = "\x00".join(texts)
+    if not joined.isascii():
+        return False
+    folded = joined.lower()
+    return not _plain_anchored(folded) and nothing_to_undo(joined, folded)
 
 
 # Pieces of which every match of every pattern above holds one, as the pattern spells
