@@ -16,10 +16,10 @@ from ai_memory.core.errors import InvalidInput
 from ai_memory.core.record import Limits, MemoryRecord, MemoryType
 from ai_memory.service import secret_policy
 from ai_memory.service.secret_policy import SecretGuard
-from tests.property.test_secret_shortcuts import DISGUISED, PIECES, SECRETS, TEXTS
+from tests.property.test_secret_shortcuts import DISGUISED, MIXED, PIECES, SECRETS, TEXTS
 
 NAMES = ["db_password", "auth_token", "apiKey", "note", "source", "session_id", "x"]
-VALUES = st.one_of(TEXTS, st.sampled_from(["hunter2", "Zq8#mP2$vL9x", "tea", "7", ""]))
+VALUES = st.one_of(TEXTS, MIXED, st.sampled_from(["hunter2", "Zq8#mP2$vL9x", "tea", "7", ""]))
 META = st.recursive(
     VALUES | st.integers() | st.booleans() | st.none(),
     lambda children: (
@@ -28,7 +28,9 @@ META = st.recursive(
     ),
     max_leaves=8,
 )
-WORDS = st.one_of(TEXTS, st.sampled_from(["Alice prefers tea.", *SECRETS, *DISGUISED]))
+WORDS = st.one_of(
+    TEXTS, MIXED, st.sampled_from(["Alice prefers tea.", "用户喜欢绿茶", *SECRETS, *DISGUISED])
+)
 
 
 def outcome(guard: SecretGuard, record: MemoryRecord) -> Any:

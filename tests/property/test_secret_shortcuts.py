@@ -174,3 +174,35 @@ def test_the_joined_shortcut_clears_prose_and_never_a_sample() -> None:
     assert none_hold_secrets(["m-1", "user:alice", "agent-a", "Alice prefers tea.", "diet"])
     for sample in SECRETS + DISGUISED:
         assert not none_hold_secrets(["m-1", "user:alice", f"note: {sample} ok"]), sample
+
+
+# Characters whose views differ from themselves: NFKC expansions (ligatures, units,
+# full-width and circled forms), format characters a view drops, whitespace it folds,
+# letters whose case mapping needs context or grows, combining marks, CJK, NUL itself.
+NOT_ASCII = "ﬁ㎏ＡＧＨＰ７①\u200b\u200d\xad\u3000\xa0\u2028ΣσςİıſK\u0301\u0308记忆密码令牌—’é\x00"
+MIXED = st.lists(
+    st.one_of(
+        st.sampled_from(SECRETS + DISGUISED + PIECES),
+        st.text(alphabet=ALPHABET + NOT_ASCII, max_size=12),
+    ),
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=1500)
+@given(st.lists(MIXED, max_size=5))
+@example(["ｇｈｐ", "_abcdefghijklmnopqrstuvwxyz0123456789"])  # a full-width prefix, cut
+@example(["记忆：用户喜欢绿茶", "user:alice", "Σ"])
+@example(["ﬁle", "sk", "\u0301-7"])
+def test_the_joined_shortcut_clears_every_text_not_in_ascii_too(texts: list[str]) -> None:
+    if none_hold_secrets(texts):
+        for text in texts:
+            assert find_secrets(text) == [], text
+            assert scan_plain(text) == [] and undo_disguises(text, scan_plain) == [], text
+
+
+def test_the_joined_shortcut_clears_prose_not_in_ascii() -> None:
+    assert none_hold_secrets(["m-1", "user:alice", "agent-a", "用户喜欢在下午喝绿茶。", "偏好"])
+    assert none_hold_secrets(["m-2", "user:bob", "agent-a", "Lesson 2 — keep WAL mode on’"])
+    for sample in SECRETS + DISGUISED:
+        assert not none_hold_secrets(["m-1", "记忆", f"备注：{sample} 好的"]), sample

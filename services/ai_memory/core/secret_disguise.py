@@ -280,6 +280,12 @@ def _as_is(ch: str) -> bool:
     )
 
 
+def normalized(text: str) -> str:
+    """The view the disguise scans read a text not in ASCII through (``_normalized``
+    without where each character came from)."""
+    return _normalized(text)[0]
+
+
 def _normalized(text: str) -> tuple[str, list[int]]:
     """NFKC, invisibles dropped, whitespace folded; ``origin[i]`` is where the view's
     ``i``-th character came from in ``text``."""

@@ -34,6 +34,7 @@ from .secret_disguise import (
     find_disguised,
     holds_any,
     names_a_key,
+    normalized,
     nothing_to_undo,
 )
 
@@ -254,18 +255,26 @@ def find_secrets(text: str) -> list[Finding]:
 
 def none_hold_secrets(texts: Iterable[str]) -> bool:
     """True only when ``find_secrets`` finds nothing in any of ``texts``, shown for all of
-    them at once: its shortcut run once over the texts joined by NUL (a record's id,
+    them at once: its shortcuts run once over the texts joined by NUL (a record's id,
     scope, agent, content, tags and meta strings) instead of once per text. Each test of
-    the shortcut asks whether the text holds a piece or a run with no NUL in it, which no
-    join can make across two texts, and the join is ASCII only when every text is: what
-    the shortcut clears in the join it clears in each text. Not the converse (a digit in
-    one text and a provider's prefix in another send the join the long way), so False
-    says nothing: screen each text (``tests/property/test_secret_shortcuts.py``)."""
+    the shortcuts asks whether a view of the text holds a piece or a run with no NUL in
+    it, which no join can make across two texts; the views keep a NUL where it is and
+    build the rest character by character (whitespace runs, which a NUL ends, aside), so
+    the view of the join is the join of the views. What the shortcuts clear in the join
+    they clear in each text. Not the converse (a digit in one text and a provider's
+    prefix in another send the join the long way), so False says nothing: screen each
+    text (``tests/property/test_secret_shortcuts.py``)."""
     joined = "\x00".join(texts)
-    if not joined.isascii():
+    if joined.isascii():
+        folded = joined.lower()
+        return not _plain_anchored(folded) and nothing_to_undo(joined, folded)
+    # Not ASCII, as ``find_secrets`` takes it: the plain scan's shortcut on the text,
+    # then the disguise scan's on its normalized view (and the plain scan of that view).
+    if _plain_anchored(caseless(joined)):
         return False
-    folded = joined.lower()
-    return not _plain_anchored(folded) and nothing_to_undo(joined, folded)
+    view = normalized(joined)
+    folded = caseless(view)
+    return not _plain_anchored(folded) and nothing_to_undo(view, folded)
 
 
 # Pieces of which every match of every pattern above holds one, as the pattern spells
