@@ -29,6 +29,7 @@ from ai_memory.core.data_keys import interaction_key_id, memory_key_id
 from ai_memory.core.events import InteractionRecorded
 from ai_memory.core.record import StoredRecord
 from ai_memory.entrypoints.http.app import create_app
+from ai_memory.serialization import AvroEventSerializer
 from ai_memory.service.notes import note_id
 from ai_memory.settings import Settings
 from tests.integration.hunt_support import (
@@ -370,3 +371,37 @@ def test_a_forgotten_notes_topic_is_on_no_byte_of_the_data_dir(
     assert leftover == {}, leftover
     page = client.get("/v1/notes", params={"agent": "scribe", "topic": kept_topic}).json()
     assert [n["topic"] for n in page["topic_notes"]] == [[kept_topic]]
+
+
+def test_a_memory_forgotten_before_the_projections_read_it_reaches_no_file(
+    settings: Settings,
+) -> None:
+    """The worst moment for the append's decoded events (serialization/decoded_frames.py):
+    the proof has opened the write and kept the event for the projections, and the
+    memory is forgotten — its key destroyed — before they read it. They must read the
+    write as a decode would now, forgotten, and leave no byte of it in any file."""
+    c = build(settings)  # not started: the projections read nothing until start()
+    try:
+        with TestClient(create_app(c.services)) as client:
+            secret = (canary(), canary().lower(), canary())
+            kept = canary()
+            body = memory(f"Alice lives at {secret[0]}.", *secret[1:])
+            assert client.put("/v1/memories/forget-me", json=body).status_code == 201
+            keep = memory(f"Alice said {kept}.", "t", "n")
+            assert client.put("/v1/memories/keep-me", json=keep).status_code == 201
+            serializer = c.pipeline.serializer
+            assert isinstance(serializer, AvroEventSerializer)
+            decoded = serializer.decoded  # both writes' events, proved and kept
+            assert decoded is not None and len(decoded) == 2
+            assert client.delete("/v1/memories/forget-me").status_code == 200
+            c.start()
+            c.service.wait_for(c.log.last_position())
+            c.index.flush()
+            assert decoded.stale == 2  # each projection asked for the key, and it was gone
+            assert files_holding(settings.data_dir, list(secret)) == {}
+            got = client.get("/v1/memories/keep-me").json()
+            assert kept in got["content"]  # what was kept is projected from the proof
+            hits = client.post("/v1/memories/search", json={"query": kept, "mode": "keyword"})
+            assert [h["record"]["id"] for h in hits.json()["results"]] == ["keep-me"]
+    finally:
+        c.close()

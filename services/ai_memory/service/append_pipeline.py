@@ -76,6 +76,11 @@ class AppendPipeline:
         self._keys = keys
         self._related = related
 
+    @property
+    def serializer(self) -> EventSerializer:
+        """What encodes (and proves) every event this pipeline appends."""
+        return self._serializer
+
     def append(self, events: Sequence[DomainEvent]) -> list[int]:
         """Append ``events`` at once; their positions, in order."""
         if not events:
