@@ -28,14 +28,36 @@ HEADER_SIZE = len(MAGIC) + 8
 _SENTINEL = b"\x00"
 
 
+def record_unions(parsed: Any) -> dict[str, str]:
+    """Top-level fields whose union holds one record type (``["null", Envelope]``): field
+    name → the record's full name. fastavro picks a union's branch for a dict by
+    validating it against every record branch (a third of a sealed write's encoding);
+    handed ``(name, value)`` it takes that branch as it is, and writes the same bytes."""
+    unions: dict[str, str] = {}
+    for f in parsed.get("fields", ()):
+        branches = f["type"] if isinstance(f["type"], list) else []
+        records = [b["name"] for b in branches if isinstance(b, dict) and b.get("type") == "record"]
+        named = [b for b in branches if isinstance(b, str) and "." in b]  # a record named again
+        if len(records) + len(named) == 1:
+            unions[f["name"]] = (records or named)[0]
+    return unions
+
+
 class AvroTranscoder:
     """Encodes dicts with their event type's newest schema; decodes any catalogued version."""
 
     def __init__(self, catalog: SchemaCatalog) -> None:
         self._catalog = catalog
+        self._unions: dict[str, dict[str, str]] = {}
 
     def encode(self, name: str, body: Mapping[str, Any]) -> bytes:
         entry = self._catalog.latest(name)
+        unions = self._unions.get(name)
+        if unions is None:
+            unions = self._unions[name] = record_unions(entry.parsed)
+        tagged = [f for f, _ in unions.items() if isinstance(body.get(f), dict)]
+        if tagged:
+            body = {**body, **{f: (unions[f], body[f]) for f in tagged}}
         out = io.BytesIO()
         out.write(MAGIC)
         out.write(entry.fingerprint)
