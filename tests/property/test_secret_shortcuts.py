@@ -163,6 +163,11 @@ def test_the_shortcuts_still_find_every_sample() -> None:
 @example(["ghp_abcdefghijklmnop", "qrstuvwxyz0123456789"])  # a token cut in two
 @example(["sk", "7", "scale"])
 def test_what_the_joined_shortcut_clears_every_text_clears(texts: list[str]) -> None:
+    assert_each_clear_when_joined_clears(texts)
+
+
+def assert_each_clear_when_joined_clears(texts: list[str]) -> None:
+    """What ``none_hold_secrets`` clears, every text's full scans find nothing in."""
     if none_hold_secrets(texts):
         for text in texts:
             assert find_secrets(text) == [], text
@@ -195,10 +200,7 @@ MIXED = st.lists(
 @example(["记忆：用户喜欢绿茶", "user:alice", "Σ"])
 @example(["ﬁle", "sk", "\u0301-7"])
 def test_the_joined_shortcut_clears_every_text_not_in_ascii_too(texts: list[str]) -> None:
-    if none_hold_secrets(texts):
-        for text in texts:
-            assert find_secrets(text) == [], text
-            assert scan_plain(text) == [] and undo_disguises(text, scan_plain) == [], text
+    assert_each_clear_when_joined_clears(texts)
 
 
 def test_the_joined_shortcut_clears_prose_not_in_ascii() -> None:

@@ -56,9 +56,9 @@ class DecodedFrames:
         )
         self._readers = 0
         self._lock = threading.Lock()
-        self.hits = 0  # taken and answered
+        self.taken = 0  # found here
         self.misses = 0  # not here
-        self.stale = 0  # here, but its key no longer opens: decoded afresh
+        self.stale = 0  # found, but its key no longer opens: decoded afresh
 
     def read_by(self, readers: int) -> None:
         """How many readers in this process take each frame (its in-process projections)."""
@@ -87,13 +87,17 @@ class DecodedFrames:
             left[0] -= 1
             if left[0] <= 0:
                 del self._frames[data]
-            self.hits += 1
+            self.taken += 1
             return event, key
 
+    @property
+    def hits(self) -> int:
+        """Frames answered from here (taken, their key still opening)."""
+        return self.taken - self.stale
+
     def mark_stale(self) -> None:
-        """A taken entry whose key is gone: counted as decoded afresh, not as a hit."""
+        """A taken entry whose key is gone: decoded afresh."""
         with self._lock:
-            self.hits -= 1
             self.stale += 1
 
     def __len__(self) -> int:

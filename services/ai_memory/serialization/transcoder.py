@@ -37,9 +37,8 @@ def record_unions(parsed: Any) -> dict[str, str]:
     for f in parsed.get("fields", ()):
         branches = f["type"] if isinstance(f["type"], list) else []
         records = [b["name"] for b in branches if isinstance(b, dict) and b.get("type") == "record"]
-        named = [b for b in branches if isinstance(b, str) and "." in b]  # a record named again
-        if len(records) + len(named) == 1:
-            unions[f["name"]] = (records or named)[0]
+        if len(records) == 1:
+            unions[f["name"]] = records[0]
     return unions
 
 
@@ -55,7 +54,7 @@ class AvroTranscoder:
         unions = self._unions.get(name)
         if unions is None:
             unions = self._unions[name] = record_unions(entry.parsed)
-        tagged = [f for f, _ in unions.items() if isinstance(body.get(f), dict)]
+        tagged = [f for f in unions if isinstance(body.get(f), dict)]
         if tagged:
             body = {**body, **{f: (unions[f], body[f]) for f in tagged}}
         out = io.BytesIO()
