@@ -20,17 +20,20 @@ import numpy as np
 import pytest
 
 from ai_memory.adapters import qdrant_edge_index
-from ai_memory.adapters.edge_compaction import CompactionPolicy
+from ai_memory.adapters.edge_compaction import CompactionPolicy, Compactor
 from ai_memory.adapters.index_payload import point_id
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
-from ai_memory.core.projection import IndexRemove
+from ai_memory.core.projection import IndexRemove, IndexSetState
+from ai_memory.core.record import MemoryState
 from tests.contract.vector_index_contract import (
     DIM,
+    Batch,
     MakeIndex,
     VectorIndexContract,
     apply,
     axis,
     ids,
+    merge,
     put,
     q,
 )
@@ -219,7 +222,7 @@ VICTIM = """
 import sys, time
 import numpy as np
 from pathlib import Path
-from ai_memory.adapters.edge_compaction import CompactionPolicy
+from ai_memory.adapters.edge_compaction import CompactionPolicy, Compactor
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
 from tests.contract.vector_index_contract import DIM, apply, put
 
@@ -295,3 +298,94 @@ def test_a_catch_up_the_load_outruns_is_abandoned_and_loses_nothing(
         assert idx.count("default") == 21 and idx.checkpoint() == 21
     finally:
         idx.close()
+
+
+def _overlapping_batches(rng: np.random.Generator, first: int) -> list[Batch]:
+    """Every kind of index change, at positions from ``first`` on: new memories, new
+    versions of stored ones, state changes, forgets, a forget and a new version in one
+    batch, and re-deliveries of earlier batches (which the plan skips)."""
+    batches: list[Batch] = []
+    position = first
+    for step in range(60):
+        position += 1
+        memory = f"m{int(rng.integers(1, 41))}"
+        kind = step % 6
+        if kind in (0, 1):
+            batch = put(memory, position, unit(rng), f"version {position} of {memory}")
+        elif kind == 2:
+            state = MemoryState.HISTORICAL if step % 12 == 2 else MemoryState.ARCHIVED
+            batch = ([IndexSetState("default", memory, state, position)], {})
+        elif kind == 3:
+            batch = ([IndexRemove("default", memory, position)], {})
+        elif kind == 4:
+            other = f"m{int(rng.integers(1, 41))}"
+            position += 1
+            batch = merge(
+                ([IndexRemove("default", memory, position - 1)], {}),
+                put(other, position, unit(rng), f"version {position} of {other}"),
+            )
+        else:
+            batch = batches[int(rng.integers(0, len(batches)))]  # delivered again
+        batches.append(batch)
+    return batches
+
+
+def _points(idx: QdrantEdgeIndex, n: int) -> list[tuple[str, Any, dict[str, Any]]]:
+    """Every point of memories m1…mn: id, payload, vectors (sparse ones as lists: the
+    binding's ``SparseVector`` compares by identity)."""
+    points = [point_id("default", f"m{i}") for i in range(1, n + 1)]
+    found = idx._live().retrieve(points, True, True)
+    return sorted(
+        (
+            str(r.id),
+            r.payload,
+            {
+                name: (list(v.indices), list(v.values)) if hasattr(v, "indices") else v
+                for name, v in (r.vector or {}).items()
+            },
+        )
+        for r in found
+    )
+
+
+def test_what_a_compaction_overlapped_lands_as_it_did_on_the_live_shard(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The catch-up runs the live shard's own operations on the new generation
+    (``edge_compaction``, step 3) instead of planning the mutations again: every kind of
+    change applied while the child optimises leaves the swapped-in generation holding
+    what an index that never compacted holds — each point's payload and vectors."""
+    overlapped, proceed = threading.Event(), threading.Event()
+    real_run_child = Compactor.run_child
+
+    def run_child(self: Compactor, shard_dir: Path, layout: Any) -> bool:
+        overlapped.set()  # the snapshot is taken and the journal open
+        assert proceed.wait(60)
+        return real_run_child(self, shard_dir, layout)
+
+    monkeypatch.setattr(Compactor, "run_child", run_child)
+    policy = CompactionPolicy(after_points=40, forget_delay=3600, poll_interval=0.01)
+    idx = QdrantEdgeIndex(tmp_path / "live", DIM, "m", optimize_after=None, compaction=policy)
+    reference = QdrantEdgeIndex(tmp_path / "reference", DIM, "m", optimize_after=None)
+    rng = np.random.default_rng(11)
+    try:
+        before = [put(f"m{n}", n, unit(rng), f"memory number {n}") for n in range(1, 41)]
+        during = _overlapping_batches(rng, first=40)
+        for batch in before:
+            apply(idx, batch)
+            apply(reference, batch)
+        idx.start_compaction()
+        assert overlapped.wait(60)
+        for batch in during:
+            apply(idx, batch)
+            apply(reference, batch)
+        proceed.set()
+        wait_for(lambda: idx.compaction_status()["outcome_done"] >= 1)
+        assert idx._generation != "shard"  # the new generation serves
+        assert _points(idx, 40) == _points(reference, 40)
+        assert idx.checkpoint() == reference.checkpoint()
+        assert idx._vacuumed is False  # the overlapped changes rewrote stored points
+    finally:
+        proceed.set()
+        idx.close()
+        reference.close()

@@ -6,11 +6,14 @@ from ai_memory.adapters.edge_compaction import (
     QUIET_BEFORE_RETRY,
     RETRY_AFTER_ABANDON,
     RETRY_AFTER_FAILURE,
+    Applied,
     CompactionPolicy,
     Compactor,
     is_generation,
     next_generation,
 )
+
+NOTHING = Applied((), 0, False)  # an apply with no mutations: only the counts matter here
 
 
 class Clock:
@@ -29,17 +32,17 @@ def compactor(**kw: float) -> tuple[Compactor, Clock]:
 
 def test_due_after_enough_points() -> None:
     c, _ = compactor()
-    c.record([], {}, written=9, forgotten=0)
+    c.record(NOTHING, written=9, forgotten=0)
     assert not c.due()
-    c.record([], {}, written=1, forgotten=0)
+    c.record(NOTHING, written=1, forgotten=0)
     assert c.due()
 
 
 def test_due_once_a_forget_is_old_enough() -> None:
     c, clock = compactor()
-    c.record([], {}, written=1, forgotten=1)
+    c.record(NOTHING, written=1, forgotten=1)
     clock.now += 29.9
-    c.record([], {}, written=1, forgotten=1)  # a later forget does not push the deadline
+    c.record(NOTHING, written=1, forgotten=1)  # a later forget does not push the deadline
     assert not c.due()
     clock.now += 0.1
     assert c.due()
@@ -47,10 +50,10 @@ def test_due_once_a_forget_is_old_enough() -> None:
 
 def test_an_attempt_that_did_not_swap_puts_its_triggers_back() -> None:
     c, clock = compactor()
-    c.record([], {}, written=4, forgotten=2)
+    c.record(NOTHING, written=4, forgotten=2)
     epoch = c.begin("shard.1")
     assert c.status()["running"] == 1 and c.status()["points_since"] == 0
-    c.record([], {}, written=7, forgotten=0)  # arrived during the attempt
+    c.record(NOTHING, written=7, forgotten=0)  # arrived during the attempt
     c.end(epoch)  # abandoned or failed: nothing swapped
     assert c.status()["points_since"] == 11 and c.status()["forgotten_pending"] == 2
     clock.now += 30
@@ -59,9 +62,9 @@ def test_an_attempt_that_did_not_swap_puts_its_triggers_back() -> None:
 
 def test_a_finished_attempt_keeps_only_what_arrived_meanwhile() -> None:
     c, _ = compactor()
-    c.record([], {}, written=12, forgotten=1)
+    c.record(NOTHING, written=12, forgotten=1)
     epoch = c.begin("shard.1")
-    c.record([], {}, written=3, forgotten=0)
+    c.record(NOTHING, written=3, forgotten=0)
     c.finish(epoch)
     c.end(epoch)
     assert c.status()["points_since"] == 3 and c.status()["forgotten_pending"] == 0
@@ -70,17 +73,19 @@ def test_a_finished_attempt_keeps_only_what_arrived_meanwhile() -> None:
 
 def test_the_journal_holds_what_was_applied_during_an_attempt_only() -> None:
     c, _ = compactor()
-    c.record(["before"], {}, written=1, forgotten=0)  # type: ignore[list-item]
+    before, during = Applied((), 1, False), Applied((), 2, True)
+    c.record(before, written=1, forgotten=0)
     epoch = c.begin("shard.1")
-    c.record(["during"], {}, written=1, forgotten=0)  # type: ignore[list-item]
-    assert c.journal_length() == 1 and c.journal_slice(0, 1) == [(["during"], {})]
+    c.record(during, written=2, forgotten=0)
+    assert c.journal_length() == 1 and c.journal_slice(0, 1) == [during]
+    assert c.mutations_between(0, 1) == 2  # counted in mutations, not entries
     c.end(epoch)
     assert c.journal_length() == 0
 
 
 def test_a_reset_cancels_the_attempt_and_its_triggers() -> None:
     c, _ = compactor()
-    c.record([], {}, written=12, forgotten=1)
+    c.record(NOTHING, written=12, forgotten=1)
     epoch = c.begin("shard.3")
     assert c.cancel() == "shard.3"  # the directory the thread still owns
     assert not c.current(epoch)
@@ -90,7 +95,7 @@ def test_a_reset_cancels_the_attempt_and_its_triggers() -> None:
 
 def test_a_failure_waits_before_the_next_try() -> None:
     c, clock = compactor()
-    c.record([], {}, written=10, forgotten=0)
+    c.record(NOTHING, written=10, forgotten=0)
     c.failed()
     assert not c.due()
     clock.now += RETRY_AFTER_FAILURE
@@ -99,7 +104,7 @@ def test_a_failure_waits_before_the_next_try() -> None:
 
 def test_without_a_policy_nothing_is_ever_due() -> None:
     c = Compactor(None)
-    c.record([], {}, written=10**6, forgotten=10)
+    c.record(NOTHING, written=10**6, forgotten=10)
     assert not c.due()
 
 
@@ -111,10 +116,10 @@ def test_generations_are_named_in_order() -> None:
 
 def test_an_abandoned_attempt_waits_a_little_and_counts_its_mutations() -> None:
     c, clock = compactor()
-    c.record([], {}, written=10, forgotten=0)
+    c.record(NOTHING, written=10, forgotten=0)
     epoch = c.begin("shard.1")
-    c.record(["a", "b"], {}, written=2, forgotten=0)  # type: ignore[list-item]
-    c.record(["c"], {}, written=1, forgotten=0)  # type: ignore[list-item]
+    c.record(Applied((), 2, False), written=2, forgotten=0)
+    c.record(Applied((), 1, False), written=1, forgotten=0)
     assert c.journal_length() == 2 and c.mutations_between(0, 2) == 3
     assert c.mutations_between(1, 2) == 1
     c.abandon("test")
@@ -128,13 +133,13 @@ def test_an_abandoned_attempt_waits_a_little_and_counts_its_mutations() -> None:
 
 def test_an_abandoned_attempt_is_retried_once_the_writes_stop() -> None:
     c, clock = compactor()
-    c.record(["a"], {}, written=10, forgotten=0)  # type: ignore[list-item]
+    c.record(Applied((), 1, False), written=10, forgotten=0)
     epoch = c.begin("shard.1")
     c.abandon("a bulk import")
     c.end(epoch)
     for _ in range(3):  # the import goes on: the wait holds
         clock.now += QUIET_BEFORE_RETRY / 2
-        c.record(["b"], {}, written=1, forgotten=0)  # type: ignore[list-item]
+        c.record(Applied((), 1, False), written=1, forgotten=0)
         assert not c.due()
     clock.now += QUIET_BEFORE_RETRY - 0.1
     assert not c.due()
@@ -144,7 +149,7 @@ def test_an_abandoned_attempt_is_retried_once_the_writes_stop() -> None:
 
 def test_a_failed_attempt_waits_its_minute_however_quiet() -> None:
     c, clock = compactor()
-    c.record(["a"], {}, written=10, forgotten=0)  # type: ignore[list-item]
+    c.record(Applied((), 1, False), written=10, forgotten=0)
     epoch = c.begin("shard.1")
     c.abandon("a bulk import")
     c.end(epoch)
@@ -161,7 +166,7 @@ def test_abandoned_attempts_in_a_row_wait_longer_until_one_succeeds() -> None:
     c, clock = compactor()
     waits = []
     for _ in range(7):
-        c.record(["w"], {}, written=10, forgotten=0)  # type: ignore[list-item]
+        c.record(Applied((), 1, False), written=10, forgotten=0)
         epoch = c.begin("shard.1")
         c.abandon("a bulk import")
         c.end(epoch)
@@ -169,13 +174,13 @@ def test_abandoned_attempts_in_a_row_wait_longer_until_one_succeeds() -> None:
         while not c.due():
             clock.now += 1
             # The load goes on: the wait holds.
-            c.record(["w"], {}, written=0, forgotten=0)  # type: ignore[list-item]
+            c.record(Applied((), 1, False), written=0, forgotten=0)
         waits.append(clock.now - began)
     assert waits == [15, 30, 60, 120, 240, 300, 300]
     epoch = c.begin("shard.1")
     c.finish(epoch)
     c.end(epoch)
-    c.record([], {}, written=10, forgotten=0)
+    c.record(NOTHING, written=10, forgotten=0)
     epoch = c.begin("shard.2")
     c.abandon("again")
     c.end(epoch)

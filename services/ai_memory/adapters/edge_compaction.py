@@ -12,9 +12,14 @@ shard's next generation in a child process:
 2. **optimize** (no lock): a child Python process (``main`` below) loads the copy,
    optimizes it, flushes and exits — on the other core, at a lower priority, with its own
    GIL; it dies with its parent (``PR_SET_PDEATHSIG``);
-3. **catch up** (no lock): the parent loads the new generation and re-applies the journal
-   (idempotent: every mutation is position-checked), then once more under the apply lock
-   for what arrived meanwhile;
+3. **catch up** (no lock): the parent loads the new generation and re-applies the journal,
+   then once more under the apply lock for what arrived meanwhile. The journal holds the
+   engine operations each ``apply`` ran on the live shard, in order — already planned
+   against what the shard held and already converted to the engine's points — and the
+   new generation holds what the live shard held when the journal began, so the same
+   operations give it the same points (converting a point's payload for the binding is
+   most of what writing one costs the interpreter: planning and converting them again
+   doubled the index's cost of every write a compaction overlapped);
 4. **swap** (exclusive for a pointer swap): searches move to the new shard; it is flushed,
    ``checkpoint.json`` names it (atomic replace), and only then the old generation's
    directory is deleted — with it the files that still held forgotten vectors.
@@ -26,7 +31,7 @@ Triggers (``CompactionPolicy``): ``after_points`` points written since the last
 compaction, or a forget older than ``forget_delay`` seconds not yet vacuumed (forgotten
 vectors leave the files within that delay plus one compaction). A compaction whose
 journal outgrows ``max_journal`` mutations (a bulk import running meanwhile) is
-abandoned and retried later: the journal holds vectors in memory.
+abandoned and retried later: the journal holds the points, vectors included, in memory.
 """
 
 from __future__ import annotations
@@ -50,8 +55,6 @@ import qdrant_edge as qe
 
 # Payload fields and vector names are shared with the index adapters.
 from ai_memory.adapters import index_payload as ip
-from ai_memory.core.ports import SparseVector, Vector
-from ai_memory.core.projection import IndexMutation
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +69,16 @@ RETRY_AFTER_ABANDON_MAX = 300.0
 # (a bulk import that ended would otherwise leave its points unindexed for minutes).
 QUIET_BEFORE_RETRY = 5.0
 
-Batch = tuple[Sequence[IndexMutation], dict[int, tuple[Vector, SparseVector]]]
+
+@dataclass(frozen=True)
+class Applied:
+    """What one ``apply`` ran on the live shard: its engine operations in order, how many
+    mutations they came from (the journal's size is counted in mutations) and whether
+    they rewrote a stored point (the vacuum's bookkeeping)."""
+
+    operations: Sequence[qe.UpdateOperation]
+    mutations: int
+    rewrote: bool
 
 
 def is_generation(name: str) -> bool:
@@ -200,7 +212,7 @@ class Compactor:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._child: subprocess.Popen[bytes] | None = None
-        self._journal: list[Batch] | None = None
+        self._journal: list[Applied] | None = None
         self._journaled = 0  # mutations in the journal
         self._epoch = 0
         self._target: str | None = None
@@ -217,17 +229,11 @@ class Compactor:
         self.last_seconds = 0.0
 
     # --- under the index's apply lock ---------------------------------------------------
-    def record(
-        self,
-        mutations: Sequence[IndexMutation],
-        vectors: dict[int, tuple[Vector, SparseVector]],
-        written: int,
-        forgotten: int,
-    ) -> None:
+    def record(self, applied: Applied, written: int, forgotten: int) -> None:
         if self._journal is not None:
-            self._journal.append((mutations, vectors))
-            self._journaled += len(mutations)
-        if mutations:
+            self._journal.append(applied)
+            self._journaled += applied.mutations
+        if applied.mutations:
             self._last_write = self._clock()
         self._since += written
         if forgotten:
@@ -356,13 +362,13 @@ class Compactor:
 
     def mutations_between(self, start: int, stop: int) -> int:
         """Mutations in journal entries ``start:stop`` (entries are batches)."""
-        return sum(len(mutations) for mutations, _ in self.journal_slice(start, stop))
+        return sum(applied.mutations for applied in self.journal_slice(start, stop))
 
     def journal_length(self) -> int:
         journal = self._journal
         return 0 if journal is None else len(journal)
 
-    def journal_slice(self, start: int, stop: int) -> list[Batch]:
+    def journal_slice(self, start: int, stop: int) -> list[Applied]:
         journal = self._journal
         return [] if journal is None else journal[start:stop]
 

@@ -81,6 +81,7 @@ from ai_memory.core.projection import IndexMutation
 from . import index_payload as ip
 from .edge_compaction import (
     FIRST_GENERATION,
+    Applied,
     CompactionPolicy,
     Compactor,
     EdgeLayout,
@@ -328,8 +329,8 @@ class QdrantEdgeIndex:
     ) -> None:
         with self._apply_lock, self._rw.shared(), engine_call("apply"):
             shard = self._live()
-            written, forgotten, _ = self._write(shard, mutations, vectors, self._unvacuum)
-            self._compaction.record(mutations, vectors, written, forgotten)
+            written, forgotten, applied = self._write(shard, mutations, vectors, self._unvacuum)
+            self._compaction.record(applied, written, forgotten)
             if checkpoint > self._checkpoints.get(partition, 0):
                 self._checkpoints[partition] = checkpoint
             self._written_since_optimize += written
@@ -350,11 +351,11 @@ class QdrantEdgeIndex:
         mutations: Sequence[IndexMutation],
         vectors: dict[int, tuple[Vector, SparseVector]],
         before_rewrite: Callable[[], None] | None = None,
-    ) -> tuple[int, int, bool]:
+    ) -> tuple[int, int, Applied]:
         """Apply ``mutations`` to ``shard``, position-checked against what it holds (so a
         replay of the same mutations changes nothing): (points written, points forgotten,
-        whether a stored point was deleted, replaced or changed — leaving an old copy
-        the engine's statistics count until a vacuum)."""
+        the engine operations run — with whether a stored point was deleted, replaced or
+        changed, leaving an old copy the engine's statistics count until a vacuum)."""
         ids = ip.point_ids_of(mutations)
         stored: dict[str, ip.StoredMark] = {}
         if ids:
@@ -378,17 +379,22 @@ class QdrantEdgeIndex:
             for w in plan.writes
             if w.dense is None and (mark := stored.get(w.point_id)) is not None and mark.live
         ]
+        operations: list[qe.UpdateOperation] = []
         if forgotten:
-            shard.update(qe.UpdateOperation.delete_points(forgotten))
+            operations.append(qe.UpdateOperation.delete_points(forgotten))
         if plan.writes:
-            shard.update(qe.UpdateOperation.upsert_points([self._point(w) for w in plan.writes]))
+            operations.append(
+                qe.UpdateOperation.upsert_points([self._point(w) for w in plan.writes])
+            )
         for sw in plan.state_writes:
-            shard.update(
+            operations.append(
                 qe.UpdateOperation.set_payload(
                     [sw.point_id], {ip.F_STATE: sw.state.value, ip.F_POSITION: sw.position}
                 )
             )
-        return len(plan.writes), len(forgotten), rewrote
+        for operation in operations:
+            shard.update(operation)
+        return len(plan.writes), len(forgotten), Applied(operations, len(mutations), rewrote)
 
     def flush(self) -> None:
         """Make everything applied so far durable and advance the on-disk checkpoint."""
@@ -480,11 +486,14 @@ class QdrantEdgeIndex:
             state.end(epoch)
 
     def _replay(self, shard: qe.EdgeShard, start: int, stop: int) -> bool:
-        """Re-apply journal entries ``start:stop`` to ``shard``: whether any rewrote."""
+        """Run journal entries ``start:stop`` on ``shard`` — the operations the live shard
+        ran, on the same content (``edge_compaction``, step 3): whether any rewrote."""
         rewrote = False
         with engine_call("compaction catch-up"):
-            for mutations, vectors in self._compaction.journal_slice(start, stop):
-                rewrote |= self._write(shard, mutations, vectors)[2]
+            for applied in self._compaction.journal_slice(start, stop):
+                for operation in applied.operations:
+                    shard.update(operation)
+                rewrote |= applied.rewrote
         return rewrote
 
     # --- reads ----------------------------------------------------------------------
