@@ -1,19 +1,21 @@
 """The JSON of stored rows (``adapters/record_rows.py``: written by orjson, by the
 standard library where orjson refuses) reads back as what the standard library wrote:
-a store takes every value it took before and gives the same value back; and the sealing AADs
-and plaintexts written without ``json.dumps`` (``core/json_array.py``) are its bytes."""
+a store takes every value it took before and gives the same value back; the sealing AADs
+and plaintexts written without ``json.dumps`` (``core/json_array.py``) are its bytes, and a
+view row's plaintext as the store seals it (orjson) reads back as what it wrote."""
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ai_memory.adapters.record_rows import json_text
+from ai_memory.adapters.record_rows import json_text, sealed_json
 from ai_memory.core.sealing import SealedFields
 from ai_memory.core.view_sealing import ViewFields, view_aad
 from ai_memory.serialization import AvroEventSerializer
@@ -117,3 +119,45 @@ def test_sealed_plaintexts_are_the_bytes_json_dumps_wrote(
     sealed = SealedFields(content, tuple(tags), json.dumps(meta), sha)
     body = {"c": content, "t": tags, "m": json.dumps(meta), "h": sha}
     assert sealed.plaintext() == json.dumps(body, **compact).encode("utf-8")
+
+
+def _read(write: Callable[[], bytes]) -> Any:
+    try:
+        return json.loads(write())
+    except Exception as e:
+        return type(e)
+
+
+@given(texts, st.lists(texts, max_size=4), metas, texts)
+def test_a_sealed_view_row_reads_as_its_plaintext(
+    content: str, tags: list[str], meta: dict[str, Any], sha: str
+) -> None:
+    """The store seals ``sealed_json(body)`` (orjson): read back, it is what
+    ``ViewFields.plaintext`` writes — or the same refusal — so rows sealed before and
+    after open to the same fields."""
+    view = ViewFields(content, tuple(tags), meta, sha)
+    ours = _read(lambda: sealed_json(view.body()))
+    assert same(ours, _read(view.plaintext))
+    if not isinstance(ours, type):
+        assert ViewFields.parse(sealed_json(view.body())) == view
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [{"big": 2**70}, {"deep": json.loads("[" * 300 + "]" * 300)}, {"neg": -(2**64)}],
+)
+def test_a_view_row_orjson_refuses_is_sealed_as_before(meta: dict[str, Any]) -> None:
+    view = ViewFields("content", ("a",), meta, "sha")
+    assert sealed_json(view.body()) == view.plaintext()
+    assert ViewFields.parse(sealed_json(view.body())) == view
+
+
+def test_a_lone_surrogate_is_refused_as_before() -> None:
+    for fields in (
+        ViewFields("half \ud800 pair", (), {}, "s"),
+        ViewFields("c", ("\udfff",), {}, "s"),
+    ):
+        with pytest.raises(UnicodeEncodeError):
+            fields.plaintext()
+        with pytest.raises(UnicodeEncodeError):
+            sealed_json(fields.body())

@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from ai_memory.core.json_array import COMPACT
 from ai_memory.core.record import (
     MemoryRecord,
     MemoryState,
@@ -68,6 +69,18 @@ def json_text(value: Any, *, sort_keys: bool = False) -> str:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else 0).decode()
     except orjson.JSONEncodeError:
         return json.dumps(value, ensure_ascii=False, sort_keys=sort_keys)
+
+
+def sealed_json(body: dict[str, Any]) -> bytes:
+    """A sealed view row's plaintext (``ViewFields.body``) as UTF-8 JSON, by orjson: a
+    tenth of ``ViewFields.plaintext``'s CPU. Nothing compares these bytes — they are
+    encrypted under a fresh nonce and parsed back with the standard library — so only
+    what they parse to must be ``plaintext``'s. What orjson refuses is written by
+    ``plaintext``'s encoder, which keeps its refusal: a lone surrogate cannot be UTF-8."""
+    try:
+        return orjson.dumps(body)
+    except orjson.JSONEncodeError:
+        return COMPACT.encode(body).encode("utf-8")
 
 
 def to_stored(tenant: str, row: Sequence[Any]) -> StoredRecord:

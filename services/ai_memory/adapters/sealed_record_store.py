@@ -46,6 +46,7 @@ from ai_memory.core.view_sealing import (
     view_aad,
 )
 
+from .record_rows import sealed_json
 from .tag_digests import TagDigests
 
 
@@ -77,7 +78,7 @@ class SealedRecordStore:
             size = len(r.content.encode("utf-8"))
             nonce = os.urandom(NONCE_BYTES)
             aad = view_aad(s.tenant, r.id, s.version, size)
-            blob = nonce + AESGCM(key).encrypt(nonce, fields.plaintext(), aad)
+            blob = nonce + AESGCM(key).encrypt(nonce, sealed_json(fields.body()), aad)
             value = SealedValue(size, key_id, blob).encode()
             sha = keyed_fingerprint(key, r.content)
         tags = tuple(self._digest(s.tenant, t) for t in r.tags)

@@ -47,9 +47,13 @@ class ViewFields:
     meta: dict[str, Any]
     content_sha256: str
 
+    def body(self) -> dict[str, Any]:
+        """What is sealed, as JSON: the store writes it with orjson
+        (``record_rows.sealed_json``); ``parse`` reads either."""
+        return {"c": self.content, "t": list(self.tags), "m": self.meta, "h": self.content_sha256}
+
     def plaintext(self) -> bytes:
-        body = {"c": self.content, "t": list(self.tags), "m": self.meta, "h": self.content_sha256}
-        return COMPACT.encode(body).encode("utf-8")
+        return COMPACT.encode(self.body()).encode("utf-8")
 
     @staticmethod
     def parse(data: bytes) -> ViewFields:
