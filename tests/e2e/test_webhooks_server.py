@@ -55,7 +55,6 @@ class Receiver:
         self.mode = "up"
         self.received: list[tuple[float, dict[str, str], bytes]] = []
         self.invalid: list[str] = []  # why each refused delivery was refused
-        self.truncated = 0
         self._server: ThreadingHTTPServer | None = None
         self._lock = threading.Lock()
 
@@ -70,8 +69,6 @@ class Receiver:
                     # The sender died mid-request (the server is SIGKILLed while
                     # deliveries are in flight): an incomplete request, which any HTTP
                     # framework drops before a handler sees it — not a bad signature.
-                    with receiver._lock:
-                        receiver.truncated += 1
                     self.close_connection = True
                     return
                 headers = {k: v for k, v in self.headers.items()}

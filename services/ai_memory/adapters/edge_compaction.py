@@ -12,7 +12,7 @@ shard's next generation in a child process:
 2. **optimize** (no lock): a child Python process (``main`` below) loads the copy,
    optimizes it, flushes and exits — on the other core, at a lower priority, with its own
    GIL; it dies with its parent (``PR_SET_PDEATHSIG``);
-3. **catch up** (no lock): the parent loads the new generation and re-applies the journal,
+3. **catch up** (no lock): the parent loads the new generation and runs the journal on it,
    then once more under the apply lock for what arrived meanwhile. The journal holds the
    engine operations each ``apply`` ran on the live shard, in order — already planned
    against what the shard held and already converted to the engine's points — and the

@@ -73,10 +73,10 @@ def json_text(value: Any, *, sort_keys: bool = False) -> str:
 
 def sealed_json(body: dict[str, Any]) -> bytes:
     """A sealed view row's plaintext (``ViewFields.body``) as UTF-8 JSON, by orjson: a
-    tenth of ``ViewFields.plaintext``'s CPU. Nothing compares these bytes — they are
-    encrypted under a fresh nonce and parsed back with the standard library — so only
-    what they parse to must be ``plaintext``'s. What orjson refuses is written by
-    ``plaintext``'s encoder, which keeps its refusal: a lone surrogate cannot be UTF-8."""
+    tenth of the CPU of ``COMPACT``, which sealed rows before. Nothing compares these
+    bytes — they are encrypted under a fresh nonce and parsed back with the standard
+    library — so only what they parse to must be ``COMPACT``'s. What orjson refuses is
+    written by ``COMPACT``, which keeps its refusal: a lone surrogate cannot be UTF-8."""
     try:
         return orjson.dumps(body)
     except orjson.JSONEncodeError:

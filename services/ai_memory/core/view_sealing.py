@@ -29,7 +29,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .json_array import COMPACT, json_array
+from .json_array import json_array
 
 VIEW_FORMAT = "aimem.view.v1"
 PREFIX = f"\x00{VIEW_FORMAT}\x00"
@@ -49,11 +49,9 @@ class ViewFields:
 
     def body(self) -> dict[str, Any]:
         """What is sealed, as JSON: the store writes it with orjson
-        (``record_rows.sealed_json``); ``parse`` reads either."""
+        (``record_rows.sealed_json``; rows sealed before hold ``COMPACT``'s bytes), and
+        ``parse`` reads either."""
         return {"c": self.content, "t": list(self.tags), "m": self.meta, "h": self.content_sha256}
-
-    def plaintext(self) -> bytes:
-        return COMPACT.encode(self.body()).encode("utf-8")
 
     @staticmethod
     def parse(data: bytes) -> ViewFields:
