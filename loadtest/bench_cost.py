@@ -29,7 +29,10 @@ positions with an operator key of every tenant, made with ``ai-memory keys creat
 **Phases.** A warm-up of ``--warmup`` memories in batches, a fifth as many PUTs, half as
 many GETs and a tenth as many searches (not measured: start-up, Faust joining its
 groups, JIT compilation of every path) and ``--settle-seconds`` of nothing (fresh JVMs
-compile what the warm-up ran, after it), then ``idle`` (``--idle-seconds`` of nothing:
+compile what the warm-up ran, after it); with ``--warm-jvms`` the warm-up is repeated
+until the Kafka and Cassandra JVMs' JIT compilers spend under 5 % of their CPU in a round
+(a young JVM compiles for minutes: start-up, not what a long-running node spends per
+memory), then ``idle`` (``--idle-seconds`` of nothing:
 the background every process burns — polling, heartbeats — in CPU ms per second),
 ``batch`` (``POST /v1/memories:batch``, ``--batch-size`` items per request from
 ``--batch-clients`` clients), ``put`` (single ``PUT /v1/memories/{id}`` from
@@ -73,7 +76,9 @@ gateway with its OS threads named after its Python threads (cut at 15 characters
 prints its CPU per unit by thread for every phase: the HTTP loop is "event loop", the
 handlers "AnyIO worker th", Qdrant Edge's search pool "edge-search", the Cassandra
 driver's reactor "event_loop", the co-located index "projector-index", the Kafka loops
-"kafka-event-log" and the like.
+"kafka-event-log" and the like. It prints the Kafka and Cassandra JVMs' CPU by thread
+pool as well ("MutationStage", "C2 CompilerThre", "GC Thread#"...): how much of a JVM's
+share is the work asked of it and how much its own compiler and collector.
 """
 
 from __future__ import annotations
@@ -156,7 +161,8 @@ class Options:
     read_clients: int = 4
     timeout: float = 900.0  # per phase, for every view to catch up
     replay: bool = True  # then rebuild every view from offset 0 (``ai-memory replay``)
-    threads: bool = False  # the gateway's CPU by thread too (``--threads``)
+    threads: bool = False  # the gateway's and the JVMs' CPU by thread too (``--threads``)
+    warm_jvms: bool = False  # warm up until the JVMs' compilers settle (``--warm-jvms``)
 
 
 @dataclass
@@ -175,9 +181,9 @@ class Phase:
     # (distributed only): how well concurrent appends share a transaction.
     transactions: int = 0
     transaction_events: int = 0
-    # With ``--threads``: the gateway's CPU ms per unit by thread name (digits dropped, so
-    # a pool's threads add up).
-    gateway_threads_ms: dict[str, float] = field(default_factory=dict)
+    # With ``--threads``: CPU ms per unit by thread name (digits dropped, so a pool's
+    # threads add up) of the gateway and of each Kafka and Cassandra JVM, by process.
+    threads_ms: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def net_ms_per_unit(self) -> dict[str, float]:
         """CPU ms per unit above the idle background: what the phase's ``done_s`` of
@@ -188,6 +194,15 @@ class Phase:
             for n, s in self.cpu_s.items()
             if n in idle and n not in NOT_STACK
         }
+
+    def jit_ms(self) -> float | None:
+        """CPU ms per unit the JVMs' JIT compilers spent in this phase (``--threads``
+        only): part of the Kafka and Cassandra columns, start-up rather than the work asked
+        of them while the JVMs are young."""
+        jvms = [ms for n, ms in self.threads_ms.items() if n.rstrip("123") != "gateway"]
+        if not jvms:
+            return None
+        return sum(v for ms in jvms for n, v in ms.items() if "CompilerThre" in n)
 
     def ms_per_unit(self) -> dict[str, float]:
         return {name: 1000 * s / self.count for name, s in self.cpu_s.items()}
@@ -203,6 +218,9 @@ class Phase:
             net = self.net_ms_per_unit()
             out["net_of_idle_cpu_ms_per_unit"] = {n: round(v, 3) for n, v in net.items()}
             out["stack_net_of_idle_cpu_ms_per_unit"] = round(sum(net.values()), 3)
+        jit = self.jit_ms()
+        if jit is not None:
+            out["jvm_jit_cpu_ms_per_unit"] = round(jit, 3)
         if self.unit != "second":
             out["acked_per_s"] = self.count / self.acked_s
             out["done_per_s"] = self.count / self.done_s
@@ -465,8 +483,8 @@ def measure(
     RETRIES.clear()
     print(f"[cost] {dep.name} {name}: started", file=sys.stderr)  # a mark for profilers
     before = writer_counts(http)
-    gateway = dep.pids().get("gateway") if opt.threads else None
-    threads_before = thread_cpu(gateway) if gateway else {}
+    traced = by_threads_of(dep.pids()) if opt.threads else {}
+    threads_before = {name: thread_cpu(pid) for name, pid in traced.items()}
     cpu = CpuWindow(dep.pids() | {"bench": os.getpid()})
     t0 = time.perf_counter()
     latencies = load(http, needed)
@@ -484,24 +502,65 @@ def measure(
     after = writer_counts(http)
     phase.transactions, phase.transaction_events = after[0] - before[0], after[1] - before[1]
     print(f"[cost] {dep.name} {name}: {brief(phase)}", file=sys.stderr)
-    if gateway:
-        phase.gateway_threads_ms = by_thread(threads_before, thread_cpu(gateway), count)
-        shares = ", ".join(f"{n} {v:.2f}" for n, v in phase.gateway_threads_ms.items())
-        print(f"[cost] {dep.name} {name}: gateway CPU ms per {unit}: {shares}", file=sys.stderr)
+    for process, pid in traced.items():
+        try:
+            ms = by_thread(threads_before[process], thread_cpu(pid), count, used.get(process))
+        except OSError:  # it exited meanwhile
+            continue
+        phase.threads_ms[process] = ms
+        shares = ", ".join(f"{n} {v:.2f}" for n, v in ms.items())
+        print(f"[cost] {dep.name} {name}: {process} CPU ms per {unit}: {shares}", file=sys.stderr)
     return phase
 
 
+def by_threads_of(pids: dict[str, int]) -> dict[str, int]:
+    """The processes whose threads ``--threads`` reports: the gateway (threads named
+    after its Python threads) and the JVMs, whose thread names say which of their stages
+    spends the CPU (``MutationStage``, ``CompilerThread``, ``GC Thread``...)."""
+    return {
+        name: pid
+        for name, pid in pids.items()
+        if name == "gateway" or name.rstrip("123") in ("kafka", "cassandra")
+    }
+
+
 def by_thread(
-    before: dict[tuple[str, str], float], after: dict[tuple[str, str], float], count: int
+    before: dict[tuple[str, str], float],
+    after: dict[tuple[str, str], float],
+    count: int,
+    process_s: float | None = None,
 ) -> dict[str, float]:
     """CPU ms per unit of each thread name (a pool's numbered threads summed), largest
-    first, those under 0.01 left out."""
+    first, those under 0.01 left out.
+
+    A thread is followed by its id, and its CPU goes to the name it has at the end:
+    Cassandra's shared request pool renames a worker after the stage it serves at the
+    moment (``Native-Transport-Requests``, ``MutationStage``, ``ReadStage``), so those
+    three are one pool, reported as such. With ``process_s`` (the process's own CPU over
+    the same window) what threads that ended meanwhile used is reported too."""
+    was = {tid: seconds for (tid, _), seconds in before.items()}
     per: dict[str, float] = {}
-    for key, seconds in after.items():
-        name = re.sub(r"[-_ ]?\d+$", "", key[1]) or key[1]
-        per[name] = per.get(name, 0.0) + seconds - before.get(key, 0.0)
+    for (tid, thread), seconds in after.items():
+        name = re.sub(r"[-_ ]?\d+$", "", thread) or thread
+        if name.startswith(SHARED_REQUEST_POOL):
+            name = "request stages (shared pool)"
+        per[name] = per.get(name, 0.0) + seconds - was.get(tid, 0.0)
+    if process_s is not None:
+        per["threads that ended"] = max(0.0, process_s - sum(per.values()))
     ms = {n: 1000 * v / max(count, 1) for n, v in per.items()}
     return {n: round(v, 2) for n, v in sorted(ms.items(), key=lambda kv: -kv[1]) if v >= 0.01}
+
+
+#: Thread-name prefixes of Cassandra's ``SharedExecutorPool`` workers (``SEPWorker``),
+#: which take the name of whichever stage they run a task for.
+SHARED_REQUEST_POOL = (
+    "Native-Transpor",
+    "MutationStage",
+    "ReadStage",
+    "CounterMutation",
+    "ViewMutationSta",
+    "SharedPool-Work",
+)
 
 
 #: The views ``ai-memory replay`` rebuilds, in the order an operator would run them.
@@ -630,6 +689,54 @@ def search_load(count: int, clients: int) -> Load:
     return load
 
 
+def warm_up(dep: Deployment, http: httpx.Client, opt: Options) -> None:
+    """One round of every phase's requests, until every view caught up."""
+    needed = Acked(dep.position_of)
+    batch_load(opt.warmup, opt.batch_size, opt.batch_clients, "warm")(http, needed)
+    dep.wait_done(needed, max(opt.timeout, 600))  # the workers' start-up is in here
+    put_load(opt.warmup // 5, opt.put_clients, "warm-put")(http, needed)
+    get_load(opt.warmup // 2, opt.read_clients, opt.warmup, "warm")(http, needed)
+    search_load(opt.warmup // 10, opt.read_clients)(http, needed)
+    time.sleep(RECALL_FLUSH_S)
+    dep.wait_done(needed, max(opt.timeout, 600))
+
+
+#: ``--warm-jvms`` stops once the JVMs' JIT compilers spent less than this share of the
+#: JVMs' CPU over a round of the warm-up, or after ``WARM_ROUNDS`` rounds.
+SETTLED_COMPILE_SHARE = 0.05
+WARM_ROUNDS = 15
+
+
+def warm_jvms(dep: Deployment, http: httpx.Client, opt: Options) -> None:
+    """More rounds of the warm-up until the JVMs stop compiling: a young JVM spends much
+    of its CPU in its JIT compilers (``C1``/``C2 CompilerThread``) for minutes, which is
+    start-up, not what a long-running broker or node spends per memory. A round's share
+    is the compiler threads' CPU over the JVMs' whole CPU during the round."""
+    jvms = {n: p for n, p in dep.pids().items() if n.rstrip("123") in ("kafka", "cassandra")}
+    if not jvms:
+        print(f"[cost] {dep.name}: no JVM measured, nothing to warm", file=sys.stderr)
+        return
+    for round_ in range(1, WARM_ROUNDS + 1):
+        before = {n: thread_cpu(p) for n, p in jvms.items()}
+        warm_up(dep, http, opt)
+        compiled = total = 0.0
+        for n, p in jvms.items():
+            was = {tid: s for (tid, _), s in before[n].items()}
+            for (tid, thread), seconds in thread_cpu(p).items():
+                used = seconds - was.get(tid, 0.0)
+                total += used
+                compiled += used if "CompilerThre" in thread else 0.0
+        share = compiled / total if total else 0.0
+        print(
+            f"[cost] {dep.name}: JVM warm-up round {round_}: compilers {compiled:.2f} s "
+            f"of the JVMs' {total:.2f} s ({100 * share:.0f} %)",
+            file=sys.stderr,
+        )
+        if share < SETTLED_COMPILE_SHARE:
+            return
+    print(f"[cost] {dep.name}: the JVMs still compile after {WARM_ROUNDS} rounds", file=sys.stderr)
+
+
 def run_phases(dep: Deployment, opt: Options) -> list[Phase]:
     with httpx.Client(
         base_url=dep.url,
@@ -642,14 +749,9 @@ def run_phases(dep: Deployment, opt: Options) -> list[Phase]:
         # in loadtest/RESULTS.md, it is much of a small run's cost); start-up is not what
         # a memory costs.
         print(f"[cost] {dep.name}: warm-up ({opt.warmup} memories)", file=sys.stderr)
-        needed = Acked(dep.position_of)
-        batch_load(opt.warmup, opt.batch_size, opt.batch_clients, "warm")(http, needed)
-        dep.wait_done(needed, max(opt.timeout, 600))  # the workers' start-up is in here
-        put_load(opt.warmup // 5, opt.put_clients, "warm-put")(http, needed)
-        get_load(opt.warmup // 2, opt.read_clients, opt.warmup, "warm")(http, needed)
-        search_load(opt.warmup // 10, opt.read_clients)(http, needed)
-        time.sleep(RECALL_FLUSH_S)
-        dep.wait_done(needed, max(opt.timeout, 600))
+        warm_up(dep, http, opt)
+        if opt.warm_jvms:
+            warm_jvms(dep, http, opt)
         # Fresh JVMs compile what the warm-up ran for seconds after it (and the servers
         # flush what it wrote): that is start-up, not the idle background.
         time.sleep(opt.settle_seconds)
@@ -714,7 +816,7 @@ def brief(p: Phase) -> str:
     return f"{p.count} {plural(p)} in {p.done_s:.1f} s; CPU ms per {p.unit}: {ms}{txn}"
 
 
-def row(p: Phase, columns: list[str], not_measured: list[str]) -> str:
+def row(p: Phase, columns: list[str], not_measured: list[str], jit: bool) -> str:
     ms = p.ms_per_unit()
     cells = [p.name, f"{p.count:,} {plural(p)}"]
     # A blank: the process did not run in this phase (a replay's, or the replay itself).
@@ -723,6 +825,8 @@ def row(p: Phase, columns: list[str], not_measured: list[str]) -> str:
     cells.append(f"**{at_least}{p.stack_ms():.2f}**")
     net = p.net_ms_per_unit()
     cells.append(f"{at_least}{sum(net.values()):.2f}" if net else "")
+    if jit:
+        cells.append(f"{p.jit_ms():.2f}" if p.jit_ms() is not None else "")
     cells.append(f"{ms['bench']:.2f}")
     cells.append(f"{ms['rest of the box']:.2f}")
     if p.unit == "second":
@@ -743,6 +847,8 @@ def row(p: Phase, columns: list[str], not_measured: list[str]) -> str:
 def table(name: str, phases: list[Phase], not_measured: list[str]) -> str:
     columns = stack_columns(phases) + not_measured
     head = ["phase", "n", *columns, "stack total", "stack net of idle"]
+    jit = any(p.jit_ms() is not None for p in phases)
+    head += ["of which JVM JIT"] if jit else []
     head += ["client (bench)", "rest of the box"]
     head += ["acked /s", "fully projected /s", "p50 ms", "p95 ms"]
     lines = [
@@ -751,7 +857,7 @@ def table(name: str, phases: list[Phase], not_measured: list[str]) -> str:
         "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
-        *(row(p, columns, not_measured) for p in phases),
+        *(row(p, columns, not_measured, jit) for p in phases),
     ]
     caught = [
         f"{p.name}: " + ", ".join(f"{v} {t:.1f}" for v, t in p.caught_up_s.items())
@@ -769,6 +875,11 @@ def table(name: str, phases: list[Phase], not_measured: list[str]) -> str:
         " the phase's wall time (until fully projected). p50/p95: per request (a batch"
         " request carries --batch-size memories)."
     )
+    if jit:
+        lines.append(
+            "\nOf which JVM JIT: what the Kafka and Cassandra JVMs' compiler threads (C1, C2)"
+            " spent in the phase, part of their columns and of the totals."
+        )
     return "\n".join(lines)
 
 
@@ -866,7 +977,13 @@ def main(argv: list[str] | None = None) -> None:
         "--threads",
         action="store_true",
         help="distributed: the gateway started with its threads named, and its CPU by "
-        "thread printed for every phase",
+        "thread printed for every phase, and the Kafka and Cassandra JVMs' by thread pool",
+    )
+    parser.add_argument(
+        "--warm-jvms",
+        action="store_true",
+        help="distributed: repeat the warm-up until the JVMs' JIT compilers spend under "
+        f"{SETTLED_COMPILE_SHARE:.0%} of the JVMs' CPU in a round (at most {WARM_ROUNDS})",
     )
     parser.add_argument("--json", type=Path, help="write every number here too")
     args = parser.parse_args(argv)
@@ -886,6 +1003,7 @@ def main(argv: list[str] | None = None) -> None:
         timeout=args.timeout,
         replay=args.replay,
         threads=args.threads,
+        warm_jvms=args.warm_jvms,
     )
     out: dict[str, Any] = {
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
