@@ -29,6 +29,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from ai_memory.adapters import index_payload as ip
 from ai_memory.benchmarks.load import percentile
@@ -131,7 +132,11 @@ def run(args: argparse.Namespace) -> None:
                     if not args.sweep:
                         continue
                     lists: dict[str, list[tuple[str, float]]] = {}
-                    for name, mode in (("dense", "semantic"), ("keyword", "keyword")):
+                    retrievers: tuple[tuple[str, Literal["semantic", "keyword"]], ...] = (
+                        ("dense", "semantic"),
+                        ("keyword", "keyword"),
+                    )
+                    for name, mode in retrievers:
                         deep = SearchRequest(
                             q.text,
                             [conv.scope],

@@ -85,13 +85,13 @@ def test_a_read_answers_what_its_model_would_with_its_etag(client: TestClient) -
 
 
 def test_a_number_that_is_not_finite_is_sent_as_null_as_fastapi_would() -> None:
-    body = JsonAnswer({"score": math.nan, "n": math.inf, "ok": 0.5}).body
+    body = bytes(JsonAnswer({"score": math.nan, "n": math.inf, "ok": 0.5}).body)
     assert json.loads(body) == {"score": None, "n": None, "ok": 0.5}
 
 
 def test_a_hit_scored_with_whole_numbers_is_sent_with_floats_as_its_model_says() -> None:
     stored = StoredRecord("default", record(), 1, MemoryState.ACTIVE, "sha", T0, 7)
     hit = search_hit(SearchHit(stored, 1, {"dense_rank": 1, "keyword": 0.5}, None))
-    raw = JsonAnswer({"results": [hit]}).body
+    raw = bytes(JsonAnswer({"results": [hit]}).body)
     assert _keys(json.loads(raw)) == _keys(_as_the_model_writes_it(SearchOut, raw))
     assert hit["score"] == 1.0 and isinstance(hit["components"]["dense_rank"], float)
