@@ -42,6 +42,13 @@ CASSANDRA_HEAP_MIN="${AIMEM_CASSANDRA_HEAP_MIN:-256M}"
 CASSANDRA_COMMITLOG="${AIMEM_CASSANDRA_COMMITLOG:-batch}"
 CASSANDRA_COMMITLOG_WINDOW="${AIMEM_CASSANDRA_COMMITLOG_WINDOW:-15ms}"
 
+# JIT of both JVMs: `c1` (default here) compiles with the client compiler only; `tiered`
+# is the JVM's own default (C1, then C2 for hot code). A young JVM's C2 spends more CPU
+# compiling, for minutes, than the servers spend serving on a 2-core box, and these
+# servers are short-lived (tests, benchmarks); C2's faster code pays off only for nodes
+# that live long. Measured in loadtest/RESULTS.md ("The JVMs' JIT").
+JVM_JIT="${AIMEM_JVM_JIT:-c1}"
+
 # The three-node cluster: node N listens on 127.0.0.N; every node uses these ports
 # (JMX, which binds 127.0.0.1 only, gets one port per node: base + N).
 CLUSTER_KAFKA_PORT="${AIMEM_CLUSTER_KAFKA_PORT:-19092}"
@@ -225,6 +232,7 @@ prepare_data_dir() {
 start_kafka() {
     local svc="${1:-kafka}" dir java props cluster_id pid p voters
     use_node "$svc"
+    set_jit_opts
     dir="$SVC_DIR"
     if pid="$(running_pid "$svc")"; then
         log "$svc: already running (pid $pid)"
@@ -270,7 +278,7 @@ start_kafka() {
             { cat "$RUN_DIR/$svc-format.log" >&2; die "$svc: storage format failed"; }
     fi
     now_ms >"$RUN_DIR/$svc.started"
-    nohup "$java" "-Xms$K_HEAP" "-Xmx$K_HEAP" \
+    nohup "$java" "-Xms$K_HEAP" "-Xmx$K_HEAP" "${JIT_OPTS[@]}" \
         -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
         -XX:+ExplicitGCInvokesConcurrent \
         "-XX:ErrorFile=$dir/hs_err_%p.log" \
@@ -290,6 +298,14 @@ new_cluster_id() {
     printf '%s\n' "$id"
 }
 
+set_jit_opts() {  # JIT_OPTS: the flags of AIMEM_JVM_JIT
+    case "$JVM_JIT" in
+        c1) JIT_OPTS=(-XX:TieredStopAtLevel=1) ;;
+        tiered) JIT_OPTS=() ;;
+        *) die "AIMEM_JVM_JIT must be c1 or tiered" ;;
+    esac
+}
+
 commitlog_lines() {
     case "$CASSANDRA_COMMITLOG" in
         group) printf 'commitlog_sync: group\\ncommitlog_sync_group_window: %s' \
@@ -303,6 +319,7 @@ commitlog_lines() {
 start_cassandra() {
     local svc="${1:-cassandra}" dir java pid opts=() line jamm p
     use_node "$svc"
+    set_jit_opts
     dir="$SVC_DIR"
     if pid="$(running_pid "$svc")"; then
         log "$svc: already running (pid $pid)"
@@ -331,7 +348,7 @@ start_cassandra() {
     jamm="$(compgen -G "$CASSANDRA_LIB/jamm-*.jar" | head -n 1)" ||
         die "cassandra: jamm jar missing from $CASSANDRA_LIB"
     now_ms >"$RUN_DIR/$svc.started"
-    nohup "$java" "${opts[@]}" \
+    nohup "$java" "${opts[@]}" "${JIT_OPTS[@]}" \
         "-Xms$CASSANDRA_HEAP_MIN" "-Xmx$C_HEAP" \
         "-javaagent:$jamm" \
         "-XX:HeapDumpPath=$dir" "-XX:ErrorFile=$dir/hs_err_%p.log" \
