@@ -199,10 +199,10 @@ class Phase:
         """CPU ms per unit the JVMs' JIT compilers spent in this phase (``--threads``
         only): part of the Kafka and Cassandra columns, start-up rather than the work asked
         of them while the JVMs are young."""
-        jvms = [ms for n, ms in self.threads_ms.items() if n.rstrip("123") != "gateway"]
+        jvms = [ms for n, ms in self.threads_ms.items() if is_jvm(n)]
         if not jvms:
             return None
-        return sum(v for ms in jvms for n, v in ms.items() if "CompilerThre" in n)
+        return sum(v for ms in jvms for n, v in ms.items() if COMPILER in n)
 
     def ms_per_unit(self) -> dict[str, float]:
         return {name: 1000 * s / self.count for name, s in self.cpu_s.items()}
@@ -517,11 +517,16 @@ def by_threads_of(pids: dict[str, int]) -> dict[str, int]:
     """The processes whose threads ``--threads`` reports: the gateway (threads named
     after its Python threads) and the JVMs, whose thread names say which of their stages
     spends the CPU (``MutationStage``, ``CompilerThread``, ``GC Thread``...)."""
-    return {
-        name: pid
-        for name, pid in pids.items()
-        if name == "gateway" or name.rstrip("123") in ("kafka", "cassandra")
-    }
+    return {name: pid for name, pid in pids.items() if name == "gateway" or is_jvm(name)}
+
+
+def is_jvm(process: str) -> bool:
+    """A Kafka broker or Cassandra node (``kafka``, ``cassandra2``...)."""
+    return process.rstrip("123") in ("kafka", "cassandra")  # as ``_has`` names them
+
+
+#: What the JVMs' JIT compiler threads are called (``C1 CompilerThread0``, cut at 15).
+COMPILER = "CompilerThre"
 
 
 def by_thread(
@@ -538,6 +543,18 @@ def by_thread(
     moment (``Native-Transport-Requests``, ``MutationStage``, ``ReadStage``), so those
     three are one pool, reported as such. With ``process_s`` (the process's own CPU over
     the same window) what threads that ended meanwhile used is reported too."""
+    per = pool_seconds(before, after)
+    if process_s is not None:
+        per["threads that ended"] = max(0.0, process_s - sum(per.values()))
+    ms = {n: 1000 * v / max(count, 1) for n, v in per.items()}
+    return {n: round(v, 2) for n, v in sorted(ms.items(), key=lambda kv: -kv[1]) if v >= 0.01}
+
+
+def pool_seconds(
+    before: dict[tuple[str, str], float], after: dict[tuple[str, str], float]
+) -> dict[str, float]:
+    """CPU seconds between two ``thread_cpu`` snapshots, by pool: a thread followed by its
+    id, its numbers dropped from its name, Cassandra's shared request workers as one."""
     was = {tid: seconds for (tid, _), seconds in before.items()}
     per: dict[str, float] = {}
     for (tid, thread), seconds in after.items():
@@ -545,10 +562,7 @@ def by_thread(
         if name.startswith(SHARED_REQUEST_POOL):
             name = "request stages (shared pool)"
         per[name] = per.get(name, 0.0) + seconds - was.get(tid, 0.0)
-    if process_s is not None:
-        per["threads that ended"] = max(0.0, process_s - sum(per.values()))
-    ms = {n: 1000 * v / max(count, 1) for n, v in per.items()}
-    return {n: round(v, 2) for n, v in sorted(ms.items(), key=lambda kv: -kv[1]) if v >= 0.01}
+    return per
 
 
 #: Thread-name prefixes of Cassandra's ``SharedExecutorPool`` workers (``SEPWorker``),
@@ -712,7 +726,7 @@ def warm_jvms(dep: Deployment, http: httpx.Client, opt: Options) -> None:
     of its CPU in its JIT compilers (``C1``/``C2 CompilerThread``) for minutes, which is
     start-up, not what a long-running broker or node spends per memory. A round's share
     is the compiler threads' CPU over the JVMs' whole CPU during the round."""
-    jvms = {n: p for n, p in dep.pids().items() if n.rstrip("123") in ("kafka", "cassandra")}
+    jvms = {n: p for n, p in dep.pids().items() if is_jvm(n)}
     if not jvms:
         print(f"[cost] {dep.name}: no JVM measured, nothing to warm", file=sys.stderr)
         return
@@ -721,11 +735,9 @@ def warm_jvms(dep: Deployment, http: httpx.Client, opt: Options) -> None:
         warm_up(dep, http, opt)
         compiled = total = 0.0
         for n, p in jvms.items():
-            was = {tid: s for (tid, _), s in before[n].items()}
-            for (tid, thread), seconds in thread_cpu(p).items():
-                used = seconds - was.get(tid, 0.0)
-                total += used
-                compiled += used if "CompilerThre" in thread else 0.0
+            for pool, seconds in pool_seconds(before[n], thread_cpu(p)).items():
+                total += seconds
+                compiled += seconds if COMPILER in pool else 0.0
         share = compiled / total if total else 0.0
         print(
             f"[cost] {dep.name}: JVM warm-up round {round_}: compilers {compiled:.2f} s "
@@ -826,7 +838,8 @@ def row(p: Phase, columns: list[str], not_measured: list[str], jit: bool) -> str
     net = p.net_ms_per_unit()
     cells.append(f"{at_least}{sum(net.values()):.2f}" if net else "")
     if jit:
-        cells.append(f"{p.jit_ms():.2f}" if p.jit_ms() is not None else "")
+        jit_ms = p.jit_ms()
+        cells.append("" if jit_ms is None else f"{jit_ms:.2f}")
     cells.append(f"{ms['bench']:.2f}")
     cells.append(f"{ms['rest of the box']:.2f}")
     if p.unit == "second":
