@@ -996,7 +996,7 @@ def main(argv: list[str] | None = None) -> None:
         "--warm-jvms",
         action="store_true",
         help="distributed: repeat the warm-up until the JVMs' JIT compilers spend under "
-        f"{SETTLED_COMPILE_SHARE:.0%} of the JVMs' CPU in a round (at most {WARM_ROUNDS})",
+        f"{SETTLED_COMPILE_SHARE * 100:.0f}%% of the JVMs' CPU in a round (at most {WARM_ROUNDS})",
     )
     parser.add_argument("--json", type=Path, help="write every number here too")
     args = parser.parse_args(argv)
