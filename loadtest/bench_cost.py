@@ -52,7 +52,9 @@ the gateway's recall batching (``RECALL_FLUSH_S``): the ``MemoriesRecalled`` eve
 reads append, and their projection, are part of what a read costs.
 
 **CPU.** For each phase, user + system CPU of every process (all threads, from
-``/proc/<pid>/stat``, ``loadtest.proc_cpu``) from the first request until caught up:
+``/proc/<pid>/stat``, ``loadtest.proc_cpu``; its child processes included, which is where
+the gateway and the index worker optimise their Qdrant Edge segments) from the first
+request until caught up:
 gateway, each worker, the Kafka and Cassandra JVMs (pid files of ``servers.sh``'s run
 directory; with ``--kafka``/``--cassandra`` they are measured only when ``--run-dir`` or
 ``AIMEM_LOCAL_RUN`` names the servers' run directory, else reported as not measured).
@@ -485,7 +487,7 @@ def measure(
     before = writer_counts(http)
     traced = by_threads_of(dep.pids()) if opt.threads else {}
     threads_before = {name: thread_cpu(pid) for name, pid in traced.items()}
-    cpu = CpuWindow(dep.pids() | {"bench": os.getpid()})
+    cpu = CpuWindow(dep.pids() | {"bench": os.getpid()}, alone=frozenset({"bench"}))
     t0 = time.perf_counter()
     latencies = load(http, needed)
     acked = time.perf_counter() - t0
@@ -494,6 +496,7 @@ def measure(
     reached = dep.wait_done(needed, opt.timeout)
     done = time.perf_counter() - t0
     used = cpu.seconds()
+    children = cpu.children_seconds()
     views = {view: round(at - t0, 2) for view, at in reached.items()}
     lat = {
         f"p{round(q * 100)}": round(percentile(latencies, q) * 1000, 2) for q in (0.5, 0.95, 0.99)
@@ -504,7 +507,13 @@ def measure(
     print(f"[cost] {dep.name} {name}: {brief(phase)}", file=sys.stderr)
     for process, pid in traced.items():
         try:
-            ms = by_thread(threads_before[process], thread_cpu(pid), count, used.get(process))
+            ms = by_thread(
+                threads_before[process],
+                thread_cpu(pid),
+                count,
+                used.get(process),
+                children.get(process, 0.0),
+            )
         except OSError:  # it exited meanwhile
             continue
         phase.threads_ms[process] = ms
@@ -534,6 +543,7 @@ def by_thread(
     after: dict[tuple[str, str], float],
     count: int,
     process_s: float | None = None,
+    children_s: float = 0.0,
 ) -> dict[str, float]:
     """CPU ms per unit of each thread name (a pool's numbered threads summed), largest
     first, those under 0.01 left out.
@@ -542,8 +552,11 @@ def by_thread(
     Cassandra's shared request pool renames a worker after the stage it serves at the
     moment (``Native-Transport-Requests``, ``MutationStage``, ``ReadStage``), so those
     three are one pool, reported as such. With ``process_s`` (the process's own CPU over
-    the same window) what threads that ended meanwhile used is reported too."""
+    the same window, its children's included) what threads that ended meanwhile used is
+    reported too, and ``children_s`` of it as "child processes" (the index's optimiser)."""
     per = pool_seconds(before, after)
+    if children_s > 0:
+        per["child processes"] = children_s
     if process_s is not None:
         per["threads that ended"] = max(0.0, process_s - sum(per.values()))
     ms = {n: 1000 * v / max(count, 1) for n, v in per.items()}
@@ -587,7 +600,9 @@ def replay(dep: Deployment, projection: str, opt: Options) -> Phase:
     ``stop_serving``). CPU: the replay process (its own rusage, exact to its exit), Kafka
     and Cassandra; per event replayed, as the command counts them."""
     print(f"[cost] {dep.name} replay {projection}: started", file=sys.stderr)
-    cpu = CpuWindow(dep.pids() | {"bench": os.getpid()})  # the servers, if any, by now
+    cpu = CpuWindow(
+        dep.pids() | {"bench": os.getpid()}, alone=frozenset({"bench"})
+    )  # the servers, if any, by now
     t0 = time.perf_counter()
     done = subprocess.run(
         [*CLI, "replay", "--projection", projection],
@@ -618,7 +633,7 @@ def replay(dep: Deployment, projection: str, opt: Options) -> Phase:
 
 
 def idle(dep: Deployment, seconds: int) -> Phase:
-    cpu = CpuWindow(dep.pids() | {"bench": os.getpid()})
+    cpu = CpuWindow(dep.pids() | {"bench": os.getpid()}, alone=frozenset({"bench"}))
     time.sleep(seconds)
     used = cpu.seconds()
     return Phase("idle", "second", seconds, seconds, seconds, used)

@@ -1,7 +1,10 @@
 """CPU accounting of the benchmarks, read from ``/proc``.
 
 A process's CPU is the user + system time of all its threads (``/proc/<pid>/stat``, the
-threads that exited included; its children are not counted). Kafka's and Cassandra's
+threads that exited included). ``CpuWindow`` adds its children's: those it waited for
+(``cutime`` + ``cstime``) and those still running, at any depth — a gateway or an index
+worker optimises its index in a child process (``adapters/edge_compaction.py``), work the
+deployment does per memory that the process's own time leaves out. Kafka's and Cassandra's
 pids come from the pid files ``deploy/local/servers.sh`` writes into its run directory
 (``AIMEM_LOCAL_RUN``). ``CpuWindow`` reads every process of a deployment at the start and
 the end of a window: CPU seconds per process (``seconds``) or cores (``cores``), with
@@ -22,14 +25,45 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 SERVERS = ("kafka", "cassandra", *(f"{k}{n}" for k in ("kafka", "cassandra") for n in (1, 2, 3)))
 
 
-def proc_cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process (all its threads), 0 once it is gone."""
+def _stat(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (which may hold spaces
+    and parentheses): ``[0]`` is the state, ``[1]`` the parent, ``[11:15]`` utime, stime,
+    cutime, cstime. None once the process is gone."""
     try:
         raw = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
+        return None
+    return raw[raw.rindex(")") + 2 :].split()
+
+
+def proc_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process (all its threads), 0 once it is gone."""
+    fields = _stat(pid)
+    return 0.0 if fields is None else (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def _children_by_parent() -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (fields := _stat(entry)) is not None:
+            out.setdefault(int(fields[1]), []).append(int(entry))
+    return out
+
+
+def tree_cpu_s(pid: int, children: dict[int, list[int]], stop: set[int]) -> float:
+    """CPU seconds of ``pid`` and of its children: the ones it waited for (in its
+    ``cutime``/``cstime``) and the live ones, at any depth, except those in ``stop`` (and
+    theirs): processes measured on their own. A child counted live at one reading and
+    waited for by the next moves from one term to the other, so a window's difference
+    counts it once."""
+    fields = _stat(pid)
+    if fields is None:
         return 0.0
-    fields = raw[raw.rindex(")") + 2 :].split()  # the command name may hold spaces
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+    total = sum(int(v) for v in fields[11:15]) / CLK_TCK
+    for child in children.get(pid, ()):
+        if child not in stop:
+            total += tree_cpu_s(child, children, stop)
+    return total
 
 
 def box_cpu_s() -> tuple[float, float]:
@@ -69,17 +103,39 @@ class CpuWindow:
     """CPU used per process over a window of wall time, opened when it is made."""
 
     pids: dict[str, int]
+    #: Processes counted without their children (a benchmark's own process, whose
+    #: children are the deployment it measures).
+    alone: frozenset[str] = frozenset()
     wall: float = field(default_factory=time.perf_counter)
     start: dict[str, float] = field(default_factory=dict)
     box: tuple[float, float] = field(default_factory=box_cpu_s)
 
+    start_own: dict[str, float] = field(default_factory=dict)
+
     def __post_init__(self) -> None:
-        self.start = {name: proc_cpu_s(pid) for name, pid in self.pids.items()}
+        self.start, self.start_own = self._read()
+
+    def _read(self) -> tuple[dict[str, float], dict[str, float]]:
+        """(with children, own) CPU seconds per process."""
+        children = _children_by_parent()
+        stop = set(self.pids.values())
+        own = {name: proc_cpu_s(pid) for name, pid in self.pids.items()}
+        tree = {
+            name: own[name] if name in self.alone else tree_cpu_s(pid, children, stop)
+            for name, pid in self.pids.items()
+        }
+        return tree, own
+
+    def children_seconds(self) -> dict[str, float]:
+        """Of ``seconds()``, what each process's children used (0 for ``alone``)."""
+        tree, own = self._read()
+        return {n: (tree[n] - self.start[n]) - (own[n] - self.start_own[n]) for n in self.pids}
 
     def seconds(self) -> dict[str, float]:
         """CPU seconds per process since the window opened, then ``rest of the box``
         (every other process of the machine) and ``box busy`` (the whole machine)."""
-        used = {n: proc_cpu_s(p) - self.start[n] for n, p in self.pids.items()}
+        now, _ = self._read()
+        used = {n: now[n] - self.start[n] for n in self.pids}
         busy, _ = box_cpu_s()
         box_busy = busy - self.box[0]
         used["rest of the box"] = box_busy - sum(used.values())

@@ -39,3 +39,10 @@ def test_the_jit_column_sums_the_jvms_compilers_only() -> None:
     }
     assert phase.jit_ms() == 1.75
     assert is_jvm("cassandra2") and is_jvm("kafka") and not is_jvm("gateway")
+
+
+def test_child_processes_are_a_row_and_not_threads_that_ended() -> None:
+    before = {("1", "event loop"): 1.0}
+    after = {("1", "event loop"): 1.5}
+    ms = by_thread(before, after, count=100, process_s=0.75, children_s=0.25)
+    assert ms == {"event loop": 5.0, "child processes": 2.5}
