@@ -154,6 +154,9 @@ class Options:
     idle_seconds: int = 10
     settle_seconds: float = 10.0  # after the warm-up, before the idle phase
     batch_memories: int = 4_000
+    # The batch phase again and again, each round a row: what a memory costs as the
+    # deployment grows (the index's compactions rebuild segments that grow with it).
+    batch_rounds: int = 1
     batch_size: int = 200
     batch_clients: int = 4
     put_memories: int = 800
@@ -407,6 +410,7 @@ class Embedded:
             "AIMEM_ADMIN_KEY": token,  # keys in force, as in the distributed deployment
         }
         self.server: Proc | None = None
+        self.named_threads = False  # ``--threads``: the server's OS threads named
         # /healthz details (positions, writers) need an operator key of every tenant with
         # keys in force (a tenant's admin key sees none); made before the server starts.
         self.http = httpx.Client(base_url=self.url)
@@ -414,7 +418,9 @@ class Embedded:
 
     def start(self) -> None:
         self.http.headers.update(operator_key(self.env))
-        self.server = Proc(["serve"], self.env, self.tmp / "embedded.log")
+        self.server = Proc(
+            ["serve"], self.env, self.tmp / "embedded.log", named_threads=self.named_threads
+        )
         deadline = time.monotonic() + 180
         while health(self.http) is None:
             alive({"embedded server": self.server})
@@ -524,9 +530,10 @@ def measure(
 
 def by_threads_of(pids: dict[str, int]) -> dict[str, int]:
     """The processes whose threads ``--threads`` reports: the gateway (threads named
-    after its Python threads) and the JVMs, whose thread names say which of their stages
-    spends the CPU (``MutationStage``, ``CompilerThread``, ``GC Thread``...)."""
-    return {name: pid for name, pid in pids.items() if name == "gateway" or is_jvm(name)}
+    after its Python threads), the embedded server (and its child processes) and the
+    JVMs, whose thread names say which of their stages spends the CPU
+    (``MutationStage``, ``CompilerThread``, ``GC Thread``...)."""
+    return {n: pid for n, pid in pids.items() if n in ("gateway", "server") or is_jvm(n)}
 
 
 def is_jvm(process: str) -> bool:
@@ -785,11 +792,14 @@ def run_phases(dep: Deployment, opt: Options) -> list[Phase]:
         phases = [idle(dep, opt.idle_seconds)] if opt.idle_seconds > 0 else []
         steps: list[tuple[str, str, int, Load]] = [
             (
-                "batch",
+                name,
                 "memory",
                 opt.batch_memories,
-                batch_load(opt.batch_memories, opt.batch_size, opt.batch_clients, "batch"),
-            ),
+                batch_load(opt.batch_memories, opt.batch_size, opt.batch_clients, name),
+            )
+            for name in batch_rounds(opt.batch_rounds)
+        ]
+        steps += [
             ("put", "memory", opt.put_memories, put_load(opt.put_memories, opt.put_clients)),
             (
                 "get",
@@ -817,6 +827,12 @@ def run_phases(dep: Deployment, opt: Options) -> list[Phase]:
         dep.stop_serving()
         phases += [replay(dep, view, opt) for view in REPLAYED]
     return phases
+
+
+def batch_rounds(rounds: int) -> list[str]:
+    """The batch phases' names, which are also their memory ids' prefixes: "batch" (the
+    memories the get phase reads), then "batch2", "batch3"..."""
+    return ["batch", *(f"batch{k}" for k in range(2, rounds + 1))]
 
 
 # ------------------------------------------------------------------------------- output
@@ -965,6 +981,7 @@ def run_distributed(args: argparse.Namespace, opt: Options, tmp: Path) -> dict[s
 
 def run_embedded(opt: Options, tmp: Path) -> dict[str, Any]:
     dep = Embedded(tmp / "embedded")
+    dep.named_threads = opt.threads
     try:
         dep.start()
         phases = run_phases(dep, opt)
@@ -979,6 +996,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--idle-seconds", type=int, default=10, help="0: no idle phase")
     parser.add_argument("--settle-seconds", type=float, default=10.0, help="before idle")
     parser.add_argument("--batch-memories", type=int, default=4_000)
+    parser.add_argument(
+        "--batch-rounds",
+        type=int,
+        default=1,
+        help="the batch phase this many times in a row, a row each: the cost as the "
+        "deployment grows by --batch-memories a round",
+    )
     parser.add_argument("--batch-size", type=int, default=200, help="items per batch request")
     parser.add_argument("--batch-clients", type=int, default=4)
     parser.add_argument("--put-memories", type=int, default=800)
@@ -1004,8 +1028,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--threads",
         action="store_true",
-        help="distributed: the gateway started with its threads named, and its CPU by "
-        "thread printed for every phase, and the Kafka and Cassandra JVMs' by thread pool",
+        help="the gateway (the embedded server) started with its threads named, and its "
+        "CPU by thread printed for every phase, its child processes' too, and the Kafka and "
+        "Cassandra JVMs' by thread pool",
     )
     parser.add_argument(
         "--warm-jvms",
@@ -1021,6 +1046,7 @@ def main(argv: list[str] | None = None) -> None:
         idle_seconds=args.idle_seconds,
         settle_seconds=args.settle_seconds,
         batch_memories=args.batch_memories,
+        batch_rounds=args.batch_rounds,
         batch_size=args.batch_size,
         batch_clients=args.batch_clients,
         put_memories=args.put_memories,

@@ -50,6 +50,11 @@ def _children_by_parent() -> dict[int, list[int]]:
     return out
 
 
+def process_tree_cpu_s(pid: int) -> float:
+    """``tree_cpu_s`` of one process: its CPU and all its children's so far."""
+    return tree_cpu_s(pid, _children_by_parent(), set())
+
+
 def tree_cpu_s(pid: int, children: dict[int, list[int]], stop: set[int]) -> float:
     """CPU seconds of ``pid`` and of its children: the ones it waited for (in its
     ``cutime``/``cstime``) and the live ones, at any depth, except those in ``stop`` (and
