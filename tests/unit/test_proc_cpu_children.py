@@ -13,7 +13,7 @@ from loadtest.proc_cpu import CpuWindow, proc_cpu_s
 
 # The parent starts a child that spins for ``BURN`` seconds of CPU, waits for it, then
 # sleeps until killed: its own CPU stays near zero.
-BURN = 0.6
+BURN = 1.0
 PARENT = f"""
 import subprocess, sys, time
 child = subprocess.Popen([sys.executable, "-c", '''
@@ -36,6 +36,7 @@ def test_a_child_is_counted_live_and_after_it_was_waited_for() -> None:
         assert parent.stdout.readline().strip() == "started"
         time.sleep(0.2)  # the child is running, part of its CPU spent before the window
         window = CpuWindow({"parent": parent.pid, "bench": parent.pid}, alone=frozenset({"bench"}))
+        time.sleep(0.3)
         mid = window.seconds()["parent"]  # live: counted through the process tree
         assert parent.stdout.readline().strip() == "waited"
         used = window.seconds()
