@@ -493,7 +493,7 @@ def measure(
     before = writer_counts(http)
     traced = by_threads_of(dep.pids()) if opt.threads else {}
     threads_before = {name: thread_cpu(pid) for name, pid in traced.items()}
-    cpu = CpuWindow(dep.pids() | {"bench": os.getpid()}, alone=frozenset({"bench"}))
+    cpu = stack_window(dep)
     t0 = time.perf_counter()
     latencies = load(http, needed)
     acked = time.perf_counter() - t0
@@ -501,8 +501,7 @@ def measure(
         time.sleep(RECALL_FLUSH_S)
     reached = dep.wait_done(needed, opt.timeout)
     done = time.perf_counter() - t0
-    used = cpu.seconds()
-    children = cpu.children_seconds()
+    used, children = cpu.seconds_and_children()
     views = {view: round(at - t0, 2) for view, at in reached.items()}
     lat = {
         f"p{round(q * 100)}": round(percentile(latencies, q) * 1000, 2) for q in (0.5, 0.95, 0.99)
@@ -607,9 +606,7 @@ def replay(dep: Deployment, projection: str, opt: Options) -> Phase:
     ``stop_serving``). CPU: the replay process (its own rusage, exact to its exit), Kafka
     and Cassandra; per event replayed, as the command counts them."""
     print(f"[cost] {dep.name} replay {projection}: started", file=sys.stderr)
-    cpu = CpuWindow(
-        dep.pids() | {"bench": os.getpid()}, alone=frozenset({"bench"})
-    )  # the servers, if any, by now
+    cpu = stack_window(dep)  # the servers, if any, by now
     t0 = time.perf_counter()
     done = subprocess.run(
         [*CLI, "replay", "--projection", projection],
@@ -639,8 +636,14 @@ def replay(dep: Deployment, projection: str, opt: Options) -> Phase:
     return phase
 
 
+def stack_window(dep: Deployment) -> CpuWindow:
+    """Every process of the stack with its children, and this one (the clients) without
+    them: its children are the stack."""
+    return CpuWindow(dep.pids() | {"bench": os.getpid()}, alone=frozenset({"bench"}))
+
+
 def idle(dep: Deployment, seconds: int) -> Phase:
-    cpu = CpuWindow(dep.pids() | {"bench": os.getpid()}, alone=frozenset({"bench"}))
+    cpu = stack_window(dep)
     time.sleep(seconds)
     used = cpu.seconds()
     return Phase("idle", "second", seconds, seconds, seconds, used)

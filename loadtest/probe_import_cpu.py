@@ -28,12 +28,7 @@ from ai_memory.benchmarks.corpus import scale_records
 from ai_memory.benchmarks.load import import_records
 from ai_memory.benchmarks.probes import wait_projected
 from ai_memory.benchmarks.server import ServerProcess
-from loadtest.proc_cpu import proc_cpu_s, process_tree_cpu_s
-
-
-def cpu_seconds(pid: int) -> tuple[float, float]:
-    """(with its child processes, its own) user + system CPU of ``pid`` so far."""
-    return process_tree_cpu_s(pid), proc_cpu_s(pid)
+from loadtest.proc_cpu import CpuWindow
 
 
 def main() -> None:
@@ -45,19 +40,18 @@ def main() -> None:
     try:
         server.start()
         with httpx.Client(base_url=server.url, timeout=600) as http:
-            began_cpu, began = cpu_seconds(server.pid), time.perf_counter()
+            cpu, began = CpuWindow({"server": server.pid}), time.perf_counter()
             import_records(http, scale_records(0, args.memories))
-            acked_cpu, acked = cpu_seconds(server.pid), time.perf_counter()
+            acked_cpu, acked = cpu.seconds()["server"], time.perf_counter()
             wait_projected(http, server.check_alive)
-            done_cpu, done = cpu_seconds(server.pid), time.perf_counter()
+            (used, children), done = cpu.seconds_and_children(), time.perf_counter()
         n = args.memories
-        children = (done_cpu[0] - began_cpu[0]) - (done_cpu[1] - began_cpu[1])
         print(
             f"{n} memories: acknowledged {n / (acked - began):,.0f}/s, fully projected "
             f"{n / (done - began):,.0f}/s; server CPU per memory "
-            f"{1000 * (acked_cpu[0] - began_cpu[0]) / n:.3f} ms until acknowledged, "
-            f"{1000 * (done_cpu[0] - began_cpu[0]) / n:.3f} ms until fully projected, "
-            f"of which its child processes {1000 * children / n:.3f} ms"
+            f"{1000 * acked_cpu / n:.3f} ms until acknowledged, "
+            f"{1000 * used['server'] / n:.3f} ms until fully projected, "
+            f"of which its child processes {1000 * children['server'] / n:.3f} ms"
         )
     finally:
         server.stop()

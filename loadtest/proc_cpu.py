@@ -50,11 +50,6 @@ def _children_by_parent() -> dict[int, list[int]]:
     return out
 
 
-def process_tree_cpu_s(pid: int) -> float:
-    """``tree_cpu_s`` of one process: its CPU and all its children's so far."""
-    return tree_cpu_s(pid, _children_by_parent(), set())
-
-
 def tree_cpu_s(pid: int, children: dict[int, list[int]], stop: set[int]) -> float:
     """CPU seconds of ``pid`` and of its children: the ones it waited for (in its
     ``cutime``/``cstime``) and the live ones, at any depth, except those in ``stop`` (and
@@ -112,40 +107,45 @@ class CpuWindow:
     #: children are the deployment it measures).
     alone: frozenset[str] = frozenset()
     wall: float = field(default_factory=time.perf_counter)
-    start: dict[str, float] = field(default_factory=dict)
+    #: Per process, (own CPU, its children's) seconds when the window opened.
+    start: dict[str, tuple[float, float]] = field(default_factory=dict)
     box: tuple[float, float] = field(default_factory=box_cpu_s)
 
-    start_own: dict[str, float] = field(default_factory=dict)
-
     def __post_init__(self) -> None:
-        self.start, self.start_own = self._read()
+        self.start = self._read()
 
-    def _read(self) -> tuple[dict[str, float], dict[str, float]]:
-        """(with children, own) CPU seconds per process."""
+    def _read(self) -> dict[str, tuple[float, float]]:
+        """(own, children's) CPU seconds per process, from one look at ``/proc``."""
         children = _children_by_parent()
         stop = set(self.pids.values())
-        own = {name: proc_cpu_s(pid) for name, pid in self.pids.items()}
-        tree = {
-            name: own[name] if name in self.alone else tree_cpu_s(pid, children, stop)
-            for name, pid in self.pids.items()
-        }
-        return tree, own
+        out: dict[str, tuple[float, float]] = {}
+        for name, pid in self.pids.items():
+            fields = _stat(pid)
+            if fields is None:
+                out[name] = (0.0, 0.0)
+                continue
+            own = (int(fields[11]) + int(fields[12])) / CLK_TCK
+            tree = own if name in self.alone else tree_cpu_s(pid, children, stop)
+            out[name] = (own, tree - own)
+        return out
 
-    def children_seconds(self) -> dict[str, float]:
-        """Of ``seconds()``, what each process's children used (0 for ``alone``)."""
-        tree, own = self._read()
-        return {n: (tree[n] - self.start[n]) - (own[n] - self.start_own[n]) for n in self.pids}
-
-    def seconds(self) -> dict[str, float]:
-        """CPU seconds per process since the window opened, then ``rest of the box``
-        (every other process of the machine) and ``box busy`` (the whole machine)."""
-        now, _ = self._read()
-        used = {n: now[n] - self.start[n] for n in self.pids}
+    def seconds_and_children(self) -> tuple[dict[str, float], dict[str, float]]:
+        """``seconds()``, and of it what each process's children used (0 for ``alone``),
+        from the same reading."""
+        now = self._read()
+        children = {n: now[n][1] - self.start[n][1] for n in self.pids}
+        used = {n: now[n][0] - self.start[n][0] + children[n] for n in self.pids}
         busy, _ = box_cpu_s()
         box_busy = busy - self.box[0]
         used["rest of the box"] = box_busy - sum(used.values())
         used["box busy"] = box_busy
-        return used
+        return used, children
+
+    def seconds(self) -> dict[str, float]:
+        """CPU seconds per process since the window opened, its children's included, then
+        ``rest of the box`` (every other process of the machine) and ``box busy`` (the
+        whole machine)."""
+        return self.seconds_and_children()[0]
 
     def cores(self) -> dict[str, float]:
         """The same in cores (1.0 = one core busy), with ``box cores`` (how many the

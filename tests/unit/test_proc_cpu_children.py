@@ -39,8 +39,7 @@ def test_a_child_is_counted_live_and_after_it_was_waited_for() -> None:
         time.sleep(0.3)
         mid = window.seconds()["parent"]  # live: counted through the process tree
         assert parent.stdout.readline().strip() == "waited"
-        used = window.seconds()
-        children = window.children_seconds()
+        used, children = window.seconds_and_children()
         own = proc_cpu_s(parent.pid)
     finally:
         parent.kill()
