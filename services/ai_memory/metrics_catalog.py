@@ -127,6 +127,14 @@ INDEX_COMPACTIONS = Metric(
     ("outcome",),
     ("gateway",),
 )
+INDEX_PROCESS_RESTARTS = Metric(
+    "aimem_index_process_restarts",
+    "counter",
+    "Times the embedded index's own process died and was started again (its projection "
+    "then re-reads the log from where the new one reopened)",
+    (),
+    ("gateway",),
+)
 INDEX_POINTS_SINCE_COMPACTION = Metric(
     "aimem_index_points_since_compaction",
     "gauge",
@@ -199,6 +207,7 @@ CATALOG: tuple[Metric, ...] = (
     TENANT_BYTES,
     INDEX_COMPACTION_RUNNING,
     INDEX_COMPACTIONS,
+    INDEX_PROCESS_RESTARTS,
     INDEX_POINTS_SINCE_COMPACTION,
     INDEX_FORGOTTEN_PENDING,
     INDEX_LAST_COMPACTION_SECONDS,

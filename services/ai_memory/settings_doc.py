@@ -32,6 +32,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "projector_batch",
             "index_compact_after",
             "index_forget_delay",
+            "index_process",
             "log_level",
         ),
     ),

@@ -142,7 +142,7 @@ class CompactionPolicy:
     nice: int = 10  # the child yields the CPU to the server it works for
 
 
-def _die_with_parent(parent: int) -> None:  # pragma: no cover - runs in the child
+def die_with_parent(parent: int) -> None:  # pragma: no cover - runs in the child
     # PR_SET_PDEATHSIG: the kernel kills the child when its parent dies, so a killed
     # server leaves no orphan writing into a directory its successor deletes. Set by the
     # child itself (``preexec_fn`` is unsafe in a threaded parent); a parent that died
@@ -192,7 +192,7 @@ def optimize_in_place(shard_dir: Path, layout: EdgeLayout) -> bool:
 
 def main(args: list[str]) -> int:  # pragma: no cover - the child process
     shard_dir, layout, parent, nice = args
-    _die_with_parent(int(parent))
+    die_with_parent(int(parent))
     os.nice(int(nice))  # the server it works for goes first
     optimize_in_place(Path(shard_dir), EdgeLayout.from_json(layout))
     return 0

@@ -3,6 +3,8 @@ dead letters (``AIMEM_EVENT_LOG``, ``AIMEM_RECORD_STORE``, ``AIMEM_INDEX``)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from ai_memory.adapters.edge_compaction import CompactionPolicy
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
 from ai_memory.adapters.sqlite_event_log import SqliteEventLog
@@ -86,10 +88,12 @@ def build_index(
     *,
     tag_key: bytes | None = None,
     compaction: CompactionPolicy | None = None,
+    own_process: bool = False,
 ) -> VectorIndex:
     """``tag_key`` (encryption on): the index stores keyed digests of tags, not tags.
-    ``compaction``: how an embedded index compacts once ``start_compaction`` is called."""
-    index = _build_index(url, embedder, compaction)
+    ``compaction``: how an embedded index compacts once ``start_compaction`` is called.
+    ``own_process``: an embedded index runs in a child process (``adapters.index_process``)."""
+    index = _build_index(url, embedder, compaction, own_process)
     if tag_key is not None:
         from ai_memory.adapters.tag_digest_index import TagDigestIndex
 
@@ -103,7 +107,22 @@ def compaction_policy(s: Settings) -> CompactionPolicy | None:
     return CompactionPolicy(after_points=s.index_compact_after, forget_delay=s.index_forget_delay)
 
 
-def _build_index(url: str, embedder: Embedder, compaction: CompactionPolicy | None) -> VectorIndex:
+def _build_index(
+    url: str, embedder: Embedder, compaction: CompactionPolicy | None, own_process: bool
+) -> VectorIndex:
+    if scheme_of(url) == "qdrant-edge" and own_process:
+        from ai_memory.adapters.index_process import IndexSpec, ProcessIndex
+
+        return ProcessIndex(
+            IndexSpec(
+                str(url_path(url, "qdrant-edge") / embedder.name),
+                embedder.dim,
+                embedder.name,
+                optimize_after=None,
+                flush_interval=5.0,
+                compaction=None if compaction is None else asdict(compaction),
+            )
+        )
     if scheme_of(url) == "qdrant-edge":
         # One index per embedding model: vectors from different models never mix. The
         # engine's HNSW build holds the GIL for its whole run (tens of seconds at 100k

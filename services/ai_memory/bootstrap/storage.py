@@ -48,6 +48,10 @@ def open_storage(
     if sealer is not None and root is not None and seals_view_at_rest(s.record_store_url):
         store = SealedRecordStore(store, sealer, view_tag_key(root))
     index = build_index(
-        s.index_url, embedder, tag_key=index_tag_key(root), compaction=compaction_policy(s)
+        s.index_url,
+        embedder,
+        tag_key=index_tag_key(root),
+        compaction=compaction_policy(s),
+        own_process=s.index_process == "on",
     )
     return Storage(root, sealer, serializer, log, store, index)

@@ -132,3 +132,18 @@ class UnencodableEvent(PermanentError):
     """A domain event whose values do not fit the current schema of its type."""
 
     code = "unencodable_event"
+
+
+class Rewind(Exception):
+    """The view's stored checkpoint went back: the batch is not applied, and the driver
+    must read the log again from ``checkpoint`` (``projector.policy``). Raised by a
+    driver's guard, or by a view that lost what it was given (``adapters.index_process``)."""
+
+    def __init__(self, partition: int, checkpoint: int, expected: int) -> None:
+        super().__init__(
+            f"partition {partition}: the view's checkpoint is {checkpoint}, "
+            f"behind {expected} that was applied"
+        )
+        self.partition = partition
+        self.checkpoint = checkpoint
+        self.expected = expected

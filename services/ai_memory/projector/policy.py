@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from ai_memory.core.errors import AiMemoryError, RetryableError
+from ai_memory.core.errors import AiMemoryError, RetryableError, Rewind
 from ai_memory.core.events import LoggedEvent
 from ai_memory.core.ports import DeadLetter, DeadLetters
 
@@ -60,20 +60,6 @@ T = TypeVar("T")
 
 class Stopping(Exception):
     """The driver is stopping while the policy waits: the batch is not applied."""
-
-
-class Rewind(Exception):
-    """The view's stored checkpoint went back: the batch is not applied, and the driver
-    must read the log again from ``checkpoint`` (see the module docstring)."""
-
-    def __init__(self, partition: int, checkpoint: int, expected: int) -> None:
-        super().__init__(
-            f"partition {partition}: the view's checkpoint is {checkpoint}, "
-            f"behind {expected} that was applied"
-        )
-        self.partition = partition
-        self.checkpoint = checkpoint
-        self.expected = expected
 
 
 @dataclass(frozen=True)

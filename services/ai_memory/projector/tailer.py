@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ai_memory.core.errors import UndecodableEvent
+from ai_memory.core.errors import Rewind, UndecodableEvent
 from ai_memory.core.events import LoggedEvent
 from ai_memory.core.ports import DeadLetters, EventLog
 from ai_memory.telemetry import EVENT_CONTEXTS, batch_span
@@ -53,6 +53,7 @@ class ProjectionTailer:
         self._thread: threading.Thread | None = None
         self._idle = False
         self._raw_of = raw_of
+        self.rewinds = 0  # times the view was found behind this tailer
         # Waits end early when the tailer is stopped; a synchronous catch-up (replay) has
         # no thread to stop, so the event is only set by ``stop``.
         self.policy = ApplyPolicy(sink, dead_letters, backoff=backoff, wait=self._stop.wait)
@@ -108,7 +109,22 @@ class ProjectionTailer:
         return True
 
     def step(self) -> int:
-        """Apply one batch; return how many events it covered (applied or dead-lettered)."""
+        """Apply one batch; return how many events it covered (applied or dead-lettered).
+
+        A view that lost what it was given (``Rewind``: an index process restarted from
+        its last flush) moves this tailer back to the view's checkpoint: the log is read
+        again from there, and nothing the view lost stays lost."""
+        try:
+            return self._step()
+        except Rewind as e:
+            with self._cond:
+                if e.checkpoint < self._position:
+                    log.warning("projection %s rewound: %s", self.name, e)
+                    self._position = e.checkpoint
+                    self.rewinds += 1
+            return 0
+
+    def _step(self) -> int:
         try:
             events = self.log.read(
                 after=self._position, limit=self.batch_size, partition=self.partition
@@ -138,8 +154,9 @@ class ProjectionTailer:
         target = self.log.last_position(self.partition)
         applied = 0
         while self._position < target:
+            rewinds = self.rewinds
             n = self.step()
-            if n == 0:
+            if n == 0 and self.rewinds == rewinds:
                 break
             applied += n
             if progress:

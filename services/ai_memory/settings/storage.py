@@ -4,6 +4,7 @@ the models and schemas, and how reads wait for and projections apply the log."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr
 
@@ -83,6 +84,13 @@ class StorageSettings(Section):
         description="Embedded index (Qdrant Edge): points written after which a serving "
         "process compacts it in a child process — search structures built, forgotten "
         "vectors purged — while searches go on (0 = never; `ai-memory optimize` offline).",
+    )
+    index_process: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        description="Embedded index (Qdrant Edge): run it in a child process of its own, "
+        "so that its engine calls (which hold the interpreter) run beside request "
+        "handling on another core. `auto`: on in `ai-memory serve`, off in tools and "
+        "libraries. A child that dies is restarted; its projection re-reads the log.",
     )
     index_forget_delay: float = Field(
         default=30.0,

@@ -120,7 +120,10 @@ class _CompactionCollector(Collector):
         since = mc.gauge_family(mc.INDEX_POINTS_SINCE_COMPACTION)
         forgotten = mc.gauge_family(mc.INDEX_FORGOTTEN_PENDING)
         last = mc.gauge_family(mc.INDEX_LAST_COMPACTION_SECONDS)
-        if status:
+        restarts = mc.counter_family(mc.INDEX_PROCESS_RESTARTS)
+        if "process_restarts" in status:  # only an index in a process of its own has one
+            restarts.add_metric([], status["process_restarts"])
+        if "running" in status:
             running.add_metric([], status["running"])
             since.add_metric([], status["points_since"])
             forgotten.add_metric([], status["forgotten_pending"])
@@ -133,6 +136,7 @@ class _CompactionCollector(Collector):
         yield since
         yield forgotten
         yield last
+        yield restarts
 
 
 class _WebhookCollector(Collector):
