@@ -51,10 +51,12 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ai_memory.core.errors import Rewind, Unavailable
 from ai_memory.core.index_rebuild import InPlaceRebuild
@@ -145,6 +147,40 @@ def _raise(error: tuple[str, str, tuple[Any, ...], dict[str, Any], str]) -> None
     e.args = args
     e.__dict__.update(attrs)
     raise e
+
+
+# --- vectors across the boundary ---------------------------------------------------------
+# Pickling a 256-float ndarray costs ≈ 12 µs out and in (its reduce protocol); its bytes
+# cost < 1 µs. A 500-point apply sends 500 of them.
+
+Packed = dict[int, tuple[bytes, SparseVector]]
+
+
+def _vector_bytes(v: Vector) -> bytes:
+    return np.ascontiguousarray(v, dtype=np.float32).tobytes()
+
+
+def _pack(vectors: dict[int, tuple[Vector, SparseVector]]) -> Packed:
+    return {p: (_vector_bytes(dense), sparse) for p, (dense, sparse) in vectors.items()}
+
+
+def _unpack(packed: Packed) -> dict[int, tuple[Vector, SparseVector]]:
+    return {
+        p: (np.frombuffer(raw, dtype=np.float32), sparse) for p, (raw, sparse) in packed.items()
+    }
+
+
+def _unpack_call(method: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The port's arguments again, from what ``ProcessIndex`` sent (vectors as bytes)."""
+    if method == "apply":
+        mutations, packed = args
+        return mutations, _unpack(packed)
+    if method == "search":
+        query, dense = args
+        if dense is not None:
+            query = replace(query, dense=np.frombuffer(dense, dtype=np.float32))
+        return (query,)
+    return args
 
 
 # --- the parent's side ------------------------------------------------------------------
@@ -330,7 +366,8 @@ class ProcessIndex:
         return stored
 
     def search(self, query: IndexQuery) -> list[IndexHit]:
-        hits: list[IndexHit] = self._call("search", query)
+        dense = None if query.dense is None else _vector_bytes(query.dense)
+        hits: list[IndexHit] = self._call("search", replace(query, dense=None), dense)
         return hits
 
     def count(self, tenant: str) -> int:
@@ -456,7 +493,7 @@ def main(args: list[str]) -> int:  # pragma: no cover - the child process
             index.close()
             closed.set()
             return None
-        return getattr(index, method)(*args, **kwargs)
+        return getattr(index, method)(*_unpack_call(method, args), **kwargs)
 
     threads = [threading.Thread(target=_serve, args=(c, call, stop), daemon=True) for c in conns]
     for t in threads:
