@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -118,16 +119,47 @@ def test_a_child_that_loses_nothing_is_not_rewound(tmp_path: Path) -> None:
         index.close()
 
 
-def test_the_child_dies_with_its_parent_and_leaves_the_shard_to_a_successor(
-    tmp_path: Path,
-) -> None:
-    # A successor's child waits for the predecessor's lock on the shard: two children never
-    # open the same files. Here the predecessor closes normally, then a second opens at once.
+def test_two_processes_never_open_one_shard(tmp_path: Path) -> None:
+    # A second child waits for the first one's lock on the shard (a predecessor that is
+    # still closing, an orphan): it opens the files only once the first has let them go.
     one = ProcessIndex(spec(tmp_path))
     apply(one, put("m1", 1, axis(1), "tea"))
-    one.close()
     two = ProcessIndex(spec(tmp_path))
+    answered: list[int] = []
+    asking = threading.Thread(target=lambda: answered.append(two.checkpoint()))
     try:
-        assert two.checkpoint() == 1 and two.count("default") == 1
+        asking.start()
+        asking.join(1.5)
+        assert answered == []  # still waiting for the lock
+        one.close()  # flushes: what it applied is on disk for the next opener
+        asking.join(30)
+        assert answered == [1] and two.count("default") == 1
     finally:
+        one.close()
         two.close()
+
+
+def test_after_a_restart_each_partition_is_checked_on_its_own(tmp_path: Path) -> None:
+    index = ProcessIndex(spec(tmp_path, flush_interval=3600.0))
+    try:
+        apply(index, put("a1", 1, axis(1), "tea"), partition=0)
+        apply(index, put("b1", 1, axis(0, 1), "coffee"), partition=1)
+        index.flush()
+        apply(index, put("b2", 2, axis(1, 1), "cocoa"), partition=1)  # lost with the child
+        first = index.pid
+        assert first is not None
+        os.kill(first, signal.SIGKILL)
+        with pytest.raises(Unavailable):
+            index.count("default")
+        _wait_for(lambda: index.pid != first and index.count("default") == 2)
+        # Partition 0 lost nothing: it goes on. Partition 1 is told to read from 1 again,
+        # once; its replayed event then lands.
+        apply(index, put("a2", 2, axis(1), "milk"), partition=0)
+        with pytest.raises(Rewind) as rewound:
+            apply(index, put("b3", 3, axis(1), "water"), partition=1)
+        assert (rewound.value.partition, rewound.value.checkpoint) == (1, 1)
+        apply(index, put("b2", 2, axis(1, 1), "cocoa"), partition=1)
+        apply(index, put("b3", 3, axis(1), "water"), partition=1)
+        assert (index.checkpoint(0), index.checkpoint(1), index.count("default")) == (2, 3, 5)
+    finally:
+        index.close()

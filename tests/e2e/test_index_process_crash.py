@@ -1,4 +1,5 @@
-"""The live server's index runs in a process of its own (``adapters/index_process.py``).
+"""The live server's index in a process of its own (``AIMEM_INDEX_PROCESS=on``,
+``adapters/index_process.py``).
 Killed with SIGKILL while writes and searches go on, it is restarted, and every write
 that was acknowledged is found by search afterwards — the projection re-read the log from
 where the new process reopened. Killed with its server, it leaves with it, and the next
@@ -67,7 +68,7 @@ def found(http: httpx.Client, i: int, position: int) -> bool:
 
 
 def test_a_killed_index_process_loses_no_acknowledged_write(tmp_path: Path) -> None:
-    server = Server(tmp_path / "data", AIMEM_ENCRYPTION="on")
+    server = Server(tmp_path / "data", AIMEM_ENCRYPTION="on", AIMEM_INDEX_PROCESS="on")
     acked: dict[int, int] = {}  # write number → its position token
     answers: list[int] = []  # status of every search sent meanwhile
     lock = threading.Lock()
@@ -122,7 +123,7 @@ def test_a_killed_index_process_loses_no_acknowledged_write(tmp_path: Path) -> N
 
 def test_the_index_process_leaves_with_a_killed_server(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
-    server = Server(data_dir)
+    server = Server(data_dir, AIMEM_INDEX_PROCESS="on")
     try:
         with httpx.Client(base_url=server.url, timeout=30) as http:
             r = http.put("/v1/memories/m1", json=body(1), params={"wait": "true"})
@@ -137,7 +138,7 @@ def test_the_index_process_leaves_with_a_killed_server(tmp_path: Path) -> None:
         assert not alive(child)
     finally:
         server.stop()
-    again = Server(data_dir)
+    again = Server(data_dir, AIMEM_INDEX_PROCESS="on")
     try:
         with httpx.Client(base_url=again.url, timeout=30) as http:
             assert found(http, 1, position)

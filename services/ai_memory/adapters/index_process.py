@@ -217,7 +217,7 @@ class ProcessIndex:
         # What the projection applied, per partition: a restarted child that reopens
         # behind it makes the next apply raise ``Rewind``.
         self._applied: dict[int, int] = {}
-        self._check_rewind = False
+        self._unchecked: set[int] = set()  # partitions to ask after a restart
         self._wanted = threading.Event()
         self._spawned = threading.Event()
         self._spawn_error: BaseException | None = None
@@ -285,7 +285,7 @@ class ProcessIndex:
                 return
             child.lost = True
             self._restarts += 1
-            self._check_rewind = True
+            self._unchecked = set(self._applied)
             delay, self._delay = self._delay, min(self._delay * 2, _RESTART_MAX)
         with contextlib.suppress(OSError):
             child.proc.kill()
@@ -295,7 +295,9 @@ class ProcessIndex:
             child.proc.returncode,
             delay,
         )
-        threading.Timer(delay, self._wanted.set).start()
+        timer = threading.Timer(delay, self._wanted.set)
+        timer.daemon = True
+        timer.start()
 
     @property
     def restarts(self) -> int:
@@ -337,7 +339,7 @@ class ProcessIndex:
         checkpoint: int,
         partition: int = 0,
     ) -> None:
-        if self._check_rewind:
+        if partition in self._unchecked:
             self._rewound(partition)
         self._call("apply", list(mutations), vectors, checkpoint=checkpoint, partition=partition)
         with self._lock:
@@ -350,8 +352,7 @@ class ProcessIndex:
         with self._lock:
             expected = self._applied.get(partition, 0)
             self._applied[partition] = stored
-            if all(p == partition or v <= stored for p, v in self._applied.items()):
-                self._check_rewind = False
+            self._unchecked.discard(partition)
         if stored < expected:
             log.warning(
                 "index partition %d reopened at %d, behind %d: re-reading the log",

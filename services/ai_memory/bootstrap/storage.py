@@ -52,6 +52,6 @@ def open_storage(
         embedder,
         tag_key=index_tag_key(root),
         compaction=compaction_policy(s),
-        own_process=s.index_process == "on",
+        own_process=s.index_process,
     )
     return Storage(root, sealer, serializer, log, store, index)

@@ -199,8 +199,6 @@ def serve(
         overrides["insecure_open"] = True
     settings = Settings.from_env(**overrides)
     check_settings(settings)  # every value, before a store or the data dir is touched
-    if settings.index_process == "auto":  # a server runs its embedded index beside it
-        settings = settings.model_copy(update={"index_process": "on"})
     bind = settings.host
     insecure_open = settings.insecure_open
     metrics_port = settings.metrics_port
