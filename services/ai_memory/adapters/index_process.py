@@ -240,7 +240,8 @@ class ProcessIndex:
                 return
             try:
                 child = self._spawn()
-            except BaseException as e:  # reported to the constructor
+            except BaseException as e:  # reported to the constructor, or logged
+                log.exception("could not start the index process; the index stays down")
                 self._spawn_error = e
                 self._spawned.set()
                 return
