@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
@@ -43,11 +44,18 @@ def query_for(content: str) -> str:
 
 
 def post(client: TestClient, body: dict[str, Any]) -> Any:
-    # ensure_ascii: a lone surrogate travels as the escape a client would send
+    # A hostile meta nests up to 2,000 levels (strategies._HOSTILE) and the encoder
+    # recurses once per level on top of pytest's and Hypothesis's frames: near the top of
+    # that range the test's own encoding overflowed the interpreter's recursion limit.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        # ensure_ascii: a lone surrogate travels as the escape a client would send
+        content = json.dumps(body, ensure_ascii=True)
+    finally:
+        sys.setrecursionlimit(limit)
     return client.post(
-        "/v1/memories?wait=true",
-        content=json.dumps(body, ensure_ascii=True),
-        headers={"content-type": "application/json"},
+        "/v1/memories?wait=true", content=content, headers={"content-type": "application/json"}
     )
 
 
