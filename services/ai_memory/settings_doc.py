@@ -30,6 +30,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "wait_timeout",
             "projector_batch",
+            "projector_linger",
             "index_compact_after",
             "index_forget_delay",
             "index_process",

@@ -45,6 +45,7 @@ def build_projections(
                     log,
                     sink,
                     batch_size=s.projector_batch,
+                    linger=s.projector_linger,
                     partition=p,
                     dead_letters=dead_letters,
                     raw_of=raw_frames(serializer),  # parked raw bytes stay sealed

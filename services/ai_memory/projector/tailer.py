@@ -5,6 +5,15 @@ view, so a restart resumes where it stopped), applies batches, and wakes anyone 
 for a position (read-your-writes). Every batch goes through the shared ``ApplyPolicy``:
 an unavailable store is retried forever (the projection reports itself stuck), an event
 that cannot be applied — or decoded — is dead-lettered and the projection moves on.
+
+Linger. Writes that trickle in (a hundred single writes a second) would each wake the
+tailer for a batch of one, and a batch costs the same fixed work whatever it carries (the
+log read, the view's transaction or engine call, its checkpoint: ≈ 0.4 ms per projection
+per batch here). After a batch smaller than ``LINGER_BELOW`` the tailer therefore waits
+``linger`` seconds before reading again, like Kafka's ``linger.ms``: the first write after
+a quiet spell is applied at once, the writes right behind it share the next batch. A
+reader waiting for a position (``wait=true``, ``min_position``) cuts the linger short,
+so read-your-writes never pays it; other readers see a write at most ``linger`` later.
 """
 
 from __future__ import annotations
@@ -28,6 +37,9 @@ log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int], None]  # events applied by the latest batch
 
+#: Batches smaller than this are followed by the linger (bigger ones mean a backlog).
+LINGER_BELOW = 16
+
 
 class ProjectionTailer:
     def __init__(
@@ -40,10 +52,12 @@ class ProjectionTailer:
         dead_letters: DeadLetters | None = None,
         raw_of: RawOf | None = None,
         backoff: Backoff | None = None,
+        linger: float = 0.0,
     ) -> None:
         self.log = event_log
         self.sink = sink
         self.batch_size = batch_size
+        self.linger = linger
         self.partition = partition
         self._position = sink.checkpoint(partition)
         self._cond = threading.Condition()
@@ -52,6 +66,9 @@ class ProjectionTailer:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._idle = False
+        # Set when a reader waits for a position, or on stop: ends a linger early.
+        self._hurry = threading.Event()
+        self._sync_waiters = 0
         self._raw_of = raw_of
         self.rewinds = 0  # times the view was found behind this tailer
         # Waits end early when the tailer is stopped; a synchronous catch-up (replay) has
@@ -93,6 +110,7 @@ class ProjectionTailer:
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()
+        self._hurry.set()
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
@@ -101,11 +119,18 @@ class ProjectionTailer:
         """True once this projection has applied ``position``; False on timeout."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while self._position < position:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return False
-                self._cond.wait(remaining)
+            if self._position >= position:
+                return True
+            self._sync_waiters += 1
+            self._hurry.set()
+            try:
+                while self._position < position:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        return False
+                    self._cond.wait(remaining)
+            finally:
+                self._sync_waiters -= 1
         return True
 
     def step(self) -> int:
@@ -195,6 +220,7 @@ class ProjectionTailer:
             if self._position >= position:
                 return True
             self._async_waiters.append((position, loop, reached))
+            self._hurry.set()
         try:
             await asyncio.wait_for(asyncio.shield(reached), timeout)
             return True
@@ -213,6 +239,18 @@ class ProjectionTailer:
             with contextlib.suppress(RuntimeError):  # that loop has closed meanwhile
                 loop.call_soon_threadsafe(_resolve, reached)
 
+    def _lingered(self) -> bool:
+        """Wait ``linger`` after a small batch unless a reader waits for a position;
+        True if it waited (then the next read comes at once)."""
+        if self.linger <= 0:
+            return False
+        with self._cond:
+            self._hurry.clear()
+            if self._sync_waiters or self._async_waiters:
+                return False
+        self._hurry.wait(self.linger)
+        return True
+
     def _run(self) -> None:
         backoff = 0.05
         quiet = False
@@ -230,6 +268,8 @@ class ProjectionTailer:
                         backoff = 0.05
                     if applied >= self.batch_size:
                         continue
+                    if 0 < applied < LINGER_BELOW and self._lingered():
+                        continue  # read what arrived meanwhile, without waiting again
                 quiet = not self.log.wait_for_events(
                     after=self._position, timeout=0.5, partition=self.partition
                 )

@@ -77,6 +77,14 @@ class StorageSettings(Section):
     projector_batch: int = Field(
         default=500, description="Events an in-process projection applies per batch."
     )
+    projector_linger: float = Field(
+        default=0.05,
+        ge=0,
+        le=1.0,
+        description="Seconds an in-process projection waits after a small batch before "
+        "reading the next, so trickling writes share batches (Kafka's `linger.ms`); a "
+        "read-your-writes wait cuts it short; 0 = apply each write at once.",
+    )
     index_compact_after: int = Field(
         default=10_000,
         ge=0,
