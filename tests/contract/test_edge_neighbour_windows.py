@@ -3,7 +3,9 @@ a window of time around a seed once another seed of its conversation showed how 
 its turns are; it must answer exactly what one ordered scroll per seed and side answers
 (``ordered_neighbours``): same turns, same order, for every filter — on turns that share
 their times, in several sessions and scopes, some forgotten, historical, expired, tagged
-otherwise or of another tenant."""
+otherwise or of another tenant. Both choose among turns at the same time by point key
+(the engine's scroll would by its internal offsets), which the last test pins against
+an unordered read of every turn."""
 
 from __future__ import annotations
 
@@ -164,3 +166,43 @@ def test_earlier_searches_save_the_first_seeds_scrolls(index: QdrantEdgeIndex) -
     cold, _ = compare(shard, terms, random.Random("same"), None)
     warm, _ = compare(shard, terms, random.Random("same"), edge_reads.Reaches())
     assert warm.ordered < cold.ordered
+
+
+@pytest.mark.parametrize("page", [1, 2, edge_reads._TIES_PAGE])
+def test_turns_at_the_same_time_are_chosen_by_point_key(
+    index: QdrantEdgeIndex, page: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The definition itself, on turns whose whole-second times repeat: every matching
+    turn on the side (one unordered read of all of them), nearest first, equal times in
+    key order. The engine's scroll orders equal times by its internal offsets; the
+    lookup must not (a window and a scroll would then answer differently). Pages of one
+    and two turns make the read of a time's turns go page by page."""
+    monkeypatch.setattr(edge_reads, "_TIES_PAGE", page)
+    terms = ip.filter_terms(q(text="turn", mode="keyword", now=NOW))
+    shard = index._live()
+    filters = edge_reads._Filters()
+    rng = random.Random(page)
+    turns = all_turns(shard)
+    decided_by_key = 0
+    for seed in rng.sample(turns, 60):
+        for before in (True, False):
+            side = (
+                qe.RangeFloat(lt=seed.created_at) if before else qe.RangeFloat(gt=seed.created_at)
+            )
+            records, _ = shard.scroll(
+                qe.ScrollRequest(limit=10_000, filter=filters(terms, seed, side), with_payload=True)
+            )
+            every = sorted(
+                (
+                    abs(float(r.payload[ip.F_CREATED_AT]) - seed.created_at),
+                    edge_reads.point_key(r.id),
+                )
+                for r in records
+            )
+            for limit in (1, 2, 3):
+                query = ip.NeighbourQuery(terms, seed, before, limit)
+                (found,) = edge_reads.ordered_neighbours(shard, [query])
+                assert [key for key, _ in found] == [key for _, key in every[:limit]]
+                if len(every) > limit and every[limit][0] == every[limit - 1][0]:
+                    decided_by_key += 1
+    assert decided_by_key > 10  # the boundary fell between equal times often enough

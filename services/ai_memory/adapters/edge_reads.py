@@ -195,6 +195,11 @@ _INTERACTION = qe.FieldCondition(ip.F_TYPE, match=qe.MatchValue(ip.INTERACTION))
 
 
 def _ordered(shard: qe.EdgeShard, filters: _Filters, query: ip.NeighbourQuery) -> _Found:
+    """The side's ``limit`` nearest turns, nearest first, turns at the same time in point
+    key order (``nearest_first``). One ordered scroll asks for one turn more than the
+    limit: when that one shares its time with the last one kept, the engine chose among
+    equals by its internal offsets, so every turn at that time is read (``_at``) and the
+    choice is made by key, as a window makes it."""
     seed = query.seed
     side = qe.RangeFloat(lt=seed.created_at) if query.before else qe.RangeFloat(gt=seed.created_at)
     direction = qe.Direction.Desc if query.before else qe.Direction.Asc
@@ -204,13 +209,62 @@ def _ordered(shard: qe.EdgeShard, filters: _Filters, query: ip.NeighbourQuery) -
     order = qe.OrderBy(ip.F_CREATED_AT, direction=direction, start_from=seed.created_at)
     records, _ = shard.scroll(
         qe.ScrollRequest(
-            limit=query.limit,
+            limit=query.limit + 1,
             filter=filters(query.terms, seed, side),
             with_payload=_TURN_PAYLOAD,
             order_by=order,
         )
     )
-    return [(point_key(r.id), r.payload) for r in records if r.payload]
+    found = _timed(records)
+    limit = query.limit
+    if len(found) > limit and found[limit][0] == found[limit - 1][0]:
+        edge = found[limit - 1][0]
+        found = [w for w in found if w[0] != edge] + _at(shard, filters, query, edge)
+    return nearest_first(found, seed, query.before, limit)
+
+
+def nearest_first(
+    turns: Sequence[tuple[float, str, dict[str, Any]]], seed: Turn, before: bool, limit: int
+) -> _Found:
+    """The ``limit`` turns nearest the seed on one side, nearest first; turns at the same
+    time in point-key order, so that the answer does not depend on how it was read (the
+    engine orders equal times by its internal offsets, which differ between a scroll
+    and a window read, and between shards that hold the same points)."""
+    at = seed.created_at
+    on_side = [w for w in turns if (w[0] < at if before else w[0] > at)]
+    on_side.sort(key=lambda w: (at - w[0] if before else w[0] - at, w[1]))
+    return [(key, payload) for _, key, payload in on_side[:limit]]
+
+
+_TIES_PAGE = 256  # turns per read of the turns at one time; more are read page by page
+
+
+def _at(
+    shard: qe.EdgeShard, filters: _Filters, query: ip.NeighbourQuery, time: float
+) -> list[tuple[float, str, dict[str, Any]]]:
+    """Every turn of the query's conversation at exactly ``time``."""
+    out: list[tuple[float, str, dict[str, Any]]] = []
+    offset: Any = None
+    while True:
+        records, offset = shard.scroll(
+            qe.ScrollRequest(
+                limit=_TIES_PAGE,
+                offset=offset,
+                filter=filters(query.terms, query.seed, qe.RangeFloat(gte=time, lte=time)),
+                with_payload=_TURN_PAYLOAD,
+            )
+        )
+        out += _timed(records)
+        if offset is None or not records:
+            return out
+
+
+def _timed(records: Sequence[Any]) -> list[tuple[float, str, dict[str, Any]]]:
+    return [
+        (float(r.payload[ip.F_CREATED_AT]), point_key(r.id), r.payload)
+        for r in records
+        if r.payload
+    ]
 
 
 # A window's turns: (created_at, point key, payload), the seed's own time left out.
@@ -230,11 +284,7 @@ def _window(
     )
     if len(records) >= WINDOW_LIMIT:
         return None
-    return [
-        (float(r.payload[ip.F_CREATED_AT]), point_key(r.id), r.payload)
-        for r in records
-        if r.payload and float(r.payload[ip.F_CREATED_AT]) != seed.created_at
-    ]
+    return [w for w in _timed(records) if w[0] != seed.created_at]
 
 
 def _windows(
@@ -267,11 +317,7 @@ def _windows(
     )
     if len(records) >= limit:
         return {seed: _window(shard, filters, terms, seed, width) for seed in seeds}
-    read = [
-        (float(r.payload[ip.F_CREATED_AT]), point_key(r.id), r.payload)
-        for r in records
-        if r.payload
-    ]
+    read = _timed(records)
     return {
         seed: [w for w in read if low <= w[0] <= high and w[0] != seed.created_at]
         for seed, (low, high) in zip(seeds, bounds, strict=True)
@@ -280,21 +326,13 @@ def _windows(
 
 def _side(window: _Window, seed: Turn, before: bool, limit: int) -> _Found | None:
     """The nearest ``limit`` turns on one side, when the window proves them: ``limit`` of
-    them inside it (a turn outside is farther than any inside) and no two of those and
-    the next one with the same time (which of them the scroll returns first is the
-    engine's choice)."""
+    them inside it. A turn outside is farther than any inside, and every turn at the time
+    of the last one kept is inside too (the window was read whole), so the choice among
+    equal times is the one ``nearest_first`` makes wherever the turns come from."""
     at = seed.created_at
-    side = sorted(
-        (w for w in window if (w[0] < at if before else w[0] > at)),
-        key=lambda w: w[0],
-        reverse=before,
-    )
-    if len(side) < limit:
+    if sum(1 for w in window if (w[0] < at if before else w[0] > at)) < limit:
         return None
-    deciding = [w[0] for w in side[: limit + 1]]
-    if len(set(deciding)) < len(deciding):
-        return None
-    return [(key, payload) for _, key, payload in side[:limit]]
+    return nearest_first(window, seed, before, limit)
 
 
 def _farthest(seed: Turn, sides: Sequence[_Found]) -> float:

@@ -183,7 +183,9 @@ def _neighbours(
         and p.payload.get(ip.F_SESSION) == seed.session
         and (p.payload[ip.F_CREATED_AT] < at if query.before else p.payload[ip.F_CREATED_AT] > at)
     ]
-    found.sort(key=lambda f: f[0], reverse=query.before)
+    # Nearest first, equal times in point-id order: the rule every adapter's lookups
+    # answer by (``edge_reads.nearest_first``).
+    found.sort(key=lambda f: (at - f[0] if query.before else f[0] - at, f[1]))
     return [(pid, payload) for _, pid, payload in found[: query.limit]]
 
 
