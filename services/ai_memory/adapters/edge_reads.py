@@ -220,20 +220,7 @@ def _ordered(shard: qe.EdgeShard, filters: _Filters, query: ip.NeighbourQuery) -
     if len(found) > limit and found[limit][0] == found[limit - 1][0]:
         edge = found[limit - 1][0]
         found = [w for w in found if w[0] != edge] + _at(shard, filters, query, edge)
-    return nearest_first(found, seed, query.before, limit)
-
-
-def nearest_first(
-    turns: Sequence[tuple[float, str, dict[str, Any]]], seed: Turn, before: bool, limit: int
-) -> _Found:
-    """The ``limit`` turns nearest the seed on one side, nearest first; turns at the same
-    time in point-key order, so that the answer does not depend on how it was read (the
-    engine orders equal times by its internal offsets, which differ between a scroll
-    and a window read, and between shards that hold the same points)."""
-    at = seed.created_at
-    on_side = [w for w in turns if (w[0] < at if before else w[0] > at)]
-    on_side.sort(key=lambda w: (at - w[0] if before else w[0] - at, w[1]))
-    return [(key, payload) for _, key, payload in on_side[:limit]]
+    return ip.nearest_first(found, seed, query.before, limit)
 
 
 _TIES_PAGE = 256  # turns per read of the turns at one time; more are read page by page
@@ -328,11 +315,11 @@ def _side(window: _Window, seed: Turn, before: bool, limit: int) -> _Found | Non
     """The nearest ``limit`` turns on one side, when the window proves them: ``limit`` of
     them inside it. A turn outside is farther than any inside, and every turn at the time
     of the last one kept is inside too (the window was read whole), so the choice among
-    equal times is the one ``nearest_first`` makes wherever the turns come from."""
+    equal times is the one ``index_payload.nearest_first`` makes wherever the turns come from."""
     at = seed.created_at
     if sum(1 for w in window if (w[0] < at if before else w[0] > at)) < limit:
         return None
-    return nearest_first(window, seed, before, limit)
+    return ip.nearest_first(window, seed, before, limit)
 
 
 def _farthest(seed: Turn, sides: Sequence[_Found]) -> float:

@@ -54,7 +54,7 @@ import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -422,6 +422,22 @@ FindNeighbours = Callable[
 ]
 
 INTERACTION = MemoryType.INTERACTION.value
+
+
+_P = TypeVar("_P")  # a turn's payload, as each adapter reads it
+
+
+def nearest_first(
+    turns: Sequence[tuple[float, str, _P]], seed: Turn, before: bool, limit: int
+) -> list[tuple[str, _P]]:
+    """The ``limit`` turns nearest the seed on one side, nearest first; turns at the same
+    time in point-key order, so that the answer does not depend on how it was read (the
+    engine orders equal times by its internal offsets, which differ between a scroll
+    and a window read, and between shards that hold the same points)."""
+    at = seed.created_at
+    on_side = [w for w in turns if (w[0] < at if before else w[0] > at)]
+    on_side.sort(key=lambda w: (at - w[0] if before else w[0] - at, w[1]))
+    return [(key, payload) for _, key, payload in on_side[:limit]]
 
 
 def turn_of(key: str, payload: Mapping[str, Any]) -> Turn:

@@ -392,7 +392,11 @@ class QdrantServerIndex:
     def _neighbours(
         self, queries: Sequence[ip.NeighbourQuery]
     ) -> list[list[tuple[str, dict[str, Any]]]]:
-        """Every seed's nearest turns on both sides in one batch of ordered queries."""
+        """Every seed's nearest turns on both sides in one batch of ordered queries, each
+        asking for one turn more than it keeps: where that one shares the last kept
+        turn's time, the engine chose among equal times by its own order, so the turns
+        at that time are read and chosen by point key (``index_payload.nearest_first``,
+        the rule of every adapter)."""
         requests = [
             qm.QueryRequest(
                 query=qm.OrderByQuery(
@@ -405,14 +409,46 @@ class QdrantServerIndex:
                     )
                 ),
                 filter=_neighbour_filter(q),
-                limit=q.limit,
+                limit=q.limit + 1,
                 with_payload=_TURN_PAYLOAD,
             )
             for q in queries
         ]
         with self._call("search"):
             responses = self._client.query_batch_points(self._target, requests)
-        return [[(str(p.id), p.payload or {}) for p in r.points] for r in responses]
+        found = [_timed(r.points) for r in responses]
+        for q, turns in zip(queries, found, strict=True):
+            if len(turns) > q.limit and turns[q.limit][0] == turns[q.limit - 1][0]:
+                edge = turns[q.limit - 1][0]
+                turns[:] = [w for w in turns if w[0] != edge] + self._at(q, edge)
+        return [
+            ip.nearest_first(turns, q.seed, q.before, q.limit)
+            for q, turns in zip(queries, found, strict=True)
+        ]
+
+    def _at(self, q: ip.NeighbourQuery, time: float) -> list[tuple[float, str, dict[str, Any]]]:
+        """Every turn of the query's conversation at exactly ``time``."""
+        out: list[tuple[float, str, dict[str, Any]]] = []
+        offset: Any = None
+        while True:
+            with self._call("search"):
+                points, offset = self._client.scroll(
+                    self._target,
+                    scroll_filter=_neighbour_filter(q, qm.Range(gte=time, lte=time)),
+                    limit=_TIES_PAGE,
+                    offset=offset,
+                    with_payload=_TURN_PAYLOAD,
+                )
+            out += _timed(points)
+            if offset is None or not points:
+                return out
+
+
+_TIES_PAGE = 256
+
+
+def _timed(points: Sequence[Any]) -> list[tuple[float, str, dict[str, Any]]]:
+    return [(float(p.payload[ip.F_CREATED_AT]), str(p.id), p.payload) for p in points if p.payload]
 
 
 def _point(w: ip.PointWrite) -> qm.PointStruct:
@@ -427,9 +463,10 @@ def _point(w: ip.PointWrite) -> qm.PointStruct:
 _TURN_PAYLOAD = qm.PayloadSelectorInclude(include=list(ip.TURN_FIELDS))
 
 
-def _neighbour_filter(q: ip.NeighbourQuery) -> qm.Filter:
+def _neighbour_filter(q: ip.NeighbourQuery, at: qm.Range | None = None) -> qm.Filter:
+    """The query's conversation on its side of the seed, or at ``at``."""
     seed = q.seed
-    side = qm.Range(lt=seed.created_at) if q.before else qm.Range(gt=seed.created_at)
+    side = at or (qm.Range(lt=seed.created_at) if q.before else qm.Range(gt=seed.created_at))
     session: Any = (
         qm.IsEmptyCondition(is_empty=qm.PayloadField(key=ip.F_SESSION))
         if seed.session is None

@@ -183,10 +183,7 @@ def _neighbours(
         and p.payload.get(ip.F_SESSION) == seed.session
         and (p.payload[ip.F_CREATED_AT] < at if query.before else p.payload[ip.F_CREATED_AT] > at)
     ]
-    # Nearest first, equal times in point-id order: the rule every adapter's lookups
-    # answer by (``edge_reads.nearest_first``).
-    found.sort(key=lambda f: (at - f[0] if query.before else f[0] - at, f[1]))
-    return [(pid, payload) for _, pid, payload in found[: query.limit]]
+    return ip.nearest_first(found, seed, query.before, query.limit)
 
 
 def _dense_scores(points: Sequence[tuple[str, _Point]], query: Vector) -> list[tuple[str, float]]:
