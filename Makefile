@@ -36,6 +36,7 @@ lint:
 
 typecheck:
 	$(BIN)/mypy
+	$(BIN)/mypy loadtest
 
 bench: install
 	$(BIN)/python -m loadtest.bench_embedded --sizes 10000

@@ -63,12 +63,11 @@ def round_of(page: Any, url: str) -> dict[str, float]:
     )
     pages = []
     for n in range(2, NEXT_PAGES + 2):
-        pages.append(
-            timed(
-                lambda: page.get_by_role("button", name="Next page").click(),
-                lambda n=n: expect(page.get_by_text(f"Page {n}:")).to_be_visible(timeout=60_000),
-            )
-        )
+
+        def shown(n: int = n) -> None:
+            expect(page.get_by_text(f"Page {n}:")).to_be_visible(timeout=60_000)
+
+        pages.append(timed(lambda: page.get_by_role("button", name="Next page").click(), shown))
     took["memories: next page (median of 5)"] = statistics.median(pages)
 
     first = page.locator("table.list tbody a").first

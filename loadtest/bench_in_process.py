@@ -50,7 +50,7 @@ def bench(size: int, calls: int) -> dict[str, float]:
     out: dict[str, float] = {}
     try:
         with InProcessClient(container) as memory:
-            lines = [{"kind": "record", "record": m} for m in memories(size)]
+            lines: list[dict[str, Any]] = [{"kind": "record", "record": m} for m in memories(size)]
             t = time.perf_counter()
             report = memory.import_bundle(lines, wait=True)
             out["import_per_s"] = size / (time.perf_counter() - t)

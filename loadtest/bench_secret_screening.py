@@ -27,6 +27,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ai_memory.core.secrets import find_plain, find_secrets
 from loadtest.locomo import data_path
@@ -76,8 +77,8 @@ def generated(n: int = 5000) -> dict[str, list[str]]:
 
 
 def flagged(
-    texts: Sequence[str], find: Callable[[str], list]
-) -> tuple[int, Counter[str], list[str]]:  # type: ignore[type-arg]
+    texts: Sequence[str], find: Callable[[str], list[Any]]
+) -> tuple[int, Counter[str], list[str]]:
     kinds: Counter[str] = Counter()
     examples: list[str] = []
     count = 0

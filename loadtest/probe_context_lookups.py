@@ -55,7 +55,7 @@ def shard_of(data: Path) -> Path:
 def seeds(small: bool) -> list[Turn]:
     """Five turns of one scope, as a scoped search's seeds are."""
     want = f"user:small-{random.randrange(SMALL_SCOPES)}" if small else BIG_SCOPE
-    out = []
+    out: list[Turn] = []
     while len(out) < 5:
         n = random.randrange(SIZE)
         scope = scope_of(n)

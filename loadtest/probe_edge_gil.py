@@ -124,8 +124,8 @@ def main() -> None:
             )
         alone = scroll_latencies(shard, args.points, 1000)
         beside = busy_beside(lambda: scroll_latencies(shard, args.points, 1000))
-        for name, took in (("alone", alone), ("beside a busy thread", beside)):
-            p50, p95 = took[len(took) // 2], took[int(len(took) * 0.95)]
+        for name, lat in (("alone", alone), ("beside a busy thread", beside)):
+            p50, p95 = lat[len(lat) // 2], lat[int(len(lat) * 0.95)]
             print(f"ordered scroll {name}: p50 {p50 * 1e3:.3f} ms, p95 {p95 * 1e3:.3f} ms")
         shard.close()
     finally:
