@@ -59,6 +59,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ai_memory.core.conversation_context import REACH as CONTEXT_REACH
+from ai_memory.core.conversation_context import SEEDS as CONTEXT_SEEDS
 from ai_memory.core.conversation_context import Turn, with_context
 from ai_memory.core.errors import InvalidInput
 from ai_memory.core.fusion import DEFAULT_FUSION, Fusion, Ranked, by_score, fuse, single_hits
@@ -519,5 +520,19 @@ def _with_context(
                 side.append(turn_of(key, payload))
         return sides
 
-    turns = {key: turn_of(key, payload) for key, payload in found.items()}
-    return with_context(kept, turns, lookup, limit)
+    return with_context(kept, seed_turns(kept, found), lookup, limit)
+
+
+def seed_turns(kept: Sequence[IndexHit], found: Mapping[str, Mapping[str, Any]]) -> dict[str, Turn]:
+    """The turns ``with_context`` can take as seeds: the first ``SEEDS`` hits that are
+    interactions, in hit order. A search keeps a few dozen hits and context asks only for
+    its best few turns, so the others are not described (a hit ``turns`` lacks is no
+    seed, which a hit of another type is not either)."""
+    turns: dict[str, Turn] = {}
+    for hit in kept:
+        payload = found.get(hit.memory_id)
+        if payload is not None and payload.get(F_TYPE) == INTERACTION:
+            turns[hit.memory_id] = turn_of(hit.memory_id, payload)
+            if len(turns) == CONTEXT_SEEDS:
+                break
+    return turns
