@@ -114,3 +114,18 @@ def test_without_a_linger_each_write_is_applied_as_it_comes(
         assert sink.batches == [1, 1, 1]
     finally:
         tailer.stop()
+
+
+def test_a_stop_just_before_the_linger_begins_is_not_waited_out(
+    parts: tuple[SqliteEventLog, CountingSink],
+) -> None:
+    """``stop`` sets the hurry event, which the linger clears as it begins: a stop in
+    between must still end the linger at once (here the stop is set before the linger
+    starts, the worst order for the clear)."""
+    log, sink = parts
+    tailer = ProjectionTailer(log, sink, dead_letters=None, linger=LINGER)
+    tailer._stop.set()
+    tailer._hurry.set()
+    began = time.monotonic()
+    assert tailer._lingered() is False
+    assert time.monotonic() - began < LINGER / 10

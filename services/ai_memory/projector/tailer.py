@@ -246,7 +246,9 @@ class ProjectionTailer:
             return False
         with self._cond:
             self._hurry.clear()
-            if self._sync_waiters or self._async_waiters:
+            # A stop that set ``_hurry`` just before the clear above has set ``_stop``
+            # first: seen here, so it is never kept waiting the linger out.
+            if self._sync_waiters or self._async_waiters or self._stop.is_set():
                 return False
         self._hurry.wait(self.linger)
         return True
