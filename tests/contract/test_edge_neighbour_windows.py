@@ -168,7 +168,7 @@ def test_earlier_searches_save_the_first_seeds_scrolls(index: QdrantEdgeIndex) -
     assert warm.ordered < cold.ordered
 
 
-@pytest.mark.parametrize("page", [1, 2, edge_reads._TIES_PAGE])
+@pytest.mark.parametrize("page", [1, 2, ip.TIES_PAGE])
 def test_turns_at_the_same_time_are_chosen_by_point_key(
     index: QdrantEdgeIndex, page: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -177,7 +177,7 @@ def test_turns_at_the_same_time_are_chosen_by_point_key(
     key order. The engine's scroll orders equal times by its internal offsets; the
     lookup must not (a window and a scroll would then answer differently). Pages of one
     and two turns make the read of a time's turns go page by page."""
-    monkeypatch.setattr(edge_reads, "_TIES_PAGE", page)
+    monkeypatch.setattr(ip, "TIES_PAGE", page)
     terms = ip.filter_terms(q(text="turn", mode="keyword", now=NOW))
     shard = index._live()
     filters = edge_reads._Filters()
@@ -198,6 +198,7 @@ def test_turns_at_the_same_time_are_chosen_by_point_key(
                     edge_reads.point_key(r.id),
                 )
                 for r in records
+                if r.payload
             )
             for limit in (1, 2, 3):
                 query = ip.NeighbourQuery(terms, seed, before, limit)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ai_memory.adapters import edge_reads, qdrant_server_index
+from ai_memory.adapters import edge_reads
 from ai_memory.adapters import index_payload as ip
 from ai_memory.adapters.memory import vector_index as memory_index
 from ai_memory.adapters.memory.vector_index import MemoryVectorIndex
@@ -49,8 +49,7 @@ def lookup(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Lookup]:
     # Pages of two: the six turns of one time are read page by page in both engines.
-    monkeypatch.setattr(edge_reads, "_TIES_PAGE", 2)
-    monkeypatch.setattr(qdrant_server_index, "_TIES_PAGE", 2)
+    monkeypatch.setattr(ip, "TIES_PAGE", 2)
     written = sorted(turns(), key=lambda t: key_of(t[0]), reverse=True)
     batch = merge(
         put("seed", 1, axis(1), "a turn", scope=SCOPE, type_=MemoryType.INTERACTION, created_at=T0),

@@ -215,15 +215,10 @@ def _ordered(shard: qe.EdgeShard, filters: _Filters, query: ip.NeighbourQuery) -
             order_by=order,
         )
     )
-    found = _timed(records)
-    limit = query.limit
-    if len(found) > limit and found[limit][0] == found[limit - 1][0]:
-        edge = found[limit - 1][0]
-        found = [w for w in found if w[0] != edge] + _at(shard, filters, query, edge)
-    return ip.nearest_first(found, seed, query.before, limit)
-
-
-_TIES_PAGE = 256  # turns per read of the turns at one time; more are read page by page
+    found = ip.with_ties_read(
+        _timed(records), query.limit, lambda time: _at(shard, filters, query, time)
+    )
+    return ip.nearest_first(found, seed, query.before, query.limit)
 
 
 def _at(
@@ -235,7 +230,7 @@ def _at(
     while True:
         records, offset = shard.scroll(
             qe.ScrollRequest(
-                limit=_TIES_PAGE,
+                limit=ip.TIES_PAGE,
                 offset=offset,
                 filter=filters(query.terms, query.seed, qe.RangeFloat(gte=time, lte=time)),
                 with_payload=_TURN_PAYLOAD,

@@ -441,6 +441,25 @@ def nearest_first(
     return [(key, payload) for _, key, payload in on_side[:limit]]
 
 
+#: Turns per read of the turns at one time (``with_ties_read``); more are read page by page.
+TIES_PAGE = 256
+
+
+def with_ties_read(
+    found: list[tuple[float, str, _P]],
+    limit: int,
+    read_at: Callable[[float], list[tuple[float, str, _P]]],
+) -> list[tuple[float, str, _P]]:
+    """``found``: an engine's ordered read of ``limit + 1`` turns, nearest first. When the
+    last one shares its time with the one before it, the engine chose among equal times
+    by its own order, so every turn at that time is read (``read_at``) for
+    ``nearest_first`` to choose by key; otherwise ``found`` already holds them all."""
+    if len(found) > limit and found[limit][0] == found[limit - 1][0]:
+        edge = found[limit - 1][0]
+        return [w for w in found if w[0] != edge] + read_at(edge)
+    return found
+
+
 def turn_of(key: str, payload: Mapping[str, Any]) -> Turn:
     session = payload.get(F_SESSION)
     return Turn(

@@ -52,6 +52,7 @@ import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from functools import partial
 from typing import Any
 
 from qdrant_client import QdrantClient
@@ -416,14 +417,14 @@ class QdrantServerIndex:
         ]
         with self._call("search"):
             responses = self._client.query_batch_points(self._target, requests)
-        found = [_timed(r.points) for r in responses]
-        for q, turns in zip(queries, found, strict=True):
-            if len(turns) > q.limit and turns[q.limit][0] == turns[q.limit - 1][0]:
-                edge = turns[q.limit - 1][0]
-                turns[:] = [w for w in turns if w[0] != edge] + self._at(q, edge)
         return [
-            ip.nearest_first(turns, q.seed, q.before, q.limit)
-            for q, turns in zip(queries, found, strict=True)
+            ip.nearest_first(
+                ip.with_ties_read(_timed(r.points), q.limit, partial(self._at, q)),
+                q.seed,
+                q.before,
+                q.limit,
+            )
+            for q, r in zip(queries, responses, strict=True)
         ]
 
     def _at(self, q: ip.NeighbourQuery, time: float) -> list[tuple[float, str, dict[str, Any]]]:
@@ -435,16 +436,13 @@ class QdrantServerIndex:
                 points, offset = self._client.scroll(
                     self._target,
                     scroll_filter=_neighbour_filter(q, qm.Range(gte=time, lte=time)),
-                    limit=_TIES_PAGE,
+                    limit=ip.TIES_PAGE,
                     offset=offset,
                     with_payload=_TURN_PAYLOAD,
                 )
             out += _timed(points)
             if offset is None or not points:
                 return out
-
-
-_TIES_PAGE = 256
 
 
 def _timed(points: Sequence[Any]) -> list[tuple[float, str, dict[str, Any]]]:
