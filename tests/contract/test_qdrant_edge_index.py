@@ -341,3 +341,31 @@ def test_mpnet_vectors_weigh_more_in_hybrid_fusion(tmp_path: Path) -> None:
             )
         finally:
             idx.close()
+
+
+def test_a_new_tenants_first_batch_waits_for_the_searches_in_flight(tmp_path: Path) -> None:
+    """A search decides under the shared lock whether the shard holds only its tenant and
+    leaves the tenant condition out of its engine calls; a batch that brings a second
+    tenant must therefore wait for every search in flight (the exclusive lock), while a
+    known tenant's batch runs beside them."""
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m")
+    try:
+        apply(idx, put("a1", 1, axis(1), "tea", tenant="a"))
+        applied: dict[str, threading.Event] = {}
+
+        def write(memory_id: str, position: int, tenant: str) -> None:
+            apply(idx, put(memory_id, position, axis(1), "tea", tenant=tenant))
+            applied[memory_id].set()
+
+        with idx._rw.shared():  # a search in flight
+            for memory_id, position, tenant in (("a2", 2, "a"), ("b1", 3, "b")):
+                applied[memory_id] = threading.Event()
+                threading.Thread(target=write, args=(memory_id, position, tenant)).start()
+                applied[memory_id].wait(1.0 if tenant == "a" else 0.3)
+            assert applied["a2"].is_set()
+            assert not applied["b1"].is_set()
+        assert applied["b1"].wait(5.0)
+        assert ids(idx.search(q(axis(1), "tea", tenant="a"))) in (["a1", "a2"], ["a2", "a1"])
+        assert ids(idx.search(q(axis(1), "tea", tenant="b"))) == ["b1"]
+    finally:
+        idx.close()

@@ -204,6 +204,40 @@ class VectorIndexContract:
         assert index.search(q(axis(1, 0), "secret", tenant="c")) == []
         assert (index.count("a"), index.count("b"), index.count("c")) == (1, 2, 0)
 
+    def test_a_tenant_that_joins_a_shard_held_by_one_stays_apart(self, index: VectorIndex) -> None:
+        """A shard that holds one tenant may leave the tenant condition out of its filters
+        (Qdrant Edge: ``_alone``); the first points of a second tenant must end that,
+        for the searches of either, conversation context's reads and counts included.
+        The second tenant's turns sit between the first's in the same scope and session,
+        and its points are nearer every query."""
+        t = self.turn
+        apply(index, merge(t("a1", 1, "We met at the climbing gym", 0, tenant="a")))
+        apply(index, merge(t("a2", 2, "Four years now, since college", 20, tenant="a")))
+        assert ids(index.search(q(axis(1, 1), "climbing gym", tenant="a", context=True))) == [
+            "a1",
+            "a2",
+        ]
+        assert index.search(q(axis(1, 1), "climbing gym", tenant="b", context=True)) == []
+        apply(
+            index,
+            merge(
+                t("b1", 3, "climbing gym climbing gym", 5, tenant="b"),
+                t("b2", 4, "climbing gym years college", 10, tenant="b"),
+                t("b3", 5, "climbing gym since college", 15, tenant="b"),
+            ),
+        )
+        for mode in ("semantic", "keyword", "hybrid"):
+            for context in (False, True):
+                found = index.search(
+                    q(axis(1, 3), "climbing gym college", mode=mode, tenant="a", context=context)
+                )
+                assert set(ids(found)) <= {"a1", "a2"}, (mode, context)
+                found = index.search(
+                    q(axis(1, 1), "climbing gym college", mode=mode, tenant="b", context=context)
+                )
+                assert set(ids(found)) <= {"b1", "b2", "b3"}, (mode, context)
+        assert (index.count("a"), index.count("b")) == (2, 3)
+
     def test_keyword_idf_is_computed_per_tenant(self, index: VectorIndex) -> None:
         """Another tenant's documents never shape a tenant's keyword scores: tenant b
         floods the term "zephyr", and tenant a's scores and ranking stay exactly as they

@@ -17,9 +17,14 @@ from ..core.conversation_context import Turn
 from . import index_payload as ip
 
 
-def conditions(terms: ip.FilterTerms) -> tuple[list[Any], list[Any]]:
-    """``terms`` as the engine's conditions: (must, must not)."""
-    must: list[Any] = [qe.FieldCondition(ip.F_TENANT, match=qe.MatchValue(terms.tenant))]
+def conditions(terms: ip.FilterTerms, *, alone: bool = False) -> tuple[list[Any], list[Any]]:
+    """``terms`` as the engine's conditions: (must, must not). ``alone``: every point of
+    the shard is the tenant's (``QdrantEdgeIndex._alone``), so its condition, which the
+    engine would check on every point it visits (≈ 0.15 ms of a dense search at 100k
+    points), is left out."""
+    must: list[Any] = (
+        [] if alone else [qe.FieldCondition(ip.F_TENANT, match=qe.MatchValue(terms.tenant))]
+    )
     must += [
         qe.FieldCondition(name, match=qe.MatchAny(list(values))) for name, values in terms.any_of
     ]
@@ -111,15 +116,20 @@ class Reaches:
 
 
 def neighbours(
-    shard: qe.EdgeShard, queries: Sequence[ip.NeighbourQuery], reaches: Reaches | None = None
+    shard: qe.EdgeShard,
+    queries: Sequence[ip.NeighbourQuery],
+    reaches: Reaches | None = None,
+    *,
+    alone: bool = False,
 ) -> list[_Found]:
     """Each query's nearest turns on its side of its seed, nearest first: exactly what one
-    ordered scroll per query (``ordered_neighbours``) answers, in fewer or cheaper reads."""
+    ordered scroll per query (``ordered_neighbours``) answers, in fewer or cheaper reads
+    (``alone`` as in ``conditions``)."""
     out: list[_Found | None] = [None] * len(queries)
     by_seed: dict[tuple[ip.FilterTerms, Turn], list[int]] = {}
     for number, query in enumerate(queries):
         by_seed.setdefault((query.terms, query.seed), []).append(number)
-    filters = _Filters()
+    filters = _Filters(alone)
     reach: dict[_Conversation, float] = {}
     # The windows of a conversation's seeds, all read at once (``_windows``): its later
     # seeds, or all of them when an earlier search says how wide to read (``Reaches``).
@@ -167,13 +177,16 @@ def ordered_neighbours(shard: qe.EdgeShard, queries: Sequence[ip.NeighbourQuery]
 class _Filters:
     """A search's queries share its filter: its conditions are built once."""
 
-    def __init__(self) -> None:
+    def __init__(self, alone: bool = False) -> None:
         self._built: dict[ip.FilterTerms, tuple[list[Any], list[Any]]] = {}
+        self._alone = alone
 
     def __call__(
         self, terms: ip.FilterTerms, seed: Turn, at: qe.RangeFloat | qe.Filter
     ) -> qe.Filter:
-        must, must_not = self._built.get(terms) or self._built.setdefault(terms, conditions(terms))
+        must, must_not = self._built.get(terms) or self._built.setdefault(
+            terms, conditions(terms, alone=self._alone)
+        )
         session = (
             qe.IsEmptyCondition(ip.F_SESSION)
             if seed.session is None

@@ -119,8 +119,8 @@ def _sparse(v: SparseVector) -> qe.SparseVector:
     return qe.SparseVector(list(v.indices), list(v.values))
 
 
-def _filter(terms: ip.FilterTerms) -> qe.Filter:
-    must, must_not = conditions(terms)
+def _filter(terms: ip.FilterTerms, *, alone: bool = False) -> qe.Filter:
+    must, must_not = conditions(terms, alone=alone)
     return qe.Filter(must=must, must_not=must_not or None)
 
 
@@ -327,23 +327,31 @@ class QdrantEdgeIndex:
         checkpoint: int,
         partition: int = 0,
     ) -> None:
-        with self._apply_lock, self._rw.shared(), engine_call("apply"):
-            shard = self._live()
-            written, forgotten, applied = self._write(shard, mutations, vectors, self._unvacuum)
-            self._compaction.record(applied, written, forgotten)
-            if checkpoint > self._checkpoints.get(partition, 0):
-                self._checkpoints[partition] = checkpoint
-            self._written_since_optimize += written
-            if (
-                self._optimize_after is not None
-                and self._written_since_optimize >= self._optimize_after
-            ):
-                self._optimize(shard)
-            interval = self._flush_interval
-            if self._filling and interval > 0:  # 0 (every batch) is kept as asked
-                interval = max(interval, _FILL_FLUSH_INTERVAL)
-            if time.monotonic() - self._last_flush >= interval:
-                self._persist(shard)
+        with self._apply_lock:
+            # A batch that brings the shard a tenant it does not hold yet is applied with
+            # the lock held exclusively: a search decides under the shared lock whether to
+            # leave the tenant condition out (``_alone``), so no search may be between that
+            # decision and its engine calls when a second tenant's points land. A tenant's
+            # first batch only: the others share the lock with searches.
+            newcomer = any(m.tenant not in self._tenants for m in mutations)
+            lock = self._rw.exclusive() if newcomer else self._rw.shared()
+            with lock, engine_call("apply"):
+                shard = self._live()
+                written, forgotten, applied = self._write(shard, mutations, vectors, self._unvacuum)
+                self._compaction.record(applied, written, forgotten)
+                if checkpoint > self._checkpoints.get(partition, 0):
+                    self._checkpoints[partition] = checkpoint
+                self._written_since_optimize += written
+                if (
+                    self._optimize_after is not None
+                    and self._written_since_optimize >= self._optimize_after
+                ):
+                    self._optimize(shard)
+                interval = self._flush_interval
+                if self._filling and interval > 0:  # 0 (every batch) is kept as asked
+                    interval = max(interval, _FILL_FLUSH_INTERVAL)
+                if time.monotonic() - self._last_flush >= interval:
+                    self._persist(shard)
 
     def _write(
         self,
@@ -497,9 +505,18 @@ class QdrantEdgeIndex:
         return rewrote
 
     # --- reads ----------------------------------------------------------------------
+    def _alone(self, tenant: str) -> bool:
+        """Whether every point of the live shard is ``tenant``'s (``_tenants`` never misses
+        a tenant whose point a search can see: it grows before the points land, under the
+        exclusive lock for a new tenant), so that filters can leave its condition out.
+        Called under the shared lock, which the engine calls that use the answer must
+        also run under. Isolation does not rest on it alone: the record store reads a
+        search's hits by tenant."""
+        return self._tenants <= {tenant}
+
     def count(self, tenant: str) -> int:
         with self._rw.shared(), engine_call("count"):
-            flt = _filter(ip.count_terms(tenant))
+            flt = _filter(ip.count_terms(tenant), alone=self._alone(tenant))
             return self._live().count(qe.CountRequest(exact=True, filter=flt))
 
     def _idf_params(self, tenant: str) -> qe.SearchParams | None:
@@ -519,21 +536,23 @@ class QdrantEdgeIndex:
         plan = ip.plan_search(query, self._dim, self._fusion)
         if plan is None:
             return []
-        flt = _filter(plan.terms)
-        idf = self._idf_params(query.tenant)
-        # Points only, no payload: memory ids are looked up for the kept hits only.
-        requests = [
-            qe.QueryRequest(
-                limit=plan.limit,
-                query=qe.Query.Nearest(_query_vector(r), using=r.using),
-                filter=flt if r.terms is None else _filter(r.terms),
-                params=self._params if r.using == ip.DENSE else idf,
-                with_payload=False,
-            )
-            for r in plan.retrievers
-        ]
+        vectors = [_query_vector(r) for r in plan.retrievers]
         with self._rw.shared(), engine_call("search"):
             shard = self._live()
+            alone = self._alone(query.tenant)
+            flt = _filter(plan.terms, alone=alone)
+            idf = self._idf_params(query.tenant)
+            # Points only, no payload: memory ids are looked up for the kept hits only.
+            requests = [
+                qe.QueryRequest(
+                    limit=plan.limit,
+                    query=qe.Query.Nearest(vector, using=r.using),
+                    filter=flt if r.terms is None else _filter(r.terms, alone=alone),
+                    params=self._params if r.using == ip.DENSE else idf,
+                    with_payload=False,
+                )
+                for r, vector in zip(plan.retrievers, vectors, strict=True)
+            ]
             results = (
                 shard.query_batch(qe.QueryBatchRequest(requests))
                 if len(requests) > 1
@@ -547,7 +566,7 @@ class QdrantEdgeIndex:
                 ranked,
                 query.limit,
                 lambda ids: turns(shard, ids),
-                lambda queries: neighbours(shard, queries, self._reaches),
+                lambda queries: neighbours(shard, queries, self._reaches, alone=alone),
             )
 
 
