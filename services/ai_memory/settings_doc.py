@@ -34,6 +34,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "index_compact_after",
             "index_forget_delay",
             "index_process",
+            "index_search_threads",
             "log_level",
         ),
     ),

@@ -369,3 +369,30 @@ def test_a_new_tenants_first_batch_waits_for_the_searches_in_flight(tmp_path: Pa
         assert ids(idx.search(q(axis(1), "tea", tenant="b"))) == ["b1"]
     finally:
         idx.close()
+
+
+@pytest.mark.parametrize(("threads", "engine"), [(1, 1), (3, 3), (0, None)])
+def test_the_threads_per_search_reach_the_engine(
+    tmp_path: Path, threads: int, engine: int | None
+) -> None:
+    """``AIMEM_INDEX_SEARCH_THREADS`` as the engine persists it with the shard (0: its own
+    pool, no value set), for the live index and through ``build_index`` as a server opens
+    it."""
+    from ai_memory.bootstrap import build, build_index
+    from ai_memory.settings import Settings
+    from tests.contract.test_production_stacks import ContractEmbedder
+
+    direct = QdrantEdgeIndex(tmp_path / "direct", DIM, "m", search_threads=threads)
+    built = build_index(
+        f"qdrant-edge:///{tmp_path / 'built'}", ContractEmbedder(), search_threads=threads
+    )
+    build(Settings(data_dir=tmp_path / "server", index_search_threads=threads)).close()
+    try:
+        for root in (tmp_path / "direct", tmp_path / "built", tmp_path / "server"):
+            (config,) = root.rglob("edge_config.json")
+            assert json.loads(config.read_text()).get("max_search_threads") == engine
+        apply(direct, put("m1", 1, axis(1), "tea"))
+        assert ids(direct.search(q(axis(1), "tea"))) == ["m1"]
+    finally:
+        direct.close()
+        built.close()

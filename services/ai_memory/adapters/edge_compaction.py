@@ -103,6 +103,12 @@ class EdgeLayout:
     # however large the index grows (≈ 1 KB of dense vector per point at 256 dimensions).
     max_segment_kb: int | None = 200_000
     segments: int | None = None  # target segment count; None: the engine default
+    # Threads one search may use across segments. The engine's default pool spends CPU
+    # beyond the work itself (the calling thread waits holding the interpreter lock while
+    # pool threads search: 1.5–1.9 ms of CPU for a hybrid query at 100k points against
+    # 0.9–1.3 on the calling thread alone, and no slower), and a serving process has no
+    # idle core to give it (``loadtest/RESULTS.md``, "One thread per engine search").
+    search_threads: int | None = 1
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -130,6 +136,7 @@ def edge_config(layout: EdgeLayout) -> qe.EdgeConfig:
             default_segment_number=layout.segments,
         ),
         wal_enabled=False,
+        max_search_threads=layout.search_threads,
     )
 
 

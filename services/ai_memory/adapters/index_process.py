@@ -102,6 +102,7 @@ class IndexSpec:
     optimize_after: int | None = None
     flush_interval: float = 5.0
     compaction: dict[str, Any] | None = None  # a ``CompactionPolicy``'s fields
+    search_threads: int = 1
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -122,6 +123,7 @@ class IndexSpec:
             optimize_after=self.optimize_after,
             flush_interval=self.flush_interval,
             compaction=policy,
+            search_threads=self.search_threads,
         )
 
 

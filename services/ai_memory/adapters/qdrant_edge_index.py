@@ -140,6 +140,7 @@ class QdrantEdgeIndex:
         flush_interval: float = 1.0,
         indexing_threshold_kb: int | None = None,
         compaction: CompactionPolicy | None = None,
+        search_threads: int = 1,
     ) -> None:
         if dim <= 0:
             raise InvalidInput("dim", "positive", "the vector dimension must be > 0")
@@ -152,7 +153,11 @@ class QdrantEdgeIndex:
         # Vector KB after which the optimizers turn a segment into an indexed, immutable
         # one; ``None`` keeps the engine default (tests lower it to get such segments).
         self._layout = EdgeLayout(
-            dim, hnsw_m, hnsw_ef_construct, indexing_threshold_kb=indexing_threshold_kb
+            dim,
+            hnsw_m,
+            hnsw_ef_construct,
+            indexing_threshold_kb=indexing_threshold_kb,
+            search_threads=search_threads or None,
         )
         self._params = None if search_ef is None else qe.SearchParams(hnsw_ef=search_ef)
         self._optimize_after = optimize_after

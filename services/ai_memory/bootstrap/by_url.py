@@ -89,11 +89,13 @@ def build_index(
     tag_key: bytes | None = None,
     compaction: CompactionPolicy | None = None,
     own_process: bool = False,
+    search_threads: int = 1,
 ) -> VectorIndex:
     """``tag_key`` (encryption on): the index stores keyed digests of tags, not tags.
     ``compaction``: how an embedded index compacts once ``start_compaction`` is called.
-    ``own_process``: an embedded index runs in a child process (``adapters.index_process``)."""
-    index = _build_index(url, embedder, compaction, own_process)
+    ``own_process``: an embedded index runs in a child process (``adapters.index_process``).
+    ``search_threads``: an embedded index's threads per search (0: the engine's pool)."""
+    index = _build_index(url, embedder, compaction, own_process, search_threads)
     if tag_key is not None:
         from ai_memory.adapters.tag_digest_index import TagDigestIndex
 
@@ -108,7 +110,11 @@ def compaction_policy(s: Settings) -> CompactionPolicy | None:
 
 
 def _build_index(
-    url: str, embedder: Embedder, compaction: CompactionPolicy | None, own_process: bool
+    url: str,
+    embedder: Embedder,
+    compaction: CompactionPolicy | None,
+    own_process: bool,
+    search_threads: int,
 ) -> VectorIndex:
     if scheme_of(url) == "qdrant-edge" and own_process:
         from ai_memory.adapters.index_process import IndexSpec, ProcessIndex
@@ -121,6 +127,7 @@ def _build_index(
                 optimize_after=None,
                 flush_interval=5.0,
                 compaction=None if compaction is None else asdict(compaction),
+                search_threads=search_threads,
             )
         )
     if scheme_of(url) == "qdrant-edge":
@@ -137,6 +144,7 @@ def _build_index(
             optimize_after=None,
             flush_interval=5.0,
             compaction=compaction,
+            search_threads=search_threads,
         )
     if scheme_of(url).startswith("qdrant+"):
         from ai_memory.adapters.qdrant_server_index import QdrantServerIndex

@@ -74,6 +74,7 @@ def build_sink(settings: Settings, projection: str) -> tuple[ProjectionSink, Emb
             embedder,
             tag_key=index_tag_key(root_key(s)),
             compaction=compaction_policy(s),
+            search_threads=s.index_search_threads,
         )
         index.start_compaction()  # a worker is a serving process
         return IndexSink(index, embedder), embedder

@@ -53,5 +53,6 @@ def open_storage(
         tag_key=index_tag_key(root),
         compaction=compaction_policy(s),
         own_process=s.index_process,
+        search_threads=s.index_search_threads,
     )
     return Storage(root, sealer, serializer, log, store, index)

@@ -100,6 +100,16 @@ class StorageSettings(Section):
         "per single write (docs/design/INDEX_PROCESS.md). A child that dies is restarted "
         "and its projection re-reads the log.",
     )
+    index_search_threads: int = Field(
+        default=1,
+        ge=0,
+        le=256,
+        description="Embedded index (Qdrant Edge): threads one search may use across the "
+        "index's segments (0 = the engine's own pool). One costs the least CPU per search "
+        "and was as fast on a busy 2-core box; more can shorten a search over many "
+        'segments where cores sit idle (loadtest/RESULTS.md, "One thread per engine '
+        'search").',
+    )
     index_forget_delay: float = Field(
         default=30.0,
         ge=0,
