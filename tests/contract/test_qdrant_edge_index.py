@@ -371,13 +371,12 @@ def test_a_new_tenants_first_batch_waits_for_the_searches_in_flight(tmp_path: Pa
         idx.close()
 
 
-@pytest.mark.parametrize(("threads", "engine"), [(1, 1), (3, 3), (0, None)])
-def test_the_threads_per_search_reach_the_engine(
-    tmp_path: Path, threads: int, engine: int | None
-) -> None:
+@pytest.mark.parametrize("threads", [1, 3, 0])
+def test_the_threads_per_search_reach_the_engine(tmp_path: Path, threads: int) -> None:
     """``AIMEM_INDEX_SEARCH_THREADS`` as the engine persists it with the shard (0: its own
-    pool, no value set), for the live index and through ``build_index`` as a server opens
-    it."""
+    pool), for the live index, through ``build_index`` and as a server opens it — and
+    again when a shard opened with another value is reopened (the engine keeps the value
+    it persisted when it is given none)."""
     from ai_memory.bootstrap import build, build_index
     from ai_memory.settings import Settings
     from tests.contract.test_production_stacks import ContractEmbedder
@@ -390,9 +389,18 @@ def test_the_threads_per_search_reach_the_engine(
     try:
         for root in (tmp_path / "direct", tmp_path / "built", tmp_path / "server"):
             (config,) = root.rglob("edge_config.json")
-            assert json.loads(config.read_text()).get("max_search_threads") == engine
+            assert json.loads(config.read_text()).get("max_search_threads") == threads
         apply(direct, put("m1", 1, axis(1), "tea"))
         assert ids(direct.search(q(axis(1), "tea"))) == ["m1"]
     finally:
         direct.close()
         built.close()
+    other = 2 if threads != 2 else 1
+    QdrantEdgeIndex(tmp_path / "direct", DIM, "m", search_threads=other).close()
+    reopened = QdrantEdgeIndex(tmp_path / "direct", DIM, "m", search_threads=threads)
+    try:
+        (config,) = (tmp_path / "direct").rglob("edge_config.json")
+        assert json.loads(config.read_text())["max_search_threads"] == threads
+        assert ids(reopened.search(q(axis(1), "tea"))) == ["m1"]
+    finally:
+        reopened.close()

@@ -108,7 +108,9 @@ class EdgeLayout:
     # pool threads search: 1.5–1.9 ms of CPU for a hybrid query at 100k points against
     # 0.9–1.3 on the calling thread alone, and no slower), and a serving process has no
     # idle core to give it (``loadtest/RESULTS.md``, "One thread per engine search").
-    search_threads: int | None = 1
+    # 0: the engine's own pool. Always passed: the engine keeps a value it persisted
+    # with the shard when none is given, so leaving it out would not restore its default.
+    search_threads: int = 1
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
