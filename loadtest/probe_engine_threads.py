@@ -108,21 +108,12 @@ def main() -> None:
         shutil.copytree(opt.data, data)
         batches, shard_dir, dim = captured(data, asked, opt.scope or None)
         singles = [request for batch in batches for request in batch.queries]
-        layout = EdgeLayout(dim)
         for round_ in range(1, opt.rounds + 1):
             for value in values:
                 copy = Path(work) / f"shard-{value}"
                 shutil.rmtree(copy, ignore_errors=True)
                 shutil.copytree(shard_dir, copy)
-                config = edge_config(layout)
-                config = qe.EdgeConfig(
-                    vectors=config.vectors,
-                    sparse_vectors=config.sparse_vectors,
-                    hnsw_config=config.hnsw_config,
-                    optimizers=config.optimizers,
-                    wal_enabled=False,
-                    max_search_threads=value,
-                )
+                config = edge_config(EdgeLayout(dim, search_threads=value))
                 shard = qe.EdgeShard.load(str(copy), config)
                 try:
                     batch_cpu, batch_wall = timed(batches, shard.query_batch)
