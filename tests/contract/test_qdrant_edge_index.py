@@ -404,3 +404,22 @@ def test_the_threads_per_search_reach_the_engine(tmp_path: Path, threads: int) -
         assert ids(reopened.search(q(axis(1), "tea"))) == ["m1"]
     finally:
         reopened.close()
+
+
+def test_a_reopened_shard_knows_its_tenants(tmp_path: Path) -> None:
+    """The tenants a shard holds are read back from it at open (it is never written down):
+    a shard that held two tenants before a restart keeps the tenant condition in every
+    search, with conversation context's reads too."""
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m")
+    apply(idx, put("a1", 1, axis(1), "tea", tenant="a"))
+    apply(idx, put("b1", 2, axis(1), "tea", tenant="b"))
+    idx.close()
+    reopened = QdrantEdgeIndex(tmp_path, DIM, "m")
+    try:
+        for mode in ("semantic", "keyword", "hybrid"):
+            for context in (False, True):
+                query = q(axis(1), "tea", mode=mode, tenant="a", context=context)
+                assert ids(reopened.search(query)) == ["a1"], (mode, context)
+        assert (reopened.count("a"), reopened.count("b")) == (1, 1)
+    finally:
+        reopened.close()
