@@ -106,14 +106,22 @@ class CassandraWebhookStore:
     def claim(self, lease: str, owner: str, ttl: float, now: datetime) -> bool:
         # The TTL is Cassandra's clock, not ``now``: the lease expires on its own.
         seconds = max(1, math.ceil(ttl))
-        taken = self._s.execute(self._s.prepare(_TAKE), (lease, owner, seconds))
-        if was_applied(taken):
-            return True
-        current = taken.current_rows[0]
-        if getattr(current, "owner", None) != owner:
-            return False
-        renewed = self._s.execute(self._s.prepare(_RENEW), (seconds, owner, lease, owner))
-        return was_applied(renewed)
+        # Twice at most: the owner's own lease can expire between the two statements
+        # (its TTL runs out after the insert found it and before the renewal), and then
+        # the renewal finds no row. Nobody holds the lease then, so the owner takes it
+        # again instead of reporting it lost to nobody.
+        for _ in range(2):
+            taken = self._s.execute(self._s.prepare(_TAKE), (lease, owner, seconds))
+            if was_applied(taken):
+                return True
+            if getattr(taken.current_rows[0], "owner", None) != owner:
+                return False
+            renewed = self._s.execute(self._s.prepare(_RENEW), (seconds, owner, lease, owner))
+            if was_applied(renewed):
+                return True
+            if getattr(renewed.current_rows[0], "owner", None) is not None:
+                return False  # taken by another in between
+        return False
 
     def close(self) -> None:
         if self._owns:
