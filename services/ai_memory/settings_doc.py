@@ -35,6 +35,8 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "index_forget_delay",
             "index_process",
             "index_search_threads",
+            "search_cache_rows",
+            "search_cache_seconds",
             "log_level",
         ),
     ),

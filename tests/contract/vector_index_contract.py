@@ -156,8 +156,9 @@ class VectorIndexContract:
 
     def test_every_hit_carries_what_the_rerank_reads(self, index: VectorIndex) -> None:
         """A search ranks its candidates on ``IndexHit.facts`` before reading their
-        records (``SearchReads.kept``): each hit, in every mode, carries the type
-        and creation time of the version the index holds."""
+        records (``SearchReads.kept``): each hit, in every mode, carries the type,
+        creation time and position of the version the index holds (a search's cached
+        rows answer only for that position: ``service.search_row_cache``)."""
         made = T0 - timedelta(days=3, microseconds=123457)
         apply(
             index,
@@ -168,11 +169,16 @@ class VectorIndexContract:
         )
         for mode in ("hybrid", "semantic", "keyword"):
             hits = {h.memory_id: h for h in index.search(q(axis(1, 0), "green tea", mode=mode))}
-            assert hits["p"].facts == HitFacts(MemoryType.PREFERENCE, made), mode
-            assert hits["f"].facts == HitFacts(MemoryType.FACT, T0), mode
+            assert hits["p"].facts == HitFacts(MemoryType.PREFERENCE, made, 1), mode
+            assert hits["f"].facts == HitFacts(MemoryType.FACT, T0, 2), mode
         apply(index, put("p", 3, axis(1, 0), "green tea", type_=MemoryType.TASK, created_at=T0))
         (hit,) = [h for h in index.search(q(axis(1, 0), mode="semantic")) if h.memory_id == "p"]
-        assert hit.facts == HitFacts(MemoryType.TASK, T0)
+        assert hit.facts == HitFacts(MemoryType.TASK, T0, 3)
+        # A state change is a new position too (the records view's row moves with it).
+        apply(index, ([IndexSetState("default", "p", MemoryState.HISTORICAL, 4)], {}))
+        historical = q(axis(1, 0), mode="semantic", states=(MemoryState.HISTORICAL,))
+        (hit,) = [h for h in index.search(historical) if h.memory_id == "p"]
+        assert hit.facts == HitFacts(MemoryType.TASK, T0, 4)
 
     def test_limit(self, three: VectorIndex) -> None:
         assert len(three.search(q(axis(1, 0), "tea", limit=1))) == 1
@@ -527,7 +533,7 @@ class VectorIndexContract:
         assert by_id["t3"].components == {"context": pytest.approx(after_next * own)}
         assert "context" not in by_id["t1"].components  # its neighbours matched nothing
         # Neighbours found by context carry the index's facts as the hits do.
-        assert by_id["t3"].facts == HitFacts(MemoryType.INTERACTION, T0 + timedelta(seconds=30))
+        assert by_id["t3"].facts == HitFacts(MemoryType.INTERACTION, T0 + timedelta(seconds=30), 8)
 
     def test_context_raises_a_turn_whose_neighbours_match_too(self, index: VectorIndex) -> None:
         t = self.turn

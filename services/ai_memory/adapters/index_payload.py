@@ -95,7 +95,7 @@ KEYWORD_INDEXES = (F_TENANT, F_SCOPE, F_TYPE, F_STATE, F_TAGS, F_SESSION)
 # index's compactions cost, now counted"). Drop them only with windows searched otherwise.
 FLOAT_INDEXES = (F_EXPIRES_AT, F_CREATED_AT)
 # What a kept hit's payload is read for: its memory id and where it sits in a conversation.
-TURN_FIELDS = (F_MEMORY_ID, F_SCOPE, F_TYPE, F_SESSION, F_CREATED_AT)
+TURN_FIELDS = (F_MEMORY_ID, F_SCOPE, F_TYPE, F_SESSION, F_CREATED_AT, F_POSITION)
 ALL_STATES = tuple(s.value for s in MemoryState)
 
 PREFETCH_MIN = 50
@@ -506,13 +506,17 @@ def hits_of(
 
 
 def facts_of(payload: Mapping[str, Any]) -> HitFacts | None:
-    """A hit's type and creation time as its point holds them; ``None`` when the point
-    holds no valid pair (the search then reads the record to rank it)."""
+    """A hit's type, creation time and position as its point holds them; ``None`` when
+    the point holds no valid type and time (the search then reads the record to rank
+    it)."""
     kind, created = payload.get(F_TYPE), payload.get(F_CREATED_AT)
     if not isinstance(kind, str) or not isinstance(created, int | float):
         return None
+    position = payload.get(F_POSITION)
+    if not isinstance(position, int) or isinstance(position, bool):
+        position = None
     try:
-        return HitFacts(MemoryType(kind), datetime.fromtimestamp(created, UTC))
+        return HitFacts(MemoryType(kind), datetime.fromtimestamp(created, UTC), position)
     except (ValueError, OverflowError, OSError):
         return None
 

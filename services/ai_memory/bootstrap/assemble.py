@@ -14,6 +14,7 @@ from ai_memory.service.health import HealthService
 from ai_memory.service.memory_service import MemoryService
 from ai_memory.service.notes import NoteRules, NotesService
 from ai_memory.service.recalls import RecallRecorder
+from ai_memory.service.search_row_cache import SearchRowCache
 from ai_memory.service.secret_policy import SecretGuard
 from ai_memory.service.writing import Writing
 from ai_memory.settings import Settings
@@ -99,6 +100,11 @@ def _assemble(
         ranking=params,
         units=units,
         secrets=secrets,
+        row_cache=(
+            SearchRowCache(s.search_cache_rows, s.search_cache_seconds)
+            if s.search_cache_rows
+            else None
+        ),
     )
     extractor, detector = model_plugins(s)
     governance = GovernanceService(

@@ -228,6 +228,11 @@ class HitFacts:
 
     memory_type: MemoryType
     created_at: datetime
+    # The log position of the write or state change whose version the index holds (the
+    # record's ``position`` once the records view applied it); ``None`` when the point
+    # does not say. A search's cached rows answer only for this very version
+    # (``service.search_row_cache``).
+    position: int | None = None
 
 
 @dataclass(frozen=True)

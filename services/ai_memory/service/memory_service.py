@@ -49,6 +49,7 @@ from ai_memory.service.batch_write import ItemResult
 from ai_memory.service.listing import ListRequest, MemoryPage
 from ai_memory.service.recalls import RecallRecorder
 from ai_memory.service.search_reads import SearchHit, SearchReads
+from ai_memory.service.search_row_cache import SearchRowCache
 from ai_memory.service.secret_policy import Screened, SecretGuard
 from ai_memory.service.single_writes import SingleWrite, SingleWrites
 from ai_memory.service.time_travel import TimePoint, TimeTravel
@@ -158,6 +159,7 @@ class MemoryService:
         ranking: GovernanceParams | None = None,
         units: UnitsOfWork,
         secrets: SecretGuard | None = None,
+        row_cache: SearchRowCache | None = None,
     ) -> None:
         self.store = store
         self.index = index
@@ -174,6 +176,8 @@ class MemoryService:
         self.singles = SingleWrites(units) if units.serialized else None
         # What a credential in a write becomes (refused by default): ``admit`` applies it.
         self.secrets = secrets or SecretGuard()
+        # Rows searches read lately, answering only for the version the index holds.
+        self.row_cache = row_cache
 
     def header(self, tenant: str, actor: str) -> EventHeader:
         return self.units.header(tenant, actor)
@@ -400,7 +404,7 @@ class MemoryService:
                     periods=tuple((p.start.timestamp(), p.end.timestamp()) for p in periods),
                 )
             )
-        reads = SearchReads(self.store, self.ranking)
+        reads = SearchReads(self.store, self.ranking, self.row_cache)
         if travel is None:
             results = reads.kept(tenant, hits, request, now)
         else:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ai_memory.core.governance import Candidate, GovernanceParams, contenders, rerank
 from ai_memory.core.ports import IndexHit, RecordStore
 from ai_memory.core.record import StoredRecord
+from ai_memory.service.search_row_cache import SearchRowCache
 from ai_memory.service.time_travel import TimeTravel
 from ai_memory.telemetry import span
 
@@ -32,6 +33,26 @@ class SearchHit:
     explanation: dict[str, Any] | None = None
 
 
+@dataclass
+class _Reads:
+    """One search's reads: whose, as asked when, the positions the index holds of its
+    hits, and which of the rows it holds came from the cache."""
+
+    tenant: str
+    request: SearchRequest
+    now: datetime
+    positions: dict[str, int]
+    from_cache: set[str] = field(default_factory=set)
+
+
+def _indexed_positions(hits: list[IndexHit]) -> dict[str, int]:
+    return {
+        h.memory_id: h.facts.position
+        for h in hits
+        if h.facts is not None and h.facts.position is not None
+    }
+
+
 @dataclass(frozen=True)
 class _Kept:
     """A candidate search keeps, before its record is read whole."""
@@ -45,9 +66,12 @@ class _Kept:
 class SearchReads:
     """One search's reads of ``store``, ranked with ``ranking``."""
 
-    def __init__(self, store: RecordStore, ranking: GovernanceParams) -> None:
+    def __init__(
+        self, store: RecordStore, ranking: GovernanceParams, cache: SearchRowCache | None = None
+    ) -> None:
         self.store = store
         self.ranking = ranking
+        self.cache = cache
 
     def kept(
         self, tenant: str, hits: list[IndexHit], request: SearchRequest, now: datetime
@@ -68,9 +92,10 @@ class SearchReads:
         rows: dict[str, StoredRecord] = {}
         dropped: set[str] = set()
         opened: dict[str, StoredRecord | None] = {}
+        reads = _Reads(tenant, request, now, _indexed_positions(hits))
         unknown = [h.memory_id for h in hits if h.facts is None]
         if unknown:
-            self._read_rows(tenant, unknown, request, now, rows, dropped)
+            self._read_rows(reads, unknown, rows, dropped)
         while True:
             pool = [h for h in hits if h.memory_id not in dropped]
             unread = [m for m in self._contenders(pool, rows, now, request) if m not in rows]
@@ -79,7 +104,7 @@ class SearchReads:
                     # The index was wrong about one already (behind its records, a key
                     # destroyed): read the rest at once rather than a round trip per drop.
                     unread = [h.memory_id for h in pool if h.memory_id not in rows]
-                self._read_rows(tenant, unread, request, now, rows, dropped)
+                self._read_rows(reads, unread, rows, dropped)
                 continue
             best = max((h.score for h in pool), default=1.0) or 1.0
             read = [(h, rows[h.memory_id]) for h in pool if h.memory_id in rows]
@@ -97,21 +122,42 @@ class SearchReads:
                     for k in ranked
                     if (stored := opened[k.memory_id]) is not None
                 ]
+            cached = gone & reads.from_cache
+            if cached and self.cache is not None:
+                # A cached row that does not open is read again from the store before
+                # its hit is given up: the store's row may have been sealed again since
+                # (a records replay rewrites rows without a new position).
+                self.cache.drop(tenant, cached)
+                reads.from_cache -= cached
+                for m in cached:
+                    del rows[m], opened[m]
+                gone -= cached
             dropped |= gone
 
     def _read_rows(
         self,
-        tenant: str,
+        reads: _Reads,
         ids: list[str],
-        request: SearchRequest,
-        now: datetime,
         rows: dict[str, StoredRecord],
         dropped: set[str],
     ) -> None:
-        """Read ``ids`` as stored into ``rows``; those the store no longer holds as asked
-        (gone, in another state, expired) into ``dropped``."""
-        with span("aimem.records.get_many", {"aimem.ids": len(ids)}):
-            got = self.store.get_many(tenant, ids, sealed=True)
+        """Read ``ids`` as stored into ``rows`` (from the cache where it holds the
+        version the index holds, else from the store); those the store no longer holds
+        as asked (gone, in another state, expired) into ``dropped``."""
+        tenant, request, now = reads.tenant, reads.request, reads.now
+        got: dict[str, StoredRecord] = {}
+        unread = ids
+        if self.cache is not None:
+            wanted = {m: p for m in ids if (p := reads.positions.get(m)) is not None}
+            got = self.cache.get_many(tenant, wanted) if wanted else {}
+            reads.from_cache.update(got)
+            unread = [m for m in ids if m not in got]
+        if unread:
+            with span("aimem.records.get_many", {"aimem.ids": len(unread)}):
+                read = self.store.get_many(tenant, unread, sealed=True)
+            if self.cache is not None:
+                self.cache.put_many(tenant, read.values())
+            got.update(read)
         for m in ids:
             row = got.get(m)
             if row is None or row.state not in request.states or row.record.is_expired(now):

@@ -110,6 +110,22 @@ class StorageSettings(Section):
         'segments where cores sit idle (loadtest/RESULTS.md, "One thread per engine '
         'search").',
     )
+    search_cache_rows: int = Field(
+        default=10_000,
+        ge=0,
+        le=10_000_000,
+        description="Records a serving process keeps, sealed, of what its searches read "
+        "(0 = none): a later search reads a cached row instead of the record store only "
+        "while the row is the very version the index holds. On Cassandra each row is a "
+        'partition read (docs/design/RETRIEVAL.md, "A search\'s records, cached").',
+    )
+    search_cache_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        le=60,
+        description="How long a cached search row lives: how much older than the store "
+        "its read count (the reinforcement a rerank reads) may be.",
+    )
     index_forget_delay: float = Field(
         default=30.0,
         ge=0,
