@@ -127,6 +127,14 @@ INDEX_COMPACTIONS = Metric(
     ("outcome",),
     ("gateway",),
 )
+SEARCH_ROW_CACHE_LOOKUPS = Metric(
+    "aimem_search_row_cache_lookups",
+    "counter",
+    "Record rows searches looked for in the serving process's cache, by result (hit: the "
+    "cached row was the version the index holds, and the record store was not read)",
+    ("result",),
+    ("gateway",),
+)
 INDEX_PROCESS_RESTARTS = Metric(
     "aimem_index_process_restarts",
     "counter",
@@ -208,6 +216,7 @@ CATALOG: tuple[Metric, ...] = (
     INDEX_COMPACTION_RUNNING,
     INDEX_COMPACTIONS,
     INDEX_PROCESS_RESTARTS,
+    SEARCH_ROW_CACHE_LOOKUPS,
     INDEX_POINTS_SINCE_COMPACTION,
     INDEX_FORGOTTEN_PENDING,
     INDEX_LAST_COMPACTION_SECONDS,

@@ -163,6 +163,7 @@ def create_app(services: Services) -> FastAPI:
         services.usage,
         services.index_compaction,
         services.webhook_dispatcher,
+        services.memory.row_cache,
     )
     edge.install(app, settings, hosts)
     service = services.memory

@@ -24,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ai_memory import metrics_catalog as mc
 from ai_memory.core.errors import AiMemoryError
 from ai_memory.service.health import HealthService
+from ai_memory.service.search_row_cache import SearchRowCache
 from ai_memory.service.usage import UsageService
 from ai_memory.service.webhook_dispatcher import (
     DELIVERED,
@@ -160,6 +161,21 @@ class _WebhookCollector(Collector):
         yield backlog
 
 
+class _RowCacheCollector(Collector):
+    """The search row cache's lookups (``service/search_row_cache.py``); none counted
+    while the cache is off."""
+
+    def __init__(self, cache: SearchRowCache | None) -> None:
+        self.cache = cache
+
+    def collect(self) -> Iterable[CounterMetricFamily]:
+        lookups = mc.counter_family(mc.SEARCH_ROW_CACHE_LOOKUPS)
+        if self.cache is not None:
+            lookups.add_metric(["hit"], self.cache.hits)
+            lookups.add_metric(["miss"], self.cache.misses)
+        yield lookups
+
+
 def observe_webhooks(dispatcher: WebhookDispatcher, registry: CollectorRegistry) -> None:
     deliveries = mc.counter(mc.WEBHOOK_DELIVERIES, registry)
     latency = mc.histogram(mc.WEBHOOK_DELIVERY_SECONDS, registry)
@@ -227,6 +243,7 @@ def install(
     usage: UsageService | None = None,
     compaction: Callable[[], dict[str, float]] | None = None,
     webhooks: WebhookDispatcher | None = None,
+    row_cache: SearchRowCache | None = None,
 ) -> None:
     registry = CollectorRegistry()
     requests = mc.counter(mc.HTTP_REQUESTS, registry)
@@ -235,6 +252,7 @@ def install(
     if usage is not None:
         registry.register(_UsageCollector(usage))
     registry.register(_CompactionCollector(compaction or dict))
+    registry.register(_RowCacheCollector(row_cache))
     if webhooks is not None:
         observe_webhooks(webhooks, registry)
     app.add_middleware(RequestMetrics, requests=requests, latency=latency)
