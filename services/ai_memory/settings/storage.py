@@ -120,11 +120,12 @@ class StorageSettings(Section):
         'partition read (docs/design/RETRIEVAL.md, "A search\'s records, cached").',
     )
     search_cache_seconds: float = Field(
-        default=1.0,
+        default=5.0,
         gt=0,
         le=60,
-        description="How long a cached search row lives: how much older than the store "
-        "its read count (the reinforcement a rerank reads) may be.",
+        description="How long a cached search row lives: how much older than the record "
+        "store a search result's read count (which only breaks ties in the rerank) may be; "
+        "content, state and version never are.",
     )
     index_forget_delay: float = Field(
         default=30.0,
