@@ -23,6 +23,7 @@ from ai_memory.core.ports import HitFacts, IndexHit, IndexQuery
 from ai_memory.core.record import MemoryState, MemoryType, StoredRecord
 from ai_memory.service.memory_service import MemoryService, SearchRequest
 from ai_memory.service.search_reads import SearchHit
+from ai_memory.service.search_row_cache import SearchRowCache
 from tests.factories import T0, FixedClock, record
 
 NOW = T0 + timedelta(days=30)
@@ -114,16 +115,24 @@ def _live(memory_id: str, kind: MemoryType, *, version: int = 1) -> StoredRecord
     )  # fmt: skip
 
 
-def _search(case: Case, hits: list[IndexHit], **body: Any) -> tuple[list[SearchHit], _Store]:
-    store = _Store(case.rows, case.unopenable)
-    svc = MemoryService(
+def service(
+    store: _Store, hits: list[IndexHit], row_cache: SearchRowCache | None = None
+) -> MemoryService:
+    """A memory service searching ``hits`` in ``store`` (and ``row_cache``, if given)."""
+    return MemoryService(
         store=store,  # type: ignore[arg-type]
         index=_Index(hits),  # type: ignore[arg-type]
         embedder=_Embedder(),  # type: ignore[arg-type]
         clock=FixedClock(NOW),
         waiter=None,  # type: ignore[arg-type]
         units=_Units(),  # type: ignore[arg-type]
+        row_cache=row_cache,
     )
+
+
+def _search(case: Case, hits: list[IndexHit], **body: Any) -> tuple[list[SearchHit], _Store]:
+    store = _Store(case.rows, case.unopenable)
+    svc = service(store, hits)
     request = SearchRequest.parse({"query": "tea", **body}, svc.limits)
     return svc.search("t", request), store
 

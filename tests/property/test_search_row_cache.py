@@ -16,17 +16,8 @@ from ai_memory.core.record import MemoryState, MemoryType, StoredRecord
 from ai_memory.service.memory_service import MemoryService, SearchRequest
 from ai_memory.service.search_reads import SearchHit
 from ai_memory.service.search_row_cache import SearchRowCache
-from tests.factories import T0, FixedClock, record
-from tests.property.test_search_reads_contenders import (
-    NOW,
-    Case,
-    _Embedder,
-    _Index,
-    _shape,
-    _Store,
-    _Units,
-    cases,
-)
+from tests.factories import T0, record
+from tests.property.test_search_reads_contenders import Case, _shape, _Store, cases, service
 
 
 class _Clock:
@@ -53,15 +44,7 @@ class _RotatingStore(_Store):
 
 
 def _service(store: _Store, hits: list[IndexHit], cache: SearchRowCache | None) -> MemoryService:
-    return MemoryService(
-        store=store,  # type: ignore[arg-type]
-        index=_Index(hits),  # type: ignore[arg-type]
-        embedder=_Embedder(),  # type: ignore[arg-type]
-        clock=FixedClock(NOW),
-        waiter=None,  # type: ignore[arg-type]
-        units=_Units(),  # type: ignore[arg-type]
-        row_cache=cache,
-    )
+    return service(store, hits, cache)
 
 
 def _search(svc: MemoryService, **body: Any) -> list[SearchHit]:
