@@ -19,7 +19,7 @@ from ai_memory.adapters.cassandra import (
     migrate,
     parse_url,
 )
-from ai_memory.adapters.cassandra.cql import IN_TOMB_POS
+from ai_memory.adapters.cassandra.cql import IN_READS, IN_TOMB_POS
 from ai_memory.adapters.cassandra.session import is_idempotent, translate, translate_errors
 from ai_memory.adapters.record_scan_usage import RecordScanUsage
 from ai_memory.core.errors import InvalidInput, PermanentError, Unavailable
@@ -148,6 +148,120 @@ def test_read_counts_are_dropped_with_the_record(session: CassandraSession) -> N
     store.apply([RemoveRecord("default", "m1", 3)], checkpoint=3)
     store.apply([AddReads("default", ("m1",), T0, 4)], checkpoint=4)  # read of a gone id
     assert store.get("default", "m1") is None
+
+
+def _count_reads(store: CassandraRecordStore, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many ids each read of read counts asks Cassandra for."""
+    asked: list[int] = []
+    rows = store._rows
+
+    def spy(cql: str, keys: Sequence[tuple[str, str]]) -> Any:
+        if cql == IN_READS:
+            asked.append(len(keys))
+        return rows(cql, keys)
+
+    monkeypatch.setattr(store, "_rows", spy)
+    return asked
+
+
+def _stored_reads(session: CassandraSession, memory_id: str) -> list[Any]:
+    rows = session.execute(
+        "SELECT read_count, last_read_position FROM records WHERE tenant = %s"
+        " AND memory_id = %s",
+        ("default", memory_id),
+    )
+    return [(r.read_count, r.last_read_position) for r in rows]
+
+
+def test_read_counts_this_projector_wrote_are_not_read_again(
+    session: CassandraSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = CassandraRecordStore(session)
+    asked = _count_reads(store, monkeypatch)
+    store.apply([PutRecord(stored(position=1)), PutRecord(stored("m2", position=2))], checkpoint=2)
+    store.apply([AddReads("default", ("m1", "m2"), T0, 3)], checkpoint=3)
+    assert asked == [2]
+    store.apply([AddReads("default", ("m1",), T0, 4)], checkpoint=4)
+    store.apply([AddReads("default", ("m1", "m2"), T0, 5)], checkpoint=5)
+    assert asked == [2]  # both remembered
+    store.apply([AddReads("default", ("m1", "m3"), T0, 6)], checkpoint=6)
+    assert asked == [2, 1]  # only the one never counted here
+    assert _stored_reads(session, "m1") == [(4, 6)]
+    assert _stored_reads(session, "m2") == [(2, 5)]
+    assert _stored_reads(session, "m3") == []  # absent: its recall is dropped
+
+
+def test_counts_are_read_again_after_another_projector_moved_the_partition(
+    session: CassandraSession,
+) -> None:
+    """A rebalance takes partition 0 from A to B and gives it back: B counted recalls A
+    never saw. A reads the checkpoint before projecting again, finds it moved, and counts
+    on from the row, not from what it remembers."""
+    a, b = CassandraRecordStore(session), CassandraRecordStore(session)
+    a.apply([PutRecord(stored(position=1)), AddReads("default", ("m1",), T0, 2)], checkpoint=2)
+    assert b.checkpoint(0) == 2  # B resumes
+    b.apply([AddReads("default", ("m1",), T0, 3)], checkpoint=3)
+    assert a.checkpoint(0) == 3  # A resumes
+    a.apply([AddReads("default", ("m1",), T0, 4)], checkpoint=4)
+    assert _stored_reads(session, "m1") == [(3, 4)]
+
+
+def test_a_projector_that_died_before_its_checkpoint_is_counted_once(
+    session: CassandraSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """B counts a recall and dies before moving the checkpoint; A resumes where it left
+    the checkpoint itself, so it counts that recall again from what it remembers — to the
+    very value B wrote."""
+    a, b = CassandraRecordStore(session), CassandraRecordStore(session)
+    a.apply([PutRecord(stored(position=1)), AddReads("default", ("m1",), T0, 2)], checkpoint=2)
+    assert b.checkpoint(0) == 2
+
+    def died(*_: Any) -> None:
+        raise Unavailable("killed before its checkpoint")
+
+    monkeypatch.setattr(b, "_advance", died)
+    with pytest.raises(Unavailable):
+        b.apply([AddReads("default", ("m1",), T0, 3)], checkpoint=3)
+    assert _stored_reads(session, "m1") == [(2, 3)]  # its count landed
+    assert a.checkpoint(0) == 2
+    a.apply([AddReads("default", ("m1",), T0, p) for p in (3, 4)], checkpoint=4)
+    assert _stored_reads(session, "m1") == [(3, 4)]
+
+
+@pytest.mark.parametrize("same_batch", [True, False])
+def test_a_removed_memory_is_not_counted_from_memory(
+    session: CassandraSession, monkeypatch: pytest.MonkeyPatch, same_batch: bool
+) -> None:
+    store = CassandraRecordStore(session)
+    store.apply([PutRecord(stored(position=1)), AddReads("default", ("m1",), T0, 2)], checkpoint=2)
+    remove = [RemoveRecord("default", "m1", 3), PutTombstone(tombstone(position=3))]
+    later = [AddReads("default", ("m1",), T0, 4)]
+    if same_batch:
+        store.apply([*remove, *later], checkpoint=4)
+    else:
+        store.apply(remove, checkpoint=3)
+        store.apply(later, checkpoint=4)
+    assert _stored_reads(session, "m1") == []  # no row of read counts alone
+    assert isinstance(store.get("default", "m1"), Tombstone)
+
+
+def test_a_batch_that_fails_forgets_the_partitions_counts(
+    session: CassandraSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = CassandraRecordStore(session)
+    store.apply([PutRecord(stored(position=1)), AddReads("default", ("m1",), T0, 2)], checkpoint=2)
+    assert len(store.read_counts) == 1
+
+    def down(*_: Any) -> None:
+        raise Unavailable("cassandra is down")
+
+    monkeypatch.setattr(store, "_advance", down)
+    with pytest.raises(Unavailable):
+        store.apply([AddReads("default", ("m1",), T0, 3)], checkpoint=3)
+    assert len(store.read_counts) == 0
+    monkeypatch.undo()
+    store.apply([AddReads("default", ("m1",), T0, 3)], checkpoint=3)  # the retry
+    assert _stored_reads(session, "m1") == [(2, 3)]
 
 
 # --- no server needed ------------------------------------------------------------------

@@ -25,7 +25,9 @@ comparisons are always meaningful. Consequences:
   counted position. The value written at position p is a deterministic function of the
   events up to p, so a duplicate delivery — even two consumers racing during a group
   rebalance — writes the same value at the same timestamp: idempotent without a
-  lightweight transaction (requires R + W > RF, see session.py).
+  lightweight transaction (requires R + W > RF, see session.py). What the projector last
+  read or wrote of a memory's count is remembered per log partition and stands in for the
+  read while nothing else can have changed it (read_count_cache.py).
 * The checkpoint of each log partition is written once per batch, after the batch's
   writes succeeded, at ``USING TIMESTAMP <position>`` like everything else: the highest
   position wins, so it never moves backwards and needs no lightweight transaction
@@ -66,6 +68,7 @@ from ai_memory.core.timeparse import from_micros, to_micros
 
 from . import cql as q
 from .migrations import migrate
+from .read_count_cache import Count, ReadCountCache
 from .rows import (
     SCOPE_BUCKETS,
     TENANT_BUCKETS,
@@ -109,6 +112,7 @@ class CassandraRecordStore:
         self._clock = clock
         self._grace: tuple[float, timedelta] | None = None  # (read at, horizon)
         self._grace_lock = threading.Lock()
+        self.read_counts = ReadCountCache()
 
     @classmethod
     def from_url(cls, url: str) -> CassandraRecordStore:
@@ -121,6 +125,16 @@ class CassandraRecordStore:
     def apply(
         self, mutations: Sequence[RecordMutation], *, checkpoint: int, partition: int = 0
     ) -> None:
+        try:
+            self._apply(mutations, checkpoint, partition)
+        except BaseException:
+            # Some of the batch's writes may have landed: what the partition's counts are
+            # is read from the rows again.
+            self.read_counts.forget_partition(partition)
+            raise
+        self.read_counts.wrote(partition, checkpoint)
+
+    def _apply(self, mutations: Sequence[RecordMutation], checkpoint: int, partition: int) -> None:
         skip = self._stale_puts(mutations)
         scopes = self._removed_scopes(mutations)
         writes: list[Item] = []
@@ -151,9 +165,14 @@ class CassandraRecordStore:
                 case AddReads(tenant=tenant, memory_ids=ids, at=at, position=pos):
                     for mid in dict.fromkeys(ids):
                         reads[(tenant, mid)].append((pos, at))
+        # What else the batch does to a memory may change whether it is live: its count
+        # is read from the row again.
+        self.read_counts.drop(
+            partition, {key for m in mutations if (key := _memory_of(m)) is not None}
+        )
         self._s.write_grouped(writes)
         # Read counts after the writes: whether a memory is live depends on them.
-        self._add_reads(reads)
+        self._add_reads(reads, partition)
         self._advance(partition, checkpoint)
 
     def lineage(self, tenant: str, memory_id: str) -> list[LineageEntry]:
@@ -176,9 +195,14 @@ class CassandraRecordStore:
             row = self._s.execute(
                 self._s.prepare(q.CP_GET_BEFORE_0007), (PROJECTION, partition)
             ).one()
-        return 0 if row is None else int(row.position)
+        stored = 0 if row is None else int(row.position)
+        # A worker reads it before it projects the partition again (after a rebalance):
+        # moved by someone else, the counts this process remembers may be behind.
+        self.read_counts.read(partition, stored)
+        return stored
 
     def reset(self) -> None:
+        self.read_counts.clear()
         for table in q.TABLES:
             self._s.execute(f"TRUNCATE {table}")
         # Checkpoints from before migration 0007 (projection_progress, shared with nothing
@@ -383,16 +407,24 @@ class CassandraRecordStore:
                 known[key] = row.scope
         return known
 
-    def _add_reads(self, reads: dict[tuple[str, str], list[tuple[int, datetime]]]) -> None:
+    def _add_reads(
+        self, reads: dict[tuple[str, str], list[tuple[int, datetime]]], partition: int
+    ) -> None:
         if not reads:
             return
-        rows = self._rows(q.IN_READS, list(reads))
+        known = self.read_counts.known(partition, reads)
+        missing = [key for key in reads if key not in known]
+        rows = self._rows(q.IN_READS, missing) if missing else {}
         writes: list[Item] = []
+        counted: dict[tuple[str, str], Count] = {}
         for key in reads:
-            row: Any = rows.get(key)
-            if not is_live(row):
-                continue  # like the embedded store: reads of absent records are dropped
-            count, last = int(row.read_count or 0), int(row.last_read_position or 0)
+            if key in known:
+                count, last = known[key]
+            else:
+                row: Any = rows.get(key)
+                if not is_live(row):
+                    continue  # like the embedded store: reads of absent records are dropped
+                count, last = int(row.read_count or 0), int(row.last_read_position or 0)
             last_at: datetime | None = None
             for pos, at in sorted(reads[key], key=lambda r: r[0]):
                 if pos > last:
@@ -400,7 +432,9 @@ class CassandraRecordStore:
             if last_at is not None:
                 params = (last, count, to_micros(last_at), last, *key)
                 writes.append((self._s.prepare(q.SET_READS), params))
+            counted[key] = (count, last)
         self._s.write_grouped(writes)
+        self.read_counts.remember(partition, counted)
 
     def _advance(self, partition: int, checkpoint: int) -> None:
         # Timestamp = position: an older checkpoint arriving later (a worker that lost
@@ -455,6 +489,18 @@ class CassandraRecordStore:
                 futures.append(self._s.session.execute_async(bound))
             streams = [_translated(f.result()) for f in futures]
         return heapq.merge(*streams, key=lambda row: row.memory_id)
+
+
+def _memory_of(m: RecordMutation) -> tuple[str, str] | None:
+    """The memory a mutation other than a recall changes."""
+    match m:
+        case PutRecord(stored=s):
+            return (s.tenant, s.record.id)
+        case RemoveRecord(tenant=tenant, memory_id=mid) | SetState(tenant=tenant, memory_id=mid):
+            return (tenant, mid)
+        case PutTombstone(tombstone=t):
+            return (t.tenant, t.memory_id)
+    return None  # recalls and lineage
 
 
 def _translated(rows: Iterable[Any]) -> Iterator[Any]:
