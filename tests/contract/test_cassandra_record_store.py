@@ -166,8 +166,7 @@ def _count_reads(store: CassandraRecordStore, monkeypatch: pytest.MonkeyPatch) -
 
 def _stored_reads(session: CassandraSession, memory_id: str) -> list[Any]:
     rows = session.execute(
-        "SELECT read_count, last_read_position FROM records WHERE tenant = %s"
-        " AND memory_id = %s",
+        "SELECT read_count, last_read_position FROM records WHERE tenant = %s AND memory_id = %s",
         ("default", memory_id),
     )
     return [(r.read_count, r.last_read_position) for r in rows]
