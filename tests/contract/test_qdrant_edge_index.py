@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -184,6 +185,54 @@ def test_an_index_filled_from_zero_flushes_rarely_until_it_catches_up(tmp_path: 
     finally:
         idx.close()
     assert _on_disk(tmp_path) == 5  # close makes it durable
+
+
+class _CountingShard:
+    """The live shard, counting the engine's flushes."""
+
+    def __init__(self, shard: Any) -> None:
+        self.shard = shard
+        self.flushes = 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        self.shard.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.shard, name)
+
+
+def test_a_flush_with_nothing_new_leaves_the_engine_alone(tmp_path: Path) -> None:
+    """An idle projection flushes after every quiet spell; with nothing written since the
+    last flush the engine is not asked to sync its segments, and the checkpoint still
+    moves. What was written is on disk before the checkpoint says so (a copy of the
+    directory, as a crash would leave it, holds it)."""
+    root = tmp_path / "index"
+    idx = QdrantEdgeIndex(root, DIM, "m", optimize_after=None, flush_interval=3600)
+    try:
+        apply(idx, put("m1", 1, axis(1), "tea"))
+        idx.flush()
+        shard = _CountingShard(idx._shard)
+        idx._shard = shard  # type: ignore[assignment]
+        idx.flush()
+        idx.apply([], {}, checkpoint=7)  # events that change no point (recalls)
+        idx.flush()
+        assert shard.flushes == 0
+        assert _on_disk(root) == 7
+        apply(idx, put("m2", 8, axis(2), "coffee"))
+        idx.flush()
+        assert shard.flushes == 1 and _on_disk(root) == 8
+        idx.flush()
+        assert shard.flushes == 1
+        shutil.copytree(root, tmp_path / "crashed")
+    finally:
+        idx.close()
+    copy = QdrantEdgeIndex(tmp_path / "crashed", DIM, "m", optimize_after=None)
+    try:
+        assert copy.checkpoint() == 8
+        assert set(ids(copy.search(q(axis(2), "coffee")))) == {"m1", "m2"}
+    finally:
+        copy.close()
 
 
 def test_an_index_reopened_with_checkpoints_keeps_its_flush_interval(tmp_path: Path) -> None:

@@ -168,6 +168,11 @@ class QdrantEdgeIndex:
         self._flush_interval = flush_interval
         self._filling = False  # filled from 0 and not caught up yet: see _FILL_FLUSH_INTERVAL
         self._last_flush = time.monotonic()
+        # Whether the live shard ran an operation since its last flush. A flush that has
+        # nothing to write still syncs every segment — ≈ 5 ms holding the interpreter at
+        # 100k points — and an idle projection asks for one after each quiet spell (the
+        # recalls searches append arrive about once a second).
+        self._unflushed = False
         # partition -> position; ``_durable`` is what is on disk, ``_checkpoints`` may be ahead
         self._checkpoints: dict[int, int] = {}
         self._durable: dict[int, int] = {}
@@ -251,7 +256,9 @@ class QdrantEdgeIndex:
 
     def _persist(self, shard: qe.EdgeShard) -> None:
         """Flush the engine, then (and only then) record the checkpoints on disk."""
-        shard.flush()
+        if self._unflushed:
+            shard.flush()
+            self._unflushed = False
         self._last_flush = time.monotonic()
         if self._checkpoints != self._durable or self._vacuumed != self._durable_vacuumed:
             self._write_checkpoints(self._checkpoints)
@@ -410,6 +417,8 @@ class QdrantEdgeIndex:
             )
         for operation in operations:
             shard.update(operation)
+        if operations:  # always the live shard (a compaction's catch-up is ``_replay``)
+            self._unflushed = True
         return len(plan.writes), len(forgotten), Applied(operations, len(mutations), rewrote)
 
     def flush(self) -> None:
@@ -435,6 +444,7 @@ class QdrantEdgeIndex:
 
     def _optimize(self, shard: qe.EdgeShard) -> bool:
         changed = shard.optimize()
+        self._unflushed = True
         self._vacuumed = True  # under the apply lock: nothing was written meanwhile
         self._written_since_optimize = 0
         self._compaction.optimized()
