@@ -377,3 +377,35 @@ def test_faust_keeps_its_data_directory_out_of_the_working_directory(
     assert datadir.is_dir() and not datadir.is_relative_to(tmp_path)
     assert datadir.stat().st_mode & 0o777 == 0o700  # private, like every data file
     assert list(tmp_path.iterdir()) == []
+
+
+def test_every_resume_reads_the_views_checkpoint_from_the_store(dlq: SqliteDeadLetters) -> None:
+    """Each assignment asks the view, never a checkpoint this worker remembers: the
+    Cassandra records store forgets the read counts of a partition another worker moved
+    when it sees that read (``adapters/cassandra/read_count_cache.py``)."""
+    from faust.types import TP
+
+    class Counting(LossySink):
+        def __init__(self) -> None:
+            super().__init__()
+            self.reads: list[int] = []
+
+        def checkpoint(self, partition: int = 0) -> int:
+            self.reads.append(partition)
+            return super().checkpoint(partition)
+
+    sink = Counting()
+    worker = ProjectorWorker(sink, SERIALIZER, dlq, backoff=FAST)
+    runner, _ = runner_for(worker, {TP("t", 0), TP("t", 1)})
+
+    async def scenario() -> None:
+        await runner.resume_offsets({TP("t", 0), TP("t", 1)})
+        await runner.apply([faust_event(0, 0, "a", 2)])
+        await runner.revoked({TP("t", 0)})
+        sink.checkpoints[0] = pack(0, 7)  # another worker projected it meanwhile
+        sink.reads.clear()
+        assert await runner.resume_offsets({TP("t", 0)}) == {TP("t", 0): 8}
+        assert sink.reads == [0]
+
+    asyncio.run(scenario())
+    worker.executor.shutdown(wait=True)
