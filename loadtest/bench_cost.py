@@ -38,7 +38,12 @@ the background every process burns — polling, heartbeats — in CPU ms per sec
 ``--batch-clients`` clients), ``put`` (single ``PUT /v1/memories/{id}`` from
 ``--put-clients`` clients), ``get`` (``GET /v1/memories/{id}`` of memories the batch
 phase wrote) and ``search`` (``POST /v1/memories/search``, hybrid, one scope), the reads
-from ``--read-clients`` clients; last, unless ``--no-replay``, ``replay records`` and
+from ``--read-clients`` clients. Memories are spread over ``--scopes`` scopes (20: a few
+hundred memories each at the default sizes; 100 and ``--batch-memories 100000``: issue
+27's scope of 1,000 memories in a 100,000-memory deployment), and searches ask them in
+turn, with the corpus's ten queries (``--search-queries repeat``: each query–scope pair
+comes back every 10 × scopes searches, which flatters every cache) or a question of
+their own each (``distinct``); last, unless ``--no-replay``, ``replay records`` and
 ``replay index``: the serving processes stopped, ``ai-memory replay --projection <view>``
 rebuilds the view in place from offset 0 (the fleet's "rebuild the index" job), CPU per
 event from the command's own figure (its start-up left out) plus Kafka and Cassandra.
@@ -118,7 +123,7 @@ from loadtest.bench_distributed import (
 )
 from loadtest.bench_embedded import percentile
 from loadtest.cluster import CLI, Cluster, Proc, free_port, operator_key
-from loadtest.corpus import QUERIES
+from loadtest.corpus import QUERIES, TYPES, sentence
 from loadtest.faults import Servers, profile
 from loadtest.faults_check import worker_positions
 from loadtest.positions import Acked, log_positions
@@ -164,6 +169,12 @@ class Options:
     get_requests: int = 1_000
     search_requests: int = 200
     read_clients: int = 4
+    # Memories are spread over this many scopes (``user:u0`` …), searches ask them in turn.
+    scopes: int = 20
+    # The search phase's queries: "repeat" cycles the corpus's ten (each query–scope pair
+    # comes back every 10 × scopes searches: what caches love), "distinct" asks each
+    # search a question of its own.
+    search_queries: str = "repeat"
     timeout: float = 900.0  # per phase, for every view to catch up
     replay: bool = True  # then rebuild every view from offset 0 (``ai-memory replay``)
     threads: bool = False  # the gateway's and the JVMs' CPU by thread too (``--threads``)
@@ -654,8 +665,8 @@ def in_pool(clients: int, send: Callable[[Any], float], work: list[Any]) -> list
         return list(pool.map(send, work))
 
 
-def batch_load(count: int, size: int, clients: int, prefix: str) -> Load:
-    bodies = batch_bodies(count, size, prefix)  # encoded before the clock runs
+def batch_load(count: int, size: int, clients: int, prefix: str, scopes: int = 20) -> Load:
+    bodies = batch_bodies(count, size, prefix, scopes)  # encoded before the clock runs
     lock = threading.Lock()
 
     def load(http: httpx.Client, needed: dict[int, int]) -> list[float]:
@@ -677,8 +688,8 @@ def batch_load(count: int, size: int, clients: int, prefix: str) -> Load:
     return load
 
 
-def put_load(count: int, clients: int, prefix: str = "put") -> Load:
-    items = list(renamed(count, prefix))
+def put_load(count: int, clients: int, prefix: str = "put", scopes: int = 20) -> Load:
+    items = list(renamed(count, prefix, scopes))
     lock = threading.Lock()
 
     def load(http: httpx.Client, needed: dict[int, int]) -> list[float]:
@@ -710,9 +721,17 @@ def get_load(count: int, clients: int, written: int, prefix: str = "batch") -> L
     return load
 
 
-def search_load(count: int, clients: int) -> Load:
+def distinct_queries(count: int, seed: int = 23) -> list[str]:
+    """Questions each asked once: sentences of the corpus's vocabulary (another seed than
+    the memories', numbered past them), in its five kinds."""
+    rng = random.Random(seed)
+    return [sentence(rng, TYPES[n % len(TYPES)], 10_000_000 + n) for n in range(count)]
+
+
+def search_load(count: int, clients: int, scopes: int = 20, queries: str = "repeat") -> Load:
+    asked = distinct_queries(count) if queries == "distinct" else QUERIES
     bodies = [
-        {"query": QUERIES[i % len(QUERIES)], "scope": f"user:u{i % 20}"} for i in range(count)
+        {"query": asked[i % len(asked)], "scope": f"user:u{i % scopes}"} for i in range(count)
     ]
 
     def load(http: httpx.Client, needed: dict[int, int]) -> list[float]:
@@ -731,11 +750,11 @@ def search_load(count: int, clients: int) -> Load:
 def warm_up(dep: Deployment, http: httpx.Client, opt: Options) -> None:
     """One round of every phase's requests, until every view caught up."""
     needed = Acked(dep.position_of)
-    batch_load(opt.warmup, opt.batch_size, opt.batch_clients, "warm")(http, needed)
+    batch_load(opt.warmup, opt.batch_size, opt.batch_clients, "warm", opt.scopes)(http, needed)
     dep.wait_done(needed, max(opt.timeout, 600))  # the workers' start-up is in here
-    put_load(opt.warmup // 5, opt.put_clients, "warm-put")(http, needed)
+    put_load(opt.warmup // 5, opt.put_clients, "warm-put", opt.scopes)(http, needed)
     get_load(opt.warmup // 2, opt.read_clients, opt.warmup, "warm")(http, needed)
-    search_load(opt.warmup // 10, opt.read_clients)(http, needed)
+    search_load(opt.warmup // 10, opt.read_clients, opt.scopes)(http, needed)
     time.sleep(RECALL_FLUSH_S)
     dep.wait_done(needed, max(opt.timeout, 600))
 
@@ -798,12 +817,17 @@ def run_phases(dep: Deployment, opt: Options) -> list[Phase]:
                 name,
                 "memory",
                 opt.batch_memories,
-                batch_load(opt.batch_memories, opt.batch_size, opt.batch_clients, name),
+                batch_load(opt.batch_memories, opt.batch_size, opt.batch_clients, name, opt.scopes),
             )
             for name in batch_rounds(opt.batch_rounds)
         ]
         steps += [
-            ("put", "memory", opt.put_memories, put_load(opt.put_memories, opt.put_clients)),
+            (
+                "put",
+                "memory",
+                opt.put_memories,
+                put_load(opt.put_memories, opt.put_clients, scopes=opt.scopes),
+            ),
             (
                 "get",
                 "request",
@@ -814,7 +838,7 @@ def run_phases(dep: Deployment, opt: Options) -> list[Phase]:
                 "search",
                 "request",
                 opt.search_requests,
-                search_load(opt.search_requests, opt.read_clients),
+                search_load(opt.search_requests, opt.read_clients, opt.scopes, opt.search_queries),
             ),
         ]
         for name, unit, count, load in steps:
@@ -1013,6 +1037,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--get-requests", type=int, default=1_000)
     parser.add_argument("--search-requests", type=int, default=200)
     parser.add_argument("--read-clients", type=int, default=4, help="get and search clients")
+    parser.add_argument(
+        "--scopes", type=int, default=20, help="memories spread over this many scopes"
+    )
+    parser.add_argument(
+        "--search-queries",
+        choices=["repeat", "distinct"],
+        default="repeat",
+        help="repeat: the corpus's ten queries in turn; distinct: a question per search",
+    )
     parser.add_argument("--timeout", type=float, default=900.0, help="per phase, s")
     parser.add_argument("--kafka", help="host:port of a running Kafka (then no servers start)")
     parser.add_argument("--cassandra", help="host:port of a running Cassandra")
@@ -1057,6 +1090,8 @@ def main(argv: list[str] | None = None) -> None:
         get_requests=args.get_requests,
         search_requests=args.search_requests,
         read_clients=args.read_clients,
+        scopes=args.scopes,
+        search_queries=args.search_queries,
         timeout=args.timeout,
         replay=args.replay,
         threads=args.threads,

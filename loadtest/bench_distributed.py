@@ -85,16 +85,16 @@ def chunks(count: int) -> list[bytes]:
     return out
 
 
-def renamed(count: int, prefix: str) -> Iterator[dict[str, Any]]:
+def renamed(count: int, prefix: str, scopes: int = 20) -> Iterator[dict[str, Any]]:
     """The corpus under other ids: each phase writes new memories, never no-op upserts of
     the previous phase's (which would skip the log)."""
-    for n, m in enumerate(memories(count)):
+    for n, m in enumerate(memories(count, scopes=scopes)):
         yield m | {"id": f"{prefix}-{n}"}
 
 
-def batch_bodies(count: int, size: int, prefix: str) -> list[tuple[int, bytes]]:
+def batch_bodies(count: int, size: int, prefix: str, scopes: int = 20) -> list[tuple[int, bytes]]:
     """(items, encoded body) per request, encoded up front so the clients only send."""
-    items = list(renamed(count, prefix))
+    items = list(renamed(count, prefix, scopes))
     return [
         (len(items[i : i + size]), json.dumps({"items": items[i : i + size]}).encode())
         for i in range(0, len(items), size)
