@@ -25,8 +25,15 @@ from ai_memory.adapters.record_scan_usage import RecordScanUsage
 from ai_memory.core.errors import InvalidInput, PermanentError, Unavailable
 from ai_memory.core.ports import RecordStore
 from ai_memory.core.positions import pack
-from ai_memory.core.projection import AddReads, PutRecord, PutTombstone, RemoveRecord
-from ai_memory.core.record import StoredRecord, Tombstone
+from ai_memory.core.projection import (
+    AddReads,
+    PutRecord,
+    PutTombstone,
+    RecordMutation,
+    RemoveRecord,
+    SetState,
+)
+from ai_memory.core.record import MemoryState, StoredRecord, Tombstone
 from tests.contract.record_store_contract import RecordStoreContract, stored, tombstone
 from tests.contract.sealed_view_contract import SealedViewContract
 from tests.contract.usage_source_contract import Stack, UsageSourceContract
@@ -177,7 +184,9 @@ def test_read_counts_this_projector_wrote_are_not_read_again(
 ) -> None:
     store = CassandraRecordStore(session)
     asked = _count_reads(store, monkeypatch)
-    store.apply([PutRecord(stored(position=1)), PutRecord(stored("m2", position=2))], checkpoint=2)
+    # Later versions: memories whose first this projector never saw (counts in the row).
+    puts = [PutRecord(stored(m, position=p, version=2)) for m, p in (("m1", 1), ("m2", 2))]
+    store.apply(puts, checkpoint=2)
     store.apply([AddReads("default", ("m1", "m2"), T0, 3)], checkpoint=3)
     assert asked == [2]
     store.apply([AddReads("default", ("m1",), T0, 4)], checkpoint=4)
@@ -188,6 +197,68 @@ def test_read_counts_this_projector_wrote_are_not_read_again(
     assert _stored_reads(session, "m1") == [(4, 6)]
     assert _stored_reads(session, "m2") == [(2, 5)]
     assert _stored_reads(session, "m3") == []  # absent: its recall is dropped
+
+
+def test_a_first_version_starts_its_count_without_a_read(
+    session: CassandraSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every recall of a memory comes after its first version: a projector that put it
+    counts from zero. Replayed from an earlier checkpoint by a fresh process, the fold
+    from zero is the one the row holds."""
+    store = CassandraRecordStore(session)
+    asked = _count_reads(store, monkeypatch)
+    store.apply([PutRecord(stored(position=1))], checkpoint=1)
+    store.apply([AddReads("default", ("m1",), T0, 2)], checkpoint=2)
+    store.apply(
+        [PutRecord(stored("m2", position=3)), AddReads("default", ("m2",), T0, 4)], checkpoint=4
+    )
+    assert asked == []
+    assert _stored_reads(session, "m1") == [(1, 2)]
+    assert _stored_reads(session, "m2") == [(1, 4)]
+    store.apply([AddReads("default", ("m1", "m2"), T0, 5)], checkpoint=5)
+
+    replay = CassandraRecordStore(session)  # the view's checkpoint lost: from 0 again
+    again = _count_reads(replay, monkeypatch)
+    replay.apply([PutRecord(stored(position=1))], checkpoint=1)
+    replay.apply([AddReads("default", ("m1",), T0, 2)], checkpoint=2)
+    assert _stored_reads(session, "m1") == [(2, 5)]  # the partial fold lost by timestamp
+    replay.apply(
+        [PutRecord(stored("m2", position=3)), AddReads("default", ("m2",), T0, 4)], checkpoint=4
+    )
+    replay.apply([AddReads("default", ("m1", "m2"), T0, p) for p in (5, 6)], checkpoint=6)
+    assert again == []
+    assert _stored_reads(session, "m1") == [(3, 6)]
+    assert _stored_reads(session, "m2") == [(3, 6)]
+
+
+def test_a_first_version_refused_by_its_tombstone_is_not_counted(
+    session: CassandraSession,
+) -> None:
+    """A redelivered first version older than the memory's tombstone is not put; its
+    recalls then find no record, as they would reading the row."""
+    store = CassandraRecordStore(session)
+    store.apply([PutTombstone(tombstone(position=5))], checkpoint=5)  # no records delete
+    store.apply([PutRecord(stored(position=2)), AddReads("default", ("m1",), T0, 6)], checkpoint=6)
+    assert _stored_reads(session, "m1") == []
+
+
+@pytest.mark.parametrize("then", ["version 2", "state", "removed"])
+def test_a_first_version_changed_in_the_same_batch_is_read_from_the_row(
+    session: CassandraSession, monkeypatch: pytest.MonkeyPatch, then: str
+) -> None:
+    store = CassandraRecordStore(session)
+    asked = _count_reads(store, monkeypatch)
+    changes: dict[str, list[RecordMutation]] = {
+        "version 2": [PutRecord(stored(position=2, version=2))],
+        "state": [SetState("default", "m1", MemoryState.HISTORICAL, T0, 2)],
+        "removed": [RemoveRecord("default", "m1", 2), PutTombstone(tombstone(position=2))],
+    }
+    store.apply(
+        [PutRecord(stored(position=1)), *changes[then], AddReads("default", ("m1",), T0, 3)],
+        checkpoint=3,
+    )
+    assert asked == [1]
+    assert _stored_reads(session, "m1") == ([] if then == "removed" else [(1, 3)])
 
 
 def test_counts_are_read_again_after_another_projector_moved_the_partition(
@@ -233,8 +304,11 @@ def test_a_removed_memory_is_not_counted_from_memory(
 ) -> None:
     store = CassandraRecordStore(session)
     store.apply([PutRecord(stored(position=1)), AddReads("default", ("m1",), T0, 2)], checkpoint=2)
-    remove = [RemoveRecord("default", "m1", 3), PutTombstone(tombstone(position=3))]
-    later = [AddReads("default", ("m1",), T0, 4)]
+    remove: list[RecordMutation] = [
+        RemoveRecord("default", "m1", 3),
+        PutTombstone(tombstone(position=3)),
+    ]
+    later: list[RecordMutation] = [AddReads("default", ("m1",), T0, 4)]
     if same_batch:
         store.apply([*remove, *later], checkpoint=4)
     else:

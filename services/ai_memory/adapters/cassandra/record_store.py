@@ -167,10 +167,14 @@ class CassandraRecordStore:
                         reads[(tenant, mid)].append((pos, at))
         # What else the batch does to a memory may change whether it is live: its count
         # is read from the row again.
-        self.read_counts.drop(
-            partition, {key for m in mutations if (key := _memory_of(m)) is not None}
-        )
+        touched = {key for m in mutations if (key := _memory_of(m)) is not None}
+        self.read_counts.drop(partition, touched)
         self._s.write_grouped(writes)
+        # A memory's first version starts its count at zero: every recall of it comes
+        # later in this partition, so this worker, which reads on from here, folds them
+        # all (a replay from an earlier checkpoint too: what it writes then is the fold
+        # the row already holds, or loses to it by timestamp).
+        self.read_counts.remember(partition, dict.fromkeys(_born(mutations, skip), (0, 0)))
         # Read counts after the writes: whether a memory is live depends on them.
         self._add_reads(reads, partition)
         self._advance(partition, checkpoint)
@@ -489,6 +493,22 @@ class CassandraRecordStore:
                 futures.append(self._s.session.execute_async(bound))
             streams = [_translated(f.result()) for f in futures]
         return heapq.merge(*streams, key=lambda row: row.memory_id)
+
+
+def _born(mutations: Sequence[RecordMutation], skip: set[int]) -> list[tuple[str, str]]:
+    """Memories whose first version a batch puts, and that nothing else in it changes
+    (a newer version, a state change, a removal: their counts are read from the row)."""
+    first: set[tuple[str, str]] = set()
+    other: set[tuple[str, str]] = set()
+    for i, m in enumerate(mutations):
+        key = _memory_of(m)
+        if key is None:
+            continue
+        if isinstance(m, PutRecord) and m.stored.version == 1 and i not in skip:
+            first.add(key)
+        else:
+            other.add(key)
+    return sorted(first - other)
 
 
 def _memory_of(m: RecordMutation) -> tuple[str, str] | None:
