@@ -175,6 +175,9 @@ class Options:
     # comes back every 10 × scopes searches: what caches love), "distinct" asks each
     # search a question of its own.
     search_queries: str = "repeat"
+    # Seconds of nothing before the read phases: a big batch phase leaves the indexes'
+    # compactions running (child processes), which are the writes' cost, not the reads'.
+    pause_before_reads: float = 0.0
     timeout: float = 900.0  # per phase, for every view to catch up
     replay: bool = True  # then rebuild every view from offset 0 (``ai-memory replay``)
     threads: bool = False  # the gateway's and the JVMs' CPU by thread too (``--threads``)
@@ -842,6 +845,8 @@ def run_phases(dep: Deployment, opt: Options) -> list[Phase]:
             ),
         ]
         for name, unit, count, load in steps:
+            if name == "get" and opt.pause_before_reads > 0:
+                time.sleep(opt.pause_before_reads)
             if count > 0:
                 phases.append(measure(dep, http, name, unit, count, load, opt))
     if phases and phases[0].unit == "second":
@@ -1046,6 +1051,13 @@ def main(argv: list[str] | None = None) -> None:
         default="repeat",
         help="repeat: the corpus's ten queries in turn; distinct: a question per search",
     )
+    parser.add_argument(
+        "--pause-before-reads",
+        type=float,
+        default=0.0,
+        help="seconds of nothing before the get and search phases (a big batch phase's "
+        "index compactions finish: they are the writes' cost)",
+    )
     parser.add_argument("--timeout", type=float, default=900.0, help="per phase, s")
     parser.add_argument("--kafka", help="host:port of a running Kafka (then no servers start)")
     parser.add_argument("--cassandra", help="host:port of a running Cassandra")
@@ -1092,6 +1104,7 @@ def main(argv: list[str] | None = None) -> None:
         read_clients=args.read_clients,
         scopes=args.scopes,
         search_queries=args.search_queries,
+        pause_before_reads=args.pause_before_reads,
         timeout=args.timeout,
         replay=args.replay,
         threads=args.threads,
