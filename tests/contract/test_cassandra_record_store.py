@@ -49,6 +49,23 @@ def session(cassandra_contact: str) -> Iterator[CassandraSession]:
     s.close()
 
 
+def _count_reads(
+    store: CassandraRecordStore, monkeypatch: pytest.MonkeyPatch, cql: str = IN_READS
+) -> list[int]:
+    """How many ids each multi-partition read of ``cql`` (by default: of read counts)
+    asks Cassandra for, in order."""
+    asked: list[int] = []
+    rows = store._rows
+
+    def spy(query: str, keys: Sequence[tuple[str, str]]) -> Any:
+        if query == cql:
+            asked.append(len(keys))
+        return rows(query, keys)
+
+    monkeypatch.setattr(store, "_rows", spy)
+    return asked
+
+
 class TestCassandraRecordStore(RecordStoreContract):
     @pytest.fixture
     def store(self, session: CassandraSession) -> Iterator[RecordStore]:
@@ -100,15 +117,7 @@ def test_only_writes_older_than_half_the_grace_period_are_checked_against_tombst
     half the grace period (default: 5 of 10 days) the tombstones table is read again."""
     now = [T0 + timedelta(hours=1)]
     store = CassandraRecordStore(session, clock=lambda: now[0])
-    asked: list[int] = []  # ids looked up in the tombstones table, per request
-    rows = store._rows
-
-    def spy(cql: str, keys: Sequence[tuple[str, str]]) -> Any:
-        if cql == IN_TOMB_POS:
-            asked.append(len(keys))
-        return rows(cql, keys)
-
-    monkeypatch.setattr(store, "_rows", spy)
+    asked = _count_reads(store, monkeypatch, IN_TOMB_POS)  # ids looked up in tombstones
     store.apply([PutRecord(stored(position=1))], checkpoint=1)
     store.apply(
         [RemoveRecord("default", "m1", 5), PutTombstone(tombstone(position=5))], checkpoint=5
@@ -155,20 +164,6 @@ def test_read_counts_are_dropped_with_the_record(session: CassandraSession) -> N
     store.apply([RemoveRecord("default", "m1", 3)], checkpoint=3)
     store.apply([AddReads("default", ("m1",), T0, 4)], checkpoint=4)  # read of a gone id
     assert store.get("default", "m1") is None
-
-
-def _count_reads(store: CassandraRecordStore, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many ids each read of read counts asks Cassandra for."""
-    asked: list[int] = []
-    rows = store._rows
-
-    def spy(cql: str, keys: Sequence[tuple[str, str]]) -> Any:
-        if cql == IN_READS:
-            asked.append(len(keys))
-        return rows(cql, keys)
-
-    monkeypatch.setattr(store, "_rows", spy)
-    return asked
 
 
 def _stored_reads(session: CassandraSession, memory_id: str) -> list[Any]:
