@@ -2,11 +2,12 @@
 
 A memory's ``read_count`` is a fold of its partition's recall events (record_store.py):
 the projector reads ``(read_count, last_read_position)``, adds the recalls above that
-position and writes the result. Searches recall the same memories again and again, so
-that read is most of what a recall costs Cassandra (≈ 1.2 partition reads per search,
-``loadtest/RESULTS.md``). This cache keeps, for the partitions this process projects,
-the value it last read or wrote, and answers instead of the row while no one else can
-have changed it.
+position and writes the result: a partition read per recalled memory per batch, ≈ 10
+per search on questions asked once (``loadtest/RESULTS.md``, "Read counts the projector
+remembers"). This cache keeps, for the partitions this process projects, the value it
+last read or wrote — and zero for a memory whose first version it put (the record store
+decides that: every recall of a memory comes after its first version in its partition)
+— and answers instead of the row while no one else can have changed it.
 
 Why a remembered value is still the stored one:
 
