@@ -64,7 +64,6 @@ runs it from ``apply`` once that many points were written (tests, small indexes)
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 import threading
@@ -82,6 +81,7 @@ from ai_memory.core.ports import IndexHit, IndexQuery, IndexRebuild, SparseVecto
 from ai_memory.core.projection import IndexMutation
 
 from . import index_payload as ip
+from .edge_checkpoint_file import CheckpointFile, read_checkpoint_file, write_checkpoint_file
 from .edge_compaction import (
     FIRST_GENERATION,
     Applied,
@@ -92,7 +92,7 @@ from .edge_compaction import (
     is_generation,
     next_generation,
 )
-from .edge_engine import ReadWriteLock, engine_call, write_json_atomic
+from .edge_engine import ReadWriteLock, engine_call
 from .edge_reads import (
     Reaches,
     conditions,
@@ -201,49 +201,14 @@ class QdrantEdgeIndex:
     def _config(self) -> qe.EdgeConfig:
         return edge_config(self._layout)
 
-    def _read_checkpoints(self) -> tuple[dict[int, int], str, bool]:
-        try:
-            data = json.loads(self._checkpoint_file.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}, FIRST_GENERATION, False
-        except (ValueError, OSError) as e:
-            log.warning("unreadable index checkpoint %s (%s); rebuilding", self._checkpoint_file, e)
-            return {}, FIRST_GENERATION, False
-        if data.get("model_name") != self._model_name or data.get("dim") != self._dim:
-            log.warning(
-                "index was built for %s/%s, now %s/%s; rebuilding from the log",
-                data.get("model_name"),
-                data.get("dim"),
-                self._model_name,
-                self._dim,
-            )
-            return {}, FIRST_GENERATION, False
-        generation = str(data.get("shard") or FIRST_GENERATION)
-        if not is_generation(generation):
-            log.warning("index checkpoint names no shard generation (%r); rebuilding", generation)
-            return {}, FIRST_GENERATION, False
-        # Files from before partitioning hold only "checkpoint" (partition 0).
-        raw = data.get("checkpoints") or {"0": data.get("checkpoint", 0)}
-        checkpoints = {int(p): int(c) for p, c in raw.items() if int(c) > 0}
-        return checkpoints, generation, data.get("vacuumed") is True
-
     def _write_checkpoints(self, checkpoints: dict[int, int]) -> None:
         self._write_checkpoint_file(checkpoints, self._vacuumed)
         self._checkpoints = dict(checkpoints)
         self._durable = dict(checkpoints)
 
     def _write_checkpoint_file(self, checkpoints: dict[int, int], vacuumed: bool) -> None:
-        write_json_atomic(
-            self._checkpoint_file,
-            {
-                "checkpoints": {str(p): c for p, c in sorted(checkpoints.items())},
-                "checkpoint": checkpoints.get(0, 0),
-                "model_name": self._model_name,
-                "dim": self._dim,
-                "shard": self._generation,
-                "vacuumed": vacuumed,
-            },
-        )
+        file = CheckpointFile(checkpoints, self._generation, vacuumed)
+        write_checkpoint_file(self._checkpoint_file, self._model_name, self._dim, file)
         self._durable_vacuumed = vacuumed
 
     def _unvacuum(self) -> None:
@@ -265,7 +230,8 @@ class QdrantEdgeIndex:
 
     def _open(self) -> None:
         self._root.mkdir(parents=True, exist_ok=True)
-        checkpoints, generation, vacuumed = self._read_checkpoints()
+        stored = read_checkpoint_file(self._checkpoint_file, self._model_name, self._dim)
+        checkpoints, generation, vacuumed = stored.checkpoints, stored.generation, stored.vacuumed
         if checkpoints and (self._root / generation).exists():
             self._generation = generation
             self._remove_generations(keep=generation)  # what a killed compaction left

@@ -495,7 +495,7 @@ class CassandraRecordStore:
         return heapq.merge(*streams, key=lambda row: row.memory_id)
 
 
-def _born(mutations: Sequence[RecordMutation], skip: set[int]) -> list[tuple[str, str]]:
+def _born(mutations: Sequence[RecordMutation], skip: set[int]) -> set[tuple[str, str]]:
     """Memories whose first version a batch puts, and that nothing else in it changes
     (a newer version, a state change, a removal: their counts are read from the row)."""
     first: set[tuple[str, str]] = set()
@@ -508,7 +508,7 @@ def _born(mutations: Sequence[RecordMutation], skip: set[int]) -> list[tuple[str
             first.add(key)
         else:
             other.add(key)
-    return sorted(first - other)
+    return first - other
 
 
 def _memory_of(m: RecordMutation) -> tuple[str, str] | None:
