@@ -182,6 +182,7 @@ class Options:
     replay: bool = True  # then rebuild every view from offset 0 (``ai-memory replay``)
     threads: bool = False  # the gateway's and the JVMs' CPU by thread too (``--threads``)
     warm_jvms: bool = False  # warm up until the JVMs' compilers settle (``--warm-jvms``)
+    index_worker: bool = True  # distributed: an index worker too (``--no-index-worker``)
 
 
 @dataclass
@@ -251,6 +252,9 @@ class Deployment(Protocol):
     url: str
     headers: dict[str, str]
     not_measured: list[str]  # processes of the stack whose CPU cannot be read
+    # /healthz as the deployment's operator (of every tenant): positions and writers, which
+    # a tenant's admin key, the clients', is not shown.
+    http: httpx.Client
 
     def pids(self) -> dict[str, int]: ...
     def position_of(self, token: int) -> int: ...
@@ -277,7 +281,8 @@ def health(http: httpx.Client) -> dict[str, Any] | None:
 
 def writer_counts(http: httpx.Client) -> tuple[int, int]:
     """(transactions, events) the gateway's partition writers committed so far; (0, 0) on
-    a log without writers (embedded)."""
+    a log without writers (embedded). ``http`` must be the operator's client: a tenant's
+    admin is not shown the writers, and every count read 0."""
     for _ in range(10):
         body = health(http)
         if body is not None:
@@ -291,8 +296,15 @@ class Distributed:
 
     name = "distributed"
 
-    def __init__(self, tmp: Path, kafka: str, cassandra: str, run: Path | None) -> None:
+    def __init__(
+        self, tmp: Path, kafka: str, cassandra: str, run: Path | None, *, index_worker: bool = True
+    ) -> None:
         self.cluster = Cluster(tmp, kafka, cassandra, keyed=True)
+        # The gateway searches its co-located Qdrant Edge index, so an index worker here
+        # keeps a copy nobody reads (where the index is a Qdrant server, the worker feeds
+        # it and the gateway tails nothing): ``--no-index-worker`` measures the deployment
+        # as docs/design/WRITE_PATH.md sizes it.
+        self.projections = ("records", "index", "usage") if index_worker else ("records", "usage")
         self.url = self.cluster.url
         self.headers = self.cluster.headers
         self.run = run
@@ -329,7 +341,7 @@ class Distributed:
         assert c.gateway is not None
         self.http.headers.update(c.operator_headers)
         self.procs["gateway"] = c.gateway
-        for projection in ("records", "index", "usage"):
+        for projection in self.projections:
             self.procs[f"{projection} worker"] = c.start_worker(1, projection=projection)
         # Where the log ends (read-only: no writer joins) and how far the usage table
         # folded it, as a gateway reads it: the usage worker has no position metric.
@@ -356,7 +368,8 @@ class Distributed:
         heads = {p: h for p, h in heads.items() if h}
         deadline = time.monotonic() + timeout
         reached: dict[str, float] = {}
-        for views in (("records worker", "index worker", "usage worker"), ("gateway",)):
+        workers = tuple(f"{p} worker" for p in self.projections)
+        for views in (workers, ("gateway",)):
             pending = list(views)
             while True:
                 for view in list(pending):
@@ -504,7 +517,7 @@ def measure(
     needed = Acked(dep.position_of)
     RETRIES.clear()
     print(f"[cost] {dep.name} {name}: started", file=sys.stderr)  # a mark for profilers
-    before = writer_counts(http)
+    before = writer_counts(dep.http)
     traced = by_threads_of(dep.pids()) if opt.threads else {}
     threads_before = {name: thread_cpu(pid) for name, pid in traced.items()}
     cpu = stack_window(dep)
@@ -521,7 +534,7 @@ def measure(
         f"p{round(q * 100)}": round(percentile(latencies, q) * 1000, 2) for q in (0.5, 0.95, 0.99)
     }
     phase = Phase(name, unit, count, acked, done, used, lat, dict(RETRIES), views)
-    after = writer_counts(http)
+    after = writer_counts(dep.http)
     phase.transactions, phase.transaction_events = after[0] - before[0], after[1] - before[1]
     print(f"[cost] {dep.name} {name}: {brief(phase)}", file=sys.stderr)
     for process, pid in traced.items():
@@ -993,7 +1006,7 @@ def run_distributed(args: argparse.Namespace, opt: Options, tmp: Path) -> dict[s
         started = not (_has(before, "kafka") and _has(before, "cassandra"))
         print(f"[cost] servers in {run} ({kafka}, {cassandra})", file=sys.stderr)
         servers.start_all()  # leaves a server already running there alone
-    dep = Distributed(tmp / "distributed", kafka, cassandra, run)
+    dep = Distributed(tmp / "distributed", kafka, cassandra, run, index_worker=opt.index_worker)
     dep.cluster.named_threads = opt.threads
     try:
         dep.start()
@@ -1086,6 +1099,13 @@ def main(argv: list[str] | None = None) -> None:
         help="distributed: repeat the warm-up until the JVMs' JIT compilers spend under "
         f"{SETTLED_COMPILE_SHARE * 100:.0f}%% of the JVMs' CPU in a round (at most {WARM_ROUNDS})",
     )
+    parser.add_argument(
+        "--no-index-worker",
+        dest="index_worker",
+        action="store_false",
+        help="distributed: no index worker, the deployment WRITE_PATH.md sizes (the gateway "
+        "searches its co-located index; the worker's own copy is read by nothing here)",
+    )
     parser.add_argument("--json", type=Path, help="write every number here too")
     args = parser.parse_args(argv)
     assert args.batch_memories > 0 or not args.get_requests, "get reads the batch's memories"
@@ -1109,6 +1129,7 @@ def main(argv: list[str] | None = None) -> None:
         replay=args.replay,
         threads=args.threads,
         warm_jvms=args.warm_jvms,
+        index_worker=args.index_worker,
     )
     out: dict[str, Any] = {
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
