@@ -14,7 +14,9 @@ memories of one tenant (content 200–400 characters assembled from ``loadtest.c
 sentences, ``--scopes`` scopes chosen so that every partition holds as many) through the
 product's own write path in this process: the composition root's container on the Kafka
 log, written with the in-process SDK client's ``write_many`` (``POST /v1/memories:batch``,
-500 a request, 4 at once). Encryption is on, as by default: the workers open sealed
+500 a request, 4 at once; ``--single-writes``: one ``PUT`` each from 16 threads, so the log
+holds a transaction and its commit marker per one or two events, as single PUTs leave it).
+Encryption is on, as by default: the workers open sealed
 content with the data keys the writes stored in the vault, which lives in the record
 store's keyspace. A second, tiny topic (``--startup-events``, spread over 32 scopes) is
 filled the same way for measuring start-up.
@@ -94,6 +96,7 @@ PROJECTIONS = ("records", "index")
 TENANT = "default"
 BATCH = 500  # memories a write_many request carries
 WRITERS = 4  # concurrent write_many requests while filling
+SINGLE_WRITERS = 16  # concurrent single writes while filling with ``--single-writes``
 POLL_S = 0.2
 STARTUP_SCOPES = 32
 
@@ -214,9 +217,13 @@ class Topic:
         return sum(self.events.values())
 
 
-def fill(topic: Topic, env: Env, scopes: list[str], prefix: str, data_dir: Path) -> None:
+def fill(
+    topic: Topic, env: Env, scopes: list[str], prefix: str, data_dir: Path, *, single: bool = False
+) -> None:
     """Write ``topic.memories`` memories through the product's batch write path, in this
-    process (nothing is projected here: the container's projections are never started)."""
+    process (nothing is projected here: the container's projections are never started).
+    ``single``: one ``PUT`` each from ``SINGLE_WRITERS`` threads instead, so the log holds
+    what single writes leave, a transaction (and its commit marker) per one or two events."""
     from ai_memory.bootstrap import build
     from ai_memory.sdk.in_process import InProcessClient
     from ai_memory.settings import Settings
@@ -242,12 +249,18 @@ def fill(topic: Topic, env: Env, scopes: list[str], prefix: str, data_dir: Path)
         with InProcessClient(container) as client:
 
             def write(chunk: list[dict[str, Any]]) -> int:
+                if single:
+                    for item in chunk:
+                        client.write(item.pop("content"), **item)
+                    return len(chunk)
                 report = client.write_many(chunk)
                 assert report.written == len(chunk), str(report)[:600]
                 return report.written
 
+            if single:
+                batches = [[item] for chunk in batches for item in chunk]
             t = time.perf_counter()
-            with ThreadPoolExecutor(WRITERS) as pool:
+            with ThreadPoolExecutor(SINGLE_WRITERS if single else WRITERS) as pool:
                 written = sum(pool.map(write, batches))
             topic.fill_s = time.perf_counter() - t
     finally:
@@ -594,6 +607,7 @@ class Options:
     repeat: int = 2
     timeout: float = 1800.0
     py_spy: Path | None = None
+    single_writes: bool = False  # the full topic filled by single writes (``--single-writes``)
 
 
 def run(opt: Options) -> dict[str, Any]:
@@ -631,7 +645,14 @@ def run(opt: Options) -> dict[str, Any]:
             )
             env.topics.append(topic_name)
             env.keyspaces.append(topic.keyspace)
-            fill(topic, env, scopes, f"bench-{name}", tmp / f"fill-{name}")
+            fill(
+                topic,
+                env,
+                scopes,
+                f"bench-{name}",
+                tmp / f"fill-{name}",
+                single=opt.single_writes and name == "full",
+            )
             topic.events, topic.heads = census(topic.log_url, kafka, topic_name)
             empty = [p for p in range(opt.partitions) if not topic.events.get(p)]
             assert not empty, f"{name}: partitions {empty} hold no event"
@@ -760,6 +781,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2, help="rounds of alternating runs")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
     parser.add_argument("--py-spy", type=Path, help="folder for py-spy profiles of full runs")
+    parser.add_argument(
+        "--single-writes",
+        action="store_true",
+        help="fill the topic with single writes (a log transaction per one or two events, "
+        "as single PUTs leave it) instead of batches of 500",
+    )
     parser.add_argument("--json", type=Path, help="write the results here too")
     args = parser.parse_args()
     out = run(
@@ -773,6 +800,7 @@ def main() -> None:
             repeat=args.repeat,
             timeout=args.timeout,
             py_spy=args.py_spy,
+            single_writes=args.single_writes,
         )
     )
     if args.json:
