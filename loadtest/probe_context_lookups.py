@@ -34,11 +34,11 @@ import qdrant_edge as qe
 
 from ai_memory.adapters import index_payload as ip
 from ai_memory.adapters.edge_reads import (
-    _TURN_PAYLOAD,
     conditions,
     neighbours,
     ordered_neighbours,
 )
+from ai_memory.adapters.edge_turn_payloads import _TURN_PAYLOAD
 from ai_memory.benchmarks.layout import BIG_SCOPE, SMALL_SCOPES, scope_of
 from ai_memory.core.conversation_context import Turn
 

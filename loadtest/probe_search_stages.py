@@ -4,7 +4,8 @@
 On a copy of a scale profile's data dir (``ai-memory bench scale --locomo … --data-dir
 DIR``), the container is built in this process (no HTTP) and 300 LoCoMo questions are
 asked per round with ``MemoryService.search`` (hybrid, top 10, rerank and context on), as
-the live server asks them. Per round: p50 / p95 wall ms, the process's CPU per search
+the live server asks them: the same ones every round, or with ``--fresh-questions`` ones no
+earlier round (the first, a warm-up, included) asked. Per round: p50 / p95 wall ms, the process's CPU per search
 (every thread: the engine's search pool, the projections applying the read counts the
 searches record), and the mean ms per search of each stage — the query's embedding, the
 index search (of which the engine's query, its scrolls and retrieves for conversation
@@ -85,6 +86,12 @@ def main() -> None:
     parser.add_argument("--scope", default="user:bench", help="'' for tenant-wide")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument(
+        "--fresh-questions",
+        action="store_true",
+        help="each round asks questions no earlier round asked (what is kept between "
+        "searches then helps only where different questions reach the same memories)",
+    )
     opt = parser.parse_args()
     questions = locomo.load(opt.locomo).queries
     stages = Stages()
@@ -113,7 +120,8 @@ def main() -> None:
                 took: list[float] = []
                 cpu = time.process_time()
                 for i in range(opt.queries):
-                    request = SearchRequest(questions[i % len(questions)], scopes, top_k=10)
+                    n = i + (round_ * opt.queries if opt.fresh_questions else 0)
+                    request = SearchRequest(questions[n % len(questions)], scopes, top_k=10)
                     began = time.perf_counter()
                     service.search("default", request)
                     took.append(time.perf_counter() - began)

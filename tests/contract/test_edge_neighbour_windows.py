@@ -20,6 +20,7 @@ import qdrant_edge as qe
 
 from ai_memory.adapters import edge_reads
 from ai_memory.adapters import index_payload as ip
+from ai_memory.adapters.edge_turn_payloads import TurnPayloads, point_key
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
 from ai_memory.core.conversation_context import SEEDS, Turn
 from ai_memory.core.projection import IndexMutation, IndexRemove, IndexSetState
@@ -46,6 +47,9 @@ class CountingShard:
         else:
             self.ordered += 1
         return self.shard.scroll(request)
+
+    def retrieve(self, *args: Any) -> Any:
+        return self.shard.retrieve(*args)
 
 
 @pytest.fixture
@@ -87,7 +91,7 @@ def index(tmp_path: Path) -> Iterator[QdrantEdgeIndex]:
 
 def all_turns(shard: qe.EdgeShard) -> list[Turn]:
     records, _ = shard.scroll(qe.ScrollRequest(limit=10_000, with_payload=True))
-    turns = [ip.turn_of(edge_reads.point_key(r.id), r.payload) for r in records if r.payload]
+    turns = [ip.turn_of(point_key(r.id), r.payload) for r in records if r.payload]
     return [t for t in turns if t.is_turn]
 
 
@@ -106,6 +110,8 @@ def compare(
     """80 searches' lookups, each answered by ``neighbours`` and by the ordered scrolls."""
     turns = all_turns(shard)
     windowed, ordered = CountingShard(shard), CountingShard(shard)
+    # The windowed side keeps turn fields between searches, as the adapter does.
+    payloads = TurnPayloads()
     for _ in range(80):
         conversation = rng.choice([(s, c) for s in SCOPES for c in SESSIONS])
         same = [t for t in turns if (t.scope, t.session) == conversation]
@@ -115,7 +121,7 @@ def compare(
         for limit in (1, 2, 3):
             queries = [ip.NeighbourQuery(terms, s, b, limit) for s in seeds for b in (True, False)]
             expected = edge_reads.ordered_neighbours(ordered, queries)  # type: ignore[arg-type]
-            found = edge_reads.neighbours(windowed, queries, reaches)  # type: ignore[arg-type]
+            found = edge_reads.neighbours(windowed, queries, reaches, payloads=payloads)  # type: ignore[arg-type]
             assert found == expected
     return windowed, ordered
 
@@ -180,7 +186,7 @@ def test_turns_at_the_same_time_are_chosen_by_point_key(
     monkeypatch.setattr(ip, "TIES_PAGE", page)
     terms = ip.filter_terms(q(text="turn", mode="keyword", now=NOW))
     shard = index._live()
-    filters = edge_reads._Filters()
+    filters = edge_reads._Filters(shard, TurnPayloads(0))
     rng = random.Random(page)
     turns = all_turns(shard)
     decided_by_key = 0
@@ -195,7 +201,7 @@ def test_turns_at_the_same_time_are_chosen_by_point_key(
             every = sorted(
                 (
                     abs(float(r.payload[ip.F_CREATED_AT]) - seed.created_at),
-                    edge_reads.point_key(r.id),
+                    point_key(r.id),
                 )
                 for r in records
                 if r.payload

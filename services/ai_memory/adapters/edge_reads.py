@@ -6,7 +6,6 @@ shard's life cycle and writes; every function here runs under the adapter's read
 from __future__ import annotations
 
 import threading
-import uuid
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from typing import Any
@@ -15,6 +14,7 @@ import qdrant_edge as qe
 
 from ..core.conversation_context import Turn
 from . import index_payload as ip
+from .edge_turn_payloads import TurnPayloads, point_key
 
 
 def conditions(terms: ip.FilterTerms, *, alone: bool = False) -> tuple[list[Any], list[Any]]:
@@ -42,12 +42,6 @@ def conditions(terms: ip.FilterTerms, *, alone: bool = False) -> tuple[list[Any]
     return must, must_not
 
 
-def point_key(point_id: int | uuid.UUID | str) -> str:
-    """A point's key in fusion: ``hex`` costs half of ``str`` for the engine's UUIDs and
-    orders them the same way (ties are ordered by key)."""
-    return point_id.hex if isinstance(point_id, uuid.UUID) else str(point_id)
-
-
 def ensure_field_indexes(shard: qe.EdgeShard) -> None:
     """Every payload index the searches need; a shard made by an older version gets the
     ones it lacks (creating an index reads the points already stored)."""
@@ -61,12 +55,10 @@ def ensure_field_indexes(shard: qe.EdgeShard) -> None:
             shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Float))
 
 
-_TURN_PAYLOAD = qe.PayloadSelector.Include(list(ip.TURN_FIELDS))
-
-
-def turns(shard: qe.EdgeShard, point_ids: Collection[str]) -> dict[str, dict[str, Any]]:
-    found = shard.retrieve(list(point_ids), _TURN_PAYLOAD, False)
-    return {point_key(p.id): p.payload for p in found if p.payload}
+def turns(
+    shard: qe.EdgeShard, point_ids: Collection[str], payloads: TurnPayloads
+) -> dict[str, dict[str, Any]]:
+    return payloads.of(shard, point_ids)
 
 
 # Conversation context's lookups. The engine has no batch of ordered reads, so each side of
@@ -121,15 +113,17 @@ def neighbours(
     reaches: Reaches | None = None,
     *,
     alone: bool = False,
+    payloads: TurnPayloads | None = None,
 ) -> list[_Found]:
     """Each query's nearest turns on its side of its seed, nearest first: exactly what one
     ordered scroll per query (``ordered_neighbours``) answers, in fewer or cheaper reads
-    (``alone`` as in ``conditions``)."""
+    (``alone`` as in ``conditions``). The reads ask the engine for point ids only; their
+    turn fields come from ``payloads`` (none: read for this call)."""
     out: list[_Found | None] = [None] * len(queries)
     by_seed: dict[tuple[ip.FilterTerms, Turn], list[int]] = {}
     for number, query in enumerate(queries):
         by_seed.setdefault((query.terms, query.seed), []).append(number)
-    filters = _Filters(alone)
+    filters = _Filters(shard, payloads or TurnPayloads(0), alone)
     reach: dict[_Conversation, float] = {}
     # The windows of a conversation's seeds, all read at once (``_windows``): its later
     # seeds, or all of them when an earlier search says how wide to read (``Reaches``).
@@ -168,18 +162,40 @@ def neighbours(
     return [found or [] for found in out]
 
 
-def ordered_neighbours(shard: qe.EdgeShard, queries: Sequence[ip.NeighbourQuery]) -> list[_Found]:
+def ordered_neighbours(
+    shard: qe.EdgeShard,
+    queries: Sequence[ip.NeighbourQuery],
+    payloads: TurnPayloads | None = None,
+) -> list[_Found]:
     """One ordered scroll per query: the definition ``neighbours`` must answer as."""
-    filters = _Filters()
+    filters = _Filters(shard, payloads or TurnPayloads(0))
     return [_ordered(shard, filters, query) for query in queries]
 
 
 class _Filters:
-    """A search's queries share its filter: its conditions are built once."""
+    """A search's queries share its filter (its conditions are built once) and where
+    their turns' fields come from (``timed``)."""
 
-    def __init__(self, alone: bool = False) -> None:
+    def __init__(self, shard: qe.EdgeShard, payloads: TurnPayloads, alone: bool = False) -> None:
         self._built: dict[ip.FilterTerms, tuple[list[Any], list[Any]]] = {}
         self._alone = alone
+        self._shard = shard
+        self._payloads = payloads
+
+    def timed(self, records: Sequence[Any]) -> list[tuple[float, str, dict[str, Any]]]:
+        """The turns of an engine read of point ids, in its order, with their fields. A
+        point forgotten since the read (its fields have no time any more) is left out, as
+        a read a moment later would leave it."""
+        keys = [point_key(r.id) for r in records]
+        found = self._payloads.of(self._shard, keys)
+        out: list[tuple[float, str, dict[str, Any]]] = []
+        for key in keys:
+            payload = found.get(key)
+            if payload is not None:
+                at = payload.get(ip.F_CREATED_AT)
+                if isinstance(at, int | float) and not isinstance(at, bool):
+                    out.append((float(at), key, payload))
+        return out
 
     def __call__(
         self, terms: ip.FilterTerms, seed: Turn, at: qe.RangeFloat | qe.Filter
@@ -224,12 +240,12 @@ def _ordered(shard: qe.EdgeShard, filters: _Filters, query: ip.NeighbourQuery) -
         qe.ScrollRequest(
             limit=query.limit + 1,
             filter=filters(query.terms, seed, side),
-            with_payload=_TURN_PAYLOAD,
+            with_payload=False,
             order_by=order,
         )
     )
     found = ip.with_ties_read(
-        _timed(records), query.limit, lambda time: _at(shard, filters, query, time)
+        filters.timed(records), query.limit, lambda time: _at(shard, filters, query, time)
     )
     return ip.nearest_first(found, seed, query.before, query.limit)
 
@@ -246,20 +262,12 @@ def _at(
                 limit=ip.TIES_PAGE,
                 offset=offset,
                 filter=filters(query.terms, query.seed, qe.RangeFloat(gte=time, lte=time)),
-                with_payload=_TURN_PAYLOAD,
+                with_payload=False,
             )
         )
-        out += _timed(records)
+        out += filters.timed(records)
         if offset is None or not records:
             return out
-
-
-def _timed(records: Sequence[Any]) -> list[tuple[float, str, dict[str, Any]]]:
-    return [
-        (float(r.payload[ip.F_CREATED_AT]), point_key(r.id), r.payload)
-        for r in records
-        if r.payload
-    ]
 
 
 # A window's turns: (created_at, point key, payload), the seed's own time left out.
@@ -273,13 +281,11 @@ def _window(
     all."""
     at = qe.RangeFloat(gte=seed.created_at - width, lte=seed.created_at + width)
     records, _ = shard.scroll(
-        qe.ScrollRequest(
-            limit=WINDOW_LIMIT, filter=filters(terms, seed, at), with_payload=_TURN_PAYLOAD
-        )
+        qe.ScrollRequest(limit=WINDOW_LIMIT, filter=filters(terms, seed, at), with_payload=False)
     )
     if len(records) >= WINDOW_LIMIT:
         return None
-    return [w for w in _timed(records) if w[0] != seed.created_at]
+    return [w for w in filters.timed(records) if w[0] != seed.created_at]
 
 
 def _windows(
@@ -306,13 +312,11 @@ def _windows(
     )
     limit = WINDOW_LIMIT * len(seeds)
     records, _ = shard.scroll(
-        qe.ScrollRequest(
-            limit=limit, filter=filters(terms, seeds[0], union), with_payload=_TURN_PAYLOAD
-        )
+        qe.ScrollRequest(limit=limit, filter=filters(terms, seeds[0], union), with_payload=False)
     )
     if len(records) >= limit:
         return {seed: _window(shard, filters, terms, seed, width) for seed in seeds}
-    read = _timed(records)
+    read = filters.timed(records)
     return {
         seed: [w for w in read if low <= w[0] <= high and w[0] != seed.created_at]
         for seed, (low, high) in zip(seeds, bounds, strict=True)

@@ -98,11 +98,14 @@ from .edge_reads import (
     conditions,
     ensure_field_indexes,
     neighbours,
-    point_key,
     turns,
 )
+from .edge_turn_payloads import DEFAULT_CAPACITY, TurnPayloads, point_key
 
 log = logging.getLogger(__name__)
+
+# Points per page of the turn-field cache's warm-up (``_warm_turns``).
+_WARM_PAGE = 256
 
 # A compaction's last stretch of catch-up runs under the apply lock (the projection waits
 # for it: ≈ 0.5 s at this many mutations); everything before that runs beside the live
@@ -144,6 +147,7 @@ class QdrantEdgeIndex:
         indexing_threshold_kb: int | None = None,
         compaction: CompactionPolicy | None = None,
         search_threads: int = 1,
+        turn_cache: int = DEFAULT_CAPACITY,
     ) -> None:
         if dim <= 0:
             raise InvalidInput("dim", "positive", "the vector dimension must be > 0")
@@ -190,8 +194,13 @@ class QdrantEdgeIndex:
         # How far conversations' turns reached in earlier searches: window hints for
         # conversation context (``edge_reads.Reaches``; never changes an answer).
         self._reaches = Reaches()
+        # The turn fields of points searches read, kept converted (``edge_turn_payloads``);
+        # an apply puts the fields of the points it writes.
+        self._payloads = TurnPayloads(turn_cache)
         with engine_call("open"):
             self._open()
+        if turn_cache:
+            threading.Thread(target=self._warm_turns, name="aimem-turn-warm", daemon=True).start()
 
     @property
     def _shard_dir(self) -> Path:
@@ -259,10 +268,25 @@ class QdrantEdgeIndex:
         ensure_field_indexes(shard)
         shard.flush()
         self._shard = shard
+        self._payloads.clear()  # of the points thrown away
         self._written_since_optimize = 0
         self._tenants = set()
         self._vacuumed = True  # nothing in it yet
         self._filling = True
+
+    def _warm_turns(self) -> None:
+        """Fill the turn-field cache from the shard, a page at a time under the read lock
+        (an apply or a search waits at most one page: ≈ 4 ms), until it is full or every
+        point was read; a closed index ends it."""
+        offset: Any = None
+        try:
+            while True:
+                with self._rw.shared(), engine_call("warm"):
+                    offset = self._payloads.warm(self._live(), offset, _WARM_PAGE)
+                if offset is None:
+                    return
+        except Unavailable:
+            return
 
     def _live(self) -> qe.EdgeShard:
         if self._shard is None:
@@ -383,6 +407,8 @@ class QdrantEdgeIndex:
             )
         for operation in operations:
             shard.update(operation)
+        # Before the checkpoint moves (``apply``): see ``edge_turn_payloads``.
+        self._payloads.wrote(plan.writes, plan.state_writes)
         if operations:  # always the live shard (a compaction's catch-up is ``_replay``)
             self._unflushed = True
         return len(plan.writes), len(forgotten), Applied(operations, len(mutations), rewrote)
@@ -549,8 +575,10 @@ class QdrantEdgeIndex:
                 plan,
                 ranked,
                 query.limit,
-                lambda ids: turns(shard, ids),
-                lambda queries: neighbours(shard, queries, self._reaches, alone=alone),
+                lambda ids: turns(shard, ids, self._payloads),
+                lambda queries: neighbours(
+                    shard, queries, self._reaches, alone=alone, payloads=self._payloads
+                ),
             )
 
 
