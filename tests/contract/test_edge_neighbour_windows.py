@@ -9,7 +9,9 @@ an unordered read of every turn."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -20,6 +22,7 @@ import qdrant_edge as qe
 
 from ai_memory.adapters import edge_reads
 from ai_memory.adapters import index_payload as ip
+from ai_memory.adapters.edge_timelines import Timelines
 from ai_memory.adapters.edge_turn_payloads import TurnPayloads, point_key
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
 from ai_memory.core.conversation_context import SEEDS, Turn
@@ -213,3 +216,164 @@ def test_turns_at_the_same_time_are_chosen_by_point_key(
                 if len(every) > limit and every[limit][0] == every[limit - 1][0]:
                     decided_by_key += 1
     assert decided_by_key > 10  # the boundary fell between equal times often enough
+
+
+# --- conversations' timelines (``edge_timelines``) -------------------------------------
+
+PERIODS = ((T0 + timedelta(seconds=40)).timestamp(), (T0 + timedelta(seconds=150)).timestamp())
+
+
+def timeline_terms(name: str) -> ip.FilterTerms:
+    """``FILTERS``, and periods (no search asks its neighbours for one today; the
+    timelines must still answer as the engine would)."""
+    if name == "periods":
+        terms = ip.filter_terms(q(text="turn", mode="keyword", now=NOW))
+        return dataclasses.replace(terms, created_in=(PERIODS, (PERIODS[1] + 60, PERIODS[1] + 90)))
+    return ip.filter_terms(q(text="turn", mode="keyword", now=NOW, **FILTERS[name]))
+
+
+def wait_complete(idx: QdrantEdgeIndex) -> None:
+    deadline = time.monotonic() + 30
+    while not idx._timelines.complete:
+        assert time.monotonic() < deadline, "the timelines' warm-up did not end"
+        time.sleep(0.01)
+
+
+def later_changes(n0: int) -> Batch:
+    """New turns (some at times already taken), forgets, state changes and a rewrite to
+    another time, after the fixture's."""
+    rng = random.Random(n0)
+    batches: list[Batch] = []
+    for n in range(n0, n0 + 40):
+        batches.append(
+            put(
+                f"m{n}",
+                5000 + n,
+                axis(1, n % 7 + 1),
+                "a later turn",
+                type_=MemoryType.INTERACTION,
+                scope=rng.choice(SCOPES),
+                created_at=T0 + timedelta(seconds=rng.randrange(300)),
+                meta={"session_id": rng.choice(("s1", "s2"))},
+            )
+        )
+    batch = merge(*batches)
+    changes: list[IndexMutation] = list(batch[0])
+    for n in rng.sample(range(400), 30):
+        if n % 3 == 0:
+            changes.append(IndexRemove("default", f"m{n}", 9000 + n))
+        elif n % 3 == 1:
+            changes.append(IndexSetState("default", f"m{n}", MemoryState.ARCHIVED, 9000 + n))
+    moved = put(
+        "m1",
+        9999,
+        axis(1, 2),
+        "moved",
+        type_=MemoryType.INTERACTION,
+        scope="user:alice",
+        created_at=T0,
+    )
+    return changes + moved[0], {**batch[1], **moved[1]}
+
+
+@pytest.mark.parametrize("opened", ["applied", "reopened", "reopened, then changed"])
+@pytest.mark.parametrize("name", [*FILTERS, "periods"])
+def test_timelines_answer_as_ordered_scrolls(
+    index: QdrantEdgeIndex, tmp_path: Path, name: str, opened: str
+) -> None:
+    """Timelines kept by applies, warmed from a reopened shard, and warmed then kept:
+    every side of every seed answers as the ordered scrolls do, most without the
+    engine."""
+    idx = index
+    if opened != "applied":
+        index.close()
+        idx = QdrantEdgeIndex(tmp_path / "index", DIM, "test-model")
+        wait_complete(idx)
+        if opened == "reopened, then changed":
+            apply(idx, later_changes(1000))
+    try:
+        terms = timeline_terms(name)
+        shard = idx._live()
+        counting = CountingShard(shard)
+        rng = random.Random(f"{name}/{opened}")
+        # Seeds are hits, which the filter admitted.
+        must, must_not = edge_reads.conditions(terms)
+        if terms.created_in:
+            must.append(
+                qe.Filter(
+                    should=[
+                        qe.FieldCondition(ip.F_CREATED_AT, range=qe.RangeFloat(gte=a, lt=b))
+                        for a, b in terms.created_in
+                    ]
+                )
+            )
+        records, _ = shard.scroll(
+            qe.ScrollRequest(
+                limit=10_000,
+                filter=qe.Filter(must=must, must_not=must_not or None),
+                with_payload=True,
+            )
+        )
+        admitted = {point_key(r.id) for r in records}
+        turns = [t for t in all_turns(shard) if t.key in admitted]
+        assert len(turns) > 15
+        for _ in range(60):
+            seeds = rng.sample(turns, SEEDS)
+            for limit in (1, 2, 3):
+                queries = [
+                    ip.NeighbourQuery(terms, s, b, limit) for s in seeds for b in (True, False)
+                ]
+                expected = edge_reads.ordered_neighbours(shard, queries)
+                found = edge_reads.neighbours(
+                    counting,  # type: ignore[arg-type]
+                    queries,
+                    None,
+                    payloads=idx._payloads,
+                    timelines=idx._timelines,
+                )
+                assert found == expected
+        sides = 60 * 3 * SEEDS * 2
+        # The engine answered few of them (and read no window: those are its own path).
+        assert counting.ordered < sides / 4
+    finally:
+        idx.close()
+
+
+def test_a_warm_up_with_applies_between_its_pages_ends_as_one_without(
+    index: QdrantEdgeIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages of a warm-up with applies landing between them (each apply's engine update,
+    then what it wrote, as the adapter runs them) end with the same timelines as a
+    warm-up of the final shard alone, and as the adapter's own, kept by its applies."""
+    shard = index._live()
+    warming = Timelines()
+    kept = index._timelines.wrote
+
+    def wrote_both(writes: Any) -> None:  # what the adapter wrote reaches the warming too
+        kept(writes)
+        warming.wrote(writes)
+
+    monkeypatch.setattr(index._timelines, "wrote", wrote_both)
+    warming.begin_warm()
+    mutations, vectors = later_changes(2000)
+    pending = [([m], vectors) for m in mutations]
+    offset: Any = None
+    while True:
+        offset = warming.warm(shard, offset, 16, TurnPayloads())
+        for batch in pending[:3]:
+            apply(index, batch)
+        del pending[:3]
+        if offset is None:
+            break
+    for batch in pending:
+        apply(index, batch)
+    alone = Timelines()
+    alone.begin_warm()
+    offset = None
+    while (offset := alone.warm(shard, offset, 1000, TurnPayloads())) is not None:
+        pass
+    assert warming.complete and alone.complete
+    assert len(alone) > 300
+    assert warming._of == alone._of
+    assert warming._where == alone._where
+    assert index._timelines._of == alone._of

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 import qdrant_edge as qe
 
 from ..core.conversation_context import Turn
 from . import index_payload as ip
+from .edge_timelines import Timelines, admits
 from .edge_turn_payloads import TurnPayloads, point_key
 
 
@@ -114,11 +115,17 @@ def neighbours(
     *,
     alone: bool = False,
     payloads: TurnPayloads | None = None,
+    timelines: Timelines | None = None,
 ) -> list[_Found]:
     """Each query's nearest turns on its side of its seed, nearest first: exactly what one
     ordered scroll per query (``ordered_neighbours``) answers, in fewer or cheaper reads
-    (``alone`` as in ``conditions``). The reads ask the engine for point ids only; their
+    (``alone`` as in ``conditions``). With complete ``timelines`` the engine is asked
+    only for what they cannot prove. The reads ask the engine for point ids only; their
     turn fields come from ``payloads`` (none: read for this call)."""
+    if timelines is not None and timelines.complete:
+        return _from_timelines(
+            _Filters(shard, payloads or TurnPayloads(0), alone), queries, timelines
+        )
     out: list[_Found | None] = [None] * len(queries)
     by_seed: dict[tuple[ip.FilterTerms, Turn], list[int]] = {}
     for number, query in enumerate(queries):
@@ -162,6 +169,56 @@ def neighbours(
     return [found or [] for found in out]
 
 
+#: Turns a timeline walk reads on a side beyond the query's limit (turns a filter leaves
+#: out, of another state, tag or period, then still leave the side proven), and how much
+#: farther each of the next walks of a side not proven yet reads (``_from_timelines``).
+TIMELINE_SLACK = 2
+TIMELINE_WIDENING = (1, 8, 64)
+
+
+def _from_timelines(
+    filters: _Filters, queries: Sequence[ip.NeighbourQuery], timelines: Timelines
+) -> list[_Found]:
+    """``neighbours`` from the conversations' timelines (``edge_timelines``). A walk is
+    contiguous from the seed and ends after every turn at its last time, so any turn it
+    did not reach is farther than every turn it did: ``limit`` admitted turns among the
+    walked ones are the side's answer, and so are fewer when the walk reached the
+    conversation's end. A side not proven is walked farther, and scrolled in the end."""
+    out: list[_Found | None] = [None] * len(queries)
+    pending = list(range(len(queries)))
+    for widening in TIMELINE_WIDENING:
+        walks = {
+            number: timelines.walk(
+                (query.terms.tenant, query.seed.scope, query.seed.session),
+                query.seed.created_at,
+                query.before,
+                (query.limit + TIMELINE_SLACK) * widening,
+            )
+            for number in pending
+            if (query := queries[number])
+        }
+        fields = filters.fields(key for entries, _ in walks.values() for _, key in entries)
+        unproven: list[int] = []
+        for number, (entries, whole) in walks.items():
+            query = queries[number]
+            admitted = [
+                (at, key, payload)
+                for at, key in entries
+                if (payload := fields.get(key)) is not None and admits(query.terms, payload, at)
+            ]
+            if whole or len(admitted) >= query.limit:
+                out[number] = ip.nearest_first(admitted, query.seed, query.before, query.limit)
+            else:
+                unproven.append(number)
+        if not unproven:
+            break
+        pending = unproven
+    return [
+        found if found is not None else _ordered(filters.shard, filters, queries[number])
+        for number, found in enumerate(out)
+    ]
+
+
 def ordered_neighbours(
     shard: qe.EdgeShard,
     queries: Sequence[ip.NeighbourQuery],
@@ -179,15 +236,18 @@ class _Filters:
     def __init__(self, shard: qe.EdgeShard, payloads: TurnPayloads, alone: bool = False) -> None:
         self._built: dict[ip.FilterTerms, tuple[list[Any], list[Any]]] = {}
         self._alone = alone
-        self._shard = shard
+        self.shard = shard
         self._payloads = payloads
+
+    def fields(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        return self._payloads.of(self.shard, keys)
 
     def timed(self, records: Sequence[Any]) -> list[tuple[float, str, dict[str, Any]]]:
         """The turns of an engine read of point ids, in its order, with their fields. A
         point forgotten since the read (its fields have no time any more) is left out, as
         a read a moment later would leave it."""
         keys = [point_key(r.id) for r in records]
-        found = self._payloads.of(self._shard, keys)
+        found = self._payloads.of(self.shard, keys)
         out: list[tuple[float, str, dict[str, Any]]] = []
         for key in keys:
             payload = found.get(key)

@@ -2,21 +2,23 @@
 
 Conversation context reads a few dozen points' turn fields per search (``index_payload.
 TURN_FIELDS``: the kept hits' to pick seeds and name memories, their neighbours' to order
-them), and Qdrant Edge's binding converts each point's payload into a new dictionary on
-every read: ≈ 17 µs a point in bulk, ≈ 8 µs in a scroll of 50, where the same scroll
-without payloads costs a third of it (``loadtest/RESULTS.md``, "Turn fields kept between
-searches"). So the adapter keeps them, the most recently used ``capacity`` points
-(≈ 600 bytes each): an apply puts the fields of the points it writes (it has them, no
-conversion), a search keeps what it had to read, and the adapter warms the cache from the
-shard in the background after it opens (``warm``, a page at a time).
+them and to check them against the search's filter), and Qdrant Edge's binding converts
+each point's payload into a new dictionary on every read: ≈ 17 µs a point in bulk, ≈ 8 µs
+in a scroll of 50, where the same scroll without payloads costs a third of it
+(``loadtest/RESULTS.md``, "Turn fields kept between searches"). So the adapter keeps them
+for the first ``capacity`` points it meets (≈ 600 bytes each), the least recently used
+leaving first: an apply puts the fields of the points it writes (it has them: no engine
+read, no conversion), a search keeps what it had to read, and a warm-up after the shard
+opens keeps what it reads page by page (``keep``, with ``edge_timelines``).
 
 Consistency with concurrent applies (which share the adapter's read lock with searches):
-``of`` and ``warm`` hold this cache's lock from their engine read to storing what they
-read, and an apply stores what it wrote under the same lock after its engine update and
-before the projection's checkpoint moves. A read that began before an update either saw
-it or stored the older fields before the apply's, which then replace them; a read that
-began after the apply stored sees the update. No field older than an apply outlives it,
-and a search that waited for a position never reads one.
+an apply stores what it wrote after its engine update and before the projection's
+checkpoint moves. ``of`` holds this cache's lock from its engine read to storing what it
+read, so an apply's store comes wholly before (the read then sees the update) or after
+(it replaces what the read stored). The warm-up stores only points nothing was stored for
+(``setdefault``) and stops once the cache is full, so an older read of it never replaces
+an apply's fields. No field older than an apply outlives it, and a search that waited for
+a position never reads one.
 """
 
 from __future__ import annotations
@@ -36,7 +38,10 @@ from . import index_payload as ip
 #: their neighbours of recent questions) is far smaller; a miss costs an engine read.
 DEFAULT_CAPACITY = 100_000
 
-_TURN_PAYLOAD = qe.PayloadSelector.Include(list(ip.TURN_FIELDS))
+#: What is kept of a point: its turn fields and what a search filter can tell turns of
+#: one conversation apart by (``edge_timelines.admits``).
+KEPT_FIELDS = (*ip.TURN_FIELDS, ip.F_STATE, ip.F_TAGS, ip.F_EXPIRES_AT)
+_TURN_PAYLOAD = qe.PayloadSelector.Include(list(KEPT_FIELDS))
 # Values repeated across points, kept once (a scope is shared by many thousand turns).
 _SHARED = (ip.F_SCOPE, ip.F_TYPE, ip.F_SESSION)
 
@@ -51,7 +56,7 @@ def _kept(payload: dict[str, Any]) -> dict[str, Any]:
     """The turn fields of ``payload`` under this module's key strings (the binding makes
     new ones for every point), repeated values interned."""
     kept: dict[str, Any] = {}
-    for name in ip.TURN_FIELDS:
+    for name in KEPT_FIELDS:
         if name in payload:
             value = payload[name]
             kept[name] = sys.intern(value) if name in _SHARED and type(value) is str else value
@@ -97,8 +102,8 @@ class TurnPayloads:
 
     def wrote(self, writes: Iterable[ip.PointWrite], state_writes: Iterable[ip.StateWrite]) -> None:
         """What an apply wrote, after the engine holds it: a written point's fields are the
-        ones it was given (no engine read, no conversion), a state change moves a kept
-        point's position."""
+        ones it was given (no engine read, no conversion), a state change sets a kept
+        point's state and position."""
         with self._lock:
             known = self._of
             for w in writes:
@@ -109,23 +114,26 @@ class TurnPayloads:
                 key = sw.point_id.replace("-", "")
                 payload = known.get(key)
                 if payload is not None:  # a new dictionary: a search may hold the old one
-                    known[key] = {**payload, ip.F_POSITION: sw.position}
+                    known[key] = {
+                        **payload,
+                        ip.F_STATE: sw.state.value,
+                        ip.F_POSITION: sw.position,
+                    }
             while len(known) > self._capacity:
                 known.popitem(last=False)
 
-    def warm(self, shard: qe.EdgeShard, offset: Any, page: int) -> Any:
-        """Keep the fields of one page of the shard's points (in id order from
-        ``offset``) that nothing newer put here; the next page's offset, ``None`` at the
-        end or once full."""
+    def keep(self, records: Iterable[Any]) -> None:
+        """Points an engine read returned with their fields (a warm-up's page), kept
+        where nothing newer was put and while there is room. The caller holds the read
+        from the engine and this call under one lock that applies also take, as ``of``
+        does with its own read."""
         with self._lock:
             known = self._of
-            records, offset = shard.scroll(
-                qe.ScrollRequest(limit=page, offset=offset, with_payload=_TURN_PAYLOAD)
-            )
             for point in records:
+                if len(known) >= self._capacity:
+                    return
                 if point.payload:
                     known.setdefault(point_key(point.id), _kept(point.payload))
-            return None if len(known) >= self._capacity else offset
 
     def clear(self) -> None:
         with self._lock:

@@ -100,6 +100,7 @@ from .edge_reads import (
     neighbours,
     turns,
 )
+from .edge_timelines import Timelines
 from .edge_turn_payloads import DEFAULT_CAPACITY, TurnPayloads, point_key
 
 log = logging.getLogger(__name__)
@@ -197,9 +198,12 @@ class QdrantEdgeIndex:
         # The turn fields of points searches read, kept converted (``edge_turn_payloads``);
         # an apply puts the fields of the points it writes.
         self._payloads = TurnPayloads(turn_cache)
+        # Every conversation's turns in time order, for context without engine reads
+        # (``edge_timelines``); warmed from a loaded shard in the background.
+        self._timelines = Timelines()
         with engine_call("open"):
             self._open()
-        if turn_cache:
+        if not self._timelines.complete:
             threading.Thread(target=self._warm_turns, name="aimem-turn-warm", daemon=True).start()
 
     @property
@@ -252,6 +256,7 @@ class QdrantEdgeIndex:
             self._durable = dict(checkpoints)
             self._tenants = _tenants_of(self._shard)
             self._vacuumed = self._durable_vacuumed = vacuumed
+            self._timelines.begin_warm()
             return
         self._generation = FIRST_GENERATION
         self._write_checkpoints({})  # from here on a crash means "rebuild"
@@ -269,20 +274,21 @@ class QdrantEdgeIndex:
         shard.flush()
         self._shard = shard
         self._payloads.clear()  # of the points thrown away
+        self._timelines.clear()
         self._written_since_optimize = 0
         self._tenants = set()
         self._vacuumed = True  # nothing in it yet
         self._filling = True
 
     def _warm_turns(self) -> None:
-        """Fill the turn-field cache from the shard, a page at a time under the read lock
-        (an apply or a search waits at most one page: ≈ 4 ms), until it is full or every
-        point was read; a closed index ends it."""
+        """Read every point of a loaded shard once, a page at a time under the read lock
+        (an apply or a search waits at most one page: ≈ 4 ms), into the conversations'
+        timelines and the turn-field cache; a closed index ends it."""
         offset: Any = None
         try:
             while True:
                 with self._rw.shared(), engine_call("warm"):
-                    offset = self._payloads.warm(self._live(), offset, _WARM_PAGE)
+                    offset = self._timelines.warm(self._live(), offset, _WARM_PAGE, self._payloads)
                 if offset is None:
                     return
         except Unavailable:
@@ -409,6 +415,7 @@ class QdrantEdgeIndex:
             shard.update(operation)
         # Before the checkpoint moves (``apply``): see ``edge_turn_payloads``.
         self._payloads.wrote(plan.writes, plan.state_writes)
+        self._timelines.wrote(plan.writes)
         if operations:  # always the live shard (a compaction's catch-up is ``_replay``)
             self._unflushed = True
         return len(plan.writes), len(forgotten), Applied(operations, len(mutations), rewrote)
@@ -577,7 +584,12 @@ class QdrantEdgeIndex:
                 query.limit,
                 lambda ids: turns(shard, ids, self._payloads),
                 lambda queries: neighbours(
-                    shard, queries, self._reaches, alone=alone, payloads=self._payloads
+                    shard,
+                    queries,
+                    self._reaches,
+                    alone=alone,
+                    payloads=self._payloads,
+                    timelines=self._timelines,
                 ),
             )
 
