@@ -234,7 +234,7 @@ def timeline_terms(name: str) -> ip.FilterTerms:
 
 def wait_complete(idx: QdrantEdgeIndex) -> None:
     deadline = time.monotonic() + 30
-    while not idx._timelines.complete:
+    while not idx._context.timelines.complete:
         assert time.monotonic() < deadline, "the timelines' warm-up did not end"
         time.sleep(0.01)
 
@@ -328,8 +328,8 @@ def test_timelines_answer_as_ordered_scrolls(
                     counting,  # type: ignore[arg-type]
                     queries,
                     None,
-                    payloads=idx._payloads,
-                    timelines=idx._timelines,
+                    payloads=idx._context.payloads,
+                    timelines=idx._context.timelines,
                 )
                 assert found == expected
         sides = 60 * 3 * SEEDS * 2
@@ -347,13 +347,13 @@ def test_a_warm_up_with_applies_between_its_pages_ends_as_one_without(
     warm-up of the final shard alone, and as the adapter's own, kept by its applies."""
     shard = index._live()
     warming = Timelines()
-    kept = index._timelines.wrote
+    kept = index._context.timelines.wrote
 
     def wrote_both(writes: Any) -> None:  # what the adapter wrote reaches the warming too
         kept(writes)
         warming.wrote(writes)
 
-    monkeypatch.setattr(index._timelines, "wrote", wrote_both)
+    monkeypatch.setattr(index._context.timelines, "wrote", wrote_both)
     warming.begin_warm()
     mutations, vectors = later_changes(2000)
     pending = [([m], vectors) for m in mutations]
@@ -376,4 +376,4 @@ def test_a_warm_up_with_applies_between_its_pages_ends_as_one_without(
     assert len(alone) > 300
     assert warming._of == alone._of
     assert warming._where == alone._where
-    assert index._timelines._of == alone._of
+    assert index._context.timelines._of == alone._of

@@ -56,12 +56,6 @@ def ensure_field_indexes(shard: qe.EdgeShard) -> None:
             shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Float))
 
 
-def turns(
-    shard: qe.EdgeShard, point_ids: Collection[str], payloads: TurnPayloads
-) -> dict[str, dict[str, Any]]:
-    return payloads.of(shard, point_ids)
-
-
 # Conversation context's lookups. The engine has no batch of ordered reads, so each side of
 # each seed was an ordered scroll through the ``created_at`` range index, and such a walk
 # checks every point it passes: in a scope whose turns are far apart in time (a small scope
@@ -398,3 +392,42 @@ def _farthest(seed: Turn, sides: Sequence[_Found]) -> float:
     """How far from the seed its farthest neighbour found is (0: none found)."""
     times = [float(payload[ip.F_CREATED_AT]) for side in sides for _, payload in side]
     return max((abs(t - seed.created_at) for t in times), default=0.0)
+
+
+class ContextReads:
+    """What conversation context keeps beside one shard: the window hints (``Reaches``),
+    the points' turn fields (``TurnPayloads``) and the conversations' timelines
+    (``Timelines``). The adapter tells it what each apply wrote (``wrote``, after the
+    engine holds it and before the checkpoint moves), a new shard (``clear``) and a loaded
+    one (``begin_warm``, then ``warm`` page by page)."""
+
+    def __init__(self, turn_cache: int) -> None:
+        self.reaches = Reaches()
+        self.payloads = TurnPayloads(turn_cache)
+        self.timelines = Timelines()
+
+    def turns(self, shard: qe.EdgeShard, point_ids: Collection[str]) -> dict[str, dict[str, Any]]:
+        return self.payloads.of(shard, point_ids)
+
+    def neighbours(
+        self, shard: qe.EdgeShard, queries: Sequence[ip.NeighbourQuery], *, alone: bool
+    ) -> list[_Found]:
+        return neighbours(
+            shard,
+            queries,
+            self.reaches,
+            alone=alone,
+            payloads=self.payloads,
+            timelines=self.timelines,
+        )
+
+    def wrote(self, writes: Sequence[ip.PointWrite], state_writes: Sequence[ip.StateWrite]) -> None:
+        self.payloads.wrote(writes, state_writes)
+        self.timelines.wrote(writes)
+
+    def clear(self) -> None:
+        self.payloads.clear()
+        self.timelines.clear()
+
+    def warm(self, shard: qe.EdgeShard, offset: Any, page: int) -> Any:
+        return self.timelines.warm(shard, offset, page, self.payloads)

@@ -93,19 +93,12 @@ from .edge_compaction import (
     next_generation,
 )
 from .edge_engine import ReadWriteLock, engine_call
-from .edge_reads import (
-    Reaches,
-    conditions,
-    ensure_field_indexes,
-    neighbours,
-    turns,
-)
-from .edge_timelines import Timelines
-from .edge_turn_payloads import DEFAULT_CAPACITY, TurnPayloads, point_key
+from .edge_reads import ContextReads, conditions, ensure_field_indexes
+from .edge_turn_payloads import DEFAULT_CAPACITY, point_key
 
 log = logging.getLogger(__name__)
 
-# Points per page of the turn-field cache's warm-up (``_warm_turns``).
+# Points per page of conversation context's warm-up (``_warm_turns``).
 _WARM_PAGE = 256
 
 # A compaction's last stretch of catch-up runs under the apply lock (the projection waits
@@ -192,18 +185,13 @@ class QdrantEdgeIndex:
         self._tenants: set[str] = set()
         self._vacuumed = False
         self._durable_vacuumed = False
-        # How far conversations' turns reached in earlier searches: window hints for
-        # conversation context (``edge_reads.Reaches``; never changes an answer).
-        self._reaches = Reaches()
-        # The turn fields of points searches read, kept converted (``edge_turn_payloads``);
-        # an apply puts the fields of the points it writes.
-        self._payloads = TurnPayloads(turn_cache)
-        # Every conversation's turns in time order, for context without engine reads
-        # (``edge_timelines``); warmed from a loaded shard in the background.
-        self._timelines = Timelines()
+        # Conversation context's reads kept beside the shard (``edge_reads.ContextReads``:
+        # window hints, turn fields, timelines), warmed from a loaded shard in the
+        # background; none of it ever changes an answer.
+        self._context = ContextReads(turn_cache)
         with engine_call("open"):
             self._open()
-        if not self._timelines.complete:
+        if not self._context.timelines.complete:
             threading.Thread(target=self._warm_turns, name="aimem-turn-warm", daemon=True).start()
 
     @property
@@ -256,7 +244,7 @@ class QdrantEdgeIndex:
             self._durable = dict(checkpoints)
             self._tenants = _tenants_of(self._shard)
             self._vacuumed = self._durable_vacuumed = vacuumed
-            self._timelines.begin_warm()
+            self._context.timelines.begin_warm()
             return
         self._generation = FIRST_GENERATION
         self._write_checkpoints({})  # from here on a crash means "rebuild"
@@ -273,8 +261,7 @@ class QdrantEdgeIndex:
         ensure_field_indexes(shard)
         shard.flush()
         self._shard = shard
-        self._payloads.clear()  # of the points thrown away
-        self._timelines.clear()
+        self._context.clear()  # of the points thrown away
         self._written_since_optimize = 0
         self._tenants = set()
         self._vacuumed = True  # nothing in it yet
@@ -288,7 +275,7 @@ class QdrantEdgeIndex:
         try:
             while True:
                 with self._rw.shared(), engine_call("warm"):
-                    offset = self._timelines.warm(self._live(), offset, _WARM_PAGE, self._payloads)
+                    offset = self._context.warm(self._live(), offset, _WARM_PAGE)
                 if offset is None:
                     return
         except Unavailable:
@@ -413,9 +400,7 @@ class QdrantEdgeIndex:
             )
         for operation in operations:
             shard.update(operation)
-        # Before the checkpoint moves (``apply``): see ``edge_turn_payloads``.
-        self._payloads.wrote(plan.writes, plan.state_writes)
-        self._timelines.wrote(plan.writes)
+        self._context.wrote(plan.writes, plan.state_writes)  # before the checkpoint moves
         if operations:  # always the live shard (a compaction's catch-up is ``_replay``)
             self._unflushed = True
         return len(plan.writes), len(forgotten), Applied(operations, len(mutations), rewrote)
@@ -582,15 +567,8 @@ class QdrantEdgeIndex:
                 plan,
                 ranked,
                 query.limit,
-                lambda ids: turns(shard, ids, self._payloads),
-                lambda queries: neighbours(
-                    shard,
-                    queries,
-                    self._reaches,
-                    alone=alone,
-                    payloads=self._payloads,
-                    timelines=self._timelines,
-                ),
+                lambda ids: self._context.turns(shard, ids),
+                lambda queries: self._context.neighbours(shard, queries, alone=alone),
             )
 
 
