@@ -15,7 +15,7 @@ import qdrant_edge as qe
 from ..core.conversation_context import Turn
 from . import index_payload as ip
 from .edge_timelines import Timelines, admits
-from .edge_turn_payloads import TurnPayloads, point_key
+from .edge_turn_payloads import Fields, TurnPayloads, point_key
 
 
 def conditions(terms: ip.FilterTerms, *, alone: bool = False) -> tuple[list[Any], list[Any]]:
@@ -69,7 +69,7 @@ def ensure_field_indexes(shard: qe.EdgeShard) -> None:
 WINDOW_LIMIT = 64  # points a window read may return; a window that fills it is not used
 WINDOW_MARGIN = 1.5  # a window reaches this many times as far as the first seed's turns
 
-_Found = list[tuple[str, dict[str, Any]]]
+_Found = list[tuple[str, Fields]]
 _Conversation = tuple[ip.FilterTerms, str, str | None]
 _Named = tuple[str, str, str | None]  # tenant, scope, session
 
@@ -233,16 +233,16 @@ class _Filters:
         self.shard = shard
         self._payloads = payloads
 
-    def fields(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+    def fields(self, keys: Iterable[str]) -> dict[str, Fields]:
         return self._payloads.of(self.shard, keys)
 
-    def timed(self, records: Sequence[Any]) -> list[tuple[float, str, dict[str, Any]]]:
+    def timed(self, records: Sequence[Any]) -> list[tuple[float, str, Fields]]:
         """The turns of an engine read of point ids, in its order, with their fields. A
         point forgotten since the read (its fields have no time any more) is left out, as
         a read a moment later would leave it."""
         keys = [point_key(r.id) for r in records]
         found = self._payloads.of(self.shard, keys)
-        out: list[tuple[float, str, dict[str, Any]]] = []
+        out: list[tuple[float, str, Fields]] = []
         for key in keys:
             payload = found.get(key)
             if payload is not None:
@@ -306,9 +306,9 @@ def _ordered(shard: qe.EdgeShard, filters: _Filters, query: ip.NeighbourQuery) -
 
 def _at(
     shard: qe.EdgeShard, filters: _Filters, query: ip.NeighbourQuery, time: float
-) -> list[tuple[float, str, dict[str, Any]]]:
+) -> list[tuple[float, str, Fields]]:
     """Every turn of the query's conversation at exactly ``time``."""
-    out: list[tuple[float, str, dict[str, Any]]] = []
+    out: list[tuple[float, str, Fields]] = []
     offset: Any = None
     while True:
         records, offset = shard.scroll(
@@ -325,7 +325,7 @@ def _at(
 
 
 # A window's turns: (created_at, point key, payload), the seed's own time left out.
-_Window = list[tuple[float, str, dict[str, Any]]]
+_Window = list[tuple[float, str, Fields]]
 
 
 def _window(
@@ -406,7 +406,7 @@ class ContextReads:
         self.payloads = TurnPayloads(turn_cache)
         self.timelines = Timelines()
 
-    def turns(self, shard: qe.EdgeShard, point_ids: Collection[str]) -> dict[str, dict[str, Any]]:
+    def turns(self, shard: qe.EdgeShard, point_ids: Collection[str]) -> dict[str, Fields]:
         return self.payloads.of(shard, point_ids)
 
     def neighbours(
@@ -422,8 +422,9 @@ class ContextReads:
         )
 
     def wrote(self, writes: Sequence[ip.PointWrite], state_writes: Sequence[ip.StateWrite]) -> None:
-        self.payloads.wrote(writes, state_writes)
-        self.timelines.wrote(writes)
+        keyed = [(w.point_id.replace("-", ""), w) for w in writes]  # one key string each
+        self.payloads.wrote(keyed, state_writes)
+        self.timelines.wrote(keyed)
 
     def clear(self) -> None:
         self.payloads.clear()

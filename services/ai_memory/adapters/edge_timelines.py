@@ -105,11 +105,10 @@ class Timelines:
         return len(self._where)
 
     # --- keeping them ---------------------------------------------------------------
-    def wrote(self, writes: Iterable[ip.PointWrite]) -> None:
-        """Whole points an apply wrote (state changes move no turn)."""
+    def wrote(self, writes: Iterable[tuple[str, ip.PointWrite]]) -> None:
+        """Whole points an apply wrote, by point key (state changes move no turn)."""
         with self._lock:
-            for w in writes:
-                key = w.point_id.replace("-", "")
+            for key, w in writes:
                 self._drop(key)
                 if w.dense is not None and (found := conversation_of(w.payload)) is not None:
                     self._put(key, *found)
@@ -153,13 +152,11 @@ class Timelines:
             records, offset = shard.scroll(
                 qe.ScrollRequest(limit=page, offset=offset, with_payload=_WARM_PAYLOAD)
             )
-            payloads.keep(records)
-            for point in records:
-                key = point_key(point.id)
-                if key not in self._where and point.payload:
-                    found = conversation_of(point.payload)
-                    if found is not None:
-                        self._put(key, *found)
+            keyed = [(point_key(point.id), point.payload) for point in records if point.payload]
+            payloads.keep(keyed)
+            for key, payload in keyed:
+                if key not in self._where and (found := conversation_of(payload)) is not None:
+                    self._put(key, *found)
             if offset is None:
                 for entries in self._of.values():
                     entries.sort()

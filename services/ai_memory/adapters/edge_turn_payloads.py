@@ -23,11 +23,11 @@ a position never reads one.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import threading
 import uuid
-from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import qdrant_edge as qe
@@ -43,7 +43,7 @@ DEFAULT_CAPACITY = 100_000
 KEPT_FIELDS = (*ip.TURN_FIELDS, ip.F_STATE, ip.F_TAGS, ip.F_EXPIRES_AT)
 _TURN_PAYLOAD = qe.PayloadSelector.Include(list(KEPT_FIELDS))
 # Values repeated across points, kept once (a scope is shared by many thousand turns).
-_SHARED = (ip.F_SCOPE, ip.F_TYPE, ip.F_SESSION)
+_SHARED = (ip.F_SCOPE, ip.F_TYPE, ip.F_SESSION, ip.F_STATE)
 
 
 def point_key(point_id: int | uuid.UUID | str) -> str:
@@ -52,33 +52,76 @@ def point_key(point_id: int | uuid.UUID | str) -> str:
     return point_id.hex if isinstance(point_id, uuid.UUID) else str(point_id)
 
 
-def _kept(payload: dict[str, Any]) -> dict[str, Any]:
-    """The turn fields of ``payload`` under this module's key strings (the binding makes
-    new ones for every point), repeated values interned."""
-    kept: dict[str, Any] = {}
-    for name in KEPT_FIELDS:
-        if name in payload:
-            value = payload[name]
-            kept[name] = sys.intern(value) if name in _SHARED and type(value) is str else value
-    return kept
+class Fields(Mapping[str, Any]):
+    """A point's ``KEPT_FIELDS``, read like its payload (a field the point lacks is
+    missing), in a third of the memory a dictionary takes (≈ 100 bytes and the values;
+    scope, type, session and state shared between points)."""
+
+    __slots__ = KEPT_FIELDS
+
+    def __init__(self, payload: Mapping[str, Any]) -> None:
+        for name in KEPT_FIELDS:
+            value = payload.get(name)
+            if name in _SHARED and type(value) is str:
+                value = sys.intern(value)
+            setattr(self, name, value)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        value = getattr(self, name, None)
+        return default if value is None else value
+
+    def __getitem__(self, name: str) -> Any:
+        value = getattr(self, name, None) if name in _KEPT else None
+        if value is None:
+            raise KeyError(name)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in KEPT_FIELDS if getattr(self, name) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"Fields({dict(self)!r})"
+
+    def with_state(self, state: str, position: int) -> Fields:
+        changed = Fields(self)
+        changed.state = sys.intern(state)  # type: ignore[attr-defined]
+        changed.position = position  # type: ignore[attr-defined]
+        return changed
+
+
+_KEPT = frozenset(KEPT_FIELDS)
 
 
 class TurnPayloads:
     """Point key → turn fields, for the points of one live shard (see the module
-    docstring). ``capacity`` 0 keeps nothing: every call reads the engine."""
+    docstring). ``capacity`` 0 keeps nothing: every call reads the engine. Past the
+    capacity the tenth of the points kept longest leaves (first in, first out: a plain
+    dictionary costs half of an ordered one's memory per point)."""
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self._capacity = capacity
-        self._of: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._of: dict[str, Fields] = {}
         self._lock = threading.Lock()
+        self._trimmed = False  # once anything left, a warm-up keeps nothing more (``keep``)
 
     def __len__(self) -> int:
         return len(self._of)
 
-    def of(self, shard: qe.EdgeShard, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+    def _trim(self) -> None:
+        known = self._of
+        if len(known) > self._capacity:
+            excess = len(known) - self._capacity + self._capacity // 10
+            for key in list(itertools.islice(known, excess)):
+                del known[key]
+            self._trimmed = True
+
+    def of(self, shard: qe.EdgeShard, keys: Iterable[str]) -> dict[str, Fields]:
         """The turn fields of each of ``keys`` the shard holds with a payload; a key it
         does not hold is left out."""
-        out: dict[str, dict[str, Any]] = {}
+        out: dict[str, Fields] = {}
         missing: dict[str, None] = {}
         with self._lock:
             known = self._of
@@ -87,54 +130,49 @@ class TurnPayloads:
                 if payload is None:
                     missing[key] = None
                 else:
-                    known.move_to_end(key)
                     out[key] = payload
             if missing:
                 for point in shard.retrieve(list(missing), _TURN_PAYLOAD, False):
                     if point.payload:
                         key = point_key(point.id)
-                        out[key] = payload = _kept(point.payload)
+                        out[key] = payload = Fields(point.payload)
                         if self._capacity:
                             known[key] = payload
-                while len(known) > self._capacity:
-                    known.popitem(last=False)
+                self._trim()
         return out
 
-    def wrote(self, writes: Iterable[ip.PointWrite], state_writes: Iterable[ip.StateWrite]) -> None:
-        """What an apply wrote, after the engine holds it: a written point's fields are the
-        ones it was given (no engine read, no conversion), a state change sets a kept
-        point's state and position."""
+    def wrote(
+        self, writes: Iterable[tuple[str, ip.PointWrite]], state_writes: Iterable[ip.StateWrite]
+    ) -> None:
+        """What an apply wrote (``writes`` by point key), after the engine holds it: a
+        written point's fields are the ones it was given (no engine read, no conversion),
+        a state change sets a kept point's state and position."""
         with self._lock:
             known = self._of
-            for w in writes:
-                key = w.point_id.replace("-", "")
-                known[key] = _kept(w.payload)
-                known.move_to_end(key)
+            for key, w in writes:
+                known.pop(key, None)  # to the end: kept longest from now
+                known[key] = Fields(w.payload)
             for sw in state_writes:
                 key = sw.point_id.replace("-", "")
                 payload = known.get(key)
-                if payload is not None:  # a new dictionary: a search may hold the old one
-                    known[key] = {
-                        **payload,
-                        ip.F_STATE: sw.state.value,
-                        ip.F_POSITION: sw.position,
-                    }
-            while len(known) > self._capacity:
-                known.popitem(last=False)
+                if payload is not None:  # a new object: a search may hold the old one
+                    known[key] = payload.with_state(sw.state.value, sw.position)
+            self._trim()
 
-    def keep(self, records: Iterable[Any]) -> None:
-        """Points an engine read returned with their fields (a warm-up's page), kept
-        where nothing newer was put and while there is room. The caller holds the read
-        from the engine and this call under one lock that applies also take, as ``of``
-        does with its own read."""
+    def keep(self, found: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
+        """Points with their fields as an engine read returned them (a warm-up's page),
+        kept where nothing was put for them yet, until the cache first fills: a field an
+        apply put after that read is never replaced by the older one (an apply that lands
+        before the read is in it), nor put back once it left."""
         with self._lock:
             known = self._of
-            for point in records:
-                if len(known) >= self._capacity:
+            for key, payload in found:
+                if self._trimmed or len(known) >= self._capacity:
                     return
-                if point.payload:
-                    known.setdefault(point_key(point.id), _kept(point.payload))
+                if key not in known:
+                    known[key] = Fields(payload)
 
     def clear(self) -> None:
         with self._lock:
             self._of.clear()
+            self._trimmed = False
