@@ -30,12 +30,12 @@ interactions; a warm-up reads ≈ 17 µs of engine time a point.
 
 from __future__ import annotations
 
-import bisect
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import qdrant_edge as qe
+from sortedcontainers import SortedList
 
 from . import index_payload as ip
 from .edge_turn_payloads import KEPT_FIELDS, TurnPayloads, point_key
@@ -90,7 +90,9 @@ class Timelines:
     """Conversation → its turns sorted by (created_at, key); see the module docstring."""
 
     def __init__(self) -> None:
-        self._of: dict[Conversation, list[_Entry]] = {}
+        # Plain lists while warming (appended, sorted once at the end), then sorted lists
+        # (a plain list's insert moves every later entry: 13 µs at 100,000 turns).
+        self._of: dict[Conversation, Any] = {}
         self._where: dict[str, tuple[Conversation, float]] = {}
         self._names: dict[Conversation, Conversation] = {}
         self._complete = False
@@ -119,24 +121,21 @@ class Timelines:
             return
         conversation, at = old
         entries = self._of[conversation]
-        if self._warming:
-            entries.remove((at, key))
-        else:
-            del entries[bisect.bisect_left(entries, (at, key))]
+        entries.remove((at, key))
         if not entries:
             del self._of[conversation]
 
     def _put(self, key: str, conversation: Conversation, at: float) -> None:
         # One tuple per conversation, shared by its points' places.
         conversation = self._names.setdefault(conversation, conversation)
-        entries = self._of.get(conversation)
+        entries: Any = self._of.get(conversation)
         if entries is None:
-            entries = self._of[conversation] = []
+            entries = self._of[conversation] = [] if self._warming else SortedList()
         self._where[key] = (conversation, at)
         if self._warming:
             entries.append((at, key))
         else:
-            bisect.insort(entries, (at, key))
+            entries.add((at, key))
 
     def begin_warm(self) -> None:
         with self._lock:
@@ -158,8 +157,8 @@ class Timelines:
                 if key not in self._where and (found := conversation_of(payload)) is not None:
                     self._put(key, *found)
             if offset is None:
-                for entries in self._of.values():
-                    entries.sort()
+                for conversation, entries in self._of.items():
+                    self._of[conversation] = SortedList(entries)
                 self._warming = False
                 self._complete = True
             return offset
@@ -185,14 +184,11 @@ class Timelines:
                 return [], True
             out: list[_Entry] = []
             if before:
-                i = bisect.bisect_left(entries, (at, "")) - 1
-                while i >= 0 and (len(out) < count or entries[i][0] == out[-1][0]):
-                    out.append(entries[i])
-                    i -= 1
-                return out, i < 0
-            i = bisect.bisect_right(entries, (at, _KEY_AFTER_ALL))
-            n = len(entries)
-            while i < n and (len(out) < count or entries[i][0] == out[-1][0]):
-                out.append(entries[i])
-                i += 1
-            return out, i >= n
+                side = entries.irange(maximum=(at, ""), inclusive=(True, False), reverse=True)
+            else:
+                side = entries.irange(minimum=(at, _KEY_AFTER_ALL), inclusive=(False, True))
+            for entry in side:
+                if len(out) >= count and entry[0] != out[-1][0]:
+                    return out, False
+                out.append(entry)
+            return out, True
