@@ -120,6 +120,14 @@ INDEX_COMPACTION_RUNNING = Metric(
     (),
     ("gateway",),
 )
+INDEX_CONTEXT_WARMING = Metric(
+    "aimem_index_context_warming",
+    "gauge",
+    "1 while the embedded index reads its points into conversation context's timelines "
+    "after it opened (until then searches look neighbours up in the engine)",
+    (),
+    ("gateway",),
+)
 INDEX_COMPACTIONS = Metric(
     "aimem_index_compactions",
     "counter",
@@ -214,6 +222,7 @@ CATALOG: tuple[Metric, ...] = (
     TENANT_MEMORIES,
     TENANT_BYTES,
     INDEX_COMPACTION_RUNNING,
+    INDEX_CONTEXT_WARMING,
     INDEX_COMPACTIONS,
     INDEX_PROCESS_RESTARTS,
     SEARCH_ROW_CACHE_LOOKUPS,

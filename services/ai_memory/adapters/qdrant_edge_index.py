@@ -444,7 +444,8 @@ class QdrantEdgeIndex:
         self._compaction.start(self._compact_once)
 
     def compaction_status(self) -> dict[str, float]:
-        return self._compaction.status()
+        warming = not self._context.timelines.complete
+        return {**self._compaction.status(), "context_warming": float(warming)}
 
     def _compact_once(self) -> None:
         state = self._compaction

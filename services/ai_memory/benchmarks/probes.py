@@ -16,7 +16,11 @@ from ai_memory.benchmarks.server import BenchError
 # The gauge the embedded index sets while it compacts segments in the background. Older
 # servers do not export it; the runner then does not wait.
 COMPACTION_GAUGE = "aimem_index_compaction_running"
-_SAMPLE = re.compile(rf"^{COMPACTION_GAUGE}(?:\{{[^}}]*\}})?\s+(\S+)", re.MULTILINE)
+# The index is settled when it neither compacts nor warms conversation context up.
+_SAMPLE = re.compile(
+    rf"^(?:{COMPACTION_GAUGE}|aimem_index_context_warming)(?:\{{[^}}]*\}})?\s+(\S+)",
+    re.MULTILINE,
+)
 IDLE_TIMEOUT = 3600.0
 PROJECTED_TIMEOUT = 7200.0
 
@@ -46,8 +50,8 @@ def wait_projected(http: httpx.Client, alive: Callable[[], None]) -> None:
 
 
 def wait_index_idle(http: httpx.Client, alive: Callable[[], None]) -> float | None:
-    """Seconds until the index reports no compaction running, or None when the server
-    does not export the gauge (nothing to wait for)."""
+    """Seconds until the index reports no compaction running and conversation context
+    warmed up, or None when the server exports neither gauge (nothing to wait for)."""
     began = time.perf_counter()
     while time.perf_counter() - began < IDLE_TIMEOUT:
         alive()

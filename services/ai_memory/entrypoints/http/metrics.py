@@ -117,6 +117,7 @@ class _CompactionCollector(Collector):
     def collect(self) -> Iterable[GaugeMetricFamily | CounterMetricFamily]:
         status = self.status()
         running = mc.gauge_family(mc.INDEX_COMPACTION_RUNNING)
+        warming = mc.gauge_family(mc.INDEX_CONTEXT_WARMING)
         outcomes = mc.counter_family(mc.INDEX_COMPACTIONS)
         since = mc.gauge_family(mc.INDEX_POINTS_SINCE_COMPACTION)
         forgotten = mc.gauge_family(mc.INDEX_FORGOTTEN_PENDING)
@@ -124,6 +125,8 @@ class _CompactionCollector(Collector):
         restarts = mc.counter_family(mc.INDEX_PROCESS_RESTARTS)
         if "process_restarts" in status:  # only an index in a process of its own has one
             restarts.add_metric([], status["process_restarts"])
+        if "context_warming" in status:
+            warming.add_metric([], status["context_warming"])
         if "running" in status:
             running.add_metric([], status["running"])
             since.add_metric([], status["points_since"])
@@ -133,6 +136,7 @@ class _CompactionCollector(Collector):
                 if key.startswith("outcome_"):
                     outcomes.add_metric([key.removeprefix("outcome_")], value)
         yield running
+        yield warming
         yield outcomes
         yield since
         yield forgotten
