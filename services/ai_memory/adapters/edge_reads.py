@@ -1,7 +1,9 @@
 """Qdrant Edge reads beyond the search itself: filter conditions, point keys, the payload
 indexes searches need, and conversation context's lookups (a kept hit's turn fields, a
-seed's nearest turns in time). Split from ``qdrant_edge_index`` so the adapter keeps the
-shard's life cycle and writes; every function here runs under the adapter's read lock."""
+seed's nearest turns in time), and what context keeps beside the shard to spare them
+(``ContextReads``: turn fields, conversations' timelines, window hints). Split from
+``qdrant_edge_index`` so the adapter keeps the shard's life cycle and writes; every
+function here runs under the adapter's read lock."""
 
 from __future__ import annotations
 
