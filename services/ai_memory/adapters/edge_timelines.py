@@ -147,8 +147,11 @@ class Timelines:
         """One page of the shard's points (in id order from ``offset``): the live
         interactions that nothing newer put here join their conversations, and
         ``payloads`` keeps their fields. The next page's offset; at the end (``None``)
-        the lists are sorted and complete."""
+        the lists are sorted and complete. After a ``clear`` (the shard was reset: a
+        replay) there is nothing left to read."""
         with self._lock:
+            if not self._warming:  # cleared meanwhile: a new shard, nothing to read
+                return None
             records, offset = shard.scroll(
                 qe.ScrollRequest(limit=page, offset=offset, with_payload=_WARM_PAYLOAD)
             )
