@@ -2,14 +2,14 @@
 (``python -m loadtest.probe_search_stages --data DIR [--scope user:bench] [--rounds 3]``).
 
 On a copy of a scale profile's data dir (``ai-memory bench scale --locomo … --data-dir
-DIR``), the container is built in this process (no HTTP) and 300 LoCoMo questions are
-asked per round with ``MemoryService.search`` (hybrid, top 10, rerank and context on), as
-the live server asks them: the same ones every round, or with ``--fresh-questions`` ones no
-earlier round (the first, a warm-up, included) asked. Per round: p50 / p95 wall ms, the process's CPU per search
-(every thread: the engine's search pool, the projections applying the read counts the
-searches record), and the mean ms per search of each stage — the query's embedding, the
-index search (of which the engine's query, its scrolls and retrieves for conversation
-context), the record store's reads — with the engine calls counted.
+DIR``), the container is built in this process (no HTTP) and 300 LoCoMo questions are asked
+per round with ``MemoryService.search`` (hybrid, top 10, rerank and context on), as the live
+server asks them: the same ones every round, or with ``--fresh-questions`` ones no earlier
+round (the first, a warm-up, included) asked. Per round: p50 / p95 wall ms, the process's
+CPU per search (every thread: the engine's search pool, the projections applying the read
+counts the searches record), and the mean ms per search of each stage — the query's
+embedding, the index search (of which the engine's query, its scrolls and retrieves for
+conversation context), the record store's reads — with the engine calls counted.
 
 Run it with ``PYTHONPATH`` pointing at each source tree to compare two of them; the
 stages a tree lacks are left out.
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ai_memory.adapters import qdrant_edge_index
+from ai_memory.adapters import edge_reads, qdrant_edge_index
 from ai_memory.benchmarks import locomo
 from ai_memory.bootstrap import build
 from ai_memory.service.memory_service import SearchRequest
@@ -102,7 +102,10 @@ def main() -> None:
 
     stages.patch(qdrant_edge_index.QdrantEdgeIndex, "_live", timed_live)
     for name in ("neighbours", "turns"):
-        stages.wrap(qdrant_edge_index, name, f"context.{name}")
+        # Conversation context's lookups: methods of the index's kept reads, or (a tree
+        # before them) functions the adapter imports.
+        owner = getattr(edge_reads, "ContextReads", qdrant_edge_index)
+        stages.wrap(owner, name, f"context.{name}")
     with tempfile.TemporaryDirectory(prefix="aimem-stages-") as work:
         data = Path(work) / "data"
         shutil.copytree(opt.data, data)

@@ -5,9 +5,9 @@ TURN_FIELDS``: the kept hits' to pick seeds and name memories, their neighbours'
 them and to check them against the search's filter), and Qdrant Edge's binding converts
 each point's payload into a new dictionary on every read: ≈ 17 µs a point in bulk, ≈ 8 µs
 in a scroll of 50, where the same scroll without payloads costs a third of it
-(``loadtest/RESULTS.md``, "Turn fields kept between searches"). So the adapter keeps them
-for the first ``capacity`` points it meets (≈ 600 bytes each), the least recently used
-leaving first: an apply puts the fields of the points it writes (it has them: no engine
+(``loadtest/RESULTS.md``, "Conversation context from memory"). So the adapter keeps them
+for up to ``capacity`` points (≈ 450 bytes each), the ones kept longest leaving first: an
+apply puts the fields of the points it writes (it has them: no engine
 read, no conversion), a search keeps what it had to read, and a warm-up after the shard
 opens keeps what it reads page by page (``keep``, with ``edge_timelines``).
 
@@ -34,9 +34,10 @@ import qdrant_edge as qe
 
 from . import index_payload as ip
 
-#: Points kept: ≈ 60 MB at ≈ 600 bytes a point. The search's working set (the hits and
-#: their neighbours of recent questions) is far smaller; a miss costs an engine read.
-DEFAULT_CAPACITY = 100_000
+#: Points kept: ≈ 90 MB at ≈ 450 bytes a point, every point of a 100,000-memory index
+#: with room for its growth (at 106,000 points, a 100,000 bound missed once a search in
+#: the big scope). A miss costs an engine read.
+DEFAULT_CAPACITY = 200_000
 
 #: What is kept of a point: its turn fields and what a search filter can tell turns of
 #: one conversation apart by (``edge_timelines.admits``).
