@@ -377,3 +377,41 @@ def test_a_warm_up_with_applies_between_its_pages_ends_as_one_without(
     assert warming._of == alone._of
     assert warming._where == alone._where
     assert index._context.timelines._of == alone._of
+
+
+def test_past_its_limit_a_shard_is_served_by_the_engine(tmp_path: Path) -> None:
+    """More turns than the timelines may hold: they let go of them (bounded memory), the
+    engine's lookups answer, and nothing reports a warm-up that never ends — when the
+    turns arrive by applies and when a reopened shard is read."""
+    idx = QdrantEdgeIndex(tmp_path / "index", DIM, "test-model", timeline_limit=20)
+    try:
+        apply(idx, later_changes(3000))
+        assert not idx._context.timelines.complete
+        assert len(idx._context.timelines) == 0
+        assert idx.compaction_status()["context_warming"] == 0.0
+        shard = idx._live()
+        terms = timeline_terms("everything")
+        seeds = [t for t in all_turns(shard)][:SEEDS]
+        queries = [ip.NeighbourQuery(terms, s, b, 2) for s in seeds for b in (True, False)]
+        counting = CountingShard(shard)
+        found = edge_reads.neighbours(
+            counting,  # type: ignore[arg-type]
+            queries,
+            None,
+            payloads=idx._context.payloads,
+            timelines=idx._context.timelines,
+        )
+        assert found == edge_reads.ordered_neighbours(shard, queries)
+        assert counting.ordered > 0
+    finally:
+        idx.close()
+    idx = QdrantEdgeIndex(tmp_path / "index", DIM, "test-model", timeline_limit=20)
+    try:
+        deadline = time.monotonic() + 30
+        while idx._context.timelines.warming:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert not idx._context.timelines.complete
+        assert idx.compaction_status()["context_warming"] == 0.0
+    finally:
+        idx.close()

@@ -403,10 +403,10 @@ class ContextReads:
     engine holds it and before the checkpoint moves), a new shard (``clear``) and a loaded
     one (``begin_warm``, then ``warm`` page by page)."""
 
-    def __init__(self, turn_cache: int) -> None:
+    def __init__(self, turn_cache: int, timeline_limit: int) -> None:
         self.reaches = Reaches()
         self.payloads = TurnPayloads(turn_cache)
-        self.timelines = Timelines()
+        self.timelines = Timelines(timeline_limit)
 
     def turns(self, shard: qe.EdgeShard, point_ids: Collection[str]) -> dict[str, Fields]:
         return self.payloads.of(shard, point_ids)

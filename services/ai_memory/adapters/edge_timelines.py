@@ -25,7 +25,8 @@ compares every answer with the ordered scrolls):
   engine's ordered scroll.
 
 Memory: ≈ 260 bytes a point (the list entry and the key's place), 26 MB at 100,000
-interactions. The warm-up read 100,000 points in 3.0 s (2.2 s of CPU, the kept fields
+interactions; past ``limit`` turns (2,000,000 by default, ≈ 520 MB) they let go of them
+all and the engine's lookups serve that shard until a new one. The warm-up read 100,000 points in 3.0 s (2.2 s of CPU, the kept fields
 included: ``docs/design/RETRIEVAL.md``, "Timelines beside the shard").
 """
 
@@ -44,6 +45,8 @@ from .edge_turn_payloads import KEPT_FIELDS, TurnPayloads, point_key
 # (tenant, scope, session): the points a seed's neighbours can be.
 Conversation = tuple[str, str, str | None]
 _Entry = tuple[float, str]  # (created_at, point key)
+#: Turns held at most (≈ 520 MB); a shard with more is served by the engine's lookups.
+DEFAULT_LIMIT = 2_000_000
 _KEY_AFTER_ALL = "\U0010ffff"  # sorts after every point key (hex)
 _WARM_PAYLOAD = qe.PayloadSelector.Include([ip.F_TENANT, *KEPT_FIELDS])
 
@@ -90,7 +93,9 @@ def admits(terms: ip.FilterTerms, payload: Mapping[str, Any], at: float) -> bool
 class Timelines:
     """Conversation → its turns sorted by (created_at, key); see the module docstring."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+        self._limit = limit
+        self._over = False  # held more than ``limit`` turns: given up until a new shard
         # Plain lists while warming (appended, sorted once at the end), then sorted lists
         # (a plain list's insert moves every later entry: 13 µs at 100,000 turns).
         self._of: dict[Conversation, Any] = {}
@@ -103,6 +108,11 @@ class Timelines:
     @property
     def complete(self) -> bool:
         return self._complete
+
+    @property
+    def warming(self) -> bool:
+        """A warm-up is under way (searches look neighbours up in the engine)."""
+        return self._warming
 
     def __len__(self) -> int:
         return len(self._where)
@@ -127,6 +137,16 @@ class Timelines:
             del self._of[conversation]
 
     def _put(self, key: str, conversation: Conversation, at: float) -> None:
+        if self._over:
+            return
+        if len(self._where) >= self._limit:
+            # Bounded memory: a shard with more turns than this is served by the engine's
+            # lookups, as before the timelines, until a new shard (``clear``).
+            self._over, self._complete, self._warming = True, False, False
+            self._of.clear()
+            self._where.clear()
+            self._names.clear()
+            return
         # One tuple per conversation, shared by its points' places.
         conversation = self._names.setdefault(conversation, conversation)
         entries: Any = self._of.get(conversation)
@@ -140,7 +160,7 @@ class Timelines:
 
     def begin_warm(self) -> None:
         with self._lock:
-            self._warming = True
+            self._warming = not self._over
             self._complete = False
 
     def warm(self, shard: qe.EdgeShard, offset: Any, page: int, payloads: TurnPayloads) -> Any:
@@ -160,6 +180,8 @@ class Timelines:
             for key, payload in keyed:
                 if key not in self._where and (found := conversation_of(payload)) is not None:
                     self._put(key, *found)
+            if self._over:  # given up on this page: nothing more to read
+                return None
             if offset is None:
                 for conversation, entries in self._of.items():
                     self._of[conversation] = SortedList(entries)
@@ -174,6 +196,7 @@ class Timelines:
             self._where.clear()
             self._warming = False
             self._complete = True
+            self._over = False
 
     # --- reading them ---------------------------------------------------------------
     def walk(

@@ -94,6 +94,7 @@ from .edge_compaction import (
 )
 from .edge_engine import ReadWriteLock, engine_call
 from .edge_reads import ContextReads, conditions, ensure_field_indexes
+from .edge_timelines import DEFAULT_LIMIT
 from .edge_turn_payloads import DEFAULT_CAPACITY, point_key
 
 log = logging.getLogger(__name__)
@@ -143,6 +144,7 @@ class QdrantEdgeIndex:
         compaction: CompactionPolicy | None = None,
         search_threads: int = 1,
         turn_cache: int = DEFAULT_CAPACITY,
+        timeline_limit: int = DEFAULT_LIMIT,
     ) -> None:
         if dim <= 0:
             raise InvalidInput("dim", "positive", "the vector dimension must be > 0")
@@ -189,10 +191,10 @@ class QdrantEdgeIndex:
         # Conversation context's reads kept beside the shard (``edge_reads.ContextReads``:
         # window hints, turn fields, timelines), warmed from a loaded shard in the
         # background; none of it ever changes an answer.
-        self._context = ContextReads(turn_cache)
+        self._context = ContextReads(turn_cache, timeline_limit)
         with engine_call("open"):
             self._open()
-        if not self._context.timelines.complete:
+        if self._context.timelines.warming:
             threading.Thread(target=self._warm_turns, name="aimem-turn-warm", daemon=True).start()
 
     @property
@@ -444,7 +446,7 @@ class QdrantEdgeIndex:
         self._compaction.start(self._compact_once)
 
     def compaction_status(self) -> dict[str, float]:
-        warming = not self._context.timelines.complete
+        warming = self._context.timelines.warming
         return {**self._compaction.status(), "context_warming": float(warming)}
 
     def _compact_once(self) -> None:
