@@ -415,3 +415,13 @@ def test_past_its_limit_a_shard_is_served_by_the_engine(tmp_path: Path) -> None:
         assert idx.compaction_status()["context_warming"] == 0.0
     finally:
         idx.close()
+
+
+def test_timelines_prove_nothing_while_not_complete() -> None:
+    """A search that saw them complete and walks after they let go (or before a warm-up
+    ends) proves no side from them: the engine answers it."""
+    timelines = Timelines()
+    conversation = ("default", "user:alice", None)
+    assert timelines.walk(conversation, 1.0, True, 3) == ([], False)
+    timelines.clear()  # a new, empty shard: complete
+    assert timelines.walk(conversation, 1.0, True, 3) == ([], True)

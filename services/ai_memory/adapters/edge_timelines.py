@@ -204,8 +204,12 @@ class Timelines:
     ) -> tuple[list[_Entry], bool]:
         """The conversation's turns strictly before (or after) ``at``, nearest first, at
         least ``count`` of them when there are, and every turn at the time of the last
-        one; and whether the walk reached the conversation's end."""
+        one; and whether the walk reached the conversation's end — never, when the
+        timelines are not complete (let go of since the caller looked: the side is then
+        the engine's to answer)."""
         with self._lock:
+            if not self._complete:
+                return [], False
             entries = self._of.get(conversation)
             if not entries:
                 return [], True
