@@ -17,8 +17,8 @@ compares every answer with the ordered scrolls):
   leaves it), under this object's lock, as ``TurnPayloads`` does;
 - the lists are only used once they hold every point of the shard (``complete``): after
   a warm-up that reads the shard page by page (``warm``) in the background after it opens,
-  each page under the lock from its engine read to storing it; until then every lookup
-  goes to the engine;
+  each page under the lock from its engine read to storing it, and storing only points no
+  apply put since; until then every lookup goes to the engine;
 - a side is answered only where the walk proves it: ``limit`` admitted turns with every
   turn at the time of the last one walked, or the conversation's end reached. Any other
   side (a filter that admits few turns, a field missing from the cache) goes to the
@@ -26,8 +26,9 @@ compares every answer with the ordered scrolls):
 
 Memory: ≈ 260 bytes a point (the list entry and the key's place), 26 MB at 100,000
 interactions; past ``limit`` turns (2,000,000 by default, ≈ 520 MB) they let go of them
-all and the engine's lookups serve that shard until a new one. The warm-up read 100,000 points in 3.0 s (2.2 s of CPU, the kept fields
-included: ``docs/design/RETRIEVAL.md``, "Timelines beside the shard").
+all and the engine's lookups serve that shard until a new one. The warm-up read 100,000
+points in 3.0 s (2.2 s of CPU, the kept fields included: ``docs/design/RETRIEVAL.md``,
+"Timelines beside the shard").
 """
 
 from __future__ import annotations
