@@ -232,6 +232,17 @@ def timeline_terms(name: str) -> ip.FilterTerms:
     return ip.filter_terms(q(text="turn", mode="keyword", now=NOW, **FILTERS[name]))
 
 
+def from_timelines(idx: QdrantEdgeIndex, shard: CountingShard, queries: Any) -> Any:
+    """``neighbours`` as the adapter asks it, with its kept fields and timelines."""
+    return edge_reads.neighbours(
+        shard,  # type: ignore[arg-type]
+        queries,
+        None,
+        payloads=idx._context.payloads,
+        timelines=idx._context.timelines,
+    )
+
+
 def wait_complete(idx: QdrantEdgeIndex) -> None:
     deadline = time.monotonic() + 30
     while not idx._context.timelines.complete:
@@ -324,14 +335,7 @@ def test_timelines_answer_as_ordered_scrolls(
                     ip.NeighbourQuery(terms, s, b, limit) for s in seeds for b in (True, False)
                 ]
                 expected = edge_reads.ordered_neighbours(shard, queries)
-                found = edge_reads.neighbours(
-                    counting,  # type: ignore[arg-type]
-                    queries,
-                    None,
-                    payloads=idx._context.payloads,
-                    timelines=idx._context.timelines,
-                )
-                assert found == expected
+                assert from_timelines(idx, counting, queries) == expected
         sides = 60 * 3 * SEEDS * 2
         # The engine answered few of them (and read no window: those are its own path).
         assert counting.ordered < sides / 4
@@ -394,14 +398,8 @@ def test_past_its_limit_a_shard_is_served_by_the_engine(tmp_path: Path) -> None:
         seeds = [t for t in all_turns(shard)][:SEEDS]
         queries = [ip.NeighbourQuery(terms, s, b, 2) for s in seeds for b in (True, False)]
         counting = CountingShard(shard)
-        found = edge_reads.neighbours(
-            counting,  # type: ignore[arg-type]
-            queries,
-            None,
-            payloads=idx._context.payloads,
-            timelines=idx._context.timelines,
-        )
-        assert found == edge_reads.ordered_neighbours(shard, queries)
+        expected = edge_reads.ordered_neighbours(shard, queries)
+        assert from_timelines(idx, counting, queries) == expected
         assert counting.ordered > 0
     finally:
         idx.close()
