@@ -182,17 +182,14 @@ def _from_timelines(
     conversation's end. A side not proven is walked farther, and scrolled in the end."""
     out: list[_Found | None] = [None] * len(queries)
     pending = list(range(len(queries)))
+
+    def walk(query: ip.NeighbourQuery, widening: int) -> tuple[list[tuple[float, str]], bool]:
+        conversation = (query.terms.tenant, query.seed.scope, query.seed.session)
+        count = (query.limit + TIMELINE_SLACK) * widening
+        return timelines.walk(conversation, query.seed.created_at, query.before, count)
+
     for widening in TIMELINE_WIDENING:
-        walks = {
-            number: timelines.walk(
-                (query.terms.tenant, query.seed.scope, query.seed.session),
-                query.seed.created_at,
-                query.before,
-                (query.limit + TIMELINE_SLACK) * widening,
-            )
-            for number in pending
-            if (query := queries[number])
-        }
+        walks = {number: walk(queries[number], widening) for number in pending}
         fields = filters.fields(key for entries, _ in walks.values() for _, key in entries)
         unproven: list[int] = []
         for number, (entries, whole) in walks.items():
