@@ -10,7 +10,9 @@ each kind of the scale profile are timed while 100 single writes/s go on
 (``--writes-per-s``; 0 for a server that only searches) — the scale profile's search phase
 without its minutes of import, so that configurations can alternate on a noisy shared
 box. ``context-off`` sends ``context: false`` in the searches.
-One JSON line per round and configuration: p50 / p95 ms of each kind, writes achieved.
+One JSON line per round and configuration: p50 / p95 ms of each kind (and under
+``p99_max`` their p99 and longest), writes achieved, and the server's full garbage
+collections so far (``aimem_gc_pause_seconds``: count, total ms).
 """
 
 from __future__ import annotations
@@ -71,6 +73,19 @@ def search(http: httpx.Client, query: str, scope: str | None, context: bool) -> 
         raise BenchError(f"a search was refused: {answer.status_code} {answer.text[:300]}")
 
 
+def full_collections(metrics: str) -> list[float] | None:
+    """The server's full collections so far: ``[count, total ms]`` (None: a server that
+    does not report them)."""
+    found = {}
+    for line in metrics.splitlines():
+        for suffix in ("count", "sum"):
+            if line.startswith(f'aimem_gc_pause_seconds_{suffix}{{generation="2"}}'):
+                found[suffix] = float(line.rsplit(" ", 1)[1])
+    if len(found) < 2:
+        return None
+    return [found["count"], round(found["sum"] * 1000, 1)]
+
+
 def one_round(
     config: Config, data: Path, work: Path, queries: list[str], count: int, rate: float = 100.0
 ) -> dict[str, Any]:
@@ -86,6 +101,7 @@ def one_round(
             if writer is not None:
                 writer.start()
             row: dict[str, Any] = {"config": config.name}
+            tails: dict[str, list[float]] = {}
             try:
                 for kind, scopes in SEARCH_KINDS.items():
                     for i in range(WARMUP):
@@ -104,6 +120,7 @@ def one_round(
                         took.append((time.perf_counter() - began) * 1000)
                     lat = latency(took)
                     row[kind] = [round(lat.p50_ms, 1), round(lat.p95_ms, 1)]
+                    tails[kind] = [round(lat.p99_ms, 1), round(took[-1], 1)]
             finally:
                 if writer is not None:
                     writer.finish()
@@ -112,6 +129,8 @@ def one_round(
                 row["writes_per_s"] = round(writer.achieved, 1)
                 if writes is not None:
                     row["write_p50_p95"] = [round(writes.p50_ms, 1), round(writes.p95_ms, 1)]
+            row["p99_max"] = tails
+            row["full_collections"] = full_collections(http.get("/metrics").text)
             row["load_1min"] = round(os.getloadavg()[0], 1)
             return row
     finally:

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+
+from ai_memory.telemetry import gc_pauses
 
 Kind = Literal["counter", "gauge", "histogram"]
 Process = Literal["gateway", "worker"]
@@ -199,6 +201,15 @@ WEBHOOKS_PAUSED = Metric(
     (),
     ("gateway",),
 )
+GC_PAUSE_SECONDS = Metric(
+    "aimem_gc_pause_seconds",
+    "histogram",
+    "Garbage collections of the serving process by generation (2: full) and how long each "
+    "held the interpreter, and with it every request",
+    ("generation",),
+    ("gateway",),
+    buckets=gc_pauses.BUCKETS,
+)
 WEBHOOK_BACKLOG_SECONDS = Metric(
     "aimem_webhook_backlog_seconds",
     "gauge",
@@ -233,6 +244,7 @@ CATALOG: tuple[Metric, ...] = (
     WEBHOOK_DELIVERY_SECONDS,
     WEBHOOKS_PAUSED,
     WEBHOOK_BACKLOG_SECONDS,
+    GC_PAUSE_SECONDS,
 )
 
 
@@ -272,6 +284,11 @@ def histogram(metric: Metric, registry: CollectorRegistry) -> Histogram:
 def gauge_family(metric: Metric) -> GaugeMetricFamily:
     _check(metric, "gauge")
     return GaugeMetricFamily(metric.name, metric.help, labels=metric.labels)
+
+
+def histogram_family(metric: Metric) -> HistogramMetricFamily:
+    _check(metric, "histogram")
+    return HistogramMetricFamily(metric.name, metric.help, labels=metric.labels)
 
 
 def counter_family(metric: Metric) -> CounterMetricFamily:

@@ -187,11 +187,13 @@ def serve(
 
     from ai_memory.bootstrap import build, check_settings
     from ai_memory.core.errors import AiMemoryError
+    from ai_memory.entrypoints import heap_freeze
     from ai_memory.entrypoints.cli.observability import start_tracing
     from ai_memory.entrypoints.http import access_log, metrics
     from ai_memory.entrypoints.http.app import create_app
     from ai_memory.entrypoints.http.slow_headers import with_header_timeout
     from ai_memory.settings import Settings
+    from ai_memory.telemetry import gc_pauses
 
     given = {"host": host, "port": port, "data_dir": data_dir, "metrics_port": metrics_port}
     overrides: dict[str, object] = {k: v for k, v in given.items() if v is not None}
@@ -226,6 +228,12 @@ def serve(
         api = create_app(container.services)
         if metrics_port:
             metrics.serve_on_port(api, metrics_port, bind)
+        # Once the index has read its points into memory, the heap is frozen out of the
+        # collector's full collections (their pauses stop every request).
+        status = container.services.index_compaction or dict
+        heap_freeze.HeapFreezer(
+            gc_pauses.watch(), lambda: not status().get("context_warming", 0.0)
+        ).start()
         uvicorn.run(
             api,
             host=bind,

@@ -17,7 +17,7 @@ from prometheus_client import (
     generate_latest,
     start_http_server,
 )
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -32,6 +32,7 @@ from ai_memory.service.webhook_dispatcher import (
     REFUSED_DESTINATION,
     WebhookDispatcher,
 )
+from ai_memory.telemetry import gc_pauses
 
 from . import auth
 
@@ -105,6 +106,19 @@ class _UsageCollector(Collector):
             size.add_metric([report.tenant], report.bytes)
         yield memories
         yield size
+
+
+class _GcCollector(Collector):
+    """The process's collection pauses (``telemetry/gc_pauses.py``), read at scrape time."""
+
+    def __init__(self, pauses: gc_pauses.GcPauses) -> None:
+        self.pauses = pauses
+
+    def collect(self) -> Iterable[HistogramMetricFamily]:
+        family = mc.histogram_family(mc.GC_PAUSE_SECONDS)
+        for generation, pauses in sorted(self.pauses.snapshot().items()):
+            family.add_metric([str(generation)], pauses.cumulative(), pauses.total)
+        yield family
 
 
 class _CompactionCollector(Collector):
@@ -257,6 +271,7 @@ def install(
         registry.register(_UsageCollector(usage))
     registry.register(_CompactionCollector(compaction or dict))
     registry.register(_RowCacheCollector(row_cache))
+    registry.register(_GcCollector(gc_pauses.watch()))
     if webhooks is not None:
         observe_webhooks(webhooks, registry)
     app.add_middleware(RequestMetrics, requests=requests, latency=latency)
