@@ -210,6 +210,14 @@ GC_PAUSE_SECONDS = Metric(
     ("gateway",),
     buckets=gc_pauses.BUCKETS,
 )
+HEAP_FROZEN_OBJECTS = Metric(
+    "aimem_heap_frozen_objects",
+    "gauge",
+    "Objects of the serving process frozen out of the garbage collector's full collections "
+    "(0 until its index is warm; docs/design/HEAP.md)",
+    (),
+    ("gateway",),
+)
 WEBHOOK_BACKLOG_SECONDS = Metric(
     "aimem_webhook_backlog_seconds",
     "gauge",
@@ -245,6 +253,7 @@ CATALOG: tuple[Metric, ...] = (
     WEBHOOKS_PAUSED,
     WEBHOOK_BACKLOG_SECONDS,
     GC_PAUSE_SECONDS,
+    HEAP_FROZEN_OBJECTS,
 )
 
 

@@ -370,3 +370,42 @@ def test_a_server_started_under_a_lax_umask_creates_nothing_others_can_read(
     ]
     assert opened == [], opened
     assert (data.stat().st_mode & 0o777) == 0o700
+
+
+def _metric(text: str, name: str) -> float | None:
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.rsplit(" ", 1)[1])
+    return None
+
+
+def test_a_restarted_server_freezes_its_warm_heap_out_of_full_collections(
+    tmp_path: Path,
+) -> None:
+    """``docs/design/HEAP.md``: once the loaded index has read its points into memory the
+    heap is frozen (one full collection first), and collections are counted."""
+    data = tmp_path / "data"
+    first = Server(data)
+    try:
+        for i in range(20):
+            body: dict[str, object] = {"type": "interaction", "content": f"turn {i}"}
+            body |= {"scope": "user:a", "source_agent": "a", "meta": {"session_id": "s1"}}
+            r = httpx.put(f"{first.url}/v1/memories/t{i}?wait=true", json=body)
+            assert r.status_code == 201, r.text
+    finally:
+        first.stop()
+    again = Server(data)  # its index loads, then warms conversation context
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            text = httpx.get(f"{again.url}/metrics").text
+            frozen = _metric(text, "aimem_heap_frozen_objects")
+            if frozen and _metric(text, "aimem_index_context_warming") == 0.0:
+                break
+            assert time.monotonic() < deadline, text[-3000:]
+            time.sleep(0.2)
+        assert frozen > 10_000  # the modules and the app at least
+        full = _metric(text, 'aimem_gc_pause_seconds_count{generation="2"}')
+        assert full is not None and full >= 1  # the one before the freeze, at least
+    finally:
+        again.stop()

@@ -9,7 +9,7 @@ import weakref
 
 import pytest
 
-from ai_memory.entrypoints.heap_freeze import HeapFreezer, Policy, freeze_heap
+from ai_memory.entrypoints.heap_freeze import HeapFreezer, Policy, freeze_heap, start_for
 from ai_memory.telemetry.gc_pauses import GcPauses
 
 
@@ -130,4 +130,28 @@ def test_frozen_objects_leave_full_collections_and_still_die_by_reference() -> N
         del probe
         assert ref() is None  # freed by its count, frozen or not
     finally:
+        gc.unfreeze()
+
+
+def test_start_for_waits_for_the_index_context_to_be_warm() -> None:
+    status = {"context_warming": 1.0}
+    before = gc.get_freeze_count()
+    freezer = start_for(lambda: status)
+    try:
+        time.sleep(1.2)
+        assert freezer.freezes == 0
+        status["context_warming"] = 0.0
+        _wait_for(lambda: freezer.freezes == 1)
+        assert gc.get_freeze_count() > before
+    finally:
+        freezer.stop()
+        gc.unfreeze()
+
+
+def test_start_for_an_index_that_reports_nothing_freezes_at_once() -> None:
+    freezer = start_for(None)
+    try:
+        _wait_for(lambda: freezer.freezes == 1)
+    finally:
+        freezer.stop()
         gc.unfreeze()

@@ -34,13 +34,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ai_memory.telemetry import gc_pauses
 from ai_memory.telemetry.gc_pauses import GcPauses
 
 log = logging.getLogger(__name__)
 
 READY_TIMEOUT = 300.0  # s: freeze anyway; an index past its timelines' limit never warms
 REFREEZE_PAUSE = 0.05  # s: a full collection this long means a grown unfrozen heap
-REFREEZE_EVERY = 300.0  # s: at most one freeze per this long
+REFREEZE_EVERY = 60.0  # s: at most one freeze per this long
 POLL = 1.0  # s
 
 
@@ -126,3 +127,13 @@ class HeapFreezer:
         self.freezes += 1
         log.info("heap frozen out of full collections: %d objects", gc.get_freeze_count())
         return self._monotonic()
+
+
+def start_for(index_status: Callable[[], dict[str, float]] | None) -> HeapFreezer:
+    """The freezer of a serving process (``serve``, ``mcp``) whose index reports
+    ``index_status`` (``compaction_status``; None or no ``context_warming``: nothing to
+    wait for), its pauses measured."""
+    status = index_status or dict
+    freezer = HeapFreezer(gc_pauses.watch(), lambda: not status().get("context_warming", 0.0))
+    freezer.start()
+    return freezer

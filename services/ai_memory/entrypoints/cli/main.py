@@ -193,7 +193,6 @@ def serve(
     from ai_memory.entrypoints.http.app import create_app
     from ai_memory.entrypoints.http.slow_headers import with_header_timeout
     from ai_memory.settings import Settings
-    from ai_memory.telemetry import gc_pauses
 
     given = {"host": host, "port": port, "data_dir": data_dir, "metrics_port": metrics_port}
     overrides: dict[str, object] = {k: v for k, v in given.items() if v is not None}
@@ -230,10 +229,7 @@ def serve(
             metrics.serve_on_port(api, metrics_port, bind)
         # Once the index has read its points into memory, the heap is frozen out of the
         # collector's full collections (their pauses stop every request).
-        status = container.services.index_compaction or dict
-        heap_freeze.HeapFreezer(
-            gc_pauses.watch(), lambda: not status().get("context_warming", 0.0)
-        ).start()
+        heap_freeze.start_for(container.services.index_compaction)
         uvicorn.run(
             api,
             host=bind,

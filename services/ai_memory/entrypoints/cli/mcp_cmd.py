@@ -48,6 +48,7 @@ def mcp_cmd(
 ) -> None:
     """Serve the memory and notes tools over MCP (stdio) on an embedded data directory."""
     from ai_memory.bootstrap import build
+    from ai_memory.entrypoints import heap_freeze
     from ai_memory.entrypoints.mcp.server import build_server, serve_stdio
     from ai_memory.settings import Settings
 
@@ -63,6 +64,8 @@ def mcp_cmd(
         typer.echo(f"ai-memory mcp: {e} (set AIMEM_API_KEY to a key of this deployment)", err=True)
         raise typer.Exit(2) from None
     container.start(governor=True)
+    # The same frozen heap as ``serve``'s: an agent's searches wait for no long collection.
+    heap_freeze.start_for(container.services.index_compaction)
     try:
         anyio.run(serve_stdio, build_server(container.services, session_caller=session))
     except KeyboardInterrupt:

@@ -4,6 +4,7 @@ gauge)."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -109,16 +110,20 @@ class _UsageCollector(Collector):
 
 
 class _GcCollector(Collector):
-    """The process's collection pauses (``telemetry/gc_pauses.py``), read at scrape time."""
+    """The process's collection pauses (``telemetry/gc_pauses.py``) and frozen heap
+    (``entrypoints/heap_freeze.py``), read at scrape time."""
 
     def __init__(self, pauses: gc_pauses.GcPauses) -> None:
         self.pauses = pauses
 
-    def collect(self) -> Iterable[HistogramMetricFamily]:
+    def collect(self) -> Iterable[HistogramMetricFamily | GaugeMetricFamily]:
         family = mc.histogram_family(mc.GC_PAUSE_SECONDS)
         for generation, pauses in sorted(self.pauses.snapshot().items()):
             family.add_metric([str(generation)], pauses.cumulative(), pauses.total)
         yield family
+        frozen = mc.gauge_family(mc.HEAP_FROZEN_OBJECTS)
+        frozen.add_metric([], gc.get_freeze_count())
+        yield frozen
 
 
 class _CompactionCollector(Collector):
