@@ -9,11 +9,14 @@ exposed by both processes is one entry: same name, same labels, same meaning.
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.registry import Collector
 
 from ai_memory.telemetry import gc_pauses
 
@@ -207,7 +210,7 @@ GC_PAUSE_SECONDS = Metric(
     "Garbage collections of the serving process by generation (2: full) and how long each "
     "held the interpreter, and with it every request",
     ("generation",),
-    ("gateway",),
+    ("gateway", "worker"),
     buckets=gc_pauses.BUCKETS,
 )
 HEAP_FROZEN_OBJECTS = Metric(
@@ -216,7 +219,7 @@ HEAP_FROZEN_OBJECTS = Metric(
     "Objects of the serving process frozen out of the garbage collector's full collections "
     "(0 until its index is warm; docs/design/HEAP.md)",
     (),
-    ("gateway",),
+    ("gateway", "worker"),
 )
 WEBHOOK_BACKLOG_SECONDS = Metric(
     "aimem_webhook_backlog_seconds",
@@ -303,3 +306,20 @@ def histogram_family(metric: Metric) -> HistogramMetricFamily:
 def counter_family(metric: Metric) -> CounterMetricFamily:
     _check(metric, "counter")
     return CounterMetricFamily(metric.name, metric.help, labels=metric.labels)
+
+
+class GcCollector(Collector):
+    """The process's collection pauses (``telemetry/gc_pauses.py``) and frozen heap
+    (``entrypoints/heap_freeze.py``), read at scrape time: the gateway and the workers."""
+
+    def __init__(self, pauses: gc_pauses.GcPauses) -> None:
+        self.pauses = pauses
+
+    def collect(self) -> Iterable[HistogramMetricFamily | GaugeMetricFamily]:
+        family = histogram_family(GC_PAUSE_SECONDS)
+        for generation, pauses in sorted(self.pauses.snapshot().items()):
+            family.add_metric([str(generation)], pauses.cumulative(), pauses.total)
+        yield family
+        frozen = gauge_family(HEAP_FROZEN_OBJECTS)
+        frozen.add_metric([], gc.get_freeze_count())
+        yield frozen

@@ -38,7 +38,7 @@ from ai_memory.core.errors import RetryableError
 from ai_memory.core.events import LoggedEvent
 from ai_memory.core.ports import DeadLetters, EventSerializer, decode_all
 from ai_memory.core.positions import offset_of, pack
-from ai_memory.telemetry import batch_span
+from ai_memory.telemetry import batch_span, gc_pauses
 
 from .policy import ApplyPolicy, Backoff, Rewind, Stopping
 from .sinks import ProjectionSink
@@ -61,6 +61,7 @@ class WorkerMetrics:
         self.lag = mc.gauge(mc.PROJECTION_LAG, self.registry)
         self.applied = mc.counter(mc.PROJECTION_EVENTS, self.registry)
         self.dead_lettered = mc.counter(mc.DEAD_LETTERED, self.registry)
+        self.registry.register(mc.GcCollector(gc_pauses.watch()))
 
     def watch(self, worker: ProjectorWorker) -> None:
         """Failures and the stuck flag are read at scrape time: while a projection is

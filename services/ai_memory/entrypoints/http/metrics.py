@@ -4,7 +4,6 @@ gauge)."""
 
 from __future__ import annotations
 
-import gc
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -18,7 +17,7 @@ from prometheus_client import (
     generate_latest,
     start_http_server,
 )
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -107,23 +106,6 @@ class _UsageCollector(Collector):
             size.add_metric([report.tenant], report.bytes)
         yield memories
         yield size
-
-
-class _GcCollector(Collector):
-    """The process's collection pauses (``telemetry/gc_pauses.py``) and frozen heap
-    (``entrypoints/heap_freeze.py``), read at scrape time."""
-
-    def __init__(self, pauses: gc_pauses.GcPauses) -> None:
-        self.pauses = pauses
-
-    def collect(self) -> Iterable[HistogramMetricFamily | GaugeMetricFamily]:
-        family = mc.histogram_family(mc.GC_PAUSE_SECONDS)
-        for generation, pauses in sorted(self.pauses.snapshot().items()):
-            family.add_metric([str(generation)], pauses.cumulative(), pauses.total)
-        yield family
-        frozen = mc.gauge_family(mc.HEAP_FROZEN_OBJECTS)
-        frozen.add_metric([], gc.get_freeze_count())
-        yield frozen
 
 
 class _CompactionCollector(Collector):
@@ -276,7 +258,7 @@ def install(
         registry.register(_UsageCollector(usage))
     registry.register(_CompactionCollector(compaction or dict))
     registry.register(_RowCacheCollector(row_cache))
-    registry.register(_GcCollector(gc_pauses.watch()))
+    registry.register(mc.GcCollector(gc_pauses.watch()))
     if webhooks is not None:
         observe_webhooks(webhooks, registry)
     app.add_middleware(RequestMetrics, requests=requests, latency=latency)
