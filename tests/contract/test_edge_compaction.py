@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+import qdrant_edge as qe
 
-from ai_memory.adapters import qdrant_edge_index
+from ai_memory.adapters import edge_compaction, qdrant_edge_index
 from ai_memory.adapters.edge_compaction import CompactionPolicy, Compactor
 from ai_memory.adapters.index_payload import point_id
 from ai_memory.adapters.qdrant_edge_index import QdrantEdgeIndex
@@ -389,3 +390,67 @@ def test_what_a_compaction_overlapped_lands_as_it_did_on_the_live_shard(
         proceed.set()
         idx.close()
         reference.close()
+
+
+def test_the_new_generation_is_read_into_the_page_cache_before_its_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine's load holds the interpreter lock while it reads the files, and the
+    child's close dropped them from the cache: they are read first, off the lock."""
+    loads: list[str] = []
+    reads: list[tuple[str, int, list[str]]] = []
+    real_read = edge_compaction.read_into_page_cache
+
+    def read(directory: Path) -> int:
+        total = real_read(directory)
+        reads.append((directory.name, total, list(loads)))
+        return total
+
+    class Engine:
+        """``qe`` with ``EdgeShard.load`` recorded (the bindings' class is immutable)."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real_qe, name)
+
+    class Shards:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real_qe.EdgeShard, name)
+
+        @staticmethod
+        def load(path: str, config: Any = None) -> Any:
+            loads.append(Path(path).name)
+            return real_qe.EdgeShard.load(path, config)
+
+    real_qe = qe
+    engine = Engine()
+    engine.EdgeShard = Shards()  # type: ignore[attr-defined]
+    monkeypatch.setattr(qdrant_edge_index, "read_into_page_cache", read)
+    monkeypatch.setattr(qdrant_edge_index, "qe", engine)
+    policy = CompactionPolicy(after_points=5, forget_delay=3600, poll_interval=0.01)
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, compaction=policy)
+    rng = np.random.default_rng(5)
+    try:
+        for n in range(1, 11):
+            apply(idx, put(f"m{n}", n, unit(rng)))
+        idx.start_compaction()
+        wait_for(lambda: idx.compaction_status()["outcome_done"] >= 1)
+    finally:
+        idx.close()
+    target, total, loaded_before = reads[0]
+    assert target == "shard.1" and target not in loaded_before  # read, then loaded
+    assert target in loads
+    size = sum(p.stat().st_size for p in (tmp_path / target).rglob("*") if p.is_file())
+    assert total > 0 and (size == 0 or total >= size // 2)  # what the generation held
+
+
+def test_reading_into_the_page_cache_reads_every_file_and_skips_what_vanished(
+    tmp_path: Path,
+) -> None:
+    from ai_memory.adapters.edge_compaction import read_into_page_cache
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "one").write_bytes(b"x" * 3_000_000)  # more than one chunk
+    (tmp_path / "a" / "b" / "two").write_bytes(b"y" * 10)
+    (tmp_path / "empty").write_bytes(b"")
+    assert read_into_page_cache(tmp_path) == 3_000_010
+    assert read_into_page_cache(tmp_path / "missing") == 0

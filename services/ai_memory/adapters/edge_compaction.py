@@ -12,7 +12,9 @@ shard's next generation in a child process:
 2. **optimize** (no lock): a child Python process (``main`` below) loads the copy,
    optimizes it, flushes and exits — on the other core, at a lower priority, with its own
    GIL; it dies with its parent (``PR_SET_PDEATHSIG``);
-3. **catch up** (no lock): the parent loads the new generation and runs the journal on it,
+3. **catch up** (no lock): the parent reads the new generation's files into the page
+   cache (``read_into_page_cache``: the engine's load holds the GIL while it reads), loads
+   it and runs the journal on it,
    then once more under the apply lock for what arrived meanwhile. The journal holds the
    engine operations each ``apply`` ran on the live shard, in order — already planned
    against what the shard held and already converted to the engine's points — and the
@@ -187,6 +189,30 @@ def spawn_optimizer(shard_dir: Path, layout: EdgeLayout, nice: int) -> subproces
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+
+
+def read_into_page_cache(directory: Path, chunk: int = 1 << 20) -> int:
+    """Read every file under ``directory`` once, so that the kernel's page cache holds it;
+    the bytes read.
+
+    Loading a shard holds the interpreter lock for as long as the engine reads its files,
+    and a shard a child process optimised and closed is not in the cache: the engine drops
+    a closed shard's pages from it (``close`` took 394 MB of a 100k shard's files down to
+    134 cached). Loaded from disk, the 100k generation held the lock for 0.8–1.0 s — every
+    search waited (532 ms for the one under way at a swap, measured); read here first
+    (0.3–0.4 s, file reads give the lock away), the load took 0.13–0.20 s
+    (``loadtest/RESULTS.md``, "A compaction's load, read first"). A file that vanishes
+    meanwhile is skipped: the load reports what is missing."""
+    buffer = memoryview(bytearray(chunk))
+    total = 0
+    for path in sorted(directory.rglob("*")):
+        try:
+            with path.open("rb", buffering=0) as f:
+                while read := f.readinto(buffer):
+                    total += read
+        except (IsADirectoryError, FileNotFoundError):
+            continue
+    return total
 
 
 def optimize_in_place(shard_dir: Path, layout: EdgeLayout) -> bool:
