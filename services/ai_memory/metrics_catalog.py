@@ -207,8 +207,8 @@ WEBHOOKS_PAUSED = Metric(
 GC_PAUSE_SECONDS = Metric(
     "aimem_gc_pause_seconds",
     "histogram",
-    "Garbage collections of the serving process by generation (2: full) and how long each "
-    "held the interpreter, and with it every request",
+    "Garbage collections of the process by generation (2: full) and how long each held "
+    "the interpreter, and with it every request or event it was handling",
     ("generation",),
     ("gateway", "worker"),
     buckets=gc_pauses.BUCKETS,
@@ -216,8 +216,8 @@ GC_PAUSE_SECONDS = Metric(
 HEAP_FROZEN_OBJECTS = Metric(
     "aimem_heap_frozen_objects",
     "gauge",
-    "Objects of the serving process frozen out of the garbage collector's full collections "
-    "(0 until its index is warm; docs/design/HEAP.md)",
+    "Objects of the process frozen out of the garbage collector's full collections (0 "
+    "until it is ready: a gateway's index warm; docs/design/HEAP.md)",
     (),
     ("gateway", "worker"),
 )

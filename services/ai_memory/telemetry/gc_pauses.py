@@ -3,9 +3,10 @@
 A collection holds the interpreter lock from start to end: every thread of the process —
 searches, the write path, the HTTP loop — waits for it. A server that keeps an index's
 context in memory (``adapters/edge_timelines.py``, ``edge_turn_payloads.py``) has a heap
-whose full collection took 156–191 ms at 100,000 memories, every ≈ 11 s under 100 writes/s
-and searches (``loadtest/RESULTS.md``, "The collector's pauses"): the longest search
-latency of every run. ``entrypoints/heap_freeze.py`` keeps those pauses short; this
+whose full collection took 156–191 ms at 100,000 memories (108–116 ms of it for the
+modules and the app alone), every ≈ 11 s under 100 writes/s and searches
+(``loadtest/RESULTS.md``, "The collector's pauses"): the longest search latency of every
+run. ``entrypoints/heap_freeze.py`` keeps those pauses short; this
 module measures them, for ``aimem_gc_pause_seconds`` and for the freezer's decisions.
 
 The callback runs inside the collector, in whichever thread allocated: it takes no lock
