@@ -494,14 +494,16 @@ class QdrantEdgeIndex:
                     self._last_flush = time.monotonic()
                     # Names the new generation: from here a crash reopens it.
                     self._write_checkpoints(self._checkpoints)
-            # Closing the old generation holds the GIL (0.24 s at 100k: the engine drops its
-            # pages from the cache): not under the apply lock, and waiting searches first.
-            if old is not None:
-                time.sleep(_SWAP_PAUSE)
-                with engine_call("compaction close"):
-                    old.close()
-            shutil.rmtree(self._root / old_generation, ignore_errors=True)
-            state.finish(epoch)  # done: what the old generation's files held is gone
+            try:  # holds the GIL (0.24 s at 100k): out of the lock, waiting searches first
+                if old is not None:
+                    time.sleep(_SWAP_PAUSE)
+                    with engine_call("compaction close"):
+                        old.close()
+            finally:
+                with self._apply_lock:  # a reset meanwhile removed it and may reuse its name
+                    if self._generation == target:
+                        shutil.rmtree(self._root / old_generation, ignore_errors=True)
+                        state.finish(epoch)  # done: the old generation's files are gone
         finally:
             if new is not None:
                 new.close()
