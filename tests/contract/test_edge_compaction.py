@@ -188,6 +188,38 @@ def test_a_reset_during_a_compaction_discards_it(tmp_path: Path) -> None:
         idx.close()
 
 
+def test_a_reset_between_a_swap_and_the_old_generations_close_keeps_its_new_shard(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old generation is closed out of the apply lock, after a pause: a reset landing
+    then removes it itself and creates ``shard`` again, which is the first compaction's old
+    generation's name — the compaction must not delete it afterwards."""
+    monkeypatch.setattr(qdrant_edge_index, "_SWAP_PAUSE", 0.5)
+    policy = CompactionPolicy(after_points=1, forget_delay=3600, poll_interval=0.01)
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, compaction=policy)
+    rng = np.random.default_rng(9)
+    try:
+        for n in range(1, 50):
+            apply(idx, put(f"m{n}", n, unit(rng)))
+        idx.start_compaction()
+        wait_for(lambda: idx._generation != "shard")  # swapped; the old one not closed yet
+        idx.reset()
+        apply(idx, put("after", 1, unit(rng)))
+        wait_for(lambda: idx.compaction_status()["running"] == 0)
+        assert idx.count("default") == 1 and idx.checkpoint() == 1
+        idx.flush()
+        # The generation the checkpoint names (``shard``, or a later compaction's) exists.
+        live = json.loads((tmp_path / "checkpoint.json").read_text())["shard"]
+        wait_for(lambda: generations(tmp_path) == [live])
+    finally:
+        idx.close()
+    reopened = QdrantEdgeIndex(tmp_path, DIM, "m")
+    try:
+        assert reopened.count("default") == 1 and reopened.checkpoint() == 1
+    finally:
+        reopened.close()
+
+
 def children_on(root: Path) -> list[int]:
     found = []
     for proc in Path("/proc").iterdir():
