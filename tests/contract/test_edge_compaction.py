@@ -188,6 +188,16 @@ def test_a_reset_during_a_compaction_discards_it(tmp_path: Path) -> None:
         idx.close()
 
 
+def _written(tmp_path: Path, *, after_points: int, points: int) -> QdrantEdgeIndex:
+    """An index compacting after ``after_points``, ``points`` memories written to it."""
+    policy = CompactionPolicy(after_points=after_points, forget_delay=3600, poll_interval=0.01)
+    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, compaction=policy)
+    rng = np.random.default_rng(points)
+    for n in range(1, points + 1):
+        apply(idx, put(f"m{n}", n, unit(rng)))
+    return idx
+
+
 def test_a_reset_between_a_swap_and_the_old_generations_close_keeps_its_new_shard(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -195,12 +205,9 @@ def test_a_reset_between_a_swap_and_the_old_generations_close_keeps_its_new_shar
     then removes it itself and creates ``shard`` again, which is the first compaction's old
     generation's name — the compaction must not delete it afterwards."""
     monkeypatch.setattr(qdrant_edge_index, "_SWAP_PAUSE", 0.5)
-    policy = CompactionPolicy(after_points=1, forget_delay=3600, poll_interval=0.01)
-    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, compaction=policy)
+    idx = _written(tmp_path, after_points=1, points=49)
     rng = np.random.default_rng(9)
     try:
-        for n in range(1, 50):
-            apply(idx, put(f"m{n}", n, unit(rng)))
         idx.start_compaction()
         wait_for(lambda: idx._generation != "shard")  # swapped; the old one not closed yet
         idx.reset()
@@ -458,12 +465,8 @@ def test_the_new_generation_is_read_into_the_page_cache_before_its_load(
     engine.EdgeShard = Shards()  # type: ignore[attr-defined]
     monkeypatch.setattr(qdrant_edge_index, "read_into_page_cache", read)
     monkeypatch.setattr(qdrant_edge_index, "qe", engine)
-    policy = CompactionPolicy(after_points=5, forget_delay=3600, poll_interval=0.01)
-    idx = QdrantEdgeIndex(tmp_path, DIM, "m", optimize_after=None, compaction=policy)
-    rng = np.random.default_rng(5)
+    idx = _written(tmp_path, after_points=5, points=10)
     try:
-        for n in range(1, 11):
-            apply(idx, put(f"m{n}", n, unit(rng)))
         idx.start_compaction()
         wait_for(lambda: idx.compaction_status()["outcome_done"] >= 1)
     finally:
