@@ -94,7 +94,8 @@ from .edge_compaction import (
     read_into_page_cache,
 )
 from .edge_engine import ReadWriteLock, engine_call
-from .edge_reads import ContextReads, conditions, ensure_field_indexes
+from .edge_reads import ContextReads, ensure_field_indexes
+from .edge_requests import engine_filter, query_vector, sparse_vector, tenants_of
 from .edge_timelines import DEFAULT_LIMIT
 from .edge_turn_payloads import DEFAULT_CAPACITY, point_key
 
@@ -117,15 +118,6 @@ _CATCH_UP_PASSES = 8
 # log whatever was flushed, so flushes only buy a shorter redo, and each one stalls the
 # fill 0.2–0.5 s at 100k points (``loadtest/RESULTS.md``, 2026-12-05).
 _FILL_FLUSH_INTERVAL = 60.0
-
-
-def _sparse(v: SparseVector) -> qe.SparseVector:
-    return qe.SparseVector(list(v.indices), list(v.values))
-
-
-def _filter(terms: ip.FilterTerms, *, alone: bool = False) -> qe.Filter:
-    must, must_not = conditions(terms, alone=alone)
-    return qe.Filter(must=must, must_not=must_not or None)
 
 
 class QdrantEdgeIndex:
@@ -247,7 +239,7 @@ class QdrantEdgeIndex:
             ensure_field_indexes(self._shard)
             self._checkpoints = checkpoints
             self._durable = dict(checkpoints)
-            self._tenants = _tenants_of(self._shard)
+            self._tenants = tenants_of(self._shard)
             self._vacuumed = self._durable_vacuumed = vacuumed
             self._context.timelines.begin_warm()
             return
@@ -426,7 +418,7 @@ class QdrantEdgeIndex:
         if w.dense is not None:
             vector[ip.DENSE] = w.dense.astype("float32", copy=False).tolist()
             if w.sparse is not None and w.sparse.indices:
-                vector[ip.SPARSE] = _sparse(w.sparse)
+                vector[ip.SPARSE] = sparse_vector(w.sparse)
         return qe.Point(w.point_id, vector, w.payload)
 
     def optimize(self) -> bool:
@@ -534,7 +526,7 @@ class QdrantEdgeIndex:
 
     def count(self, tenant: str) -> int:
         with self._rw.shared(), engine_call("count"):
-            flt = _filter(ip.count_terms(tenant), alone=self._alone(tenant))
+            flt = engine_filter(ip.count_terms(tenant), alone=self._alone(tenant))
             return self._live().count(qe.CountRequest(exact=True, filter=flt))
 
     def _idf_params(self, tenant: str) -> qe.SearchParams | None:
@@ -548,24 +540,24 @@ class QdrantEdgeIndex:
         second condition (``test_a_tenant_alone_in_the_shard_gets_the_same_keyword_scores``)."""
         if self._vacuumed and self._tenants <= {tenant}:
             return None
-        return qe.SearchParams(idf=qe.IdfParams(corpus=_filter(ip.idf_corpus(tenant))))
+        return qe.SearchParams(idf=qe.IdfParams(corpus=engine_filter(ip.idf_corpus(tenant))))
 
     def search(self, query: IndexQuery) -> list[IndexHit]:
         plan = ip.plan_search(query, self._dim, self._fusion)
         if plan is None:
             return []
-        vectors = [_query_vector(r) for r in plan.retrievers]
+        vectors = [query_vector(r) for r in plan.retrievers]
         with self._rw.shared(), engine_call("search"):
             shard = self._live()
             alone = self._alone(query.tenant)
-            flt = _filter(plan.terms, alone=alone)
+            flt = engine_filter(plan.terms, alone=alone)
             idf = self._idf_params(query.tenant)
             # Points only, no payload: memory ids are looked up for the kept hits only.
             requests = [
                 qe.QueryRequest(
                     limit=plan.limit,
                     query=qe.Query.Nearest(vector, using=r.using),
-                    filter=flt if r.terms is None else _filter(r.terms, alone=alone),
+                    filter=flt if r.terms is None else engine_filter(r.terms, alone=alone),
                     params=self._params if r.using == ip.DENSE else idf,
                     with_payload=False,
                 )
@@ -586,16 +578,3 @@ class QdrantEdgeIndex:
                 lambda ids: self._context.turns(shard, ids),
                 lambda queries: self._context.neighbours(shard, queries, alone=alone),
             )
-
-
-def _tenants_of(shard: qe.EdgeShard) -> set[str]:
-    """The tenants with a point in ``shard`` (two are enough to know it is shared)."""
-    response = shard.facet(qe.FacetRequest(ip.F_TENANT, limit=2, exact=True))
-    return {str(hit.value) for hit in response.hits}
-
-
-def _query_vector(r: ip.Retriever) -> Any:
-    if r.sparse is not None:
-        return _sparse(r.sparse)
-    assert r.dense is not None
-    return r.dense.astype("float32").tolist()
