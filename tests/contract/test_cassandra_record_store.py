@@ -12,6 +12,7 @@ from typing import Any
 import cassandra
 import pytest
 from cassandra.cluster import NoHostAvailable
+from cassandra.query import BatchStatement
 
 from ai_memory.adapters.cassandra import (
     CassandraRecordStore,
@@ -19,6 +20,7 @@ from ai_memory.adapters.cassandra import (
     migrate,
     parse_url,
 )
+from ai_memory.adapters.cassandra import session as session_module
 from ai_memory.adapters.cassandra.cql import IN_READS, IN_TOMB_POS
 from ai_memory.adapters.cassandra.session import is_idempotent, translate, translate_errors
 from ai_memory.adapters.record_scan_usage import RecordScanUsage
@@ -534,3 +536,36 @@ def test_grouped_writes_land_whatever_their_partitions_and_sizes(
     rows = {r.k: r.v for r in session.execute("SELECT k, v FROM grouped")}
     assert len(rows) == 1_001
     assert rows["k999"] == "v999" and len(rows["huge"]) == 60_000
+
+
+def test_grouped_writes_put_a_partitions_rows_in_as_few_batches_as_they_fit(
+    session: CassandraSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows of five partitions, given interleaved (as a projection batch gives its scan
+    index rows), leave sorted by partition: Cassandra applies a batch's rows of one
+    partition as one mutation. Interleaved, every batch of 100 would carry all five."""
+    session.use_keyspace()
+    session.execute(
+        "CREATE TABLE IF NOT EXISTS grouped_rows (k text, c int, v text, PRIMARY KEY (k, c))"
+    )
+    stmt = session.prepare("INSERT INTO grouped_rows (k, c, v) VALUES (?, ?, ?)")
+    sent: list[list[bytes | None]] = []
+
+    class Recording(BatchStatement):  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            sent.append([])
+
+        def add(self, statement: Any, parameters: Any = None) -> Any:
+            sent[-1].append(statement.routing_key)
+            return super().add(statement, parameters)
+
+    monkeypatch.setattr(session_module, "BatchStatement", Recording)
+    items = [(stmt, (f"p{n % 5}", n, "v")) for n in range(300)]
+    session.write_grouped(items)
+    assert sum(len(batch) for batch in sent) == 300
+    # 60 rows a partition, 100 statements a batch: each partition in one or two batches.
+    spans = [sum(1 for batch in sent if key in batch) for key in {k for b in sent for k in b}]
+    assert len(spans) == 5 and max(spans) <= 2 and sum(spans) <= 5 + len(sent) - 1
+    landed = session.execute("SELECT k, c FROM grouped_rows")
+    assert sorted((r.k, r.c) for r in landed) == sorted((f"p{n % 5}", n) for n in range(300))

@@ -355,22 +355,33 @@ class CassandraSession:
         unlogged batch is no more atomic than its statements sent apart, which is all the
         callers assume: every write here is idempotent (``USING TIMESTAMP``). Batches stay
         under ``MAX_BATCH_BYTES`` of bound values, below Cassandra's default
-        ``batch_size_fail_threshold`` (50 KiB)."""
+        ``batch_size_fail_threshold`` (50 KiB).
+
+        Within a group, the statements go in the order of their partition keys, so that
+        the rows of one partition share a batch: Cassandra applies a batch's rows of one
+        partition key as one mutation (one commit-log entry, one memtable update per
+        table), where rows of one partition spread over several batches are as many. A
+        projection batch writes many rows into a few partitions (the scan indexes'
+        buckets; a memory's record and lineage rows share its key). The order of plain
+        writes with their own timestamps changes nothing they leave (the batches already
+        run concurrently)."""
         if not items:
             return
-        groups: dict[tuple[str, ...], list[tuple[Any, int]]] = {}
+        groups: dict[tuple[str, ...], list[tuple[bytes, Any, int]]] = {}
         metadata = self._cluster.metadata
         with translate_errors():
             for stmt, params in items:
                 bound = stmt.bind(params)
                 keyspace = bound.keyspace or self.settings.keyspace
-                replicas = metadata.get_replicas(keyspace, bound.routing_key)
+                key = bound.routing_key
+                replicas = metadata.get_replicas(keyspace, key)
                 group = tuple(sorted(str(h.endpoint) for h in replicas))
-                groups.setdefault(group, []).append((bound, _bound_bytes(params)))
+                groups.setdefault(group, []).append((key or b"", bound, _bound_bytes(params)))
         batches: list[tuple[Any, None]] = []
         for members in groups.values():
+            members.sort(key=_partition_key)  # stable: a partition's rows keep their order
             batch, count, size = _batch(), 0, 0
-            for bound, nbytes in members:
+            for _, bound, nbytes in members:
                 if nbytes > MAX_BATCH_BYTES:  # alone over the threshold: sent on its own
                     batches.append((bound, None))
                     continue
@@ -385,6 +396,10 @@ class CassandraSession:
 
     def close(self) -> None:
         self._cluster.shutdown()
+
+
+def _partition_key(member: tuple[bytes, Any, int]) -> bytes:
+    return member[0]
 
 
 def _batch() -> Any:
