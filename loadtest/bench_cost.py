@@ -73,6 +73,11 @@ the gross total also carries the background of however long the phase took); mem
 (requests) per second acknowledged and fully projected; request latency p50/p95/p99.
 ``/proc`` counts in clock ticks (10 ms): small phases are coarse.
 
+**What Cassandra was asked.** Distributed, on one Cassandra node, each phase also prints
+the partitions the node wrote and read per memory (per request), by table, from the
+node's own counters (``loadtest.cassandra_census``): rows of one partition in one batch
+count once, as the node applies them.
+
 ``--embedded`` measures the same phases against an embedded server as well (``ai-memory
 serve`` with its defaults: SQLite log and records, Qdrant Edge index, all in one process,
 ``AIMEM_DATA_DIR`` in a temporary directory; encryption on, keys in force); done means
@@ -112,6 +117,7 @@ from typing import Any, Protocol
 import httpx
 
 from ai_memory.core.access import generate_token
+from loadtest import cassandra_census
 from loadtest.bench_distributed import (
     JSON,
     RETRIES,
@@ -204,6 +210,9 @@ class Phase:
     # With ``--threads``: CPU ms per unit by thread name (digits dropped, so a pool's
     # threads add up) of the gateway and of each Kafka and Cassandra JVM, by process.
     threads_ms: dict[str, dict[str, float]] = field(default_factory=dict)
+    # Distributed, one Cassandra node: the partitions it wrote and read per unit, by table
+    # (``loadtest.cassandra_census``): what the node was asked, in its own units.
+    cassandra: dict[str, float] = field(default_factory=dict)
 
     def net_ms_per_unit(self) -> dict[str, float]:
         """CPU ms per unit above the idle background: what the phase's ``done_s`` of
@@ -261,6 +270,7 @@ class Deployment(Protocol):
     def wait_done(self, needed: dict[int, int], timeout: float) -> dict[str, float]: ...
     def replay_env(self) -> dict[str, str]: ...
     def stop_serving(self) -> None: ...
+    def census(self) -> dict[str, int]: ...
 
 
 def alive(procs: dict[str, Proc]) -> None:
@@ -317,6 +327,22 @@ class Distributed:
         # tenant, made when the gateway first starts (a tenant's admin key sees none).
         self.http = httpx.Client(base_url=self.url)
         self._positions: Callable[[int], int] | None = None
+        # The node's counters are its own: read only where the store is one node.
+        self._census_host = cassandra if "," not in cassandra else None
+        self._census_session: Any = None
+
+    def census(self) -> dict[str, int]:
+        """The keyspace's partition writes and reads so far (``cassandra_census``); empty
+        with several nodes, whose counters are each their own."""
+        if self._census_host is None:
+            return {}
+        if self._census_session is None:
+            from cassandra.cluster import Cluster as CqlCluster
+
+            host, _, port = self._census_host.rpartition(":")
+            self._census_session = CqlCluster([host], port=int(port)).connect()
+        keyspace = self.cluster.store_url.rsplit("/", 1)[1].split("?")[0]
+        return cassandra_census.counts(self._census_session, keyspace)
 
     def start(self) -> None:
         from ai_memory.adapters.kafka.config import parse_kafka_url
@@ -410,6 +436,8 @@ class Distributed:
 
     def stop(self) -> None:
         self.http.close()
+        if self._census_session is not None:
+            self._census_session.cluster.shutdown()
         if self.replica is not None:
             self.replica.close()
         if self.log is not None:
@@ -457,6 +485,9 @@ class Embedded:
 
     def pids(self) -> dict[str, int]:
         return {} if self.server is None else {"server": self.server.proc.pid}
+
+    def census(self) -> dict[str, int]:
+        return {}  # no Cassandra
 
     def position_of(self, token: int) -> int:
         """The log position of a token the server acknowledged a write with (its key
@@ -518,6 +549,7 @@ def measure(
     RETRIES.clear()
     print(f"[cost] {dep.name} {name}: started", file=sys.stderr)  # a mark for profilers
     before = writer_counts(dep.http)
+    asked = dep.census()
     traced = by_threads_of(dep.pids()) if opt.threads else {}
     threads_before = {name: thread_cpu(pid) for name, pid in traced.items()}
     cpu = stack_window(dep)
@@ -537,6 +569,10 @@ def measure(
     after = writer_counts(dep.http)
     phase.transactions, phase.transaction_events = after[0] - before[0], after[1] - before[1]
     print(f"[cost] {dep.name} {name}: {brief(phase)}", file=sys.stderr)
+    phase.cassandra = cassandra_census.per_unit(asked, dep.census(), count)
+    if phase.cassandra:
+        said = cassandra_census.line(phase.cassandra, unit)
+        print(f"[cost] {dep.name} {name}: cassandra {said}", file=sys.stderr)
     for process, pid in traced.items():
         try:
             ms = by_thread(
