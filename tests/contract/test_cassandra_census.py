@@ -55,7 +55,20 @@ def test_the_census_counts_each_table_and_reads_per_unit(session: CassandraSessi
     census = cassandra_census.per_unit(
         before, cassandra_census.counts(session.session, session.keyspace), 2
     )
+    # One grouped write (a batch) and four reads from this test; every client of the
+    # node is counted (the census's own queries, whatever else talks to it), so at least.
+    assert census.pop("requests") >= 5 / 2
     assert census == {"write:other": 5.0, "read:other": 2.0}
-    said = cassandra_census.line(census, "memory")
-    assert said == "partitions per memory: writes other 5.00 (5.00); reads other 2.00 (2.00)"
+    said = cassandra_census.line(census | {"requests": 2.5}, "memory")
+    assert said == (
+        "partitions per memory: writes other 5.00 (5.00); reads other 2.00 (2.00); requests 2.50"
+    )
     assert cassandra_census.line({}, "memory") == ""
+
+
+def test_requests_are_summed_over_connections_and_a_closed_one_takes_nothing() -> None:
+    before = {"client:10.0.0.1:5000": 100, "client:10.0.0.1:5001": 40, "write:t": 7}
+    after = {"client:10.0.0.1:5000": 130, "client:10.0.0.1:5002": 10, "write:t": 9}
+    # 30 more on a connection kept, 10 on a new one; the closed one is left out.
+    assert cassandra_census.per_unit(before, after, 10) == {"requests": 4.0, "write:t": 0.2}
+    assert cassandra_census.per_unit(after, after, 10) == {}
