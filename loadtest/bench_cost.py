@@ -327,22 +327,18 @@ class Distributed:
         # tenant, made when the gateway first starts (a tenant's admin key sees none).
         self.http = httpx.Client(base_url=self.url)
         self._positions: Callable[[int], int] | None = None
-        # The node's counters are its own: read only where the store is one node.
-        self._census_host = cassandra if "," not in cassandra else None
-        self._census_session: Any = None
+        self._census: Any = None  # a CassandraSession for ``census``, made at its first call
 
     def census(self) -> dict[str, int]:
         """The keyspace's partition writes and reads so far (``cassandra_census``); empty
         with several nodes, whose counters are each their own."""
-        if self._census_host is None:
-            return {}
-        if self._census_session is None:
-            from cassandra.cluster import Cluster as CqlCluster
+        from ai_memory.adapters.cassandra import CassandraSession, parse_url
 
-            host, _, port = self._census_host.rpartition(":")
-            self._census_session = CqlCluster([host], port=int(port)).connect()
-        keyspace = self.cluster.store_url.rsplit("/", 1)[1].split("?")[0]
-        return cassandra_census.counts(self._census_session, keyspace)
+        if len(parse_url(self.cluster.store_url).hosts) != 1:
+            return {}
+        if self._census is None:
+            self._census = CassandraSession.from_url(self.cluster.store_url)
+        return cassandra_census.counts(self._census.session, self._census.keyspace)
 
     def start(self) -> None:
         from ai_memory.adapters.kafka.config import parse_kafka_url
@@ -436,8 +432,8 @@ class Distributed:
 
     def stop(self) -> None:
         self.http.close()
-        if self._census_session is not None:
-            self._census_session.cluster.shutdown()
+        if self._census is not None:
+            self._census.close()
         if self.replica is not None:
             self.replica.close()
         if self.log is not None:
